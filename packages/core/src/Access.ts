@@ -1,0 +1,218 @@
+/** Organisations, API keys, scopes, plans and the request budget. */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type { z } from "zod"
+import { AccessRepository, type ApiKeyRecord } from "./Access/AccessRepository.js"
+import type { CreatedKey, KeyCreate, Me, Scope } from "./Access/AccessSchemas.js"
+import { SCOPES } from "./Access/AccessSchemas.js"
+import * as ApiKey from "./Access/ApiKey.js"
+import * as IpAllowList from "./Access/IpAllowList.js"
+import { type RateDecision, RateLimiter } from "./Access/RateLimiter.js"
+import {
+  ExpiredApiKey,
+  InvalidApiKey,
+  MissingBearerToken,
+  MissingScope,
+  NotFound,
+  PlanRefused,
+  RateLimited,
+  type StorageError
+} from "./Errors.js"
+import type { Organisation, OrganisationCreate, SettingsInput } from "./Settings/SettingsSchemas.js"
+import * as Settings from "./Settings.js"
+
+export * from "./Access/AccessRepository.js"
+export * from "./Access/AccessSchemas.js"
+export * as ApiKey from "./Access/ApiKey.js"
+export * as IpAllowList from "./Access/IpAllowList.js"
+export * from "./Access/RateLimiter.js"
+
+/** The contract's budget; an operator (or a benchmark) may set another with `layerWith`. */
+export const RATE_LIMIT = 120
+export const RATE_WINDOW_MS = 60_000
+
+export interface Principal {
+  readonly key: ApiKeyRecord
+  readonly organisation: Organisation
+}
+
+// One text for every refused key (unknown, revoked, mistyped, outside the allow-list), so that
+// the answer tells an attacker nothing about which it was.
+const invalidKey = () => new InvalidApiKey({ detail: "the API key is not valid" })
+
+export class Access extends Context.Tag("@crm/core/Access")<
+  Access,
+  {
+    readonly authenticate: (
+      token: string | undefined,
+      clientAddress: string
+    ) => Effect.Effect<Principal, MissingBearerToken | InvalidApiKey | ExpiredApiKey | StorageError>
+    /** Requests admitted per key in any rolling minute. */
+    readonly rateLimit: number
+    /** Spends (or, with `spend: false`, only reads) the key's budget. */
+    readonly budget: (principal: Principal, spend: boolean) => Effect.Effect<RateDecision, StorageError>
+    readonly me: (principal: Principal, remaining: number) => Me
+    readonly createOrganisation: (
+      input: z.output<typeof OrganisationCreate>
+    ) => Effect.Effect<Organisation, StorageError>
+    readonly getOrganisation: (id: string) => Effect.Effect<Organisation, NotFound | StorageError>
+    readonly replaceSettings: (
+      id: string,
+      input: z.output<typeof SettingsInput>
+    ) => Effect.Effect<Organisation, NotFound | StorageError>
+    readonly createKey: (
+      organisationId: string,
+      input: z.output<typeof KeyCreate>
+    ) => Effect.Effect<CreatedKey, NotFound | StorageError>
+    readonly revokeKey: (id: string) => Effect.Effect<void, NotFound | StorageError>
+    /**
+     * On an empty store: a default organisation and one key with every scope, so a newcomer has a
+     * working API at once. Returns the key (shown once) or nothing when the store was not empty.
+     */
+    readonly bootstrap: Effect.Effect<Option.Option<{ organisation: Organisation; key: CreatedKey }>, StorageError>
+  }
+>() {}
+
+/** Scope and plan checks: pure, so every transport applies the same rules. */
+export const authorize = (
+  principal: Principal,
+  scope: Scope | null,
+  writing: boolean
+): Either.Either<void, MissingScope | PlanRefused> => {
+  if (scope !== null && !principal.key.scopes.includes(scope)) return Either.left(new MissingScope({ scope }))
+  if (writing && principal.organisation.settings.plan.read_only) {
+    return Either.left(new PlanRefused({ detail: "READ_ONLY" }))
+  }
+  return Either.void
+}
+
+export const refuseWhenSpent = (decision: RateDecision, limit: number): Either.Either<RateDecision, RateLimited> =>
+  decision.admitted
+    ? Either.right(decision)
+    : Either.left(
+        new RateLimited({
+          detail: `more than ${limit} requests in a minute`,
+          retryAfterSeconds: Math.max(1, Math.ceil(decision.retryAfterMs / 1000))
+        })
+      )
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+export const makeWith = (options: { readonly rateLimit: number }) =>
+  Effect.gen(function* () {
+    const { rateLimit } = options
+    const repo = yield* AccessRepository
+    const limiter = yield* RateLimiter
+
+    const createOrganisation = Effect.fn("Access.createOrganisation")(function* (
+      input: z.output<typeof OrganisationCreate>
+    ) {
+      const settings = yield* Settings.complete(input.name, input.settings ?? Settings.SettingsInput.parse({}))
+      const organisation: Organisation = { id: crypto.randomUUID(), name: settings.name, settings }
+      yield* repo.insertOrganisation(organisation, iso(yield* Clock.currentTimeMillis))
+      return organisation
+    })
+
+    const createKey = Effect.fn("Access.createKey")(function* (
+      organisationId: string,
+      input: z.output<typeof KeyCreate>
+    ) {
+      const organisation = yield* repo.getOrganisation(organisationId)
+      if (Option.isNone(organisation)) return yield* new NotFound({ detail: "no such organisation" })
+      const token = yield* ApiKey.generate
+      const record: ApiKeyRecord = {
+        id: crypto.randomUUID(),
+        organisation_id: organisationId,
+        name: input.name ?? null,
+        hash: yield* ApiKey.hash(token),
+        scopes: [...new Set(input.scopes)],
+        expires_at: input.expires_at == null ? null : iso(Date.parse(input.expires_at)),
+        allowed_ips: input.allowed_ips,
+        revoked_at: null,
+        created_at: iso(yield* Clock.currentTimeMillis)
+      }
+      yield* repo.insertKey(record)
+      return {
+        id: record.id,
+        name: record.name,
+        key: token,
+        scopes: [...record.scopes],
+        expires_at: record.expires_at,
+        allowed_ips: [...record.allowed_ips]
+      }
+    })
+
+    return Access.of({
+      rateLimit,
+      authenticate: Effect.fn("Access.authenticate")(function* (token, clientAddress) {
+        if (token === undefined)
+          return yield* new MissingBearerToken({ detail: "send Authorization: Bearer <API key>" })
+        if (!ApiKey.isWellFormed(token)) return yield* invalidKey()
+        const found = yield* repo.findKeyByHash(yield* ApiKey.hash(token))
+        if (Option.isNone(found) || found.value.key.revoked_at !== null) return yield* invalidKey()
+        const { key } = found.value
+        if (key.allowed_ips.length > 0 && !IpAllowList.isAllowed(clientAddress, key.allowed_ips))
+          return yield* invalidKey()
+        if (key.expires_at !== null && Date.parse(key.expires_at) <= (yield* Clock.currentTimeMillis)) {
+          return yield* new ExpiredApiKey({ detail: `the API key expired at ${key.expires_at}` })
+        }
+        return found.value
+      }),
+      budget: (principal, spend) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          limiter.take(principal.key.id, { now, limit: rateLimit, windowMs: RATE_WINDOW_MS, spend })
+        ),
+      me: (principal, remaining) => ({
+        key: {
+          id: principal.key.id,
+          name: principal.key.name,
+          scopes: [...principal.key.scopes],
+          expires_at: principal.key.expires_at
+        },
+        organisation: {
+          id: principal.organisation.id,
+          name: principal.organisation.name,
+          timezone: principal.organisation.settings.timezone
+        },
+        rate_limit: { limit: rateLimit, remaining }
+      }),
+      createOrganisation,
+      getOrganisation: (id) =>
+        repo.getOrganisation(id).pipe(
+          Effect.flatMap(
+            Option.match({
+              onNone: () => Effect.fail(new NotFound({ detail: "no such organisation" })),
+              onSome: Effect.succeed
+            })
+          )
+        ),
+      replaceSettings: Effect.fn("Access.replaceSettings")(function* (id, input) {
+        const current = yield* repo.getOrganisation(id)
+        if (Option.isNone(current)) return yield* new NotFound({ detail: "no such organisation" })
+        const settings = yield* Settings.complete(current.value.name, input)
+        const updated = yield* repo.updateSettings(id, settings)
+        return Option.getOrElse(updated, () => ({ ...current.value, name: settings.name, settings }))
+      }),
+      createKey,
+      revokeKey: Effect.fn("Access.revokeKey")(function* (id) {
+        const revoked = yield* repo.revokeKey(id, iso(yield* Clock.currentTimeMillis))
+        if (!revoked) return yield* new NotFound({ detail: "no such key" })
+      }),
+      bootstrap: Effect.gen(function* () {
+        if ((yield* repo.countOrganisations) > 0) return Option.none()
+        const organisation = yield* createOrganisation({ name: "My organisation" })
+        const key = yield* createKey(organisation.id, { name: "first key", scopes: [...SCOPES], allowed_ips: [] }).pipe(
+          Effect.catchTag("NotFound", Effect.die)
+        )
+        return Option.some({ organisation, key })
+      })
+    })
+  })
+
+export const make = makeWith({ rateLimit: RATE_LIMIT })
+export const layer = Layer.effect(Access, make)
+export const layerWith = (options: { readonly rateLimit: number }) => Layer.effect(Access, makeWith(options))

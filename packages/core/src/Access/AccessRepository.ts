@@ -1,0 +1,38 @@
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type { StorageError } from "../Errors.js"
+import type { Organisation, Settings } from "../Settings/SettingsSchemas.js"
+import type { Scope } from "./AccessSchemas.js"
+
+export interface ApiKeyRecord {
+  readonly id: string
+  readonly organisation_id: string
+  readonly name: string | null
+  /** Lower-case hex SHA-256 of the key: the key itself is never stored. */
+  readonly hash: string
+  readonly scopes: ReadonlyArray<Scope>
+  readonly expires_at: string | null
+  readonly allowed_ips: ReadonlyArray<string>
+  readonly revoked_at: string | null
+  readonly created_at: string
+}
+
+export class AccessRepository extends Context.Tag("@crm/core/AccessRepository")<
+  AccessRepository,
+  {
+    readonly insertOrganisation: (organisation: Organisation, at: string) => Effect.Effect<void, StorageError>
+    readonly getOrganisation: (id: string) => Effect.Effect<Option.Option<Organisation>, StorageError>
+    readonly updateSettings: (
+      id: string,
+      settings: Settings
+    ) => Effect.Effect<Option.Option<Organisation>, StorageError>
+    readonly countOrganisations: Effect.Effect<number, StorageError>
+    readonly insertKey: (key: ApiKeyRecord) => Effect.Effect<void, StorageError>
+    /** The key and its organisation in one read: authentication costs one round trip. */
+    readonly findKeyByHash: (
+      hash: string
+    ) => Effect.Effect<Option.Option<{ readonly key: ApiKeyRecord; readonly organisation: Organisation }>, StorageError>
+    readonly revokeKey: (id: string, at: string) => Effect.Effect<boolean, StorageError>
+  }
+>() {}

@@ -1,0 +1,37 @@
+import { z } from "zod"
+import { Timestamp, TimestampInput } from "../Wire.js"
+import { CidrString } from "./IpAllowList.js"
+
+export const SCOPES = ["read", "write", "quotes:write", "invoices:write", "forms:submit", "analytics:write"] as const
+export const Scope = z.enum(SCOPES)
+export type Scope = z.infer<typeof Scope>
+
+export const KeyCreate = z.strictObject({
+  name: z.string().min(1).max(200).optional(),
+  scopes: z.array(Scope).min(1),
+  expires_at: TimestampInput.nullable().optional(),
+  allowed_ips: z.array(CidrString).default([])
+})
+
+/** What the admin API answers at creation: the only time the key itself is shown. */
+export const CreatedKey = z.object({
+  id: z.uuid(),
+  name: z.string().nullable(),
+  key: z.string(),
+  scopes: z.array(Scope),
+  expires_at: Timestamp.nullable(),
+  allowed_ips: z.array(z.string())
+})
+export type CreatedKey = z.infer<typeof CreatedKey>
+
+export const Me = z.object({
+  key: z.object({
+    id: z.uuid(),
+    name: z.string().nullable(),
+    scopes: z.array(Scope),
+    expires_at: Timestamp.nullable()
+  }),
+  organisation: z.object({ id: z.uuid(), name: z.string(), timezone: z.string() }),
+  rate_limit: z.object({ limit: z.number().int(), remaining: z.number().int() })
+})
+export type Me = z.infer<typeof Me>

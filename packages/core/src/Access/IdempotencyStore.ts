@@ -1,0 +1,40 @@
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type { IdempotencyInProgress, StorageError } from "../Errors.js"
+
+export interface StoredResponse {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+}
+
+export interface IdempotencyRecord {
+  /** Method, path and body digest of the first request: a repeat must match it. */
+  readonly fingerprint: string
+  readonly response: StoredResponse
+  readonly created_at: string
+}
+
+export interface IdempotencyScope {
+  readonly keyId: string
+  readonly idempotencyKey: string
+}
+
+/**
+ * Both calls run inside the caller's unit of work. `claim` takes a lock on the key that lives
+ * exactly as long as the transaction (so a crash never leaves a key stuck) and fails with
+ * `IdempotencyInProgress` when another transaction holds it; `save` stores the response in the
+ * same transaction as the effect it describes.
+ */
+export class IdempotencyStore extends Context.Tag("@crm/core/IdempotencyStore")<
+  IdempotencyStore,
+  {
+    readonly claim: (
+      scope: IdempotencyScope,
+      notBefore: string
+    ) => Effect.Effect<Option.Option<IdempotencyRecord>, IdempotencyInProgress | StorageError>
+    readonly save: (scope: IdempotencyScope, record: IdempotencyRecord) => Effect.Effect<void, StorageError>
+    readonly purgeBefore: (at: string) => Effect.Effect<number, StorageError>
+  }
+>() {}

@@ -1,0 +1,44 @@
+import { z } from "zod"
+import { Custom, PageQuery, pageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
+
+const text = z.string().max(500)
+
+const fields = {
+  name: z.string().min(1).max(500),
+  domain: text.nullable().optional(),
+  email: z.email().max(320).nullable().optional(),
+  vat_number: z.string().max(50).nullable().optional(),
+  city: text.nullable().optional(),
+  country: z
+    .string()
+    .regex(/^[A-Za-z]{2}$/, "must be an ISO 3166-1 alpha-2 code such as CZ")
+    .transform((code) => code.toUpperCase())
+    .nullable()
+    .optional(),
+  custom: Custom.optional()
+}
+
+export const CompanyCreate = z.strictObject(fields)
+export const CompanyPatch = z.strictObject({ ...fields, name: fields.name.optional() })
+
+export const Company = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  domain: z.string().nullable(),
+  email: z.string().nullable(),
+  vat_number: z.string().nullable(),
+  city: z.string().nullable(),
+  country: z.string().nullable(),
+  custom: Custom,
+  created_at: Timestamp,
+  updated_at: Timestamp
+})
+export type Company = z.infer<typeof Company>
+export const CompanyPage = pageEnvelope(Company)
+
+export const CompanyListQuery = z.object({
+  q: z.string().max(200).optional().describe("case-insensitive substring of name, domain or email"),
+  updated_since: TimestampInput.optional().describe("only companies updated at or after this time"),
+  ...PageQuery
+})
+export type CompanyListQuery = z.output<typeof CompanyListQuery>

@@ -1,0 +1,124 @@
+/** Contacts: people of one organisation, with at most one live holder per email address. */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type { z } from "zod"
+import { CompanyRepository } from "./Companies/CompanyRepository.js"
+import { ContactRepository } from "./Contacts/ContactRepository.js"
+import type { Contact, ContactCreate, ContactListQuery, ContactPatch } from "./Contacts/ContactSchemas.js"
+import type { EmailAlreadyExists, PlanRefused, ValidationFailed } from "./Errors.js"
+import { pick } from "./Events/EventCatalogue.js"
+import { EventLog } from "./Events/EventLog.js"
+import { merge, nowIso, orNotFound, requireLink, withinLimit } from "./internal/records.js"
+import type { ResourceService } from "./Resource.js"
+import { Transaction } from "./Transaction.js"
+import { normaliseEmail, toPage, toUtc } from "./Wire.js"
+
+export * from "./Contacts/ContactRepository.js"
+export * from "./Contacts/ContactSchemas.js"
+
+export class Contacts extends Context.Tag("@crm/core/Contacts")<
+  Contacts,
+  ResourceService<
+    z.output<typeof ContactCreate>,
+    z.output<typeof ContactPatch>,
+    ContactListQuery,
+    Contact,
+    EmailAlreadyExists | ValidationFailed | PlanRefused,
+    EmailAlreadyExists | ValidationFailed
+  >
+>() {}
+
+const CREATED_FIELDS = [
+  "id",
+  "first_name",
+  "last_name",
+  "email",
+  "phone",
+  "company_id",
+  "status",
+  "source",
+  "custom",
+  "created_at"
+] as const
+const UPDATED_FIELDS = ["id", "first_name", "last_name", "email", "status", "updated_at"] as const
+
+const clean = (email: string | null | undefined) => (email == null ? email : normaliseEmail(email))
+
+export const make = Effect.gen(function* () {
+  const repo = yield* ContactRepository
+  const companies = yield* CompanyRepository
+  const events = yield* EventLog
+  const tx = yield* Transaction
+
+  const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("contact"))
+
+  return Contacts.of({
+    create: Effect.fn("Contacts.create")(function* (organisation, input) {
+      return yield* tx.run(
+        Effect.gen(function* () {
+          yield* withinLimit(organisation.settings.plan.max_contacts, "MAX_CONTACTS", repo.countLive(organisation.id))
+          yield* requireLink("company_id", input.company_id, (id) => companies.get(organisation.id, id))
+          const now = yield* nowIso
+          const contact: Contact = {
+            id: crypto.randomUUID(),
+            first_name: input.first_name ?? null,
+            last_name: input.last_name ?? null,
+            email: clean(input.email) ?? null,
+            phone: input.phone ?? null,
+            company_id: input.company_id ?? null,
+            status: input.status ?? "lead",
+            source: input.source ?? null,
+            custom: input.custom ?? {},
+            created_at: now,
+            updated_at: now
+          }
+          yield* repo.insert(organisation.id, contact)
+          yield* events.append(
+            organisation.id,
+            [{ event: "contact.created", data: pick(contact, CREATED_FIELDS) }],
+            now
+          )
+          return contact
+        })
+      )
+    }),
+    get: (organisation, id) => find(organisation.id, id),
+    update: Effect.fn("Contacts.update")(function* (organisation, id, patch) {
+      return yield* tx.run(
+        Effect.gen(function* () {
+          const current = yield* find(organisation.id, id)
+          yield* requireLink("company_id", patch.company_id, (companyId) => companies.get(organisation.id, companyId))
+          const now = yield* nowIso
+          const contact = { ...merge(current, { ...patch, email: clean(patch.email) }), updated_at: now }
+          yield* repo.update(organisation.id, contact)
+          yield* events.append(
+            organisation.id,
+            [{ event: "contact.updated", data: pick(contact, UPDATED_FIELDS) }],
+            now
+          )
+          return contact
+        })
+      )
+    }),
+    archive: Effect.fn("Contacts.archive")(function* (organisation, id) {
+      const archived = yield* tx.run(Effect.flatMap(nowIso, (now) => repo.archive(organisation.id, id, now)))
+      if (!archived) yield* find(organisation.id, id)
+    }),
+    list: (organisation, query) =>
+      repo
+        .list(
+          organisation.id,
+          {
+            ...(query.email !== undefined ? { email: normaliseEmail(query.email) } : {}),
+            ...(query.status !== undefined ? { status: query.status } : {}),
+            ...(query.updated_since !== undefined ? { updatedSince: toUtc(query.updated_since) } : {}),
+            ...(query.q !== undefined && query.q !== "" ? { q: query.q } : {})
+          },
+          query
+        )
+        .pipe(Effect.map((rows) => toPage(rows, query)))
+  })
+})
+
+export const layer = Layer.effect(Contacts, make)

@@ -1,0 +1,51 @@
+import { z } from "zod"
+import { Custom, PageQuery, pageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
+
+export const ContactStatus = z.enum(["lead", "prospect", "customer", "inactive"])
+
+const text = z.string().max(500)
+
+const fields = {
+  first_name: text.nullable().optional(),
+  last_name: text.nullable().optional(),
+  email: z.email().max(320).nullable().optional(),
+  phone: z.string().max(50).nullable().optional(),
+  company_id: z.uuid().nullable().optional(),
+  status: ContactStatus.optional(),
+  source: text.nullable().optional(),
+  custom: Custom.optional()
+}
+
+export const ContactPatch = z.strictObject(fields)
+
+export const ContactCreate = z
+  .strictObject(fields)
+  .refine((body) => [body.first_name, body.last_name, body.email].some((value) => value != null && value !== ""), {
+    message: "one of first_name, last_name or email is required",
+    path: ["first_name"]
+  })
+
+export const Contact = z.object({
+  id: z.uuid(),
+  first_name: z.string().nullable(),
+  last_name: z.string().nullable(),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+  company_id: z.uuid().nullable(),
+  status: ContactStatus,
+  source: z.string().nullable(),
+  custom: Custom,
+  created_at: Timestamp,
+  updated_at: Timestamp
+})
+export type Contact = z.infer<typeof Contact>
+export const ContactPage = pageEnvelope(Contact)
+
+export const ContactListQuery = z.object({
+  email: z.string().optional().describe("exact address, case-insensitive"),
+  status: ContactStatus.optional(),
+  updated_since: TimestampInput.optional().describe("only contacts updated at or after this time"),
+  q: z.string().max(200).optional().describe("case-insensitive substring of first name, last name, email or phone"),
+  ...PageQuery
+})
+export type ContactListQuery = z.output<typeof ContactListQuery>

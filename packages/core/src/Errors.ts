@@ -1,0 +1,93 @@
+/**
+ * One tagged error per error code of the contract. Each carries the wire `code` and a
+ * `detail`; the transports decide the status, the domain never does.
+ */
+import * as Data from "effect/Data"
+
+export interface ValidationIssue {
+  readonly path: string
+  readonly message: string
+  readonly code: string
+}
+
+const coded = <Tag extends string, Code extends string>(tag: Tag, code: Code) =>
+  class extends Data.TaggedError(tag)<{ readonly detail: unknown }> {
+    readonly code: Code = code
+  }
+
+export class MissingBearerToken extends coded("MissingBearerToken", "missing_bearer_token") {}
+export class InvalidApiKey extends coded("InvalidApiKey", "invalid_api_key") {}
+export class ExpiredApiKey extends coded("ExpiredApiKey", "expired_api_key") {}
+export class PlanRefused extends coded("PlanRefused", "plan_refused") {}
+export class NotFound extends coded("NotFound", "not_found") {}
+export class UnknownEvent extends coded("UnknownEvent", "unknown_event") {}
+export class IdempotencyInProgress extends coded("IdempotencyInProgress", "idempotency_in_progress") {}
+export class IdempotencyKeyReused extends coded("IdempotencyKeyReused", "idempotency_key_reused") {}
+export class EmailAlreadyExists extends coded("EmailAlreadyExists", "email_already_exists") {}
+export class NotDraft extends coded("NotDraft", "not_draft") {}
+export class NotPayable extends coded("NotPayable", "not_payable") {}
+export class TooManyHooks extends coded("TooManyHooks", "too_many_hooks") {}
+export class NoFieldsToUpdate extends coded("NoFieldsToUpdate", "no_fields_to_update") {}
+export class NotIssuable extends coded("NotIssuable", "not_issuable") {}
+export class InvalidTargetUrl extends coded("InvalidTargetUrl", "invalid_target_url") {}
+export class SubmissionRefused extends coded("SubmissionRefused", "submission_refused") {}
+export class VariantRequired extends coded("VariantRequired", "variant_required") {}
+export class InvalidParameter extends coded("InvalidParameter", "invalid_parameter") {}
+
+export class ValidationFailed extends Data.TaggedError("ValidationFailed")<{
+  readonly detail: ReadonlyArray<ValidationIssue>
+}> {
+  readonly code = "validation_failed" as const
+}
+
+/** `missing_scope:<scope>`: the code itself names the scope the key lacks. */
+export class MissingScope extends Data.TaggedError("MissingScope")<{ readonly scope: string }> {
+  get code(): string {
+    return `missing_scope:${this.scope}`
+  }
+  get detail(): string {
+    return `this API key lacks the '${this.scope}' scope`
+  }
+}
+
+export class RateLimited extends Data.TaggedError("RateLimited")<{
+  readonly detail: string
+  readonly retryAfterSeconds: number
+}> {
+  readonly code = "rate_limited" as const
+}
+
+/** Infrastructure failure behind a port; never a client's fault (a 5xx, never stored for idempotency). */
+export class StorageError extends Data.TaggedError("StorageError")<{
+  readonly message: string
+  readonly cause?: unknown
+}> {
+  readonly code = "storage_error" as const
+}
+
+export type DomainError =
+  | MissingBearerToken
+  | InvalidApiKey
+  | ExpiredApiKey
+  | MissingScope
+  | PlanRefused
+  | NotFound
+  | UnknownEvent
+  | IdempotencyInProgress
+  | IdempotencyKeyReused
+  | EmailAlreadyExists
+  | NotDraft
+  | NotPayable
+  | TooManyHooks
+  | ValidationFailed
+  | NoFieldsToUpdate
+  | NotIssuable
+  | InvalidTargetUrl
+  | SubmissionRefused
+  | VariantRequired
+  | RateLimited
+  | InvalidParameter
+
+/** One issue naming a field, the commonest shape of `validation_failed`. */
+export const invalidField = (path: string, message: string, code = "invalid"): ValidationFailed =>
+  new ValidationFailed({ detail: [{ path, message, code }] })

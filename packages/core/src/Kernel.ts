@@ -1,0 +1,34 @@
+/** Every service of the kernel in one layer: an adapter's `layer` satisfies what it needs. */
+import * as Layer from "effect/Layer"
+import type { AccessRepository } from "./Access/AccessRepository.js"
+import type { IdempotencyStore } from "./Access/IdempotencyStore.js"
+import type { RateLimiter } from "./Access/RateLimiter.js"
+import * as Access from "./Access.js"
+import type { CompanyRepository } from "./Companies/CompanyRepository.js"
+import * as Companies from "./Companies.js"
+import type { ContactRepository } from "./Contacts/ContactRepository.js"
+import * as Contacts from "./Contacts.js"
+import type { EventLog } from "./Events/EventLog.js"
+import * as Events from "./Events.js"
+import * as Idempotency from "./Idempotency.js"
+import type { Transaction } from "./Transaction.js"
+
+/** Every storage port the kernel needs: what each adapter's aggregate layer provides. */
+export type StoragePorts =
+  | Transaction
+  | AccessRepository
+  | RateLimiter
+  | IdempotencyStore
+  | EventLog
+  | ContactRepository
+  | CompanyRepository
+
+export interface KernelOptions {
+  /** Requests per key per rolling minute; the contract's 120 unless an operator says otherwise. */
+  readonly rateLimit: number
+}
+
+export const layerWith = (options: KernelOptions) =>
+  Layer.mergeAll(Access.layerWith(options), Companies.layer, Contacts.layer, Events.layer, Idempotency.layer)
+
+export const layer = layerWith({ rateLimit: Access.RATE_LIMIT })

@@ -1,0 +1,47 @@
+/**
+ * Settings normalisation: validated input becomes a complete document in which every
+ * pipeline and stage has a stable uuid, and an organisation always has a pipeline.
+ */
+import * as Effect from "effect/Effect"
+import type { z } from "zod"
+import type { Settings, SettingsInput } from "./Settings/SettingsSchemas.js"
+
+export * from "./Settings/SettingsSchemas.js"
+
+const newId = (): string => globalThis.crypto.randomUUID()
+
+export const defaultPipeline = (): z.output<typeof SettingsInput>["pipelines"][number] => ({
+  name: "Sales",
+  stages: [
+    { name: "Qualified", kind: "open", required_fields: [] },
+    { name: "Proposal", kind: "open", required_fields: [] },
+    { name: "Negotiation", kind: "open", required_fields: [] },
+    { name: "Won", kind: "won", required_fields: [] },
+    { name: "Lost", kind: "lost", required_fields: [] }
+  ]
+})
+
+/** Ids already present are kept, so a client can PUT back what it read without breaking deal references. */
+export const complete = (name: string, input: z.output<typeof SettingsInput>): Effect.Effect<Settings> =>
+  Effect.sync(() => {
+    const pipelines = input.pipelines.length > 0 ? input.pipelines : [defaultPipeline()]
+    return {
+      name: input.name ?? name,
+      timezone: input.timezone,
+      default_currency: input.default_currency,
+      payment_terms_days: input.payment_terms_days,
+      plan: input.plan,
+      pipelines: pipelines.map((pipeline) => ({
+        id: pipeline.id ?? newId(),
+        name: pipeline.name,
+        stages: pipeline.stages.map((stage) => ({
+          id: stage.id ?? newId(),
+          name: stage.name,
+          kind: stage.kind,
+          required_fields: stage.required_fields
+        }))
+      })),
+      record_types: input.record_types,
+      stock: input.stock
+    }
+  })

@@ -1,0 +1,53 @@
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { invalidField, NotFound, PlanRefused, type StorageError, type ValidationFailed } from "../Errors.js"
+
+export const nowIso = Effect.map(
+  Effect.clockWith((clock) => clock.currentTimeMillis),
+  (ms) => new Date(ms).toISOString()
+)
+
+export const orNotFound =
+  (what: string) =>
+  <A, E, R>(self: Effect.Effect<Option.Option<A>, E, R>) =>
+    Effect.flatMap(
+      self,
+      Option.match({
+        onNone: () => Effect.fail(new NotFound({ detail: `no such ${what}` })),
+        onSome: Effect.succeed
+      })
+    )
+
+/** A link to another record must point at a live record of the same organisation (422 naming the field). */
+export const requireLink = <E, R>(
+  field: string,
+  id: string | null | undefined,
+  lookup: (id: string) => Effect.Effect<Option.Option<unknown>, E, R>
+): Effect.Effect<void, E | ValidationFailed, R> =>
+  id == null
+    ? Effect.void
+    : Effect.flatMap(lookup(id), (found) =>
+        Option.isSome(found)
+          ? Effect.void
+          : Effect.fail(invalidField(field, `no such record in this organisation: ${id}`, "unknown_reference"))
+      )
+
+/** A counted plan limit (null = unlimited) refuses the create that would exceed it. */
+export const withinLimit = (
+  limit: number | null,
+  code: string,
+  count: Effect.Effect<number, StorageError>
+): Effect.Effect<void, PlanRefused | StorageError> =>
+  limit === null
+    ? Effect.void
+    : Effect.flatMap(count, (n) => (n >= limit ? Effect.fail(new PlanRefused({ detail: code })) : Effect.void))
+
+/** PATCH semantics: an omitted field keeps its value, `null` clears it. */
+export const merge = <T extends object>(current: T, patch: { readonly [K in keyof T]?: T[K] | undefined }): T => {
+  const next = { ...current }
+  for (const key of Object.keys(patch) as Array<keyof T>) {
+    const value = patch[key]
+    if (value !== undefined) next[key] = value as T[keyof T]
+  }
+  return next
+}
