@@ -1,0 +1,87 @@
+/** Organisations and API keys in memory; keys are found by the hash of the token, never the token. */
+import { Access, Errors } from "@crm/core"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
+import { copy, copyOut, read, type Store, write } from "./internal/Store.js"
+
+const refused = (message: string) => Either.left(new Errors.StorageError({ message }))
+
+export const make = (store: Store) =>
+  Access.AccessRepository.of({
+    insertOrganisation: (input, at) =>
+      Effect.flatMap(copy(input), (organisation) =>
+        write(store, (state) =>
+          HashMap.has(state.organisations, organisation.id)
+            ? [refused(`duplicate organisation id ${organisation.id}`), state]
+            : [
+                Either.right(undefined),
+                {
+                  ...state,
+                  organisations: HashMap.set(state.organisations, organisation.id, { organisation, createdAt: at })
+                }
+              ]
+        )
+      ),
+
+    getOrganisation: (id) =>
+      read(store, (state) => Option.map(HashMap.get(state.organisations, id), (row) => copyOut(row.organisation))),
+
+    // The organisation's name lives in its settings document: replacing one renames it.
+    updateSettings: (id, input) =>
+      Effect.flatMap(copy(input), (settings) =>
+        write(store, (state) => {
+          const row = HashMap.get(state.organisations, id)
+          if (Option.isNone(row)) return [Either.right(Option.none()), state]
+          const organisation = { ...row.value.organisation, name: settings.name, settings }
+          return [
+            Either.right(Option.some(copyOut(organisation))),
+            {
+              ...state,
+              organisations: HashMap.set(state.organisations, id, { ...row.value, organisation })
+            }
+          ]
+        })
+      ),
+
+    countOrganisations: read(store, (state) => HashMap.size(state.organisations)),
+
+    insertKey: (input) =>
+      Effect.flatMap(copy(input), (key) =>
+        write(store, (state) => {
+          if (!HashMap.has(state.organisations, key.organisation_id)) {
+            return [refused(`no organisation ${key.organisation_id} for key ${key.id}`), state]
+          }
+          if (HashMap.has(state.keys, key.id) || HashMap.has(state.keyIdsByHash, key.hash)) {
+            return [refused(`duplicate key ${key.id}`), state]
+          }
+          return [
+            Either.right(undefined),
+            {
+              ...state,
+              keys: HashMap.set(state.keys, key.id, key),
+              keyIdsByHash: HashMap.set(state.keyIdsByHash, key.hash, key.id)
+            }
+          ]
+        })
+      ),
+
+    findKeyByHash: (hash) =>
+      read(store, (state) =>
+        Option.gen(function* () {
+          const key = yield* HashMap.get(state.keys, yield* HashMap.get(state.keyIdsByHash, hash))
+          const row = yield* HashMap.get(state.organisations, key.organisation_id)
+          return { key: copyOut(key), organisation: copyOut(row.organisation) }
+        })
+      ),
+
+    // Revoking twice succeeds and keeps the first time: the key is revoked either way.
+    revokeKey: (id, at) =>
+      write(store, (state) => {
+        const key = HashMap.get(state.keys, id)
+        if (Option.isNone(key)) return [Either.right(false), state]
+        if (key.value.revoked_at !== null) return [Either.right(true), state]
+        return [Either.right(true), { ...state, keys: HashMap.set(state.keys, id, { ...key.value, revoked_at: at }) }]
+      })
+  })

@@ -1,0 +1,20 @@
+/** Companies in memory: rows per organisation, archived ones kept but never read. */
+import { Companies } from "@crm/core"
+import * as LiveRecords from "./internal/liveRecords.js"
+import type { Store } from "./internal/Store.js"
+
+export const make = (store: Store) => {
+  const live = LiveRecords.make<Companies.Company>(store, {
+    table: "companies",
+    noun: "company",
+    searchable: (company) => [company.name, company.domain, company.email]
+  })
+  return Companies.CompanyRepository.of({
+    insert: live.insert,
+    get: live.get,
+    update: live.update,
+    archive: live.archive,
+    list: live.list,
+    countLive: live.countLive
+  })
+}

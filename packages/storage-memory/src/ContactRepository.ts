@@ -1,0 +1,58 @@
+/** Contacts in memory: live rows per organisation plus an index of the live holder of each address. */
+import { Contacts, Errors } from "@crm/core"
+import * as Either from "effect/Either"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
+import * as LiveRecords from "./internal/liveRecords.js"
+import type { Store, Tenant } from "./internal/Store.js"
+
+const taken = (holder: string) =>
+  new Errors.EmailAlreadyExists({ detail: { id: holder, message: "a live contact already has this email" } })
+
+// A holder is always a live contact, and an insert's id is never one, so on insert any holder refuses.
+const indexEmail = (
+  t: Tenant,
+  contact: Contacts.Contact,
+  previous: Contacts.Contact | undefined
+): Either.Either<Tenant, Errors.EmailAlreadyExists> => {
+  const holder = contact.email === null ? Option.none() : HashMap.get(t.contactEmails, contact.email)
+  if (Option.isSome(holder) && holder.value !== contact.id) return Either.left(taken(holder.value))
+  const freed =
+    previous === undefined || previous.email === null
+      ? t.contactEmails
+      : HashMap.remove(t.contactEmails, previous.email)
+  return Either.right({
+    ...t,
+    contactEmails: contact.email === null ? freed : HashMap.set(freed, contact.email, contact.id)
+  })
+}
+
+// Archiving frees the address for a new live contact.
+const releaseEmail = (t: Tenant, contact: Contacts.Contact): Tenant =>
+  contact.email === null ? t : { ...t, contactEmails: HashMap.remove(t.contactEmails, contact.email) }
+
+export const make = (store: Store) => {
+  const live = LiveRecords.make<Contacts.Contact, Errors.EmailAlreadyExists>(store, {
+    table: "contacts",
+    noun: "contact",
+    searchable: (contact) => [contact.first_name, contact.last_name, contact.email, contact.phone],
+    onWrite: indexEmail,
+    onArchive: releaseEmail
+  })
+  return Contacts.ContactRepository.of({
+    insert: live.insert,
+    get: live.get,
+    update: live.update,
+    archive: live.archive,
+    list: (organisationId, filter, page) =>
+      live.list(
+        organisationId,
+        filter,
+        page,
+        (contact) =>
+          (filter.email === undefined || contact.email === filter.email) &&
+          (filter.status === undefined || contact.status === filter.status)
+      ),
+    countLive: live.countLive
+  })
+}

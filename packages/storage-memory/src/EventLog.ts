@@ -1,0 +1,66 @@
+/**
+ * The event history in memory. Ids come from one store-wide counter; since units of work are
+ * serialised and readers outside a unit see only committed state, ids become visible in order.
+ */
+import { type Errors, Events } from "@crm/core"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as HashMap from "effect/HashMap"
+import * as RedBlackTree from "effect/RedBlackTree"
+import { copy, copyOut, instant, read, type Store, tenant, withTenant, write } from "./internal/Store.js"
+
+export const make = (store: Store) =>
+  Events.EventLog.of({
+    append: (organisationId, input, at) =>
+      input.length === 0
+        ? Effect.void
+        : Effect.flatMap(copy(input), (events) =>
+            write(store, (state) => {
+              const t = tenant(state, organisationId)
+              let tree = t.events
+              let id = state.lastEventId
+              for (const event of events) {
+                id += 1n
+                tree = RedBlackTree.insert(tree, id, {
+                  id: id.toString(),
+                  event: event.event,
+                  data: event.data,
+                  created_at: at
+                })
+              }
+              return [
+                Either.right<void>(undefined),
+                { ...withTenant(state, organisationId, { ...t, events: tree }), lastEventId: id }
+              ]
+            })
+          ),
+
+    after: (organisationId, query) =>
+      read(store, (state) => {
+        const out: Array<Events.EventEnvelope> = []
+        for (const [, envelope] of RedBlackTree.greaterThan(tenant(state, organisationId).events, query.since)) {
+          if (query.event !== undefined && envelope.event !== query.event) continue
+          out.push(copyOut(envelope))
+          if (out.length > query.limit) break
+        }
+        return out
+      }),
+
+    purgeBefore: (at) =>
+      write<number, Errors.StorageError>(store, (state) => {
+        const cutoff = instant(at)
+        let purged = 0
+        let tenants = state.tenants
+        for (const [organisationId, t] of state.tenants) {
+          let tree = t.events
+          for (const [id, envelope] of t.events) {
+            if (instant(envelope.created_at) < cutoff) {
+              tree = RedBlackTree.removeFirst(tree, id)
+              purged++
+            }
+          }
+          if (tree !== t.events) tenants = HashMap.set(tenants, organisationId, { ...t, events: tree })
+        }
+        return [Either.right(purged), purged === 0 ? state : { ...state, tenants }]
+      })
+  })

@@ -1,0 +1,8 @@
+/** Units of work over the in-memory store: serialised, snapshot-restored on failure, nested as savepoints. */
+import { Transaction } from "@crm/core"
+import { type Store, transaction } from "./internal/Store.js"
+
+export const make = (store: Store) =>
+  Transaction.Transaction.of({
+    run: (self) => transaction(store, self)
+  })

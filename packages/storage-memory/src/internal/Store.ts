@@ -1,0 +1,197 @@
+/**
+ * The whole database as one immutable value in one `Ref`, and the unit-of-work machinery every
+ * port shares. Each port call is one `Ref.modify`; units of work are serialised by a FIFO lock.
+ */
+import type { Access, Companies, Contacts, Events, Idempotency, Settings } from "@crm/core"
+import { Errors } from "@crm/core"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
+import * as Order from "effect/Order"
+import * as RedBlackTree from "effect/RedBlackTree"
+import * as Ref from "effect/Ref"
+import * as FifoLock from "./FifoLock.js"
+
+export interface OrganisationRow {
+  readonly organisation: Settings.Organisation
+  readonly createdAt: string
+}
+
+export interface Row<A> {
+  readonly record: A
+  readonly archivedAt: string | null
+}
+
+/** Everything one organisation owns, so isolation is structural rather than a filter. */
+export interface Tenant {
+  readonly contacts: HashMap.HashMap<string, Row<Contacts.Contact>>
+  /** Live holder of each address: the uniqueness rule, checked in O(1). */
+  readonly contactEmails: HashMap.HashMap<string, string>
+  readonly companies: HashMap.HashMap<string, Row<Companies.Company>>
+  readonly events: RedBlackTree.RedBlackTree<bigint, Events.EventEnvelope>
+}
+
+export interface State {
+  readonly organisations: HashMap.HashMap<string, OrganisationRow>
+  readonly keys: HashMap.HashMap<string, Access.ApiKeyRecord>
+  readonly keyIdsByHash: HashMap.HashMap<string, string>
+  readonly tenants: HashMap.HashMap<string, Tenant>
+  readonly lastEventId: bigint
+  /** Admitted request times per key, oldest first. */
+  readonly rateWindows: HashMap.HashMap<string, ReadonlyArray<number>>
+  readonly idempotency: HashMap.HashMap<string, Idempotency.IdempotencyRecord>
+}
+
+/**
+ * `committed` is the state as of the start of the running unit of work (undefined when none
+ * runs): what readers outside the unit see, so they never observe work that may yet roll back.
+ */
+interface Db {
+  readonly live: State
+  readonly committed: State | undefined
+}
+
+interface Unit {
+  // Cleared when the unit ends: a fiber forked inside it that outlives it must queue like anyone else.
+  active: boolean
+}
+
+export interface Store {
+  readonly ref: Ref.Ref<Db>
+  readonly lock: FifoLock.FifoLock
+  readonly currentUnit: FiberRef.FiberRef<Unit | undefined>
+}
+
+export const emptyTenant: Tenant = {
+  contacts: HashMap.empty(),
+  contactEmails: HashMap.empty(),
+  companies: HashMap.empty(),
+  events: RedBlackTree.empty<bigint, Events.EventEnvelope>(Order.bigint)
+}
+
+const emptyState: State = {
+  organisations: HashMap.empty(),
+  keys: HashMap.empty(),
+  keyIdsByHash: HashMap.empty(),
+  tenants: HashMap.empty(),
+  lastEventId: 0n,
+  rateWindows: HashMap.empty(),
+  idempotency: HashMap.empty()
+}
+
+export const make: Effect.Effect<Store> = Effect.sync(() => ({
+  ref: Ref.unsafeMake<Db>({ live: emptyState, committed: undefined }),
+  lock: FifoLock.make(),
+  // Joining a child fiber must never mark the parent as inside a unit of work it did not open.
+  currentUnit: FiberRef.unsafeMake<Unit | undefined>(undefined, { join: (parent) => parent })
+}))
+
+const insideUnit = (unit: Unit | undefined): boolean => unit?.active === true
+
+/** A consistent view: the unit's own work from inside it, the last committed state from outside. */
+export const read = <A>(store: Store, f: (state: State) => A): Effect.Effect<A> =>
+  FiberRef.getWith(store.currentUnit, (unit) =>
+    Effect.map(Ref.get(store.ref), (db) => f(insideUnit(unit) ? db.live : (db.committed ?? db.live)))
+  )
+
+/**
+ * One atomic change. Outside a unit of work it still waits for the lock, so that a rollback
+ * (which restores a snapshot) can never erase a write made meanwhile by someone else.
+ */
+export const write = <A, E = never>(
+  store: Store,
+  f: (state: State) => readonly [Either.Either<A, E>, State]
+): Effect.Effect<A, E> => {
+  const apply = Effect.flatMap(
+    Ref.modify(store.ref, (db): readonly [Either.Either<A, E>, Db] => {
+      const [result, live] = f(db.live)
+      return [result, live === db.live ? db : { live, committed: db.committed }]
+    }),
+    (result): Effect.Effect<A, E> => (Either.isRight(result) ? Effect.succeed(result.right) : Effect.fail(result.left))
+  )
+  return FiberRef.getWith(store.currentUnit, (unit) => (insideUnit(unit) ? apply : store.lock.withLock(apply)))
+}
+
+const outermost = <A, E, R>(store: Store, self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  store.lock.withLock(
+    Effect.uninterruptibleMask((restore) =>
+      Effect.flatMap(
+        Ref.modify(store.ref, (db): readonly [State, Db] => [db.live, { live: db.live, committed: db.live }]),
+        (snapshot) => {
+          const unit: Unit = { active: true }
+          return restore(Effect.locally(self, store.currentUnit, unit)).pipe(
+            Effect.onExit((exit) =>
+              Effect.zipRight(
+                Effect.sync(() => {
+                  unit.active = false
+                }),
+                Ref.update(store.ref, (db) => ({
+                  live: Exit.isSuccess(exit) ? db.live : snapshot,
+                  committed: undefined
+                }))
+              )
+            )
+          )
+        }
+      )
+    )
+  )
+
+/** A savepoint: the lock is already ours; undo only what this nested part did. */
+const savepoint = <A, E, R>(store: Store, self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(Ref.get(store.ref), (before) =>
+      restore(self).pipe(
+        Effect.onExit((exit) =>
+          Exit.isSuccess(exit)
+            ? Effect.void
+            : Ref.update(store.ref, (db) => ({ live: before.live, committed: db.committed }))
+        )
+      )
+    )
+  )
+
+export const transaction = <A, E, R>(store: Store, self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  FiberRef.getWith(store.currentUnit, (unit) => (insideUnit(unit) ? savepoint(store, self) : outermost(store, self)))
+
+export const tenant = (state: State, organisationId: string): Tenant =>
+  Option.getOrElse(HashMap.get(state.tenants, organisationId), () => emptyTenant)
+
+export const withTenant = (state: State, organisationId: string, next: Tenant): State => ({
+  ...state,
+  tenants: HashMap.set(state.tenants, organisationId, next)
+})
+
+/**
+ * Values are copied on the way in and out, as a database would: a caller mutating an object it
+ * passed or received must not change what is stored.
+ */
+export const copy = <A>(value: A): Effect.Effect<A, Errors.StorageError> =>
+  Effect.try({
+    try: () => structuredClone(value),
+    catch: (cause) => new Errors.StorageError({ message: "value cannot be stored", cause })
+  })
+
+export const copyOut = <A>(value: A): A => structuredClone(value)
+
+/** Timestamps compare as instants, not as text, so any valid ISO form orders correctly. */
+export const instant = (iso: string): number => Date.parse(iso)
+
+/** Newest `created_at` first; equal times by id descending, so pages are stable. */
+export const newestFirst = (
+  a: { readonly id: string; readonly created_at: string },
+  b: { readonly id: string; readonly created_at: string }
+): number => {
+  const byTime = instant(b.created_at) - instant(a.created_at)
+  if (byTime !== 0) return byTime
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0
+}
+
+/** Plain case-insensitive substring: `%`, `_`, `*` and `\` are ordinary characters. */
+export const containsFolded = (needle: string) => {
+  const folded = needle.toLowerCase()
+  return (value: string | null): boolean => value?.toLowerCase().includes(folded) === true
+}

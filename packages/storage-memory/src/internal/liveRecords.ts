@@ -1,0 +1,152 @@
+/**
+ * What every plain resource (contacts, companies, and later deals, tasks, ...) does in memory: one
+ * organisation's rows, where an archived row is kept but never read or changed again, as the
+ * PostgreSQL adapter does with `archived_at`. A repository adds only its own filters and indexes.
+ */
+import { Errors, type Wire } from "@crm/core"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
+import {
+  containsFolded,
+  copy,
+  copyOut,
+  instant,
+  newestFirst,
+  type Row,
+  read,
+  type State,
+  type Store,
+  type Tenant,
+  tenant,
+  withTenant,
+  write
+} from "./Store.js"
+
+export interface LiveRecord {
+  readonly id: string
+  readonly created_at: string
+  readonly updated_at: string
+}
+
+/** The tenant field that holds the rows of `A`. */
+export type TableOf<A> = {
+  [K in keyof Tenant]: Tenant[K] extends HashMap.HashMap<string, Row<A>> ? K : never
+}[keyof Tenant]
+
+export interface LiveFilter {
+  readonly updatedSince?: string
+  readonly q?: string
+}
+
+export interface LiveTable<A, E> {
+  readonly table: TableOf<A>
+  /** Named in the error for an id that is already taken, e.g. `contact`. */
+  readonly noun: string
+  /** The fields `q` looks into. */
+  readonly searchable: (record: A) => ReadonlyArray<string | null>
+  /**
+   * Keeps the repository's own indexes in step with a write (`previous` is undefined on insert), or
+   * refuses it. Runs inside the same atomic change, so an index never disagrees with the rows.
+   */
+  readonly onWrite?: (t: Tenant, record: A, previous: A | undefined) => Either.Either<Tenant, E>
+  readonly onArchive?: (t: Tenant, record: A) => Tenant
+}
+
+export const make = <A extends LiveRecord, E = never>(store: Store, spec: LiveTable<A, E>) => {
+  // TypeScript cannot narrow `Tenant[TableOf<A>]` for a generic `A`: the one cast lives here.
+  const rowsOf = (t: Tenant) => t[spec.table] as unknown as HashMap.HashMap<string, Row<A>>
+  const withRows = (t: Tenant, rows: HashMap.HashMap<string, Row<A>>): Tenant => ({ ...t, [spec.table]: rows })
+  const liveRow = (t: Tenant, id: string) =>
+    HashMap.get(rowsOf(t), id).pipe(Option.filter((row) => row.archivedAt === null))
+  const onWrite = spec.onWrite ?? ((t: Tenant) => Either.right(t))
+
+  // The updated tenant, or the refusal to apply the write.
+  const put = (t: Tenant, record: A, previous: A | undefined) =>
+    Either.map(onWrite(t, record, previous), (indexed) =>
+      withRows(indexed, HashMap.set(rowsOf(indexed), record.id, { record, archivedAt: null }))
+    )
+
+  const commit = (
+    state: State,
+    organisationId: string,
+    next: Either.Either<Tenant, E>
+  ): readonly [Either.Either<void, E>, State] =>
+    Either.isLeft(next)
+      ? [Either.left(next.left), state]
+      : [Either.right(undefined), withTenant(state, organisationId, next.right)]
+
+  return {
+    insert: (organisationId: string, input: A) =>
+      Effect.flatMap(copy(input), (record) =>
+        write<void, E | Errors.StorageError>(store, (state) => {
+          const t = tenant(state, organisationId)
+          // Archived rows keep their id, as a primary key would.
+          if (HashMap.has(rowsOf(t), record.id)) {
+            return [Either.left(new Errors.StorageError({ message: `duplicate ${spec.noun} id ${record.id}` })), state]
+          }
+          return commit(state, organisationId, put(t, record, undefined))
+        })
+      ),
+
+    get: (organisationId: string, id: string) =>
+      read(store, (state) => Option.map(liveRow(tenant(state, organisationId), id), (row) => copyOut(row.record))),
+
+    // Like an UPDATE ... WHERE archived_at IS NULL: an archived or unknown record is left alone.
+    update: (organisationId: string, input: A) =>
+      Effect.flatMap(copy(input), (record) =>
+        write<void, E | Errors.StorageError>(store, (state) => {
+          const t = tenant(state, organisationId)
+          const current = liveRow(t, record.id)
+          if (Option.isNone(current)) return [Either.right(undefined), state]
+          return commit(state, organisationId, put(t, record, current.value.record))
+        })
+      ),
+
+    archive: (organisationId: string, id: string, at: string) =>
+      write(store, (state) => {
+        const t = tenant(state, organisationId)
+        const current = liveRow(t, id)
+        if (Option.isNone(current)) return [Either.right(false), state]
+        const { record } = current.value
+        const released = spec.onArchive === undefined ? t : spec.onArchive(t, record)
+        return [
+          Either.right(true),
+          withTenant(
+            state,
+            organisationId,
+            withRows(released, HashMap.set(rowsOf(released), id, { record, archivedAt: at }))
+          )
+        ]
+      }),
+
+    /** `keep` is the repository's own filter, ANDed with the shared ones. */
+    list: (organisationId: string, filter: LiveFilter, page: Wire.Page, keep: (record: A) => boolean = () => true) =>
+      read(store, (state) => {
+        const q = filter.q === undefined ? undefined : containsFolded(filter.q)
+        const since = filter.updatedSince === undefined ? undefined : instant(filter.updatedSince)
+        const rows: Array<A> = []
+        for (const row of HashMap.values(rowsOf(tenant(state, organisationId)))) {
+          const record = row.record
+          if (
+            row.archivedAt === null &&
+            keep(record) &&
+            (since === undefined || instant(record.updated_at) >= since) &&
+            (q === undefined || spec.searchable(record).some(q))
+          ) {
+            rows.push(record)
+          }
+        }
+        rows.sort(newestFirst)
+        return rows.slice(page.offset, page.offset + page.limit + 1).map(copyOut)
+      }),
+
+    countLive: (organisationId: string) =>
+      read(store, (state) => {
+        let count = 0
+        for (const row of HashMap.values(rowsOf(tenant(state, organisationId)))) if (row.archivedAt === null) count++
+        return count
+      })
+  }
+}
