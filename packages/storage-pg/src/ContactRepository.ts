@@ -1,0 +1,78 @@
+import { Contacts, Errors } from "@crm/core"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { isUniqueViolation } from "./internal/errors.js"
+import * as LiveRecords from "./internal/liveRecords.js"
+import { type ContactRow, toContact } from "./internal/rows.js"
+import { json } from "./internal/values.js"
+
+const LIVE_EMAIL = "contacts_live_email"
+
+const contacts: LiveRecords.LiveTable<ContactRow, Contacts.Contact> = {
+  table: "contacts",
+  columns: "id, first_name, last_name, email, phone, company_id, status, source, custom, created_at, updated_at",
+  toRecord: toContact,
+  searchable: ["first_name", "last_name", "email", "phone"],
+  repository: "ContactRepository"
+}
+
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const live = LiveRecords.make(sql, contacts)
+
+  const holderOf = (organisationId: string, email: string) =>
+    sql<{ id: string }>`SELECT id FROM contacts WHERE ${live.whereLive(organisationId)} AND email = ${email}`
+
+  // The write runs in its own savepoint: a unique violation then rolls back only the savepoint
+  // and the caller's transaction can still read the holder (and go on, or roll back itself).
+  const guardEmail =
+    (organisationId: string, email: string | null): LiveRecords.Guard<Errors.EmailAlreadyExists> =>
+    (write) =>
+      email === null
+        ? write
+        : sql.withTransaction(write).pipe(
+            Effect.catchIf(
+              (error) => isUniqueViolation(error, LIVE_EMAIL),
+              () =>
+                Effect.flatMap(holderOf(organisationId, email), (rows) =>
+                  Effect.fail(
+                    new Errors.EmailAlreadyExists({
+                      detail: { id: rows[0]?.id ?? null, message: "a live contact already has this email" }
+                    })
+                  )
+                )
+            )
+          )
+
+  return Contacts.ContactRepository.of({
+    insert: (organisationId, contact) =>
+      live.insert(
+        organisationId,
+        sql`${contact.id}::uuid, ${contact.first_name}, ${contact.last_name}, ${contact.email}, ${contact.phone},
+          ${contact.company_id}::uuid, ${contact.status}, ${contact.source}, ${json(contact.custom)}::jsonb,
+          ${contact.created_at}::timestamptz, ${contact.updated_at}::timestamptz`,
+        guardEmail(organisationId, contact.email)
+      ),
+    get: live.get,
+    update: (organisationId, contact) =>
+      live.update(
+        organisationId,
+        contact.id,
+        sql`first_name = ${contact.first_name}, last_name = ${contact.last_name},
+          email = ${contact.email}, phone = ${contact.phone}, company_id = ${contact.company_id}::uuid,
+          status = ${contact.status}, source = ${contact.source}, custom = ${json(contact.custom)}::jsonb,
+          updated_at = ${contact.updated_at}::timestamptz`,
+        guardEmail(organisationId, contact.email)
+      ),
+    archive: live.archive,
+    list: (organisationId, filter, page) =>
+      live.list(organisationId, filter, page, [
+        ...(filter.email !== undefined ? [sql`email = ${filter.email}`] : []),
+        ...(filter.status !== undefined ? [sql`status = ${filter.status}`] : [])
+      ]),
+    countLive: live.countLive
+  })
+})
+
+export const layer = Layer.effect(Contacts.ContactRepository, make)

@@ -1,0 +1,72 @@
+import { Events } from "@crm/core"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { orStorageError } from "./internal/errors.js"
+import { count, type EventRow, toEvent } from "./internal/rows.js"
+import { json } from "./internal/values.js"
+
+export interface EventLogOptions {
+  /**
+   * Serialise appends per organisation so that ids become visible in order (default true).
+   * Turning it off exists only to show, in a test, that pollers then skip events.
+   */
+  readonly orderedEvents?: boolean
+}
+
+const LOCK_SEED = "42"
+
+/** Ids are int8: a cursor past the largest (the wire allows 19 digits) has nothing after it. */
+const MAX_ID = 9_223_372_036_854_775_807n
+
+export const make = (options: EventLogOptions = {}) =>
+  Effect.map(SqlClient.SqlClient, (sql) => {
+    // A sequence hands out ids at INSERT but they become visible at COMMIT, in any order: a
+    // poller that read id 7 while id 6 was still uncommitted would never see 6. Holding a
+    // per-organisation lock from before the INSERT until COMMIT makes the allocation order the
+    // commit order. This is why `append` must be the last write of a unit of work: the lock
+    // serialises the organisation's writers for as long as their transaction stays open.
+    const lock = (organisationId: string) =>
+      options.orderedEvents === false
+        ? Effect.void
+        : sql`SELECT pg_advisory_xact_lock(hashtextextended(${organisationId}::text, ${LOCK_SEED}::bigint))`
+
+    return Events.EventLog.of({
+      append: (organisationId, events, at) =>
+        events.length === 0
+          ? Effect.void
+          : sql
+              .withTransaction(
+                Effect.zipRight(
+                  lock(organisationId),
+                  sql`INSERT INTO events (organisation_id, event, data, created_at) VALUES ${sql.csv(
+                    events.map(
+                      (event) =>
+                        sql`(${organisationId}::uuid, ${event.event}, ${json(event.data)}::json, ${at}::timestamptz)`
+                    )
+                  )}`
+                )
+              )
+              .pipe(Effect.asVoid, orStorageError("EventLog.append")),
+
+      after: (organisationId, { event, limit, since }) =>
+        since >= MAX_ID
+          ? Effect.succeed([])
+          : sql<EventRow>`SELECT id, event, data, created_at FROM events
+          WHERE organisation_id = ${organisationId}::uuid AND id > ${since.toString()}::bigint
+          ${event === undefined ? sql`` : sql`AND event = ${event}`}
+          ORDER BY id LIMIT ${limit + 1}`.pipe(
+              Effect.map((rows) => rows.map(toEvent)),
+              orStorageError("EventLog.after")
+            ),
+
+      purgeBefore: (at) =>
+        sql<{ n: string }>`WITH purged AS (DELETE FROM events WHERE created_at < ${at}::timestamptz RETURNING 1)
+          SELECT count(*) AS n FROM purged`.pipe(
+          Effect.map(([row]) => count(row.n)),
+          orStorageError("EventLog.purgeBefore")
+        )
+    })
+  })
+
+export const layer = (options: EventLogOptions = {}) => Layer.effect(Events.EventLog, make(options))

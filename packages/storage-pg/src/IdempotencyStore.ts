@@ -1,0 +1,52 @@
+import { Errors, Idempotency } from "@crm/core"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { orStorageError } from "./internal/errors.js"
+import { count, type IdempotencyRow, toIdempotencyRecord } from "./internal/rows.js"
+import { json } from "./internal/values.js"
+
+// A different seed from the event log's, so the two lock families do not share a hash space.
+const LOCK_SEED = "1917"
+
+export const make = Effect.map(SqlClient.SqlClient, (sql) =>
+  Idempotency.IdempotencyStore.of({
+    // A transaction-scoped lock: released by COMMIT or ROLLBACK, so a crashed request never
+    // leaves its key stuck. `try` because a duplicate should hear "in progress" now, not queue.
+    // The key id is a uuid, so the separator cannot make two scopes collide.
+    claim: ({ idempotencyKey, keyId }, notBefore) =>
+      Effect.gen(function* () {
+        const [lock] = yield* sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(
+          hashtextextended(${keyId}::text || ':' || ${idempotencyKey}::text, ${LOCK_SEED}::bigint)) AS locked`
+        if (!lock.locked) {
+          return yield* new Errors.IdempotencyInProgress({
+            detail: "a request with this Idempotency-Key is still being processed"
+          })
+        }
+        const rows = yield* sql<IdempotencyRow>`SELECT fingerprint, status, headers, body, created_at FROM idempotency
+          WHERE key_id = ${keyId} AND idem_key = ${idempotencyKey} AND created_at >= ${notBefore}::timestamptz`
+        return rows.length === 0 ? Option.none() : Option.some(toIdempotencyRecord(rows[0]))
+      }).pipe(orStorageError("IdempotencyStore.claim")),
+
+    // An expired record under the same key is replaced: the key is free again after the window.
+    save: ({ idempotencyKey, keyId }, record) =>
+      sql`INSERT INTO idempotency (key_id, idem_key, fingerprint, status, headers, body, created_at)
+        VALUES (${keyId}, ${idempotencyKey}, ${record.fingerprint}, ${record.response.status}::integer,
+          ${json(record.response.headers)}::jsonb, ${record.response.body}, ${record.created_at}::timestamptz)
+        ON CONFLICT (key_id, idem_key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status,
+          headers = EXCLUDED.headers, body = EXCLUDED.body, created_at = EXCLUDED.created_at`.pipe(
+        Effect.asVoid,
+        orStorageError("IdempotencyStore.save")
+      ),
+
+    purgeBefore: (at) =>
+      sql<{ n: string }>`WITH purged AS (DELETE FROM idempotency WHERE created_at < ${at}::timestamptz RETURNING 1)
+        SELECT count(*) AS n FROM purged`.pipe(
+        Effect.map(([row]) => count(row.n)),
+        orStorageError("IdempotencyStore.purgeBefore")
+      )
+  })
+)
+
+export const layer = Layer.effect(Idempotency.IdempotencyStore, make)

@@ -1,0 +1,59 @@
+/**
+ * The schema, as numbered migrations applied in order. Listed by hand (`fromRecord`) rather than
+ * found on disk, so that a bundled server carries them.
+ */
+import type { Errors } from "@crm/core"
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import { toStorageError } from "./internal/errors.js"
+import access from "./migrations/0001_access.js"
+import rateLimit from "./migrations/0002_rate_limit.js"
+import idempotency from "./migrations/0003_idempotency.js"
+import events from "./migrations/0004_events.js"
+import records from "./migrations/0005_records.js"
+
+export const migrations = {
+  "0001_access": access,
+  "0002_rate_limit": rateLimit,
+  "0003_idempotency": idempotency,
+  "0004_events": events,
+  "0005_records": records
+}
+
+const TABLE = "crm_migrations"
+
+// Any fixed bigint: it only has to differ from the keys the ports lock.
+const MIGRATION_LOCK = "7260118003912470001"
+
+const run = Migrator.make({})
+
+/**
+ * Applies the migrations not yet applied; returns those it applied. Safe to run from several
+ * processes at once: the first takes an advisory lock, the others wait and then find nothing to do.
+ */
+export const migrate: Effect.Effect<
+  ReadonlyArray<readonly [id: number, name: string]>,
+  Errors.StorageError,
+  SqlClient.SqlClient
+> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  return yield* sql.withTransaction(
+    Effect.gen(function* () {
+      yield* sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK}::bigint)`
+      // Created here (same shape as the migrator's own) because the migrator probes for the
+      // table with a query that fails when it is missing, which would abort this transaction.
+      yield* sql`CREATE TABLE IF NOT EXISTS ${sql(TABLE)} (
+          migration_id integer PRIMARY KEY,
+          created_at timestamptz NOT NULL DEFAULT now(),
+          name text NOT NULL
+        )`
+      return yield* run({ loader: Migrator.fromRecord(migrations), table: TABLE })
+    })
+  )
+}).pipe(
+  // The migrator turns a failing migration into a defect; the caller should see a failure.
+  Effect.catchAllDefect((defect) => Effect.fail(defect)),
+  Effect.mapError(toStorageError("migrate")),
+  Effect.withSpan("StoragePg.migrate")
+)

@@ -1,0 +1,308 @@
+/**
+ * A `SqlClient` over an in-process PGlite database, built like
+ * `@effect/sql-sqlite-node`'s client: one connection, `Client.make` with an
+ * acquirer and a transaction acquirer, and `@effect/sql-pg`'s compiler, so
+ * repositories written against `SqlClient` run unchanged on PGlite and on a
+ * PostgreSQL server.
+ *
+ * Values are made to look the way `pg` (as used by `@effect/sql-pg` with its
+ * defaults) sees them, in both directions, because code tested on PGlite must
+ * not change behaviour on the server:
+ *
+ * - Results: every column is parsed by `pg`'s own global type parsers
+ *   (`pg.types.getTypeParser`), looked up on each value so that a
+ *   `pg.types.setTypeParser` override applies to both engines. PGlite's own
+ *   parsers differ from `pg`'s on:
+ *     - int8 (20): PGlite gives a number, or a bigint past 2^53; `pg` a string.
+ *     - int8[] (1016): numbers vs strings, as above.
+ *     - numeric[] (1231): PGlite gives strings; `pg` parses them as floats.
+ *       (numeric itself is a string on both.)
+ *     - date (1082): PGlite reads it as UTC midnight, `pg` as local midnight;
+ *       they agree only when the process runs in UTC. BC dates are an Invalid
+ *       Date on PGlite.
+ *     - bytea (17): PGlite gives a Uint8Array, `pg` a Buffer.
+ *     - interval (1186): PGlite gives the text, `pg` a PostgresInterval.
+ *     - array types `pg` has no parser for (name[], arrays of enums...):
+ *       PGlite gives JS arrays, `pg` the text.
+ *   timestamptz (1184), timestamp (1114), json and jsonb already agreed (a
+ *   Date, parsed objects); they now come from the same code as well.
+ * - Parameters: each value goes through `pg`'s `prepareValue` first (Date to a
+ *   local timestamp with offset, arrays to PostgreSQL array literals, other
+ *   objects to JSON, Buffers kept), and PGlite then passes the text through
+ *   untouched. Without this, PGlite serialises by the parameter's type: a JS
+ *   array bound to jsonb becomes JSON on PGlite but an array literal (an
+ *   error) on the server, an object bound to text becomes "[object Object]",
+ *   and a string bound to bytea throws.
+ *
+ * Statements without parameters use the simple query protocol, like `pg`
+ * does, so multi-statement scripts (migrations) work and return one row array
+ * per statement.
+ */
+
+import { createRequire } from "node:module"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { Connection } from "@effect/sql/SqlConnection"
+import { SqlError } from "@effect/sql/SqlError"
+import * as Statement from "@effect/sql/Statement"
+import { makeCompiler, type PgCustom } from "@effect/sql-pg/PgClient"
+import { PGlite, type PGliteOptions, type Results } from "@electric-sql/pglite"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as Pg from "pg"
+
+// `pg` exports `./lib/*` on purpose but ships no types for `lib/utils`.
+const { prepareValue } = createRequire(import.meta.url)("pg/lib/utils.js") as {
+  readonly prepareValue: (value: unknown) => string | Buffer | null
+}
+
+export const TypeId: unique symbol = Symbol.for("@crm/storage-pg/PgliteClient")
+export type TypeId = typeof TypeId
+
+export interface PgliteClientOptions {
+  /** A directory on disk; in memory when undefined. */
+  readonly dataDir?: string | undefined
+  /** A tarball from `dumpDataDir` to start from (e.g. a migrated template). */
+  readonly loadDataDir?: Blob | File | undefined
+}
+
+export type DumpCompression = "none" | "gzip" | "auto"
+
+/**
+ * The client: a `SqlClient` that also exposes the raw PGlite instance (for
+ * dump/load and diagnostics) and `json`, as `PgClient` does.
+ */
+export interface PgliteSqlClient extends SqlClient.SqlClient {
+  readonly [TypeId]: TypeId
+  readonly pglite: PGlite
+  readonly json: (value: unknown) => Statement.Fragment
+  readonly dumpDataDir: (compression?: DumpCompression) => Effect.Effect<Blob | File, SqlError>
+}
+
+export class PgliteClient extends Context.Tag("@crm/storage-pg/PgliteClient")<PgliteClient, PgliteSqlClient>() {}
+
+const BYTEA_OID = 17
+
+const PgJson = Statement.custom<PgCustom>("PgJson")
+
+/**
+ * A lock that hands over to waiters in arrival order. Effect's Semaphore
+ * wakes every waiter on each release; under dozens of waiting fibers that
+ * costs several times the work of the statements themselves.
+ */
+const makeFifoLock = () => {
+  interface Waiter {
+    granted: boolean
+    readonly wake: () => void
+  }
+  let held = false
+  // A Set iterates in insertion order: a FIFO queue that can also drop an
+  // interrupted waiter in O(1).
+  const waiters = new Set<Waiter>()
+
+  const release = () => {
+    const next = waiters.values().next()
+    if (next.done === true) {
+      held = false
+      return
+    }
+    waiters.delete(next.value)
+    next.value.granted = true
+    next.value.wake()
+  }
+
+  const acquire = Effect.async<void>((resume) => {
+    const waiter: Waiter = { granted: false, wake: () => resume(Effect.void) }
+    if (held) {
+      waiters.add(waiter)
+    } else {
+      held = true
+      waiter.granted = true
+      resume(Effect.void)
+    }
+    // The fiber can be interrupted after the lock was handed to it but before
+    // it observed that; then the lock is passed on instead of being lost.
+    return Effect.sync(() => {
+      if (waiter.granted) release()
+      else waiters.delete(waiter)
+    })
+  })
+
+  /** Holds the lock until the enclosing scope closes. */
+  const hold: Effect.Effect<void, never, Scope.Scope> = Effect.uninterruptibleMask((restore) =>
+    Effect.zipRight(
+      restore(acquire),
+      Effect.addFinalizer(() => Effect.sync(release))
+    )
+  )
+
+  return { hold } as const
+}
+
+/** See the module comment: results parsed exactly as `pg` parses them. */
+const parseLikePg = (db: PGlite) => {
+  const oids = new Set<number>()
+  for (const key of Object.keys(db.parsers)) {
+    const oid = Number(key)
+    if (Number.isInteger(oid)) oids.add(oid)
+  }
+  for (const oid of Object.values(Pg.types.builtins)) oids.add(oid)
+  for (const oid of oids) {
+    db.parsers[oid] = (value: string) => Pg.types.getTypeParser(oid, "text")(value)
+  }
+}
+
+/**
+ * Parameters arrive already prepared by `pg`'s `prepareValue` (text, a Buffer
+ * or null), so PGlite's per-type serialisers must leave text alone: only a
+ * Buffer bound to bytea needs encoding (PGlite has no binary parameters), and
+ * any other Buffer is read as UTF-8, which is what the server makes of `pg`'s
+ * binary parameter for a text type.
+ */
+const serializeLikePg = (db: PGlite) => {
+  db.serializers = {
+    [BYTEA_OID]: (value: unknown) =>
+      value instanceof Uint8Array
+        ? "\\x" + Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("hex")
+        : String(value)
+  }
+}
+
+const pgliteOptions = (options: PgliteClientOptions): PGliteOptions => ({
+  ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
+  ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {})
+})
+
+const makeConnection = (db: PGlite): Connection => {
+  // PGlite cannot cancel a running statement, so an interrupted fiber waits
+  // for it: the lock is then never released while PGlite is still busy on
+  // behalf of its holder.
+  const run = (sql: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array") =>
+    Effect.uninterruptible(
+      Effect.tryPromise({
+        try: async (): Promise<ReadonlyArray<Results>> =>
+          params.length === 0
+            ? await db.exec(sql, { rowMode })
+            : [await db.query(sql, params.map(prepareValue), { rowMode })],
+        catch: (cause) => new SqlError({ cause, message: "Failed to execute statement" })
+      })
+    )
+
+  // `pg` returns an array of row arrays only when the text held several
+  // statements; one statement gives its rows.
+  const rowsOf = (results: ReadonlyArray<Results>): ReadonlyArray<object> =>
+    results.length === 1 ? results[0]!.rows : results.map((result) => result.rows)
+
+  const execute: Connection["execute"] = (sql, params, transformRows) =>
+    Effect.map(run(sql, params, "object"), (results) => {
+      const rows = rowsOf(results)
+      return transformRows === undefined ? rows : transformRows(rows)
+    })
+
+  return {
+    execute,
+    executeRaw: (sql, params) =>
+      Effect.map(run(sql, params, "object"), (results) => (results.length === 1 ? results[0] : results)),
+    executeValues: (sql, params) =>
+      Effect.map(run(sql, params, "array"), (results) => rowsOf(results) as ReadonlyArray<ReadonlyArray<unknown>>),
+    executeUnprepared: execute,
+    // PGlite has no cursors over this API; the rows are read at once and the
+    // lock is held until the stream ends, as it would be for a cursor.
+    executeStream: (sql, params, transformRows) =>
+      Stream.unwrap(Effect.map(execute(sql, params, transformRows), (rows) => Stream.fromIterable(rows)))
+  }
+}
+
+/**
+ * Opens PGlite (in memory unless `dataDir` is given) and closes it when the
+ * scope closes. Every statement outside a transaction holds the lock for its
+ * own duration; a transaction holds it from BEGIN to COMMIT/ROLLBACK, so other
+ * fibers' statements wait rather than run inside it. Consequence of having one
+ * connection: code inside a transaction must not wait for another fiber that
+ * runs SQL outside it (or calls `sql.reserve`), or it deadlocks.
+ */
+export const make = (options: PgliteClientOptions = {}): Effect.Effect<PgliteSqlClient, SqlError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const db = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: () => PGlite.create(pgliteOptions(options)),
+        catch: (cause) => new SqlError({ cause, message: "PgliteClient: failed to open the database" })
+      }),
+      (db) => Effect.promise(() => db.close()).pipe(Effect.catchAllCause(Effect.logWarning))
+    )
+    parseLikePg(db)
+    serializeLikePg(db)
+
+    const lock = makeFifoLock()
+    const connection = makeConnection(db)
+    const acquirer: Connection.Acquirer = Effect.as(lock.hold, connection)
+
+    // Share the caller's Reactivity when there is one, so that mutations
+    // invalidate `sql.reactive` queries made through this client.
+    const reactivity = yield* Effect.serviceOption(Reactivity.Reactivity)
+    const client = yield* SqlClient.make({
+      acquirer,
+      transactionAcquirer: acquirer,
+      compiler: makeCompiler(),
+      spanAttributes: [
+        ["db.system.name", "postgresql"],
+        ["db.namespace", "postgres"]
+      ]
+    }).pipe(
+      Option.match(reactivity, {
+        onNone: () => Effect.provide(Reactivity.layer),
+        onSome: (service) => Effect.provideService(Reactivity.Reactivity, service)
+      })
+    )
+
+    const dumpDataDir = (compression: DumpCompression = "none") =>
+      Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (tx) =>
+        Option.isSome(tx) && tx.value[0] === connection
+          ? Effect.fail(
+              new SqlError({
+                cause: new Error("dumpDataDir inside a transaction"),
+                message: "PgliteClient: cannot dump the data directory inside one of its own transactions"
+              })
+            )
+          : // Under the lock, so no transaction is half done in the dump.
+            Effect.scoped(
+              Effect.zipRight(
+                lock.hold,
+                Effect.tryPromise({
+                  try: () => db.dumpDataDir(compression),
+                  catch: (cause) => new SqlError({ cause, message: "PgliteClient: failed to dump the data directory" })
+                })
+              )
+            )
+      )
+
+    return Object.assign(client, {
+      [TypeId]: TypeId as TypeId,
+      pglite: db,
+      json: (value: unknown) => PgJson(value, undefined, undefined),
+      dumpDataDir
+    })
+  })
+
+/** Provides both `PgliteClient` and `SqlClient`. */
+export const layer = (options: PgliteClientOptions = {}): Layer.Layer<PgliteClient | SqlClient.SqlClient, SqlError> =>
+  Layer.scopedContext(
+    Effect.map(make(options), (client) =>
+      Context.make(PgliteClient, client).pipe(Context.add(SqlClient.SqlClient, client))
+    )
+  )
+
+/**
+ * The data directory as a tarball, to hand to `make({ loadDataDir })`: tests
+ * migrate one template and load a copy per suite instead of running initdb
+ * and the migrations again. Uncompressed by default: loading it is faster and
+ * it never leaves the process.
+ */
+export const dumpDataDir = (
+  client: PgliteSqlClient,
+  compression?: DumpCompression
+): Effect.Effect<Blob | File, SqlError> => client.dumpDataDir(compression)

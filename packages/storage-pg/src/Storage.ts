@@ -1,0 +1,101 @@
+/** Every storage port of the kernel over one `SqlClient`, and the two ways to get that client. */
+import { Errors, type Kernel } from "@crm/core"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as Pg from "pg"
+import * as AccessRepository from "./AccessRepository.js"
+import * as CompanyRepository from "./CompanyRepository.js"
+import * as ContactRepository from "./ContactRepository.js"
+import * as EventLog from "./EventLog.js"
+import * as IdempotencyStore from "./IdempotencyStore.js"
+import { toStorageError } from "./internal/errors.js"
+import { migrate } from "./Migrations.js"
+import * as PgliteClient from "./PgliteClient.js"
+import * as RateLimiter from "./RateLimiter.js"
+import * as TransactionPort from "./Transaction.js"
+
+export type Ports = Kernel.StoragePorts
+
+export interface LayerOptions extends EventLog.EventLogOptions {}
+
+/** The ports alone, on whatever `SqlClient` is provided; the schema must already be migrated. */
+export const layerWith = (options: LayerOptions = {}): Layer.Layer<Ports, never, SqlClient.SqlClient> =>
+  Layer.mergeAll(
+    TransactionPort.layer,
+    AccessRepository.layer,
+    RateLimiter.layer,
+    IdempotencyStore.layer,
+    EventLog.layer(options),
+    ContactRepository.layer,
+    CompanyRepository.layer
+  )
+
+export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient> = layerWith()
+
+/** Migrates on the given client before the ports are built, and hands on the client itself too. */
+const onClient = <E>(
+  client: Layer.Layer<SqlClient.SqlClient, E>,
+  options: LayerOptions
+): Layer.Layer<Ports | SqlClient.SqlClient, Errors.StorageError> => {
+  const migrated = Layer.effectDiscard(migrate).pipe(Layer.provideMerge(client))
+  return layerWith(options).pipe(
+    Layer.provideMerge(migrated),
+    Layer.mapError((error) => (isStorageError(error) ? error : toStorageError("opening the database")(error)))
+  )
+}
+
+const isStorageError = (error: unknown): error is Errors.StorageError => error instanceof Errors.StorageError
+
+export interface ServerOptions extends LayerOptions {
+  readonly url: Redacted.Redacted | string
+  /** Pool size (default 10). */
+  readonly maxConnections?: number
+}
+
+/** A PostgreSQL server: a pool, the migrations, the ports. */
+export const layerServer = (options: ServerOptions): Layer.Layer<Ports | SqlClient.SqlClient, Errors.StorageError> => {
+  const client = PgClient.layer({
+    url: typeof options.url === "string" ? Redacted.make(options.url) : options.url,
+    applicationName: "crm",
+    ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
+    // pg's own registry, which is also what PgliteClient parses with: int8 and numeric as
+    // strings, json parsed, timestamptz as Date, on both engines, overrides included.
+    types: Pg.types
+  })
+  return onClient(client, options)
+}
+
+export interface PgliteOptions extends LayerOptions {
+  /** Where the database lives on disk; in memory when omitted. */
+  readonly dataDir?: string
+  /** A data directory dumped by `PgliteClient.dumpDataDir` to start from (tests load a migrated template). */
+  readonly loadDataDir?: Blob | File
+}
+
+/**
+ * An empty, migrated PGlite data directory. Loading it (`layerPglite({ loadDataDir })`) takes a
+ * fraction of a second where initdb plus the migrations take several: tests start each store
+ * from one template.
+ */
+export const pgliteTemplate: Effect.Effect<Blob | File, Errors.StorageError> = Effect.scoped(
+  Effect.gen(function* () {
+    const client = yield* PgliteClient.make()
+    yield* Effect.provideService(migrate, SqlClient.SqlClient, client)
+    return yield* PgliteClient.dumpDataDir(client)
+  })
+).pipe(Effect.mapError((error) => (isStorageError(error) ? error : toStorageError("pgliteTemplate")(error))))
+
+/** An embedded PGlite database (one connection, in process): the client, the migrations, the ports. */
+export const layerPglite = (
+  options: PgliteOptions = {}
+): Layer.Layer<Ports | SqlClient.SqlClient, Errors.StorageError> =>
+  onClient(
+    PgliteClient.layer({
+      ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
+      ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {})
+    }),
+    options
+  )

@@ -1,0 +1,13 @@
+export { migrate, migrations } from "./Migrations.js"
+export * as PgliteClient from "./PgliteClient.js"
+export {
+  type LayerOptions,
+  layer,
+  layerPglite,
+  layerServer,
+  layerWith,
+  type PgliteOptions,
+  type Ports,
+  pgliteTemplate,
+  type ServerOptions
+} from "./Storage.js"

@@ -1,0 +1,108 @@
+/**
+ * The statements every plain resource table shares (contacts, companies, and later deals, tasks,
+ * ...): one organisation's rows, where an archived row stays in the table but is never read or
+ * changed again. A repository adds only its own columns and rules.
+ */
+import type { Wire } from "@crm/core"
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import type * as Statement from "@effect/sql/Statement"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { orStorageError } from "./errors.js"
+import { count } from "./rows.js"
+import { containsPattern } from "./values.js"
+
+export interface LiveTable<Row extends object, A> {
+  readonly table: string
+  /** Comma-separated, as in SQL: read back by every query and written, in this order, by `insert`. */
+  readonly columns: string
+  readonly toRecord: (row: Row) => A
+  /** The columns `q` looks into. */
+  readonly searchable: ReadonlyArray<string>
+  /** Prefix of the operation named in storage errors, e.g. `ContactRepository`. */
+  readonly repository: string
+}
+
+export interface LiveFilter {
+  readonly updatedSince?: string
+  readonly q?: string
+}
+
+/** How a repository runs a write statement, e.g. in a savepoint that turns a constraint into a domain error. */
+export type Guard<E> = (write: Effect.Effect<void, SqlError>) => Effect.Effect<void, E | SqlError>
+
+export const make = <Row extends object, A>(sql: SqlClient.SqlClient, spec: LiveTable<Row, A>) => {
+  const table = sql(spec.table)
+  const columns = sql.literal(spec.columns)
+  const live = (organisationId: string) => sql`organisation_id = ${organisationId}::uuid AND archived_at IS NULL`
+  const one = (organisationId: string, id: string) => sql`${live(organisationId)} AND id = ${id}::uuid`
+  const operation = (method: string) => orStorageError(`${spec.repository}.${method}`)
+  const unguarded: Guard<never> = (write) => write
+
+  return {
+    /** The rows the port can see, for a repository's own queries. */
+    whereLive: live,
+
+    /** `values` lists the record's values in the order of `columns`; the organisation is appended here. */
+    insert: <E = never>(organisationId: string, values: Statement.Fragment, guard: Guard<E> = unguarded) =>
+      guard(
+        Effect.asVoid(
+          sql`INSERT INTO ${table} (${columns}, organisation_id) VALUES (${values}, ${organisationId}::uuid)`
+        )
+      ).pipe(operation("insert")),
+
+    /** Like the port: an archived or unknown id is left alone, without an error. */
+    update: <E = never>(
+      organisationId: string,
+      id: string,
+      assignments: Statement.Fragment,
+      guard: Guard<E> = unguarded
+    ) =>
+      guard(Effect.asVoid(sql`UPDATE ${table} SET ${assignments} WHERE ${one(organisationId, id)}`)).pipe(
+        operation("update")
+      ),
+
+    get: (organisationId: string, id: string) =>
+      sql<Row>`SELECT ${columns} FROM ${table} WHERE ${one(organisationId, id)}`.pipe(
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), spec.toRecord)),
+        operation("get")
+      ),
+
+    archive: (organisationId: string, id: string, at: string) =>
+      sql`UPDATE ${table} SET archived_at = ${at}::timestamptz WHERE ${one(organisationId, id)} RETURNING id`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        operation("archive")
+      ),
+
+    /** `conditions` are the repository's own filters, ANDed with the shared ones. */
+    list: (
+      organisationId: string,
+      filter: LiveFilter,
+      page: Wire.Page,
+      conditions: ReadonlyArray<Statement.Fragment> = []
+    ) => {
+      const pattern = filter.q === undefined ? undefined : containsPattern(filter.q)
+      const all = [
+        live(organisationId),
+        ...conditions,
+        ...(filter.updatedSince !== undefined ? [sql`updated_at >= ${filter.updatedSince}::timestamptz`] : []),
+        ...(pattern !== undefined
+          ? [sql.or(spec.searchable.map((column) => sql`${sql(column)} ILIKE ${pattern} ESCAPE '\\'`))]
+          : [])
+      ]
+      // One row past the page tells the caller whether there is more, without a count query.
+      return sql<Row>`SELECT ${columns} FROM ${table} WHERE ${sql.and(all)}
+        ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1} OFFSET ${page.offset}`.pipe(
+        Effect.map((rows) => rows.map(spec.toRecord)),
+        operation("list")
+      )
+    },
+
+    countLive: (organisationId: string) =>
+      sql<{ n: string }>`SELECT count(*) AS n FROM ${table} WHERE ${live(organisationId)}`.pipe(
+        Effect.map(([row]) => count(row.n)),
+        operation("countLive")
+      )
+  }
+}

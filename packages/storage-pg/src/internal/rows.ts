@@ -1,0 +1,158 @@
+/**
+ * Rows as the drivers return them, and their domain records. Both drivers are configured alike
+ * (int8 and numeric as strings, json parsed, timestamptz as Date), but the readers below accept
+ * either form so that a driver default changing cannot silently corrupt a record.
+ */
+import type { Access, Companies, Contacts, Events, Idempotency } from "@crm/core"
+import { type Errors, Settings } from "@crm/core"
+import * as Effect from "effect/Effect"
+import { toStorageError } from "./errors.js"
+
+type Timestamp = Date | string
+
+/** PostgreSQL's text form (`2026-11-22 09:30:00.123+00`) is not one `Date` parses everywhere. */
+const pgTimestamp = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2}(?:\.\d+)?)([+-]\d{2})(?::?(\d{2}))?$/
+
+export const iso = (value: Timestamp): string => {
+  if (value instanceof Date) return value.toISOString()
+  const parts = pgTimestamp.exec(value)
+  const normalised = parts === null ? value : `${parts[1]}T${parts[2]}${parts[3]}:${parts[4] ?? "00"}`
+  return new Date(normalised).toISOString()
+}
+
+export const isoOrNull = (value: Timestamp | null): string | null => (value === null ? null : iso(value))
+
+export const jsonValue = <A>(value: unknown): A => (typeof value === "string" ? JSON.parse(value) : value) as A
+
+/** int8 arrives as a decimal string; a number or bigint only if a driver was left unconfigured. */
+export const decimal = (value: string | number | bigint): string => String(value)
+
+export const count = (value: string | number | bigint): number => Number(value)
+
+const customOf = (value: unknown): Record<string, unknown> => jsonValue<Record<string, unknown> | null>(value) ?? {}
+
+export interface OrganisationRow {
+  readonly id: string
+  readonly name: string
+  readonly settings: unknown
+}
+
+/** Settings are validated on the way out too: a document that no longer parses is a storage fault, not a 200. */
+export const toOrganisation = (row: OrganisationRow): Effect.Effect<Settings.Organisation, Errors.StorageError> => {
+  const parsed = Settings.Settings.safeParse(jsonValue(row.settings))
+  return parsed.success
+    ? Effect.succeed({ id: row.id, name: row.name, settings: parsed.data })
+    : Effect.fail(toStorageError(`organisation ${row.id} has invalid stored settings`)(parsed.error))
+}
+
+export interface ApiKeyRow {
+  readonly id: string
+  readonly organisation_id: string
+  readonly name: string | null
+  readonly hash: string
+  readonly scopes: ReadonlyArray<string>
+  readonly expires_at: Timestamp | null
+  readonly allowed_ips: ReadonlyArray<string>
+  readonly revoked_at: Timestamp | null
+  readonly created_at: Timestamp
+}
+
+export const toApiKey = (row: ApiKeyRow): Access.ApiKeyRecord => ({
+  id: row.id,
+  organisation_id: row.organisation_id,
+  name: row.name,
+  hash: row.hash,
+  // Scopes are written only from the validated enum; the column is plain text[].
+  scopes: row.scopes as ReadonlyArray<Access.Scope>,
+  expires_at: isoOrNull(row.expires_at),
+  allowed_ips: row.allowed_ips,
+  revoked_at: isoOrNull(row.revoked_at),
+  created_at: iso(row.created_at)
+})
+
+export interface IdempotencyRow {
+  readonly fingerprint: string
+  readonly status: number
+  readonly headers: unknown
+  readonly body: string
+  readonly created_at: Timestamp
+}
+
+export const toIdempotencyRecord = (row: IdempotencyRow): Idempotency.IdempotencyRecord => ({
+  fingerprint: row.fingerprint,
+  response: {
+    status: Number(row.status),
+    headers: jsonValue<Record<string, string>>(row.headers),
+    body: row.body
+  },
+  created_at: iso(row.created_at)
+})
+
+export interface EventRow {
+  readonly id: string | number | bigint
+  readonly event: string
+  readonly data: unknown
+  readonly created_at: Timestamp
+}
+
+export const toEvent = (row: EventRow): Events.EventEnvelope => ({
+  id: decimal(row.id),
+  // Only catalogue names are ever appended (the port's type), so the column holds nothing else.
+  event: row.event as Events.EventName,
+  data: jsonValue<Record<string, unknown>>(row.data),
+  created_at: iso(row.created_at)
+})
+
+export interface ContactRow {
+  readonly id: string
+  readonly first_name: string | null
+  readonly last_name: string | null
+  readonly email: string | null
+  readonly phone: string | null
+  readonly company_id: string | null
+  readonly status: string
+  readonly source: string | null
+  readonly custom: unknown
+  readonly created_at: Timestamp
+  readonly updated_at: Timestamp
+}
+
+export const toContact = (row: ContactRow): Contacts.Contact => ({
+  id: row.id,
+  first_name: row.first_name,
+  last_name: row.last_name,
+  email: row.email,
+  phone: row.phone,
+  company_id: row.company_id,
+  status: row.status as Contacts.Contact["status"],
+  source: row.source,
+  custom: customOf(row.custom),
+  created_at: iso(row.created_at),
+  updated_at: iso(row.updated_at)
+})
+
+export interface CompanyRow {
+  readonly id: string
+  readonly name: string
+  readonly domain: string | null
+  readonly email: string | null
+  readonly vat_number: string | null
+  readonly city: string | null
+  readonly country: string | null
+  readonly custom: unknown
+  readonly created_at: Timestamp
+  readonly updated_at: Timestamp
+}
+
+export const toCompany = (row: CompanyRow): Companies.Company => ({
+  id: row.id,
+  name: row.name,
+  domain: row.domain,
+  email: row.email,
+  vat_number: row.vat_number,
+  city: row.city,
+  country: row.country,
+  custom: customOf(row.custom),
+  created_at: iso(row.created_at),
+  updated_at: iso(row.updated_at)
+})
