@@ -1,0 +1,28 @@
+/** The served route table: REST under /api/v1, the admin API under /admin/v1. */
+
+import * as OpenApi from "./OpenApi.js"
+import { type Mounted, mount } from "./Router.js"
+import { adminRoutes } from "./routes/admin.js"
+import { companyRoutes, contactRoutes } from "./routes/crm.js"
+import { eventsRoute, meRoute, openApiRoute } from "./routes/meta.js"
+
+export const API_PREFIX = "/api/v1"
+export const ADMIN_PREFIX = "/admin/v1"
+
+const build = (): ReadonlyArray<Mounted> => {
+  let cached: unknown
+  const table: Array<Mounted> = [
+    ...mount(API_PREFIX, [
+      ...contactRoutes,
+      ...companyRoutes,
+      meRoute,
+      eventsRoute,
+      openApiRoute(() => (cached ??= OpenApi.document(table)))
+    ]),
+    ...mount(ADMIN_PREFIX, adminRoutes)
+  ]
+  return table
+}
+
+export const table: ReadonlyArray<Mounted> = build()
+export const openApiDocument = () => OpenApi.document(table)

@@ -1,0 +1,294 @@
+/**
+ * The request pipeline: request id → route match → authentication → rate limit → scope and plan
+ * → input validation → idempotency → handler → error rendering. Handlers only translate.
+ */
+
+import { createHash, randomUUID, timingSafeEqual } from "node:crypto"
+import type { IncomingMessage } from "node:http"
+import { Access, Errors, Idempotency, Validation } from "@crm/core"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { statusOf } from "./ErrorStatus.js"
+import { HttpFailure, type Reply } from "./Reply.js"
+import { isWriting, type Route, type Services } from "./Route.js"
+import { type Mounted, makeRouter } from "./Router.js"
+
+export interface HttpOptions {
+  /** The admin API answers only when a token is configured. */
+  readonly adminToken: Option.Option<Redacted.Redacted<string>>
+  /** Proxies whose `X-Forwarded-For` is believed; anything else is ignored (allow-lists use the socket address). */
+  readonly trustedProxies: ReadonlyArray<string>
+  readonly maxBodyBytes: number
+}
+
+export const MAX_BODY_BYTES = 1024 * 1024
+
+type Stored = Idempotency.StoredResponse
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
+
+const json = "application/json; charset=utf-8"
+
+const errorBody = (code: string, detail: unknown, requestId: string): string =>
+  JSON.stringify({ error: code, detail, request_id: requestId })
+
+const render = (reply: Reply): Stored => ({
+  status: reply.status,
+  headers: { ...(reply.headers ?? {}), ...(reply.status === 204 ? {} : { "content-type": json }) },
+  body: reply.status === 204 || reply.body === undefined ? "" : JSON.stringify(reply.body)
+})
+
+interface Coded {
+  readonly code: string
+  readonly detail: unknown
+}
+
+const isCoded = (error: unknown): error is Coded =>
+  typeof error === "object" &&
+  error !== null &&
+  "code" in error &&
+  typeof error.code === "string" &&
+  statusOf(error.code) !== undefined
+
+const extraHeaders = (error: Coded): Record<string, string> => {
+  if (error instanceof HttpFailure) return { ...error.headers }
+  if (error instanceof Errors.RateLimited) return { "retry-after": String(error.retryAfterSeconds) }
+  if (error instanceof Errors.IdempotencyInProgress) return { "retry-after": "1" }
+  return {}
+}
+
+const renderFailure = (cause: Cause.Cause<unknown>, requestId: string): Effect.Effect<Stored> => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure) && isCoded(failure.value)) {
+    const error = failure.value
+    return Effect.succeed({
+      status: statusOf(error.code)!,
+      headers: { "content-type": json, ...extraHeaders(error) },
+      body: errorBody(error.code, error.detail, requestId)
+    })
+  }
+  return Effect.logError("request failed", { request_id: requestId, cause: Cause.pretty(cause) }).pipe(
+    Effect.as({
+      status: 500,
+      headers: { "content-type": json },
+      body: errorBody(
+        "internal_error",
+        "an unexpected error occurred; quote the request id when reporting it",
+        requestId
+      )
+    })
+  )
+}
+
+/** Responses a retry must see again; 5xx, 429 and authentication failures run afresh. */
+const storable = (response: Stored): boolean =>
+  response.status < 500 && response.status !== 429 && response.status !== 401
+
+const readBody = (incoming: IncomingMessage, limit: number): Effect.Effect<Buffer, HttpFailure> =>
+  Effect.async<Buffer, HttpFailure>((resume) => {
+    const tooLarge = () => HttpFailure.of("payload_too_large", `the body exceeds the limit of ${limit} bytes`)
+    const declared = Number(incoming.headers["content-length"] ?? "0")
+    if (declared > limit) {
+      incoming.resume()
+      return resume(Effect.fail(tooLarge()))
+    }
+    const chunks: Array<Buffer> = []
+    let size = 0
+    let done = false
+    incoming.on("data", (chunk: Buffer) => {
+      if (done) return
+      size += chunk.length
+      if (size > limit) {
+        done = true
+        incoming.resume()
+        return resume(Effect.fail(tooLarge()))
+      }
+      chunks.push(chunk)
+    })
+    incoming.on("end", () => {
+      if (!done) {
+        done = true
+        resume(Effect.succeed(Buffer.concat(chunks)))
+      }
+    })
+    incoming.on("error", () => {
+      if (!done) {
+        done = true
+        resume(Effect.fail(HttpFailure.of("invalid_json", "the request body could not be read")))
+      }
+    })
+  })
+
+const bearerToken = (header: string | undefined): string | undefined => {
+  if (header === undefined) return undefined
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
+  return match === null ? undefined : match[1]
+}
+
+/** `Idempotency-Key`: 1..255 printable ASCII, or the same as a structured-field quoted string. */
+const idempotencyKeyOf = (header: string | undefined): Either.Either<string | undefined, HttpFailure> => {
+  if (header === undefined) return Either.right(undefined)
+  const value = /^"(.*)"$/.exec(header)?.[1] ?? header
+  return /^[\x20-\x7e]{1,255}$/.test(value)
+    ? Either.right(value)
+    : Either.left(
+        HttpFailure.of("validation_failed", [
+          {
+            path: "Idempotency-Key",
+            message: "must be 1 to 255 printable ASCII characters",
+            code: "invalid_header"
+          }
+        ])
+      )
+}
+
+const sameSecret = (given: string, expected: string): boolean => {
+  const a = createHash("sha256").update(given).digest()
+  const b = createHash("sha256").update(expected).digest()
+  return timingSafeEqual(a, b)
+}
+
+export const makeApp = (table: ReadonlyArray<Mounted>, options: HttpOptions) => {
+  const match = makeRouter(table)
+  const trusted = options.trustedProxies
+
+  const clientAddress = (request: HttpServerRequest.HttpServerRequest): string => {
+    const socket = Option.getOrElse(request.remoteAddress, () => "")
+    if (trusted.length === 0 || !Access.IpAllowList.isAllowed(socket, trusted)) return socket
+    const hops = (request.headers["x-forwarded-for"] ?? "")
+      .split(",")
+      .map((hop) => hop.trim())
+      .filter(Boolean)
+    for (let i = hops.length - 1; i >= 0; i--) {
+      if (!Access.IpAllowList.isAllowed(hops[i]!, trusted)) return hops[i]!
+    }
+    return socket
+  }
+
+  const parseInput = (
+    route: Route,
+    url: URL,
+    raw: Buffer | undefined,
+    contentType: string | undefined
+  ): Effect.Effect<{ readonly query: unknown; readonly body: unknown }, unknown> =>
+    Effect.gen(function* () {
+      const query =
+        route.query === undefined
+          ? undefined
+          : yield* Validation.parse(route.query, Object.fromEntries(url.searchParams))
+      if (route.body === undefined) return { query, body: undefined }
+      let value: unknown
+      if (raw !== undefined && raw.length > 0) {
+        if (contentType === undefined || !JSON_TYPE.test(contentType)) {
+          return yield* HttpFailure.of("unsupported_media_type", "send the body as Content-Type: application/json")
+        }
+        try {
+          value = JSON.parse(raw.toString("utf8"))
+        } catch (error) {
+          return yield* HttpFailure.of("invalid_json", `the body is not valid JSON: ${(error as Error).message}`)
+        }
+      }
+      const body = route.body.patch
+        ? yield* Validation.parsePatch(route.body.schema as never, value)
+        : yield* Validation.parse(route.body.schema, value)
+      return { query, body }
+    })
+
+  return Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const given = request.headers["x-request-id"]
+    const requestId = given !== undefined && SANE_REQUEST_ID.test(given) ? given : randomUUID()
+    const headers: Record<string, string> = { "x-request-id": requestId }
+
+    const outcome: Effect.Effect<{ readonly stored: Stored; readonly replayed: boolean }, never, Services> = Effect.gen(
+      function* () {
+        const url = new URL(request.url, "http://localhost")
+        const found = match(request.method, url.pathname)
+        if (found._tag === "NotFound") return yield* HttpFailure.of("not_found", `no route for ${url.pathname}`)
+        if (found._tag === "MethodNotAllowed") {
+          return yield* HttpFailure.of("method_not_allowed", `allowed: ${found.allow.join(", ")}`, {
+            allow: found.allow.join(", ")
+          })
+        }
+        const { route } = found.mounted
+        // A malformed id can name no record: the same answer as a missing one.
+        for (const value of Object.values(found.params)) {
+          if (!UUID.test(value)) return yield* HttpFailure.of("not_found", "no such record")
+        }
+
+        let principal: Access.Principal | undefined
+        let rateRemaining: number | undefined
+        const guard = route.guard
+        if (guard.kind === "key") {
+          const access = yield* Access.Access
+          principal = yield* access.authenticate(bearerToken(request.headers.authorization), clientAddress(request))
+          const decision = yield* access.budget(principal, guard.spendsBudget)
+          rateRemaining = decision.remaining
+          headers["x-ratelimit-limit"] = String(access.rateLimit)
+          headers["x-ratelimit-remaining"] = String(decision.remaining)
+          // `GET /me` only reports the budget, so it answers even when the budget is spent.
+          if (guard.spendsBudget) yield* Access.refuseWhenSpent(decision, access.rateLimit)
+          yield* Access.authorize(principal, guard.scope, isWriting(route))
+        } else if (guard.kind === "admin") {
+          if (Option.isNone(options.adminToken)) {
+            return yield* HttpFailure.of("not_found", "the admin API is not enabled (set CRM_ADMIN_TOKEN)")
+          }
+          const token = bearerToken(request.headers.authorization)
+          if (token === undefined) {
+            return yield* HttpFailure.of("missing_bearer_token", "send Authorization: Bearer <admin token>")
+          }
+          if (!sameSecret(token, Redacted.value(options.adminToken.value))) {
+            return yield* HttpFailure.of("invalid_api_key", "the admin token is not valid")
+          }
+        }
+
+        const raw =
+          route.body === undefined
+            ? undefined
+            : yield* readBody(NodeHttpServerRequest.toIncomingMessage(request), options.maxBodyBytes)
+        const input = yield* parseInput(route, url, raw, request.headers["content-type"])
+        const run = route
+          .handle({ principal, params: found.params, query: input.query, body: input.body, rateRemaining })
+          .pipe(
+            Effect.map(render),
+            Effect.catchAllCause((cause) => renderFailure(cause, requestId))
+          )
+
+        const idempotencyKey =
+          isWriting(route) && principal !== undefined
+            ? yield* idempotencyKeyOf(request.headers["idempotency-key"])
+            : undefined
+        if (idempotencyKey === undefined || principal === undefined) return { stored: yield* run, replayed: false }
+        const fingerprint = createHash("sha256")
+          .update(`${request.method} ${url.pathname}${url.search}\n`)
+          .update(raw ?? Buffer.alloc(0))
+          .digest("hex")
+        const result = yield* (yield* Idempotency.Idempotency).execute(
+          { keyId: principal.key.id, idempotencyKey },
+          fingerprint,
+          run,
+          storable
+        )
+        return { stored: result.response, replayed: result.replayed }
+      }
+    ).pipe(
+      Effect.catchAllCause((cause) =>
+        Effect.map(renderFailure(cause, requestId), (stored) => ({ stored, replayed: false }))
+      )
+    )
+
+    const { stored, replayed } = yield* outcome
+    const responseHeaders = { ...stored.headers, ...headers, ...(replayed ? { "idempotency-replayed": "true" } : {}) }
+    return stored.status === 204
+      ? HttpServerResponse.empty({ status: 204, headers: responseHeaders })
+      : HttpServerResponse.text(stored.body, { status: stored.status, headers: responseHeaders, contentType: json })
+  })
+}

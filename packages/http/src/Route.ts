@@ -1,0 +1,86 @@
+/**
+ * The route table entry. The router, the request validation and the OpenAPI document are all
+ * read from these records, so they cannot drift apart.
+ */
+import type { Access, Companies, Contacts, Events, Idempotency } from "@crm/core"
+import type * as Effect from "effect/Effect"
+import type { z } from "zod"
+import type { ErrorCode } from "./ErrorStatus.js"
+import type { Reply } from "./Reply.js"
+
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
+
+/** Every kernel service a handler may call. */
+export type Services = Access.Access | Contacts.Contacts | Companies.Companies | Events.Events | Idempotency.Idempotency
+
+/** Who may call a route: an API key (with a scope), the operator's admin token, or anyone. */
+export type Guard =
+  | { readonly kind: "key"; readonly scope: Access.Scope; readonly spendsBudget: boolean }
+  | { readonly kind: "admin" }
+  | { readonly kind: "public" }
+
+export interface Context<Q, B> {
+  readonly principal: Access.Principal | undefined
+  readonly params: Readonly<Record<string, string>>
+  readonly query: Q
+  readonly body: B
+  readonly rateRemaining: number | undefined
+}
+
+export interface Route {
+  readonly method: Method
+  /** OpenAPI-style template relative to the mount point, e.g. `/contacts/{id}`. */
+  readonly path: string
+  readonly operationId: string
+  readonly summary: string
+  readonly tag: string
+  readonly guard: Guard
+  readonly query: z.ZodObject | undefined
+  readonly body: { readonly schema: z.ZodType; readonly patch: boolean } | undefined
+  readonly success: { readonly status: number; readonly schema: z.ZodType | undefined; readonly description: string }
+  readonly errors: ReadonlyArray<ErrorCode>
+  readonly handle: (context: Context<unknown, unknown>) => Effect.Effect<Reply, unknown, Services>
+}
+
+export interface RouteSpec<Q extends z.ZodObject | undefined, B extends z.ZodType | undefined> {
+  readonly method: Method
+  readonly path: string
+  readonly operationId: string
+  readonly summary: string
+  readonly tag: string
+  readonly guard: Guard
+  readonly query?: Q
+  readonly body?: B
+  /** A PATCH body: no known field is `no_fields_to_update` rather than `validation_failed`. */
+  readonly patch?: boolean
+  readonly success: { readonly status: number; readonly schema?: z.ZodType; readonly description: string }
+  readonly errors: ReadonlyArray<ErrorCode>
+  readonly handle: (
+    context: Context<Q extends z.ZodObject ? z.output<Q> : undefined, B extends z.ZodType ? z.output<B> : undefined>
+  ) => Effect.Effect<Reply, unknown, Services>
+}
+
+/** Keeps each handler typed against its own schemas while the table holds them uniformly. */
+export const route = <Q extends z.ZodObject | undefined = undefined, B extends z.ZodType | undefined = undefined>(
+  spec: RouteSpec<Q, B>
+): Route => ({
+  method: spec.method,
+  path: spec.path,
+  operationId: spec.operationId,
+  summary: spec.summary,
+  tag: spec.tag,
+  guard: spec.guard,
+  query: spec.query,
+  body: spec.body === undefined ? undefined : { schema: spec.body, patch: spec.patch ?? false },
+  success: { status: spec.success.status, schema: spec.success.schema, description: spec.success.description },
+  errors: spec.errors,
+  // The pipeline validates query and body with the same schemas before calling, so the erasure is safe.
+  handle: spec.handle as unknown as Route["handle"]
+})
+
+export const read = (spendsBudget = true): Guard => ({ kind: "key", scope: "read", spendsBudget })
+export const write: Guard = { kind: "key", scope: "write", spendsBudget: true }
+export const admin: Guard = { kind: "admin" }
+export const open: Guard = { kind: "public" }
+
+export const isWriting = (route: Route): boolean => route.method !== "GET"
