@@ -1,0 +1,84 @@
+/**
+ * The composition root: kernel services over a chosen storage, the HTTP app, and the
+ * background jobs. Tests build exactly this layer, so they exercise what ships.
+ */
+
+import { createServer } from "node:http"
+import { Access, Events, Idempotency, Kernel } from "@crm/core"
+import { Api, App } from "@crm/http"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
+import type { StoragePorts } from "./Storage.js"
+
+export interface ServerOptions {
+  readonly port: number
+  readonly host: string
+  readonly adminToken: Option.Option<Redacted.Redacted<string>>
+  readonly trustedProxies: ReadonlyArray<string>
+  /** On an empty store, create a first organisation and key and print the key (once, to stdout). */
+  readonly bootstrap: boolean
+  readonly rateLimit: number
+}
+
+const firstRun = (options: ServerOptions) =>
+  Layer.effectDiscard(
+    Effect.gen(function* () {
+      const created = yield* (yield* Access.Access).bootstrap
+      if (created._tag === "None") return
+      const { organisation, key } = created.value
+      // The only time this key is ever shown: it is stored as a hash.
+      console.log(
+        [
+          "",
+          `Created organisation "${organisation.name}" (${organisation.id}) and an API key with every scope:`,
+          "",
+          `  ${key.key}`,
+          "",
+          `It is shown once. Try: curl -H "Authorization: Bearer ${key.key}" http://${options.host}:${options.port}/api/v1/me`,
+          ""
+        ].join("\n")
+      )
+    })
+  )
+
+/** Retention jobs: events older than thirty days and idempotency records past their window. */
+const housekeeping = Layer.scopedDiscard(
+  Effect.gen(function* () {
+    const events = yield* Events.Events
+    const idempotency = yield* Idempotency.Idempotency
+    const sweep = Effect.all([events.purge, idempotency.purge]).pipe(
+      Effect.catchAll((error) => Effect.logWarning("housekeeping failed; retrying at the next run", error))
+    )
+    yield* Effect.forkScoped(Effect.repeat(sweep, Schedule.spaced("1 hour")))
+  })
+)
+
+export const kernel = <E, R>(storage: Layer.Layer<StoragePorts, E, R>, options: Kernel.KernelOptions) =>
+  Kernel.layerWith(options).pipe(Layer.provideMerge(storage))
+
+export const http = (options: ServerOptions) =>
+  HttpServer.serve(
+    App.makeApp(Api.table, {
+      adminToken: options.adminToken,
+      trustedProxies: options.trustedProxies,
+      maxBodyBytes: App.MAX_BODY_BYTES
+    })
+  ).pipe(
+    HttpServer.withLogAddress,
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: options.port, host: options.host }))
+  )
+
+/**
+ * Storage and services are provided outside the HTTP layer so they are built (migrations run)
+ * before the socket listens: a request never waits on a half-built dependency.
+ */
+export const layer = <E, R>(options: ServerOptions, storage: Layer.Layer<StoragePorts, E, R>) =>
+  Layer.mergeAll(http(options), housekeeping, options.bootstrap ? firstRun(options) : Layer.empty).pipe(
+    Layer.provide(kernel(storage, options)),
+    Layer.provide(Layer.setTracerEnabled(false))
+  )

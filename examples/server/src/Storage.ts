@@ -1,0 +1,31 @@
+/** Which store the server runs on: PostgreSQL when DATABASE_URL is set, else embedded PGlite (or memory). */
+import type { Kernel } from "@crm/core"
+import * as StorageMemory from "@crm/storage-memory"
+import * as StoragePg from "@crm/storage-pg"
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+
+export type StoragePorts = Kernel.StoragePorts
+
+export const StorageConfig = Config.all({
+  databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
+  dataDir: Config.string("CRM_DATA_DIR").pipe(Config.withDefault("./data")),
+  kind: Config.literal("pglite", "postgres", "memory")("CRM_STORAGE").pipe(Config.option)
+})
+
+export const describe = (config: Config.Config.Success<typeof StorageConfig>): string =>
+  Option.isSome(config.kind) && config.kind.value === "memory"
+    ? "memory (nothing is kept when the process stops)"
+    : Option.isSome(config.databaseUrl)
+      ? "PostgreSQL (DATABASE_URL)"
+      : `PGlite in ${config.dataDir}`
+
+export const layerFrom = (config: Config.Config.Success<typeof StorageConfig>): Layer.Layer<StoragePorts, unknown> => {
+  if (Option.isSome(config.kind) && config.kind.value === "memory") return StorageMemory.layer
+  if (Option.isSome(config.databaseUrl)) return StoragePg.layerServer({ url: config.databaseUrl.value })
+  return StoragePg.layerPglite({ dataDir: config.dataDir })
+}
+
+export const layerConfig: Layer.Layer<StoragePorts, unknown> = Layer.unwrapEffect(Effect.map(StorageConfig, layerFrom))

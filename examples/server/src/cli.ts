@@ -1,0 +1,161 @@
+/**
+ * `crm`: serve the API, run migrations, and manage organisations and keys as a thin client of
+ * the admin API (so the command line and a settings page go through the same rules).
+ */
+
+import { readFileSync } from "node:fs"
+import { parseArgs } from "node:util"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Server from "./Server.js"
+import * as Storage from "./Storage.js"
+
+const HELP = `crm — the CRM kernel's server and admin command line
+
+Usage:
+  crm serve                         serve the REST API (PGlite in CRM_DATA_DIR, or DATABASE_URL)
+  crm migrate                       apply database migrations and exit
+  crm org create --name NAME [--settings FILE]
+  crm org show ORG_ID
+  crm org settings ORG_ID --file FILE     replace the settings document
+  crm key create ORG_ID --scopes read,write [--name NAME] [--expires-at ISO] [--allowed-ips CIDR,...]
+  crm key revoke KEY_ID
+
+Environment:
+  PORT (3000), HOST (127.0.0.1), DATABASE_URL, CRM_DATA_DIR (./data), CRM_STORAGE (pglite|postgres|memory),
+  CRM_ADMIN_TOKEN (enables the admin API; the org and key commands send it),
+  CRM_TRUSTED_PROXIES (comma-separated proxy addresses/CIDRs whose X-Forwarded-For is believed),
+  CRM_RATE_LIMIT (requests per key per rolling minute, default 120),
+  CRM_URL (admin commands: the server to talk to, default http://HOST:PORT)
+`
+
+const ServeConfig = Config.all({
+  port: Config.integer("PORT").pipe(Config.withDefault(3000)),
+  host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
+  adminToken: Config.option(Config.redacted("CRM_ADMIN_TOKEN")),
+  rateLimit: Config.integer("CRM_RATE_LIMIT").pipe(Config.withDefault(120)),
+  trustedProxies: Config.string("CRM_TRUSTED_PROXIES").pipe(
+    Config.withDefault(""),
+    Config.map((value) =>
+      value
+        .split(",")
+        .map((entry) => entry.trim())
+        .filter((entry) => entry.length > 0)
+    )
+  )
+})
+
+const serve = Effect.gen(function* () {
+  const options = yield* ServeConfig
+  const storage = yield* Storage.StorageConfig
+  yield* Effect.logInfo(`storage: ${Storage.describe(storage)}`)
+  return yield* Layer.launch(Server.layer({ ...options, bootstrap: true }, Storage.layerFrom(storage)))
+})
+
+const migrate = Effect.gen(function* () {
+  const storage = yield* Storage.StorageConfig
+  yield* Layer.build(Storage.layerFrom(storage)).pipe(Effect.scoped)
+  yield* Effect.logInfo(`migrations applied: ${Storage.describe(storage)}`)
+})
+
+class CliError {
+  readonly _tag = "CliError"
+  constructor(readonly message: string) {}
+}
+
+const adminCall = (method: string, path: string, body?: unknown) =>
+  Effect.gen(function* () {
+    const options = yield* ServeConfig
+    const base = yield* Config.string("CRM_URL").pipe(Config.withDefault(`http://${options.host}:${options.port}`))
+    const token = options.adminToken
+    if (Option.isNone(token)) return yield* Effect.fail(new CliError("set CRM_ADMIN_TOKEN to use the admin commands"))
+    const response = yield* Effect.tryPromise({
+      try: () =>
+        fetch(`${base}/admin/v1${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${Redacted.value(token.value)}`,
+            ...(body === undefined ? {} : { "content-type": "application/json" })
+          },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) })
+        }),
+      catch: (error) => new CliError(`cannot reach ${base}: ${String(error)}`)
+    })
+    const text = yield* Effect.promise(() => response.text())
+    console.log(text === "" ? JSON.stringify({ status: response.status }) : text)
+    if (!response.ok) return yield* Effect.fail(new CliError(`the server answered ${response.status}`))
+  })
+
+const readJson = (file: string) =>
+  Effect.try({
+    try: () => JSON.parse(readFileSync(file, "utf8")) as unknown,
+    catch: (error) => new CliError(`cannot read ${file}: ${String(error)}`)
+  })
+
+const list = (value: string | undefined) =>
+  value === undefined
+    ? undefined
+    : value
+        .split(",")
+        .map((entry) => entry.trim())
+        .filter((entry) => entry.length > 0)
+
+const command = (argv: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const { positionals, values } = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: {
+        help: { type: "boolean", short: "h" },
+        name: { type: "string" },
+        settings: { type: "string" },
+        file: { type: "string" },
+        scopes: { type: "string" },
+        "expires-at": { type: "string" },
+        "allowed-ips": { type: "string" }
+      }
+    })
+    const [area, action, id] = positionals
+    if (values.help === true || area === undefined || area === "help") return console.log(HELP)
+    if (area === "serve") return yield* serve
+    if (area === "migrate") return yield* migrate
+    if (area === "org" && action === "create") {
+      if (values.name === undefined) return yield* Effect.fail(new CliError("--name is required"))
+      const settings = values.settings === undefined ? undefined : yield* readJson(values.settings)
+      return yield* adminCall("POST", "/organisations", {
+        name: values.name,
+        ...(settings === undefined ? {} : { settings })
+      })
+    }
+    if (area === "org" && action === "show" && id !== undefined) return yield* adminCall("GET", `/organisations/${id}`)
+    if (area === "org" && action === "settings" && id !== undefined && values.file !== undefined) {
+      return yield* adminCall("PUT", `/organisations/${id}/settings`, yield* readJson(values.file))
+    }
+    if (area === "key" && action === "create" && id !== undefined) {
+      return yield* adminCall("POST", `/organisations/${id}/keys`, {
+        scopes: list(values.scopes) ?? ["read"],
+        ...(values.name === undefined ? {} : { name: values.name }),
+        ...(values["expires-at"] === undefined ? {} : { expires_at: values["expires-at"] }),
+        ...(values["allowed-ips"] === undefined ? {} : { allowed_ips: list(values["allowed-ips"]) })
+      })
+    }
+    if (area === "key" && action === "revoke" && id !== undefined) return yield* adminCall("DELETE", `/keys/${id}`)
+    return yield* Effect.fail(new CliError(`unknown command: ${positionals.join(" ")}\n\n${HELP}`))
+  })
+
+export const main = (argv: ReadonlyArray<string>) =>
+  command(argv).pipe(
+    Effect.catchIf(
+      (error): error is CliError => error instanceof CliError,
+      (error) =>
+        Effect.sync(() => {
+          console.error(error.message)
+          process.exitCode = 1
+        })
+    ),
+    NodeRuntime.runMain
+  )
