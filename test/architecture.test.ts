@@ -1,0 +1,71 @@
+/**
+ * The dependency arrows of architecture.md, enforced: a package may import only what its arrow
+ * allows, nothing imports an example, and no package reads process.env.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs"
+import { join, relative } from "node:path"
+import { describe, expect, it } from "vitest"
+
+const root = join(import.meta.dirname, "..")
+
+const allowed: Record<string, ReadonlyArray<RegExp>> = {
+  "packages/core": [/^effect(\/|$)/, /^zod$/],
+  "packages/storage-memory": [/^@crm\/core$/, /^effect(\/|$)/],
+  "packages/storage-pg": [
+    /^@crm\/core$/,
+    /^effect(\/|$)/,
+    /^@effect\/(sql|sql-pg|experimental|platform|platform-node)(\/|$)/,
+    /^@electric-sql\/pglite(\/|$)/,
+    /^pg(\/|$)/,
+    /^node:module$/
+  ],
+  "packages/http": [
+    /^@crm\/core$/,
+    /^effect(\/|$)/,
+    /^@effect\/(platform|platform-node)(\/|$)/,
+    /^zod$/,
+    /^node:(crypto|http)$/
+  ]
+}
+
+const sources = (dir: string): Array<string> =>
+  readdirSync(dir).flatMap((entry) => {
+    const path = join(dir, entry)
+    if (statSync(path).isDirectory()) return sources(path)
+    return path.endsWith(".ts") ? [path] : []
+  })
+
+const importsOf = (file: string): Array<string> => {
+  const text = readFileSync(file, "utf8")
+  return [
+    ...text.matchAll(/(?:^|\n)\s*(?:import|export)[^"';]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g)
+  ].map((match) => match[1] ?? match[2]!)
+}
+
+describe("architecture", () => {
+  for (const [pkg, rules] of Object.entries(allowed)) {
+    it(`${pkg} imports only along its arrows`, () => {
+      const offending: Array<string> = []
+      let seen = 0
+      for (const file of sources(join(root, pkg, "src"))) {
+        for (const specifier of importsOf(file)) {
+          seen++
+          if (specifier.startsWith(".")) continue
+          if (!rules.some((rule) => rule.test(specifier))) offending.push(`${relative(root, file)} → ${specifier}`)
+        }
+        if (/process\.env/.test(readFileSync(file, "utf8"))) offending.push(`${relative(root, file)} reads process.env`)
+      }
+      expect(offending).toEqual([])
+      expect(seen).toBeGreaterThan(5)
+    })
+  }
+
+  it("keeps the core free of I/O modules", () => {
+    for (const file of sources(join(root, "packages/core/src"))) {
+      expect(
+        importsOf(file).filter((s) => s.startsWith("node:")),
+        relative(root, file)
+      ).toEqual([])
+    }
+  })
+})

@@ -1,0 +1,1346 @@
+/**
+ * The one storage contract: every adapter (memory, PGlite, a PostgreSQL server) must pass it
+ * unchanged. `makeLayer` is called once per test and must give an isolated, empty store, because
+ * some cases observe the whole store (organisation counts, purges, event ids).
+ *
+ * Tests run on the live clock (`it.live`): adapters may time out or sleep inside, and the
+ * concurrency cases need real scheduling.
+ */
+import { createHash } from "node:crypto"
+import type { Kernel, Settings } from "@crm/core"
+import { Access, Companies, Contacts, Errors, Events, Idempotency, Transaction } from "@crm/core"
+import { describe, expect, it } from "@effect/vitest"
+import * as Cause from "effect/Cause"
+import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import type * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+
+export type StoragePorts = Kernel.StoragePorts
+
+type Contact = Contacts.Contact
+type Company = Companies.Company
+type Organisation = Settings.Organisation
+
+const T0 = Date.parse("2026-01-01T00:00:00.000Z")
+/** A timestamp `ms` after a fixed origin, in the wire form (UTC, milliseconds). */
+const at = (ms: number): string => new Date(T0 + ms).toISOString()
+const page = (limit: number, offset = 0) => ({ limit, offset })
+const ids = (rows: ReadonlyArray<{ readonly id: string }>): Array<string> => rows.map((row) => row.id)
+const uuid = (): string => crypto.randomUUID()
+
+/** The order every list promises: newest `created_at` first, ties by id descending. */
+const newestFirst = <A extends { readonly id: string; readonly created_at: string }>(
+  rows: ReadonlyArray<A>
+): Array<A> =>
+  [...rows].sort((a, b) =>
+    a.created_at !== b.created_at ? (a.created_at < b.created_at ? 1 : -1) : a.id < b.id ? 1 : a.id > b.id ? -1 : 0
+  )
+
+const settingsFor = (name: string): Settings.Settings => ({
+  name,
+  timezone: "UTC",
+  default_currency: "EUR",
+  payment_terms_days: 14,
+  plan: { read_only: false, max_contacts: null, max_companies: null },
+  pipelines: [
+    {
+      id: uuid(),
+      name: "Sales",
+      stages: [
+        { id: uuid(), name: "Qualified", kind: "open", required_fields: [] },
+        { id: uuid(), name: "Won", kind: "won", required_fields: ["value"] },
+        { id: uuid(), name: "Lost", kind: "lost", required_fields: [] }
+      ]
+    }
+  ],
+  record_types: [],
+  stock: { low_stock_threshold: 5 }
+})
+
+const organisation = (name: string): Organisation => ({ id: uuid(), name, settings: settingsFor(name) })
+
+const person = (overrides: Partial<Contact> = {}): Contact => ({
+  id: uuid(),
+  first_name: null,
+  last_name: null,
+  email: null,
+  phone: null,
+  company_id: null,
+  status: "lead",
+  source: null,
+  custom: {},
+  created_at: at(0),
+  updated_at: at(0),
+  ...overrides
+})
+
+const firm = (overrides: Partial<Company> = {}): Company => ({
+  id: uuid(),
+  name: "Acme",
+  domain: null,
+  email: null,
+  vat_number: null,
+  city: null,
+  country: null,
+  custom: {},
+  created_at: at(0),
+  updated_at: at(0),
+  ...overrides
+})
+
+const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex")
+
+const apiKey = (organisationId: string, overrides: Partial<Access.ApiKeyRecord> = {}): Access.ApiKeyRecord => ({
+  id: uuid(),
+  organisation_id: organisationId,
+  name: null,
+  hash: sha256(uuid()),
+  scopes: ["read", "write"],
+  expires_at: null,
+  allowed_ips: [],
+  revoked_at: null,
+  created_at: at(0),
+  ...overrides
+})
+
+/** Two organisations, so that every case can also check that the other one sees nothing. */
+const seed = Effect.gen(function* () {
+  const access = yield* Access.AccessRepository
+  const a = organisation("Alpha")
+  const b = organisation("Beta")
+  yield* access.insertOrganisation(a, at(0))
+  yield* access.insertOrganisation(b, at(0))
+  return { a, b }
+})
+
+const newKey = (organisationId: string) =>
+  Effect.gen(function* () {
+    const key = apiKey(organisationId)
+    yield* (yield* Access.AccessRepository).insertKey(key)
+    return key
+  })
+
+/** The refusal names the live holder of the address, so a client can link to it. */
+const expectEmailTaken = (error: unknown, holder: string): void => {
+  expect(error).toBeInstanceOf(Errors.EmailAlreadyExists)
+  const refused = error as Errors.EmailAlreadyExists
+  expect(refused.code).toBe("email_already_exists")
+  expect(refused.detail).toEqual({ id: holder, message: "a live contact already has this email" })
+}
+
+class Boom extends Data.TaggedError("Boom")<{ readonly step: string }> {}
+
+const allEvents = (organisationId: string) =>
+  Effect.flatMap(Events.EventLog, (log) => log.after(organisationId, { since: 0n, event: undefined, limit: 1000 }))
+
+const expectIncreasing = (eventIds: ReadonlyArray<string>) => {
+  for (const id of eventIds) expect(id).toMatch(/^[1-9]\d*$/)
+  for (let i = 1; i < eventIds.length; i++) expect(BigInt(eventIds[i]!) > BigInt(eventIds[i - 1]!)).toBe(true)
+}
+
+export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, unknown>): void => {
+  const test = <A, E>(title: string, body: Effect.Effect<A, E, StoragePorts>, timeout = 60_000) =>
+    it.live(title, () => Effect.provide(body, makeLayer()), timeout)
+
+  describe(`storage contract: ${name}`, () => {
+    describe("ContactRepository", () => {
+      test(
+        "round-trips every field, and only within its organisation",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const repo = yield* Contacts.ContactRepository
+          const company = firm({ name: "Lee Ltd" })
+          yield* (yield* Companies.CompanyRepository).insert(a.id, company)
+          const ann = person({
+            first_name: "Ann",
+            last_name: "Lee",
+            email: "ann@example.com",
+            phone: "+420 123 456 789",
+            company_id: company.id,
+            status: "customer",
+            source: "web form",
+            custom: { tier: "gold", score: 3, tags: ["vip", "b2b"], nested: { ok: true, none: null } },
+            created_at: at(1),
+            updated_at: at(2)
+          })
+          const expected = structuredClone(ann)
+          yield* repo.insert(a.id, ann)
+          // What is stored must not alias the caller's objects, in either direction.
+          ;(ann.custom as { tier: string }).tier = "changed after insert"
+          const got = Option.getOrThrow(yield* repo.get(a.id, ann.id))
+          expect(got).toEqual(expected)
+          ;(got.custom as { tier: string }).tier = "changed after get"
+          expect(Option.getOrThrow(yield* repo.get(a.id, ann.id))).toEqual(expected)
+
+          expect(Option.isNone(yield* repo.get(b.id, ann.id))).toBe(true)
+          expect(Option.isNone(yield* repo.get(a.id, uuid()))).toBe(true)
+          expect(yield* repo.list(b.id, {}, page(50))).toEqual([])
+          expect(ids(yield* repo.list(a.id, {}, page(50)))).toEqual([ann.id])
+          expect(yield* repo.countLive(a.id)).toBe(1)
+          expect(yield* repo.countLive(b.id)).toBe(0)
+        })
+      )
+
+      test(
+        "update replaces the fields; another organisation can neither change nor see it",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const repo = yield* Contacts.ContactRepository
+          const ann = person({ first_name: "Ann", email: "ann@example.com", custom: { a: 1 } })
+          yield* repo.insert(a.id, ann)
+          const changed: Contact = {
+            ...ann,
+            first_name: "Anna",
+            last_name: "Lee",
+            email: null,
+            phone: "123",
+            status: "prospect",
+            source: "import",
+            custom: { b: [1, 2] },
+            updated_at: at(10)
+          }
+          yield* repo.update(a.id, changed)
+          expect(Option.getOrThrow(yield* repo.get(a.id, ann.id))).toEqual(changed)
+
+          yield* Effect.either(repo.update(b.id, { ...changed, first_name: "Mallory" }))
+          expect(Option.getOrThrow(yield* repo.get(a.id, ann.id))).toEqual(changed)
+          expect(Option.isNone(yield* repo.get(b.id, ann.id))).toBe(true)
+          expect(yield* repo.countLive(b.id)).toBe(0)
+        })
+      )
+
+      test(
+        "archive hides the contact from get, list and countLive, once, and only in its organisation",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const repo = yield* Contacts.ContactRepository
+          const ann = person({ first_name: "Ann", created_at: at(1) })
+          const bob = person({ first_name: "Bob", created_at: at(2) })
+          yield* repo.insert(a.id, ann)
+          yield* repo.insert(a.id, bob)
+
+          expect(yield* repo.archive(b.id, ann.id, at(5))).toBe(false)
+          expect(Option.isSome(yield* repo.get(a.id, ann.id))).toBe(true)
+
+          expect(yield* repo.archive(a.id, ann.id, at(5))).toBe(true)
+          expect(Option.isNone(yield* repo.get(a.id, ann.id))).toBe(true)
+          expect(ids(yield* repo.list(a.id, {}, page(50)))).toEqual([bob.id])
+          expect(ids(yield* repo.list(a.id, { q: "ann" }, page(50)))).toEqual([])
+          expect(yield* repo.countLive(a.id)).toBe(1)
+
+          expect(yield* repo.archive(a.id, ann.id, at(6))).toBe(false)
+          expect(yield* repo.archive(a.id, uuid(), at(6))).toBe(false)
+
+          // An update never brings an archived contact back.
+          yield* Effect.either(repo.update(a.id, { ...ann, first_name: "Ghost", updated_at: at(7) }))
+          expect(Option.isNone(yield* repo.get(a.id, ann.id))).toBe(true)
+          expect(yield* repo.countLive(a.id)).toBe(1)
+        })
+      )
+
+      test(
+        "at most one live contact per address, and the refusal names the holder",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const repo = yield* Contacts.ContactRepository
+          const holder = person({ first_name: "Ann", email: "ann@example.com" })
+          yield* repo.insert(a.id, holder)
+
+          const second = person({ first_name: "Other Ann", email: "ann@example.com" })
+          const refused = yield* Effect.flip(repo.insert(a.id, second))
+          expectEmailTaken(refused, holder.id)
+          expect(Option.isNone(yield* repo.get(a.id, second.id))).toBe(true)
+          expect(yield* repo.countLive(a.id)).toBe(1)
+
+          // The rule is per organisation, and a missing address never conflicts.
+          yield* repo.insert(b.id, person({ email: "ann@example.com" }))
+          yield* repo.insert(a.id, person({ first_name: "No mail 1" }))
+          yield* repo.insert(a.id, person({ first_name: "No mail 2" }))
+          expect(yield* repo.countLive(a.id)).toBe(3)
+          expect(yield* repo.countLive(b.id)).toBe(1)
+        })
+      )
+
+      test(
+        "archiving frees the address for a new contact",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const repo = yield* Contacts.ContactRepository
+          const first = person({ email: "ann@example.com" })
+          yield* repo.insert(a.id, first)
+          expect(yield* repo.archive(a.id, first.id, at(1))).toBe(true)
+          const next = person({ email: "ann@example.com", created_at: at(2), updated_at: at(2) })
+          yield* repo.insert(a.id, next)
+          expect(Option.getOrThrow(yield* repo.get(a.id, next.id))).toEqual(next)
+          expect(ids(yield* repo.list(a.id, { email: "ann@example.com" }, page(50)))).toEqual([next.id])
+        })
+      )
+
+      test(
+        "an update to an address held by another live contact is refused; keeping or leaving one's own is not",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const repo = yield* Contacts.ContactRepository
+          const x = person({ first_name: "X", email: "x@example.com" })
+          const y = person({ first_name: "Y", email: "y@example.com" })
+          yield* repo.insert(a.id, x)
+          yield* repo.insert(a.id, y)
+
+          const refused = yield* Effect.flip(repo.update(a.id, { ...y, email: "x@example.com", updated_at: at(1) }))
+          expectEmailTaken(refused, x.id)
+          expect(Option.getOrThrow(yield* repo.get(a.id, y.id))).toEqual(y)
+
+          const renamed = { ...x, first_name: "Xavier", updated_at: at(2) }
+          yield* repo.update(a.id, renamed)
+          expect(Option.getOrThrow(yield* repo.get(a.id, x.id))).toEqual(renamed)
+
+          // Moving to a new address frees the old one.
+          yield* repo.update(a.id, { ...y, email: "z@example.com", updated_at: at(3) })
+          yield* repo.insert(a.id, person({ email: "y@example.com" }))
+          const stillTaken = yield* Effect.flip(repo.insert(a.id, person({ email: "z@example.com" })))
+          expectEmailTaken(stillTaken, y.id)
+        })
+      )
+
+      test(
+        "list filters: exact email, status, updated_since (inclusive), q over each field, all combined",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const repo = yield* Contacts.ContactRepository
+          const ann = person({
+            first_name: "Ann",
+            last_name: "Smith",
+            email: "ann@example.com",
+            phone: "+1 555 0100",
+            status: "lead",
+            created_at: at(1),
+            updated_at: at(100)
+          })
+          const joann = person({
+            first_name: "Joann",
+            last_name: "Brown",
+            email: "joann@example.com",
+            phone: "+1 555 0200",
+            status: "customer",
+            created_at: at(2),
+            updated_at: at(200)
+          })
+          const bob = person({
+            first_name: "Bob",
+            last_name: "Annable",
+            email: "bob@other.org",
+            status: "customer",
+            created_at: at(3),
+            updated_at: at(300)
+          })
+          const carl = person({
+            email: "carl@x.io",
+            phone: "+420 999 888",
+            status: "prospect",
+            created_at: at(4),
+            updated_at: at(400)
+          })
+          const annie = person({
+            first_name: "Annie",
+            email: "annie@example.com",
+            status: "customer",
+            created_at: at(5),
+            updated_at: at(500)
+          })
+          for (const contact of [ann, joann, bob, carl, annie]) yield* repo.insert(a.id, contact)
+          yield* repo.insert(
+            b.id,
+            person({ first_name: "Ann", email: "ann@example.com", status: "customer", created_at: at(6) })
+          )
+          expect(yield* repo.archive(a.id, annie.id, at(600))).toBe(true)
+
+          const list = (filter: Contacts.ContactFilter) => Effect.map(repo.list(a.id, filter, page(50)), ids)
+          expect(yield* list({})).toEqual(ids([carl, bob, joann, ann]))
+          expect(yield* list({ email: "ann@example.com" })).toEqual([ann.id])
+          expect(yield* list({ email: "annie@example.com" })).toEqual([])
+          expect(yield* list({ email: "nobody@example.com" })).toEqual([])
+          expect(yield* list({ status: "customer" })).toEqual(ids([bob, joann]))
+          expect(yield* list({ status: "inactive" })).toEqual([])
+          expect(yield* list({ updatedSince: at(200) })).toEqual(ids([carl, bob, joann]))
+          expect(yield* list({ updatedSince: at(201) })).toEqual(ids([carl, bob]))
+          expect(yield* list({ updatedSince: at(401) })).toEqual([])
+          expect(yield* list({ q: "ann" })).toEqual(ids([bob, joann, ann]))
+          expect(yield* list({ q: "ANN" })).toEqual(ids([bob, joann, ann]))
+          expect(yield* list({ q: "smith" })).toEqual([ann.id])
+          expect(yield* list({ q: "@EXAMPLE.com" })).toEqual(ids([joann, ann]))
+          expect(yield* list({ q: "999 8" })).toEqual([carl.id])
+          expect(yield* list({ q: "555" })).toEqual(ids([joann, ann]))
+          expect(yield* list({ q: "nothing like it" })).toEqual([])
+          expect(yield* list({ status: "customer", q: "ann" })).toEqual(ids([bob, joann]))
+          expect(yield* list({ status: "customer", q: "ann", updatedSince: at(250) })).toEqual([bob.id])
+          expect(yield* list({ email: "ann@example.com", status: "customer" })).toEqual([])
+          expect(
+            yield* list({ email: "joann@example.com", status: "customer", updatedSince: at(200), q: "brown" })
+          ).toEqual([joann.id])
+        })
+      )
+
+      test(
+        "q matches %, _, * and \\ literally",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const repo = yield* Contacts.ContactRepository
+          const names = ["100% sure", "1000 sure", "a_b", "axb", "star*", "starry", "back\\slash", "backslash"]
+          const byName = new Map<string, string>()
+          for (const [i, first_name] of names.entries()) {
+            const contact = person({ first_name, created_at: at(i) })
+            byName.set(first_name, contact.id)
+            yield* repo.insert(a.id, contact)
+          }
+          const q = (text: string) =>
+            Effect.map(repo.list(a.id, { q: text }, page(50)), (rows) => rows.map((row) => row.first_name).sort())
+          expect(yield* q("%")).toEqual(["100% sure"])
+          expect(yield* q("0% s")).toEqual(["100% sure"])
+          expect(yield* q("_")).toEqual(["a_b"])
+          expect(yield* q("a_b")).toEqual(["a_b"])
+          expect(yield* q("*")).toEqual(["star*"])
+          expect(yield* q("r*")).toEqual(["star*"])
+          expect(yield* q("\\")).toEqual(["back\\slash"])
+          expect(yield* q("k\\s")).toEqual(["back\\slash"])
+          expect(yield* q("%%")).toEqual([])
+        })
+      )
+
+      test(
+        "order is newest created_at first with ties by id descending; pages hold at most limit + 1 rows",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const repo = yield* Contacts.ContactRepository
+          const times = [0, 10, 10, 10, 20, 30, 30, 10]
+          const contacts = times.map((t, i) =>
+            person({ first_name: `P${i}`, created_at: at(t), updated_at: at(100 - t) })
+          )
+          for (const contact of contacts) yield* repo.insert(a.id, contact)
+          const expected = ids(newestFirst(contacts))
+
+          expect(ids(yield* repo.list(a.id, {}, page(100)))).toEqual(expected)
+          expect(ids(yield* repo.list(a.id, {}, page(3)))).toEqual(expected.slice(0, 4))
+          expect(ids(yield* repo.list(a.id, {}, page(3, 3)))).toEqual(expected.slice(3, 7))
+          expect(ids(yield* repo.list(a.id, {}, page(3, 6)))).toEqual(expected.slice(6, 8))
+          expect(ids(yield* repo.list(a.id, {}, page(3, 8)))).toEqual([])
+          expect(ids(yield* repo.list(a.id, {}, page(1, 7)))).toEqual(expected.slice(7))
+          expect(ids(yield* repo.list(a.id, {}, page(8)))).toEqual(expected)
+
+          // Walking the pages as a client does visits every contact exactly once, in order.
+          const walked: Array<string> = []
+          for (let offset = 0; ; offset += 2) {
+            const rows = yield* repo.list(a.id, {}, page(2, offset))
+            walked.push(...ids(rows.slice(0, 2)))
+            if (rows.length <= 2) break
+          }
+          expect(walked).toEqual(expected)
+        })
+      )
+    })
+
+    describe("CompanyRepository", () => {
+      test(
+        "round-trips every field, and only within its organisation",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const repo = yield* Companies.CompanyRepository
+          const acme = firm({
+            name: "Acme s.r.o.",
+            domain: "acme.cz",
+            email: "info@acme.cz",
+            vat_number: "CZ12345678",
+            city: "Brno",
+            country: "CZ",
+            custom: { segment: "smb", employees: 12, nested: { list: [1, "two"] } },
+            created_at: at(1),
+            updated_at: at(2)
+          })
+          const expected = structuredClone(acme)
+          yield* repo.insert(a.id, acme)
+          ;(acme.custom as { segment: string }).segment = "changed after insert"
+          expect(Option.getOrThrow(yield* repo.get(a.id, acme.id))).toEqual(expected)
+          expect(Option.isNone(yield* repo.get(b.id, acme.id))).toBe(true)
+          expect(Option.isNone(yield* repo.get(a.id, uuid()))).toBe(true)
+          expect(yield* repo.list(b.id, {}, page(50))).toEqual([])
+          expect(yield* repo.countLive(a.id)).toBe(1)
+          expect(yield* repo.countLive(b.id)).toBe(0)
+        })
+      )
+
+      test(
+        "update, archive and isolation between organisations",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const repo = yield* Companies.CompanyRepository
+          const acme = firm({ name: "Acme", created_at: at(1) })
+          const globex = firm({ name: "Globex", created_at: at(2) })
+          yield* repo.insert(a.id, acme)
+          yield* repo.insert(a.id, globex)
+
+          const changed = {
+            ...acme,
+            name: "Acme Group",
+            domain: "acme.com",
+            city: "Praha",
+            custom: { x: true },
+            updated_at: at(10)
+          }
+          yield* repo.update(a.id, changed)
+          expect(Option.getOrThrow(yield* repo.get(a.id, acme.id))).toEqual(changed)
+          yield* Effect.either(repo.update(b.id, { ...changed, name: "Hijacked" }))
+          expect(Option.getOrThrow(yield* repo.get(a.id, acme.id))).toEqual(changed)
+          expect(Option.isNone(yield* repo.get(b.id, acme.id))).toBe(true)
+
+          expect(yield* repo.archive(b.id, acme.id, at(20))).toBe(false)
+          expect(yield* repo.archive(a.id, acme.id, at(20))).toBe(true)
+          expect(yield* repo.archive(a.id, acme.id, at(21))).toBe(false)
+          expect(yield* repo.archive(a.id, uuid(), at(21))).toBe(false)
+          expect(Option.isNone(yield* repo.get(a.id, acme.id))).toBe(true)
+          expect(ids(yield* repo.list(a.id, {}, page(50)))).toEqual([globex.id])
+          expect(yield* repo.countLive(a.id)).toBe(1)
+          yield* Effect.either(repo.update(a.id, { ...changed, name: "Ghost" }))
+          expect(Option.isNone(yield* repo.get(a.id, acme.id))).toBe(true)
+        })
+      )
+
+      test(
+        "list filters: q over name, domain and email (literal %, _, *, \\), updated_since inclusive",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const repo = yield* Companies.CompanyRepository
+          const acme = firm({
+            name: "Acme",
+            domain: "acme.cz",
+            email: "info@acme.cz",
+            created_at: at(1),
+            updated_at: at(100)
+          })
+          const beta = firm({
+            name: "Beta_Works",
+            domain: "beta.io",
+            email: "hello@zeta.io",
+            created_at: at(2),
+            updated_at: at(200)
+          })
+          const gamma = firm({
+            name: "Gamma 100%",
+            domain: null,
+            email: "info@acme.cz",
+            created_at: at(3),
+            updated_at: at(300)
+          })
+          const delta = firm({ name: "Delta*", domain: "d\\x.org", created_at: at(4), updated_at: at(400) })
+          const gone = firm({ name: "Acme Old", created_at: at(5), updated_at: at(500) })
+          // Companies carry no uniqueness rule on email: acme and gamma share one.
+          for (const company of [acme, beta, gamma, delta, gone]) yield* repo.insert(a.id, company)
+          yield* repo.insert(b.id, firm({ name: "Acme", created_at: at(6) }))
+          expect(yield* repo.archive(a.id, gone.id, at(600))).toBe(true)
+
+          const list = (filter: Companies.CompanyFilter) => Effect.map(repo.list(a.id, filter, page(50)), ids)
+          expect(yield* list({})).toEqual(ids([delta, gamma, beta, acme]))
+          expect(yield* list({ q: "acme" })).toEqual(ids([gamma, acme]))
+          expect(yield* list({ q: "ACME.CZ" })).toEqual(ids([gamma, acme]))
+          expect(yield* list({ q: "beta.io" })).toEqual([beta.id])
+          expect(yield* list({ q: "zeta" })).toEqual([beta.id])
+          expect(yield* list({ q: "gamma" })).toEqual([gamma.id])
+          expect(yield* list({ q: "%" })).toEqual([gamma.id])
+          expect(yield* list({ q: "_" })).toEqual([beta.id])
+          expect(yield* list({ q: "a_w" })).toEqual([beta.id])
+          expect(yield* list({ q: "*" })).toEqual([delta.id])
+          expect(yield* list({ q: "\\" })).toEqual([delta.id])
+          expect(yield* list({ updatedSince: at(200) })).toEqual(ids([delta, gamma, beta]))
+          expect(yield* list({ updatedSince: at(201) })).toEqual(ids([delta, gamma]))
+          expect(yield* list({ updatedSince: at(250), q: "acme" })).toEqual([gamma.id])
+        })
+      )
+
+      test(
+        "order is newest created_at first with ties by id descending; pages hold at most limit + 1 rows",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const repo = yield* Companies.CompanyRepository
+          const companies = [5, 5, 5, 1, 9, 5].map((t, i) => firm({ name: `C${i}`, created_at: at(t) }))
+          for (const company of companies) yield* repo.insert(a.id, company)
+          const expected = ids(newestFirst(companies))
+          expect(ids(yield* repo.list(a.id, {}, page(50)))).toEqual(expected)
+          expect(ids(yield* repo.list(a.id, {}, page(2)))).toEqual(expected.slice(0, 3))
+          expect(ids(yield* repo.list(a.id, {}, page(2, 2)))).toEqual(expected.slice(2, 5))
+          expect(ids(yield* repo.list(a.id, {}, page(2, 4)))).toEqual(expected.slice(4))
+          expect(ids(yield* repo.list(a.id, {}, page(2, 6)))).toEqual([])
+        })
+      )
+    })
+
+    describe("Transaction", () => {
+      test(
+        "a unit of work commits all its writes and returns its value",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const tx = yield* Transaction.Transaction
+          const repo = yield* Contacts.ContactRepository
+          const log = yield* Events.EventLog
+          const ann = person({ first_name: "Ann" })
+          const value = yield* tx.run(
+            Effect.gen(function* () {
+              yield* repo.insert(a.id, ann)
+              yield* log.append(a.id, [{ event: "contact.created", data: { id: ann.id } }], at(0))
+              return "done"
+            })
+          )
+          expect(value).toBe("done")
+          expect(Option.isSome(yield* repo.get(a.id, ann.id))).toBe(true)
+          expect((yield* allEvents(a.id)).map((event) => event.data)).toEqual([{ id: ann.id }])
+        })
+      )
+
+      test(
+        "a failure rolls back every write of the unit (the contact and its event are both absent)",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const tx = yield* Transaction.Transaction
+          const repo = yield* Contacts.ContactRepository
+          const companies = yield* Companies.CompanyRepository
+          const log = yield* Events.EventLog
+          const ann = person({ first_name: "Ann", email: "ann@example.com" })
+          const acme = firm()
+          const error = yield* Effect.flip(
+            tx.run(
+              Effect.gen(function* () {
+                yield* companies.insert(a.id, acme)
+                yield* repo.insert(a.id, ann)
+                yield* log.append(a.id, [{ event: "contact.created", data: { id: ann.id } }], at(0))
+                return yield* new Boom({ step: "after append" })
+              })
+            )
+          )
+          expect(error).toEqual(new Boom({ step: "after append" }))
+          expect(Option.isNone(yield* repo.get(a.id, ann.id))).toBe(true)
+          expect(Option.isNone(yield* companies.get(a.id, acme.id))).toBe(true)
+          expect(yield* repo.countLive(a.id)).toBe(0)
+          expect(yield* allEvents(a.id)).toEqual([])
+
+          // Nothing is left locked or half-done: the address is free and the next unit commits.
+          const next = person({ email: "ann@example.com" })
+          yield* tx.run(
+            Effect.gen(function* () {
+              yield* repo.insert(a.id, next)
+              yield* log.append(a.id, [{ event: "contact.created", data: { id: next.id } }], at(1))
+            })
+          )
+          expect(Option.isSome(yield* repo.get(a.id, next.id))).toBe(true)
+          expect((yield* allEvents(a.id)).map((event) => event.data)).toEqual([{ id: next.id }])
+        })
+      )
+
+      test(
+        "a defect rolls back too",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const tx = yield* Transaction.Transaction
+          const repo = yield* Contacts.ContactRepository
+          const ann = person()
+          const exit = yield* Effect.exit(tx.run(Effect.zipRight(repo.insert(a.id, ann), Effect.die("bug"))))
+          expect(Exit.isFailure(exit) && Cause.isDie(exit.cause)).toBe(true)
+          expect(Option.isNone(yield* repo.get(a.id, ann.id))).toBe(true)
+        })
+      )
+
+      test(
+        "interruption rolls back, and the store stays usable",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const tx = yield* Transaction.Transaction
+          const repo = yield* Contacts.ContactRepository
+          const log = yield* Events.EventLog
+          const ann = person({ email: "ann@example.com" })
+          const entered = yield* Deferred.make<void>()
+          const fiber = yield* Effect.fork(
+            tx.run(
+              Effect.gen(function* () {
+                yield* repo.insert(a.id, ann)
+                yield* log.append(a.id, [{ event: "contact.created", data: { id: ann.id } }], at(0))
+                yield* Deferred.succeed(entered, undefined)
+                return yield* Effect.never
+              })
+            )
+          )
+          yield* Deferred.await(entered)
+          yield* Fiber.interrupt(fiber)
+
+          expect(Option.isNone(yield* repo.get(a.id, ann.id))).toBe(true)
+          expect(yield* allEvents(a.id)).toEqual([])
+          const next = person({ email: "ann@example.com" })
+          yield* tx.run(repo.insert(a.id, next))
+          expect(Option.isSome(yield* repo.get(a.id, next.id))).toBe(true)
+        })
+      )
+
+      test(
+        "a failed nested unit rolls back only its own work (savepoint); the outer unit commits the rest",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const tx = yield* Transaction.Transaction
+          const repo = yield* Contacts.ContactRepository
+          const log = yield* Events.EventLog
+          const [first, inner, last] = [
+            person({ first_name: "A" }),
+            person({ first_name: "B" }),
+            person({ first_name: "C" })
+          ]
+          const created = (contact: Contact) =>
+            log.append(a.id, [{ event: "contact.created", data: { id: contact.id } }], at(0))
+          const nested = yield* tx.run(
+            Effect.gen(function* () {
+              yield* repo.insert(a.id, first)
+              yield* created(first)
+              const result = yield* Effect.either(
+                tx.run(
+                  Effect.gen(function* () {
+                    yield* repo.insert(a.id, inner)
+                    yield* created(inner)
+                    return yield* new Boom({ step: "inner" })
+                  })
+                )
+              )
+              yield* repo.insert(a.id, last)
+              yield* created(last)
+              return result
+            })
+          )
+          expect(Either.isLeft(nested)).toBe(true)
+          expect(Option.isSome(yield* repo.get(a.id, first.id))).toBe(true)
+          expect(Option.isNone(yield* repo.get(a.id, inner.id))).toBe(true)
+          expect(Option.isSome(yield* repo.get(a.id, last.id))).toBe(true)
+          const events = yield* allEvents(a.id)
+          expect(events.map((event) => event.data)).toEqual([{ id: first.id }, { id: last.id }])
+          expectIncreasing(ids(events))
+        })
+      )
+
+      test(
+        "a nested unit that succeeded is still undone when the outer unit fails",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const tx = yield* Transaction.Transaction
+          const repo = yield* Contacts.ContactRepository
+          const [outer, inner] = [person(), person()]
+          const error = yield* Effect.flip(
+            tx.run(
+              Effect.gen(function* () {
+                yield* repo.insert(a.id, outer)
+                yield* tx.run(repo.insert(a.id, inner))
+                return yield* new Boom({ step: "outer" })
+              })
+            )
+          )
+          expect(error._tag).toBe("Boom")
+          expect(Option.isNone(yield* repo.get(a.id, outer.id))).toBe(true)
+          expect(Option.isNone(yield* repo.get(a.id, inner.id))).toBe(true)
+          expect(yield* repo.countLive(a.id)).toBe(0)
+        })
+      )
+
+      test(
+        "a nested failure that is not caught fails the whole unit",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const tx = yield* Transaction.Transaction
+          const repo = yield* Contacts.ContactRepository
+          const [outer, inner] = [person(), person()]
+          const error = yield* Effect.flip(
+            tx.run(
+              Effect.gen(function* () {
+                yield* repo.insert(a.id, outer)
+                yield* tx.run(Effect.zipRight(repo.insert(a.id, inner), new Boom({ step: "inner" })))
+              })
+            )
+          )
+          expect(error).toEqual(new Boom({ step: "inner" }))
+          expect(yield* repo.countLive(a.id)).toBe(0)
+        })
+      )
+
+      test(
+        "work in progress is invisible outside its unit, and gone after it fails",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const tx = yield* Transaction.Transaction
+          const repo = yield* Contacts.ContactRepository
+          const log = yield* Events.EventLog
+          const ann = person()
+          const written = yield* Deferred.make<void>()
+          const gate = yield* Deferred.make<void>()
+          const unit = yield* Effect.fork(
+            tx.run(
+              Effect.gen(function* () {
+                yield* repo.insert(a.id, ann)
+                yield* log.append(a.id, [{ event: "contact.created", data: { id: ann.id } }], at(0))
+                yield* Deferred.succeed(written, undefined)
+                yield* Deferred.await(gate)
+                return yield* new Boom({ step: "after the reads" })
+              })
+            )
+          )
+          yield* Deferred.await(written)
+          // An adapter may answer these at once (from committed state) or only after the unit
+          // ends; either way they must not see its writes.
+          const reads = yield* Effect.fork(Effect.all([repo.get(a.id, ann.id), allEvents(a.id), repo.countLive(a.id)]))
+          yield* Effect.sleep("50 millis")
+          yield* Deferred.succeed(gate, undefined)
+          const [found, events, count] = yield* Fiber.join(reads)
+          expect(Option.isNone(found)).toBe(true)
+          expect(events).toEqual([])
+          expect(count).toBe(0)
+          expect(Exit.isFailure(yield* Fiber.await(unit))).toBe(true)
+          expect(Option.isNone(yield* repo.get(a.id, ann.id))).toBe(true)
+        })
+      )
+
+      test(
+        "50 concurrent units each inserting a contact and its event all commit; a poller following the cursor sees every event once, in id order",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const tx = yield* Transaction.Transaction
+          const repo = yield* Contacts.ContactRepository
+          const log = yield* Events.EventLog
+          const contacts = Array.from({ length: 50 }, (_, i) =>
+            person({ first_name: `P${i}`, email: `p${i}@example.com` })
+          )
+          const writersDone = yield* Deferred.make<void>()
+
+          const poller = Effect.gen(function* () {
+            const seen: Array<string> = []
+            let cursor = 0n
+            for (;;) {
+              const finished = yield* Deferred.isDone(writersDone)
+              const rows = yield* log.after(a.id, { since: cursor, event: undefined, limit: 7 })
+              for (const row of rows.slice(0, 7)) {
+                seen.push(row.id)
+                cursor = BigInt(row.id)
+              }
+              if (rows.length === 0) {
+                if (finished) return seen
+                yield* Effect.sleep("1 millis")
+              }
+            }
+          })
+          const polling = yield* Effect.fork(poller)
+
+          yield* Effect.forEach(
+            contacts,
+            (contact, i) =>
+              tx.run(
+                Effect.gen(function* () {
+                  yield* repo.insert(a.id, contact)
+                  // Vary how long each unit stays open before and after taking its event id, so that
+                  // commits would come in another order than ids if the adapter let them.
+                  yield* Effect.sleep(`${(i * 7) % 5} millis`)
+                  yield* log.append(a.id, [{ event: "contact.created", data: { id: contact.id, n: i } }], at(i))
+                  yield* Effect.sleep(`${(i * 3) % 4} millis`)
+                })
+              ),
+            { concurrency: "unbounded", discard: true }
+          )
+          yield* Deferred.succeed(writersDone, undefined)
+          const seen = yield* Fiber.join(polling)
+
+          const events = yield* allEvents(a.id)
+          expect(events).toHaveLength(50)
+          expectIncreasing(ids(events))
+          expect(events.map((event) => event.data.id).sort()).toEqual(ids(contacts).sort())
+          expect(seen).toEqual(ids(events))
+          expect(yield* repo.countLive(a.id)).toBe(50)
+          for (const contact of contacts) expect(Option.isSome(yield* repo.get(a.id, contact.id))).toBe(true)
+        }),
+        120_000
+      )
+
+      test(
+        "concurrent inserts of one address: exactly one wins, the others name it",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const tx = yield* Transaction.Transaction
+          const repo = yield* Contacts.ContactRepository
+          const contenders = Array.from({ length: 20 }, () => person({ email: "same@example.com" }))
+          const results = yield* Effect.forEach(
+            contenders,
+            (contact) => Effect.either(tx.run(repo.insert(a.id, contact))),
+            { concurrency: "unbounded" }
+          )
+          const winners = contenders.filter((_, i) => Either.isRight(results[i]!))
+          expect(winners).toHaveLength(1)
+          for (const result of results) {
+            if (Either.isLeft(result)) expectEmailTaken(result.left, winners[0]!.id)
+          }
+          expect(yield* repo.countLive(a.id)).toBe(1)
+        }),
+        120_000
+      )
+    })
+
+    describe("EventLog", () => {
+      test(
+        "append assigns increasing decimal ids in the given order and keeps event, data and time",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const log = yield* Events.EventLog
+          const batch: ReadonlyArray<Events.NewEvent> = [
+            { event: "contact.created", data: { id: "1", nested: { list: [1, 2], flag: false, none: null } } },
+            { event: "contact.updated", data: { id: "1", first_name: "Ann" } },
+            { event: "deal.won", data: {} }
+          ]
+          yield* log.append(a.id, batch, at(42))
+          yield* log.append(a.id, [], at(43))
+          const events = yield* allEvents(a.id)
+          expect(events.map(({ data, event }) => ({ event, data }))).toEqual(batch)
+          expect(events.map((event) => event.created_at)).toEqual([at(42), at(42), at(42)])
+          expectIncreasing(ids(events))
+        })
+      )
+
+      test(
+        "ids increase store-wide, across organisations and appends",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const log = yield* Events.EventLog
+          yield* log.append(a.id, [{ event: "contact.created", data: { n: 1 } }], at(0))
+          yield* log.append(b.id, [{ event: "contact.created", data: { n: 2 } }], at(1))
+          yield* log.append(a.id, [{ event: "contact.created", data: { n: 3 } }], at(2))
+          const [a1, a2] = ids(yield* allEvents(a.id))
+          const [b1] = ids(yield* allEvents(b.id))
+          expectIncreasing([a1!, b1!, a2!])
+        })
+      )
+
+      test(
+        "after returns only events past the cursor, oldest first, at most limit + 1; the cursor walks each once",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const log = yield* Events.EventLog
+          yield* log.append(
+            a.id,
+            [1, 2, 3].map((n) => ({ event: "contact.created", data: { n } })),
+            at(0)
+          )
+          yield* log.append(
+            a.id,
+            [4, 5].map((n) => ({ event: "contact.created", data: { n } })),
+            at(1)
+          )
+          yield* log.append(
+            a.id,
+            [6, 7].map((n) => ({ event: "contact.created", data: { n } })),
+            at(2)
+          )
+          const all = yield* allEvents(a.id)
+          expect(all.map((event) => event.data.n)).toEqual([1, 2, 3, 4, 5, 6, 7])
+          const after = (since: bigint, limit: number) => log.after(a.id, { since, event: undefined, limit })
+
+          expect(ids(yield* after(0n, 3))).toEqual(ids(all.slice(0, 4)))
+          expect(ids(yield* after(BigInt(all[2]!.id), 3))).toEqual(ids(all.slice(3, 7)))
+          expect(ids(yield* after(BigInt(all[4]!.id), 3))).toEqual(ids(all.slice(5)))
+          expect(yield* after(BigInt(all[6]!.id), 3)).toEqual([])
+          expect(yield* after(BigInt(all[6]!.id) + 1000n, 3)).toEqual([])
+
+          const walked: Array<string> = []
+          let cursor = 0n
+          for (;;) {
+            const rows = yield* after(cursor, 2)
+            const data = rows.slice(0, 2)
+            walked.push(...ids(data))
+            if (data.length > 0) cursor = BigInt(data[data.length - 1]!.id)
+            if (rows.length <= 2) break
+          }
+          expect(walked).toEqual(ids(all))
+        })
+      )
+
+      test(
+        "the event filter keeps one name, and the limit counts only matching events",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const log = yield* Events.EventLog
+          const names: ReadonlyArray<Events.EventName> = [
+            "contact.created",
+            "company.created",
+            "contact.created",
+            "company.created",
+            "contact.created",
+            "company.created"
+          ]
+          yield* log.append(
+            a.id,
+            names.map((event, n) => ({ event, data: { n } })),
+            at(0)
+          )
+          const companies = (since: bigint, limit: number) =>
+            log.after(a.id, { since, event: "company.created", limit })
+          const matching = yield* companies(0n, 2)
+          expect(matching.map((event) => event.data.n)).toEqual([1, 3, 5])
+          expect(matching.every((event) => event.event === "company.created")).toBe(true)
+          expect((yield* companies(BigInt(matching[1]!.id), 2)).map((event) => event.data.n)).toEqual([5])
+          expect(yield* log.after(a.id, { since: 0n, event: "deal.won", limit: 10 })).toEqual([])
+        })
+      )
+
+      test(
+        "each organisation sees only its own events",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const log = yield* Events.EventLog
+          yield* log.append(a.id, [{ event: "contact.created", data: { org: "a" } }], at(0))
+          yield* log.append(
+            b.id,
+            [
+              { event: "contact.created", data: { org: "b" } },
+              { event: "company.created", data: { org: "b" } }
+            ],
+            at(1)
+          )
+          yield* log.append(a.id, [{ event: "company.created", data: { org: "a" } }], at(2))
+          expect((yield* allEvents(a.id)).map((event) => event.data.org)).toEqual(["a", "a"])
+          expect((yield* allEvents(b.id)).map((event) => event.data.org)).toEqual(["b", "b"])
+          expect(yield* allEvents(uuid())).toEqual([])
+          expect(
+            (yield* log.after(a.id, { since: 0n, event: "company.created", limit: 10 })).map((event) => event.data.org)
+          ).toEqual(["a"])
+        })
+      )
+
+      test(
+        "purgeBefore deletes strictly older events of every organisation and returns how many",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const log = yield* Events.EventLog
+          yield* log.append(a.id, [{ event: "contact.created", data: { n: "a0" } }], at(0))
+          yield* log.append(b.id, [{ event: "contact.created", data: { n: "b5" } }], at(5))
+          yield* log.append(a.id, [{ event: "contact.created", data: { n: "a10" } }], at(10))
+          yield* log.append(a.id, [{ event: "contact.created", data: { n: "a20" } }], at(20))
+          yield* log.append(b.id, [{ event: "contact.created", data: { n: "b20" } }], at(20))
+          const before = ids(yield* allEvents(a.id)).concat(ids(yield* allEvents(b.id)))
+
+          expect(yield* log.purgeBefore(at(10))).toBe(2)
+          expect((yield* allEvents(a.id)).map((event) => event.data.n)).toEqual(["a10", "a20"])
+          expect((yield* allEvents(b.id)).map((event) => event.data.n)).toEqual(["b20"])
+          expect(yield* log.purgeBefore(at(10))).toBe(0)
+
+          // Purging never lets an id be handed out again.
+          yield* log.append(a.id, [{ event: "contact.created", data: { n: "a30" } }], at(30))
+          const newest = (yield* allEvents(a.id)).at(-1)!
+          for (const id of before) expect(BigInt(newest.id) > BigInt(id)).toBe(true)
+        })
+      )
+    })
+
+    describe("RateLimiter", () => {
+      const take = (keyId: string, now: number, limit: number, spend = true, windowMs = 1000) =>
+        Effect.flatMap(Access.RateLimiter, (limiter) => limiter.take(keyId, { now, limit, windowMs, spend }))
+
+      test(
+        "admits exactly limit requests, counting down; the next waits for the oldest to leave",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const key = yield* newKey(a.id)
+          expect(yield* take(key.id, T0, 3)).toEqual({ admitted: true, remaining: 2, retryAfterMs: 0 })
+          expect(yield* take(key.id, T0 + 100, 3)).toEqual({ admitted: true, remaining: 1, retryAfterMs: 0 })
+          expect(yield* take(key.id, T0 + 200, 3)).toEqual({ admitted: true, remaining: 0, retryAfterMs: 0 })
+          expect(yield* take(key.id, T0 + 300, 3)).toEqual({ admitted: false, remaining: 0, retryAfterMs: 700 })
+          expect(yield* take(key.id, T0 + 400, 3)).toEqual({ admitted: false, remaining: 0, retryAfterMs: 600 })
+        })
+      )
+
+      test(
+        "the window slides: a request leaves exactly windowMs after it was admitted, refusals are not counted",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const key = yield* newKey(a.id)
+          yield* take(key.id, T0, 3)
+          yield* take(key.id, T0 + 100, 3)
+          yield* take(key.id, T0 + 200, 3)
+          expect(yield* take(key.id, T0 + 500, 3)).toEqual({ admitted: false, remaining: 0, retryAfterMs: 500 })
+          expect(yield* take(key.id, T0 + 999, 3)).toEqual({ admitted: false, remaining: 0, retryAfterMs: 1 })
+          expect(yield* take(key.id, T0 + 1000, 3)).toEqual({ admitted: true, remaining: 0, retryAfterMs: 0 })
+          expect(yield* take(key.id, T0 + 1001, 3)).toEqual({ admitted: false, remaining: 0, retryAfterMs: 99 })
+          expect(yield* take(key.id, T0 + 1100, 3)).toEqual({ admitted: true, remaining: 0, retryAfterMs: 0 })
+          expect(yield* take(key.id, T0 + 2050, 3)).toEqual({ admitted: true, remaining: 1, retryAfterMs: 0 })
+          expect(yield* take(key.id, T0 + 5000, 3)).toEqual({ admitted: true, remaining: 2, retryAfterMs: 0 })
+        })
+      )
+
+      test(
+        "spend: false reports the decision without spending",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const key = yield* newKey(a.id)
+          for (let i = 0; i < 5; i++) {
+            expect(yield* take(key.id, T0 + i, 2, false)).toEqual({ admitted: true, remaining: 2, retryAfterMs: 0 })
+          }
+          expect(yield* take(key.id, T0 + 10, 2)).toEqual({ admitted: true, remaining: 1, retryAfterMs: 0 })
+          expect(yield* take(key.id, T0 + 20, 2, false)).toEqual({ admitted: true, remaining: 1, retryAfterMs: 0 })
+          expect(yield* take(key.id, T0 + 30, 2)).toEqual({ admitted: true, remaining: 0, retryAfterMs: 0 })
+          expect(yield* take(key.id, T0 + 40, 2, false)).toEqual({ admitted: false, remaining: 0, retryAfterMs: 970 })
+          expect(yield* take(key.id, T0 + 1010, 2, false)).toEqual({ admitted: true, remaining: 1, retryAfterMs: 0 })
+          expect(yield* take(key.id, T0 + 1010, 2)).toEqual({ admitted: true, remaining: 0, retryAfterMs: 0 })
+          expect(yield* take(key.id, T0 + 1011, 2)).toEqual({ admitted: false, remaining: 0, retryAfterMs: 19 })
+        })
+      )
+
+      test(
+        "keys are independent",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const [first, second, other] = [yield* newKey(a.id), yield* newKey(a.id), yield* newKey(b.id)]
+          yield* take(first.id, T0, 2)
+          yield* take(first.id, T0, 2)
+          expect((yield* take(first.id, T0 + 1, 2)).admitted).toBe(false)
+          expect(yield* take(second.id, T0 + 1, 2)).toEqual({ admitted: true, remaining: 1, retryAfterMs: 0 })
+          expect(yield* take(other.id, T0 + 1, 2)).toEqual({ admitted: true, remaining: 1, retryAfterMs: 0 })
+          expect(yield* take(second.id, T0 + 2, 2, false)).toEqual({ admitted: true, remaining: 1, retryAfterMs: 0 })
+        })
+      )
+
+      test(
+        "200 concurrent takes against a limit of 120 admit exactly 120, each seeing its own remaining",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const key = yield* newKey(a.id)
+          const decisions = yield* Effect.forEach(
+            Array.from({ length: 200 }, (_, i) => i),
+            (i) => take(key.id, T0 + (i % 3), 120, true, 60_000),
+            { concurrency: "unbounded" }
+          )
+          const admitted = decisions.filter((decision) => decision.admitted)
+          expect(admitted).toHaveLength(120)
+          expect(admitted.map((decision) => decision.remaining).sort((x, y) => x - y)).toEqual(
+            Array.from({ length: 120 }, (_, i) => i)
+          )
+          for (const refused of decisions.filter((decision) => !decision.admitted)) {
+            expect(refused.remaining).toBe(0)
+            expect(refused.retryAfterMs).toBeGreaterThan(0)
+          }
+          expect((yield* take(key.id, T0 + 10, 120, true, 60_000)).admitted).toBe(false)
+          expect(yield* take(key.id, T0 + 10, 120, false, 60_000)).toMatchObject({ admitted: false, remaining: 0 })
+        }),
+        120_000
+      )
+    })
+
+    describe("IdempotencyStore", () => {
+      const response = (body: string): Idempotency.StoredResponse => ({
+        status: 201,
+        headers: { "content-type": "application/json", location: "/api/v1/contacts/1" },
+        body
+      })
+      const record = (created_at: string, body = '{"id":"1"}'): Idempotency.IdempotencyRecord => ({
+        fingerprint: `POST /api/v1/contacts ${sha256(body)}`,
+        response: response(body),
+        created_at
+      })
+      // The port's calls belong inside a unit of work.
+      const claim = (scope: Idempotency.IdempotencyScope, notBefore: string) =>
+        Effect.flatMap(Transaction.Transaction, (tx) =>
+          tx.run(Effect.flatMap(Idempotency.IdempotencyStore, (store) => store.claim(scope, notBefore)))
+        )
+      const save = (scope: Idempotency.IdempotencyScope, value: Idempotency.IdempotencyRecord) =>
+        Effect.flatMap(Transaction.Transaction, (tx) =>
+          tx.run(Effect.flatMap(Idempotency.IdempotencyStore, (store) => store.save(scope, value)))
+        )
+
+      test(
+        "claim finds nothing until a save, then the record while it is not older than notBefore",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const [key, otherKey] = [yield* newKey(a.id), yield* newKey(a.id)]
+          const scope = { keyId: key.id, idempotencyKey: "order-1" }
+          expect(Option.isNone(yield* claim(scope, at(0)))).toBe(true)
+          const saved = record(at(100))
+          yield* save(scope, saved)
+          expect(Option.getOrThrow(yield* claim(scope, at(0)))).toEqual(saved)
+          expect(Option.getOrThrow(yield* claim(scope, at(100)))).toEqual(saved)
+          expect(Option.isNone(yield* claim(scope, at(101)))).toBe(true)
+          expect(Option.isNone(yield* claim({ keyId: otherKey.id, idempotencyKey: "order-1" }, at(0)))).toBe(true)
+          expect(Option.isNone(yield* claim({ keyId: key.id, idempotencyKey: "order-2" }, at(0)))).toBe(true)
+        })
+      )
+
+      test(
+        "save replaces the record of the same key",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const key = yield* newKey(a.id)
+          const scope = { keyId: key.id, idempotencyKey: "k" }
+          yield* save(scope, record(at(0), "first"))
+          const second = record(at(50), "second")
+          yield* save(scope, second)
+          expect(Option.getOrThrow(yield* claim(scope, at(0)))).toEqual(second)
+        })
+      )
+
+      test(
+        "purgeBefore deletes strictly older records and returns how many",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const key = yield* newKey(a.id)
+          const scope = (idempotencyKey: string) => ({ keyId: key.id, idempotencyKey })
+          yield* save(scope("t0"), record(at(0)))
+          yield* save(scope("t10"), record(at(10)))
+          yield* save(scope("t20"), record(at(20)))
+          const store = yield* Idempotency.IdempotencyStore
+          expect(yield* store.purgeBefore(at(10))).toBe(1)
+          expect(Option.isNone(yield* claim(scope("t0"), at(-1)))).toBe(true)
+          expect(Option.isSome(yield* claim(scope("t10"), at(-1)))).toBe(true)
+          expect(Option.isSome(yield* claim(scope("t20"), at(-1)))).toBe(true)
+          expect(yield* store.purgeBefore(at(10))).toBe(0)
+        })
+      )
+
+      test(
+        "the stored response and the effect it describes commit or roll back together",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const key = yield* newKey(a.id)
+          const tx = yield* Transaction.Transaction
+          const store = yield* Idempotency.IdempotencyStore
+          const repo = yield* Contacts.ContactRepository
+          const scope = { keyId: key.id, idempotencyKey: "create-ann" }
+          const attempt = (contact: Contact, fail: boolean) =>
+            tx.run(
+              Effect.gen(function* () {
+                const existing = yield* store.claim(scope, at(0))
+                expect(Option.isNone(existing)).toBe(true)
+                yield* repo.insert(a.id, contact)
+                yield* store.save(scope, record(at(1), contact.id))
+                if (fail) return yield* new Boom({ step: "after save" })
+              })
+            )
+          const lost = person()
+          expect((yield* Effect.flip(attempt(lost, true)))._tag).toBe("Boom")
+          expect(Option.isNone(yield* claim(scope, at(0)))).toBe(true)
+          expect(Option.isNone(yield* repo.get(a.id, lost.id))).toBe(true)
+
+          const kept = person()
+          yield* attempt(kept, false)
+          expect(Option.getOrThrow(yield* claim(scope, at(0)))).toEqual(record(at(1), kept.id))
+          expect(Option.isSome(yield* repo.get(a.id, kept.id))).toBe(true)
+        })
+      )
+
+      test(
+        "while one unit holds a key, another claimant is told so or waits and sees the saved record, never nothing",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const key = yield* newKey(a.id)
+          const tx = yield* Transaction.Transaction
+          const store = yield* Idempotency.IdempotencyStore
+          const scope = { keyId: key.id, idempotencyKey: "slow" }
+          const claimed = yield* Deferred.make<void>()
+          const gate = yield* Deferred.make<void>()
+          const saved = record(at(5), "first")
+          const first = yield* Effect.fork(
+            tx.run(
+              Effect.gen(function* () {
+                expect(Option.isNone(yield* store.claim(scope, at(0)))).toBe(true)
+                yield* Deferred.succeed(claimed, undefined)
+                yield* Deferred.await(gate)
+                yield* store.save(scope, saved)
+              })
+            )
+          )
+          yield* Deferred.await(claimed)
+          const second = yield* Effect.fork(Effect.either(tx.run(store.claim(scope, at(0)))))
+          yield* Effect.sleep("50 millis")
+          yield* Deferred.succeed(gate, undefined)
+          yield* Fiber.join(first)
+          const outcome = yield* Fiber.join(second)
+          if (Either.isLeft(outcome)) {
+            expect(outcome.left).toBeInstanceOf(Errors.IdempotencyInProgress)
+          } else {
+            expect(Option.getOrNull(outcome.right)).toEqual(saved)
+          }
+          expect(Option.getOrThrow(yield* claim(scope, at(0)))).toEqual(saved)
+        })
+      )
+    })
+
+    describe("AccessRepository", () => {
+      test(
+        "an empty store has no organisations; organisations round-trip",
+        Effect.gen(function* () {
+          const access = yield* Access.AccessRepository
+          expect(yield* access.countOrganisations).toBe(0)
+          const { a, b } = yield* seed
+          expect(yield* access.countOrganisations).toBe(2)
+          expect(Option.getOrThrow(yield* access.getOrganisation(a.id))).toEqual(a)
+          expect(Option.getOrThrow(yield* access.getOrganisation(b.id))).toEqual(b)
+          expect(Option.isNone(yield* access.getOrganisation(uuid()))).toBe(true)
+        })
+      )
+
+      test(
+        "updateSettings replaces the document (and the name with it) of that organisation only",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const access = yield* Access.AccessRepository
+          const settings: Settings.Settings = {
+            ...settingsFor("Renamed"),
+            timezone: "Europe/Prague",
+            default_currency: "CZK",
+            payment_terms_days: 30,
+            plan: { read_only: true, max_contacts: 10, max_companies: 0 },
+            record_types: [{ key: "visit", fields: [{ key: "note" }] }],
+            stock: { low_stock_threshold: 2 }
+          }
+          const expected: Organisation = { id: a.id, name: "Renamed", settings }
+          expect(Option.getOrThrow(yield* access.updateSettings(a.id, settings))).toEqual(expected)
+          expect(Option.getOrThrow(yield* access.getOrganisation(a.id))).toEqual(expected)
+          expect(Option.getOrThrow(yield* access.getOrganisation(b.id))).toEqual(b)
+          expect(Option.isNone(yield* access.updateSettings(uuid(), settings))).toBe(true)
+          expect(yield* access.countOrganisations).toBe(2)
+        })
+      )
+
+      test(
+        "findKeyByHash returns the key with its organisation in one read",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const access = yield* Access.AccessRepository
+          const full = apiKey(a.id, {
+            name: "ci",
+            scopes: ["read", "write", "invoices:write"],
+            expires_at: at(86_400_000),
+            allowed_ips: ["10.0.0.0/8", "2001:db8::/32"],
+            created_at: at(3)
+          })
+          const bare = apiKey(b.id)
+          yield* access.insertKey(full)
+          yield* access.insertKey(bare)
+          expect(Option.getOrThrow(yield* access.findKeyByHash(full.hash))).toEqual({ key: full, organisation: a })
+          expect(Option.getOrThrow(yield* access.findKeyByHash(bare.hash))).toEqual({ key: bare, organisation: b })
+          expect(Option.isNone(yield* access.findKeyByHash(sha256("unknown")))).toBe(true)
+        })
+      )
+
+      test(
+        "revokeKey sets revoked_at once; an unknown key is not revoked",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const access = yield* Access.AccessRepository
+          const [key, other] = [apiKey(a.id), apiKey(a.id)]
+          yield* access.insertKey(key)
+          yield* access.insertKey(other)
+          expect(yield* access.revokeKey(key.id, at(50))).toBe(true)
+          expect(Option.getOrThrow(yield* access.findKeyByHash(key.hash)).key.revoked_at).toBe(at(50))
+          expect(yield* access.revokeKey(key.id, at(60))).toBe(true)
+          expect(Option.getOrThrow(yield* access.findKeyByHash(key.hash)).key.revoked_at).toBe(at(50))
+          expect(yield* access.revokeKey(uuid(), at(60))).toBe(false)
+          expect(Option.getOrThrow(yield* access.findKeyByHash(other.hash)).key).toEqual(other)
+        })
+      )
+    })
+  })
+}

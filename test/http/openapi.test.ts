@@ -1,0 +1,34 @@
+import SwaggerParser from "@apidevtools/swagger-parser"
+import { Api, ErrorStatus, OpenApi } from "@crm/http"
+import { describe, expect, it } from "vitest"
+import { onEveryStore } from "../support/suite.js"
+
+onEveryStore("OpenAPI document", (server) => {
+  it("is served without a key and is a valid OpenAPI 3.1 document covering every route", async () => {
+    const response = await server().anonymous.get("/openapi.json")
+    expect(response.status).toBe(200)
+    expect(response.body.openapi).toBe("3.1.0")
+    await SwaggerParser.validate(structuredClone(response.body))
+    for (const mounted of Api.table) {
+      const operation = response.body.paths[mounted.template]?.[mounted.route.method.toLowerCase()]
+      expect(operation, `${mounted.route.method} ${mounted.template}`).toBeDefined()
+      expect(operation.responses[String(mounted.route.success.status)]).toBeDefined()
+    }
+    const list = response.body.paths["/api/v1/contacts"].get
+    const limit = list.parameters.find((p: any) => p.name === "limit")
+    expect(limit.schema).toMatchObject({ minimum: 1, maximum: 200, default: 50 })
+  })
+})
+
+describe("route table", () => {
+  it("maps every error a route can answer to a status (no route can fall through to a 500)", () => {
+    for (const mounted of Api.table) {
+      for (const code of OpenApi.errorCodesOf(mounted)) expect(ErrorStatus.statusOf(code), code).toBeDefined()
+    }
+  })
+
+  it("has no two routes with the same method and path", () => {
+    const keys = Api.table.map((mounted) => `${mounted.route.method} ${mounted.template}`)
+    expect(new Set(keys).size).toBe(keys.length)
+  })
+})

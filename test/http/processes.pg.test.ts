@@ -1,0 +1,61 @@
+/**
+ * Two servers on one PostgreSQL database behave as one API: the rate budget, revocations and
+ * idempotency keys hold across them. (Two server layers with their own pools stand in for two
+ * processes: they share nothing but the database.)
+ */
+import * as StoragePg from "@crm/storage-pg"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createDatabase, serverUrl } from "../support/pgDatabase.js"
+import { startServer, type TestServer } from "../support/server.js"
+
+describe.skipIf(serverUrl === undefined)("several server processes on one PostgreSQL database", () => {
+  let database: Awaited<ReturnType<typeof createDatabase>> | undefined
+  let a: TestServer | undefined
+  let b: TestServer | undefined
+
+  beforeAll(async () => {
+    database = await createDatabase(serverUrl!)
+    a = await startServer(StoragePg.layerServer({ url: database.url }))
+    b = await startServer(StoragePg.layerServer({ url: database.url }))
+  })
+  afterAll(async () => {
+    await a?.close()
+    await b?.close()
+    await database?.drop()
+  })
+
+  it("shares one rolling budget of 120 requests per key", async () => {
+    const { key } = await a!.tenant()
+    const onA = a!.as(key)
+    const onB = b!.as(key)
+    const answers = await Promise.all(Array.from({ length: 130 }, (_, i) => (i % 2 === 0 ? onA : onB).get("/contacts")))
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(120)
+    expect(answers.filter((r) => r.status === 429)).toHaveLength(10)
+    expect((await onB.get("/me")).body.rate_limit.remaining).toBe(0)
+  })
+
+  it("refuses a revoked key at once on every process", async () => {
+    const { key, keyId } = await a!.tenant()
+    expect((await b!.as(key).get("/me")).status).toBe(200)
+    expect((await a!.admin.delete(`/keys/${keyId}`)).status).toBe(204)
+    expect((await b!.as(key).get("/me")).status).toBe(401)
+  })
+
+  it("replays an idempotent write on the other process and creates it exactly once under a race", async () => {
+    const { key } = await a!.tenant()
+    const first = await a!.as(key).post("/contacts", { first_name: "Once" }, { "idempotency-key": "k1" })
+    const replay = await b!.as(key).post("/contacts", { first_name: "Once" }, { "idempotency-key": "k1" })
+    expect(replay.headers.get("idempotency-replayed")).toBe("true")
+    expect(replay.text).toBe(first.text)
+
+    const race = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        (i % 2 === 0 ? a! : b!).as(key).post("/contacts", { first_name: "Race" }, { "idempotency-key": "k2" })
+      )
+    )
+    for (const response of race) expect([201, 409]).toContain(response.status)
+    const created = race.filter((r) => r.status === 201)
+    expect(new Set(created.map((r) => r.body.id)).size).toBe(1)
+    expect((await a!.as(key).get("/contacts?q=Race")).body.data).toHaveLength(1)
+  })
+})

@@ -1,0 +1,127 @@
+/** Starts the real server (the shipped composition) on a free port over a given store. */
+
+import type { Storage } from "@crm/server"
+import { Server } from "@crm/server"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Scope from "effect/Scope"
+
+export const ADMIN_TOKEN = "test-admin-token"
+
+export interface Response {
+  readonly status: number
+  readonly headers: Headers
+  readonly text: string
+  readonly body: any
+}
+
+export interface Client {
+  readonly request: (
+    method: string,
+    path: string,
+    options?: { body?: unknown; raw?: string; headers?: Record<string, string> }
+  ) => Promise<Response>
+  readonly get: (path: string, headers?: Record<string, string>) => Promise<Response>
+  readonly post: (path: string, body?: unknown, headers?: Record<string, string>) => Promise<Response>
+  readonly patch: (path: string, body?: unknown, headers?: Record<string, string>) => Promise<Response>
+  readonly put: (path: string, body?: unknown, headers?: Record<string, string>) => Promise<Response>
+  readonly delete: (path: string, headers?: Record<string, string>) => Promise<Response>
+}
+
+export interface TestServer {
+  readonly url: string
+  /** A client with no credentials. */
+  readonly anonymous: Client
+  readonly admin: Client
+  /** A client sending `Authorization: Bearer <key>` on every call. */
+  readonly as: (key: string) => Client
+  /** A fresh organisation (optionally with settings) and a key with the given scopes. */
+  readonly tenant: (options?: {
+    scopes?: ReadonlyArray<string>
+    settings?: unknown
+    name?: string
+  }) => Promise<{ organisation: any; key: string; keyId: string; client: Client }>
+  readonly close: () => Promise<void>
+}
+
+const client = (base: string, defaults: Record<string, string>): Client => {
+  const request: Client["request"] = async (method, path, options = {}) => {
+    const headers: Record<string, string> = { ...defaults, ...(options.headers ?? {}) }
+    let body: string | undefined
+    if (options.raw !== undefined) body = options.raw
+    else if (options.body !== undefined) {
+      body = JSON.stringify(options.body)
+      headers["content-type"] ??= "application/json"
+    }
+    const response = await fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body }) })
+    const text = await response.text()
+    let parsed: unknown
+    try {
+      parsed = text === "" ? undefined : JSON.parse(text)
+    } catch {
+      parsed = undefined
+    }
+    return { status: response.status, headers: response.headers, text, body: parsed }
+  }
+  return {
+    request,
+    get: (path, headers) => request("GET", path, headers === undefined ? {} : { headers }),
+    post: (path, body, headers) => request("POST", path, { body, ...(headers === undefined ? {} : { headers }) }),
+    patch: (path, body, headers) => request("PATCH", path, { body, ...(headers === undefined ? {} : { headers }) }),
+    put: (path, body, headers) => request("PUT", path, { body, ...(headers === undefined ? {} : { headers }) }),
+    delete: (path, headers) => request("DELETE", path, headers === undefined ? {} : { headers })
+  }
+}
+
+export const startServer = async (
+  storage: Layer.Layer<Storage.StoragePorts, unknown>,
+  options: { trustedProxies?: ReadonlyArray<string> } = {}
+): Promise<TestServer> => {
+  const scope = Effect.runSync(Scope.make())
+  const context = await Effect.runPromise(
+    Layer.buildWithScope(
+      Server.layer(
+        {
+          port: 0,
+          host: "127.0.0.1",
+          adminToken: Option.some(Redacted.make(ADMIN_TOKEN)),
+          trustedProxies: options.trustedProxies ?? [],
+          bootstrap: false,
+          rateLimit: 120
+        },
+        storage
+      ),
+      scope
+    )
+  )
+  const address = Context.get(context, HttpServer.HttpServer).address
+  if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
+  const url = `http://127.0.0.1:${address.port}`
+  const admin = client(`${url}/admin/v1`, { authorization: `Bearer ${ADMIN_TOKEN}` })
+  const as = (key: string) => client(`${url}/api/v1`, { authorization: `Bearer ${key}` })
+  return {
+    url,
+    anonymous: client(`${url}/api/v1`, {}),
+    admin,
+    as,
+    tenant: async (tenantOptions = {}) => {
+      const org = await admin.post("/organisations", {
+        name: tenantOptions.name ?? "Test org",
+        ...(tenantOptions.settings === undefined ? {} : { settings: tenantOptions.settings })
+      })
+      if (org.status !== 201) throw new Error(`organisation not created: ${org.status} ${org.text}`)
+      const key = await admin.post(`/organisations/${org.body.id}/keys`, {
+        name: "test",
+        scopes: tenantOptions.scopes ?? ["read", "write"]
+      })
+      if (key.status !== 201) throw new Error(`key not created: ${key.status} ${key.text}`)
+      return { organisation: org.body, key: key.body.key, keyId: key.body.id, client: as(key.body.key) }
+    },
+    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}

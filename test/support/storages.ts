@@ -1,0 +1,94 @@
+/**
+ * The stores every black-box, model and contract suite runs on: memory and PGlite always, the
+ * PostgreSQL server when DATABASE_URL is set. Each `fresh()` layer is an isolated, empty,
+ * migrated store: PGlite loads a copy of a template migrated once per test file; the server
+ * gets a new database copied from a migrated template database, dropped on release.
+ */
+import type { Storage } from "@crm/server"
+import * as StorageMemory from "@crm/storage-memory"
+import * as StoragePg from "@crm/storage-pg"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { createDatabase, freshDatabase, serverUrl } from "./pgDatabase.js"
+
+export interface StorageCase {
+  readonly name: string
+  /** Prepares what every fresh store of this kind is copied from (call in beforeAll). */
+  readonly setup: () => Promise<void>
+  readonly teardown: () => Promise<void>
+  /** A new empty store each time the layer is built; released with the layer. */
+  readonly fresh: () => Layer.Layer<Storage.StoragePorts, unknown>
+}
+
+/** A shared template, created by the first user and dropped after the last one. */
+const shared = <T>(create: () => Promise<T>, drop: (value: T) => Promise<void>) => {
+  let users = 0
+  let value: Promise<T> | undefined
+  return {
+    acquire: async () => {
+      users++
+      value ??= create()
+      await value
+    },
+    release: async () => {
+      users--
+      if (users === 0 && value !== undefined) {
+        const current = value
+        value = undefined
+        await drop(await current)
+      }
+    },
+    get: (): Promise<T> => {
+      if (value === undefined) throw new Error("storage template used before setup()")
+      return value
+    }
+  }
+}
+
+export const memory: StorageCase = {
+  name: "memory",
+  setup: async () => {},
+  teardown: async () => {},
+  fresh: () => StorageMemory.layer
+}
+
+const pgliteTemplate = shared(
+  () => Effect.runPromise(StoragePg.pgliteTemplate),
+  async () => {}
+)
+
+export const pglite: StorageCase = {
+  name: "pglite",
+  setup: pgliteTemplate.acquire,
+  teardown: pgliteTemplate.release,
+  fresh: () =>
+    Layer.unwrapEffect(
+      Effect.map(Effect.promise(pgliteTemplate.get), (template) => StoragePg.layerPglite({ loadDataDir: template }))
+    )
+}
+
+const serverTemplate = shared(
+  async () => {
+    const template = await createDatabase(serverUrl!)
+    await Effect.runPromise(Effect.scoped(Layer.build(StoragePg.layerServer({ url: template.url, maxConnections: 1 }))))
+    return template
+  },
+  (template) => template.drop()
+)
+
+export const postgres: StorageCase = {
+  name: "postgres",
+  setup: serverTemplate.acquire,
+  teardown: serverTemplate.release,
+  fresh: () =>
+    Layer.unwrapScoped(
+      Effect.gen(function* () {
+        const template = yield* Effect.promise(serverTemplate.get)
+        const database = yield* freshDatabase(serverUrl!, { template: template.name })
+        return StoragePg.layerServer({ url: database.url })
+      })
+    )
+}
+
+export const storages: ReadonlyArray<StorageCase> =
+  serverUrl === undefined ? [memory, pglite] : [memory, pglite, postgres]
