@@ -8,7 +8,7 @@ import type { Company, CompanyCreate, CompanyListQuery, CompanyPatch } from "./C
 import type { PlanRefused } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
-import { merge, nowIso, orNotFound, withinLimit } from "./internal/records.js"
+import { archiveLive, merge, nowIso, orNotFound, withinLimit } from "./internal/records.js"
 import type { ResourceService } from "./Resource.js"
 import { Transaction } from "./Transaction.js"
 import { normaliseEmail, toPage, toUtc } from "./Wire.js"
@@ -88,10 +88,9 @@ export const make = Effect.gen(function* () {
         })
       )
     }),
-    archive: Effect.fn("Companies.archive")(function* (organisation, id) {
-      const archived = yield* tx.run(Effect.flatMap(nowIso, (now) => repo.archive(organisation.id, id, now)))
-      if (!archived) yield* find(organisation.id, id)
-    }),
+    archive: Effect.fn("Companies.archive")((organisation, id) =>
+      archiveLive(tx, (at) => repo.archive(organisation.id, id, at), find(organisation.id, id))
+    ),
     list: (organisation, query) =>
       repo
         .list(

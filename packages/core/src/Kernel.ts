@@ -8,9 +8,14 @@ import type { CompanyRepository } from "./Companies/CompanyRepository.js"
 import * as Companies from "./Companies.js"
 import type { ContactRepository } from "./Contacts/ContactRepository.js"
 import * as Contacts from "./Contacts.js"
+import type { DealRepository } from "./Deals/DealRepository.js"
+import * as Playbooks from "./Deals/Playbooks.js"
+import * as Deals from "./Deals.js"
 import type { EventLog } from "./Events/EventLog.js"
 import * as Events from "./Events.js"
 import * as Idempotency from "./Idempotency.js"
+import type { TaskRepository } from "./Tasks/TaskRepository.js"
+import * as Tasks from "./Tasks.js"
 import type { Transaction } from "./Transaction.js"
 
 /** Every storage port the kernel needs: what each adapter's aggregate layer provides. */
@@ -22,13 +27,26 @@ export type StoragePorts =
   | EventLog
   | ContactRepository
   | CompanyRepository
+  | DealRepository
+  | TaskRepository
 
 export interface KernelOptions {
   /** Requests per key per rolling minute; the contract's 120 unless an operator says otherwise. */
   readonly rateLimit: number
 }
 
+/** Deals publish stage entries to the playbook consumer, which creates tasks through `Tasks`. */
+const dealsWithPlaybooks = Deals.layer.pipe(Layer.provide(Playbooks.layer), Layer.provide(Tasks.layer))
+
 export const layerWith = (options: KernelOptions) =>
-  Layer.mergeAll(Access.layerWith(options), Companies.layer, Contacts.layer, Events.layer, Idempotency.layer)
+  Layer.mergeAll(
+    Access.layerWith(options),
+    Companies.layer,
+    Contacts.layer,
+    dealsWithPlaybooks,
+    Tasks.layer,
+    Events.layer,
+    Idempotency.layer
+  )
 
 export const layer = layerWith({ rateLimit: Access.RATE_LIMIT })

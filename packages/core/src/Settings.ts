@@ -13,11 +13,11 @@ const newId = (): string => globalThis.crypto.randomUUID()
 export const defaultPipeline = (): z.output<typeof SettingsInput>["pipelines"][number] => ({
   name: "Sales",
   stages: [
-    { name: "Qualified", kind: "open", required_fields: [] },
-    { name: "Proposal", kind: "open", required_fields: [] },
-    { name: "Negotiation", kind: "open", required_fields: [] },
-    { name: "Won", kind: "won", required_fields: [] },
-    { name: "Lost", kind: "lost", required_fields: [] }
+    { name: "Qualified", kind: "open", required_fields: [], playbook: [] },
+    { name: "Proposal", kind: "open", required_fields: [], playbook: [] },
+    { name: "Negotiation", kind: "open", required_fields: [], playbook: [] },
+    { name: "Won", kind: "won", required_fields: [], playbook: [] },
+    { name: "Lost", kind: "lost", required_fields: [], playbook: [] }
   ]
 })
 
@@ -38,7 +38,8 @@ export const complete = (name: string, input: z.output<typeof SettingsInput>): E
           id: stage.id ?? newId(),
           name: stage.name,
           kind: stage.kind,
-          required_fields: stage.required_fields
+          required_fields: stage.required_fields,
+          playbook: stage.playbook
         }))
       })),
       record_types: input.record_types,

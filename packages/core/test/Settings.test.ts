@@ -37,12 +37,51 @@ describe("Settings", () => {
     expect(new Set(ids).size).toBe(ids.length)
   })
 
+  it("accepts deal fields and custom.<key> as stage requirements, and keeps playbooks with defaults", () => {
+    const settings = complete({
+      pipelines: [
+        {
+          name: "p",
+          stages: [
+            {
+              name: "s",
+              kind: "open",
+              required_fields: ["value", "expected_close_date", "contact_id", "company_id", "custom.segment"],
+              playbook: [{ title: "Call" }, { title: "Send offer", due_in_days: 2, priority: "high" }]
+            }
+          ]
+        }
+      ]
+    })
+    expect(settings.pipelines[0]!.stages[0]!.playbook).toEqual([
+      { title: "Call", due_in_days: null, priority: "normal" },
+      { title: "Send offer", due_in_days: 2, priority: "high" }
+    ])
+  })
+
   it("refuses unknown zones, currencies and fields", () => {
     for (const input of [
       { timezone: "Mars/Base" },
       { default_currency: "euro" },
       { colour: "red" },
-      { pipelines: [{ name: "x", stages: [] }] }
+      { pipelines: [{ name: "x", stages: [] }] },
+      { pipelines: [{ name: "no open stage", stages: [{ name: "w", kind: "won" }] }] },
+      { pipelines: [{ name: "x", stages: [{ name: "s", kind: "open", required_fields: ["colour"] }] }] },
+      { pipelines: [{ name: "x", stages: [{ name: "s", kind: "open", playbook: [{ title: "" }] }] }] },
+      (() => {
+        const id = crypto.randomUUID()
+        return {
+          pipelines: [
+            {
+              name: "x",
+              stages: [
+                { id, name: "s", kind: "open" },
+                { id, name: "t", kind: "won" }
+              ]
+            }
+          ]
+        }
+      })()
     ]) {
       expect(Settings.SettingsInput.safeParse(input).success, JSON.stringify(input)).toBe(false)
     }

@@ -13,17 +13,43 @@ const isIanaZone = (zone: string): boolean => {
 export const StageKind = z.enum(["open", "won", "lost"])
 export type StageKind = z.infer<typeof StageKind>
 
+/** The deal fields a stage may require; `custom.<key>` names a custom field. */
+export const REQUIRED_DEAL_FIELDS = ["value", "expected_close_date", "contact_id", "company_id"] as const
+
+export const RequiredField = z
+  .string()
+  .refine(
+    (name) => (REQUIRED_DEAL_FIELDS as ReadonlyArray<string>).includes(name) || /^custom\.[^.\s]+$/.test(name),
+    `must be one of ${REQUIRED_DEAL_FIELDS.join(", ")} or custom.<key>`
+  )
+
+export const TaskPriority = z.enum(["low", "normal", "high", "urgent"])
+export type TaskPriority = z.infer<typeof TaskPriority>
+
+/** A task a stage creates on each deal that enters it (stage-entry automation). */
+export const PlaybookTask = z.strictObject({
+  title: z.string().min(1).max(500),
+  due_in_days: z.number().int().min(0).max(3650).nullable().default(null),
+  priority: TaskPriority.default("normal")
+})
+export type PlaybookTask = z.infer<typeof PlaybookTask>
+
 export const StageInput = z.strictObject({
   id: z.uuid().optional(),
   name: z.string().min(1).max(200),
   kind: StageKind,
-  required_fields: z.array(z.string().min(1)).default([])
+  required_fields: z.array(RequiredField).default([]),
+  playbook: z.array(PlaybookTask).max(20).default([])
 })
 
 export const PipelineInput = z.strictObject({
   id: z.uuid().optional(),
   name: z.string().min(1).max(200),
-  stages: z.array(StageInput).min(1)
+  // Without an open stage a deal created in the pipeline would have nowhere to land.
+  stages: z
+    .array(StageInput)
+    .min(1)
+    .refine((stages) => stages.some((stage) => stage.kind === "open"), "needs at least one open stage")
 })
 
 export const PlanInput = z.strictObject({
@@ -45,7 +71,18 @@ export const SettingsInput = z.strictObject({
     .default("EUR"),
   payment_terms_days: z.number().int().min(0).max(365).default(14),
   plan: PlanInput.default({ read_only: false, max_contacts: null, max_companies: null }),
-  pipelines: z.array(PipelineInput).default([]),
+  pipelines: z
+    .array(PipelineInput)
+    .default([])
+    .superRefine((pipelines, ctx) => {
+      // Deals refer to pipelines and stages by id: one id must name one thing.
+      const seen = new Set<string>()
+      for (const id of pipelines.flatMap((p) => [p.id, ...p.stages.map((s) => s.id)])) {
+        if (id === undefined) continue
+        if (seen.has(id)) ctx.addIssue({ code: "custom", message: `id ${id} is used more than once` })
+        seen.add(id)
+      }
+    }),
   // Shapes arrive with the custom-records issue; until then they are kept as given.
   record_types: z.array(z.record(z.string(), z.unknown())).default([]),
   stock: StockSettingsInput.default({ low_stock_threshold: 5 })
@@ -56,7 +93,11 @@ export const Stage = z.object({
   id: z.uuid(),
   name: z.string(),
   kind: StageKind,
-  required_fields: z.array(z.string())
+  required_fields: z.array(z.string()),
+  // Documents stored before playbooks existed have none.
+  playbook: z
+    .array(z.object({ title: z.string(), due_in_days: z.number().int().nullable(), priority: TaskPriority }))
+    .default([])
 })
 export type Stage = z.infer<typeof Stage>
 

@@ -1,6 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { invalidField, NotFound, PlanRefused, type StorageError, type ValidationFailed } from "../Errors.js"
+import type { Transaction } from "../Transaction.js"
 
 export const nowIso = Effect.map(
   Effect.clockWith((clock) => clock.currentTimeMillis),
@@ -51,3 +52,14 @@ export const merge = <T extends object>(current: T, patch: { readonly [K in keyo
   }
   return next
 }
+
+/**
+ * DELETE: archives the live record in its own unit of work. Nothing archived means the record is
+ * missing or already archived, which `find` then reports as `not_found`.
+ */
+export const archiveLive = <E, R>(
+  tx: Transaction["Type"],
+  archive: (at: string) => Effect.Effect<boolean, StorageError>,
+  find: Effect.Effect<unknown, E, R>
+): Effect.Effect<void, E | StorageError, R> =>
+  Effect.flatMap(tx.run(Effect.flatMap(nowIso, archive)), (archived) => (archived ? Effect.void : Effect.asVoid(find)))

@@ -1,0 +1,209 @@
+/** Deals: sales opportunities moving through the stages of a pipeline. */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type { z } from "zod"
+import { CompanyRepository } from "./Companies/CompanyRepository.js"
+import { ContactRepository } from "./Contacts/ContactRepository.js"
+import { DealRepository } from "./Deals/DealRepository.js"
+import type { Deal, DealCreate, DealListQuery, DealPatch, DealStatus, StageVisit } from "./Deals/DealSchemas.js"
+import * as DealStage from "./Deals/DealStage.js"
+import { StageAutomations } from "./Deals/StageAutomations.js"
+import { invalidField, type NotFound, type StorageError, type ValidationFailed } from "./Errors.js"
+import { pick } from "./Events/EventCatalogue.js"
+import { EventLog, type NewEvent } from "./Events/EventLog.js"
+import { archiveLive, merge, nowIso, orNotFound, requireLink } from "./internal/records.js"
+import { fitsMinorUnit, minorUnits } from "./Money/Currency.js"
+import type { Actor, ResourceService } from "./Resource.js"
+import type { Organisation, Pipeline } from "./Settings/SettingsSchemas.js"
+import { Transaction } from "./Transaction.js"
+import { type Page, type PageResult, toPage } from "./Wire.js"
+
+export * from "./Deals/DealRepository.js"
+export * from "./Deals/DealSchemas.js"
+export * as DealStage from "./Deals/DealStage.js"
+export * from "./Deals/StageAutomations.js"
+
+export class Deals extends Context.Tag("@crm/core/Deals")<
+  Deals,
+  ResourceService<
+    z.output<typeof DealCreate>,
+    z.output<typeof DealPatch>,
+    DealListQuery,
+    Deal,
+    ValidationFailed,
+    ValidationFailed
+  > & {
+    /** `POST /deals/{id}/status`: see `DealStage.move`; writes history, runs automations, emits events. */
+    readonly move: (
+      organisation: Organisation,
+      id: string,
+      request: z.output<typeof DealStatus>,
+      actor: Actor
+    ) => Effect.Effect<Deal, NotFound | ValidationFailed | StorageError>
+    readonly history: (
+      organisation: Organisation,
+      id: string
+    ) => Effect.Effect<ReadonlyArray<StageVisit>, NotFound | StorageError>
+    readonly pipelines: (organisation: Organisation, page: Page) => PageResult<Pipeline>
+  }
+>() {}
+
+const CREATED_FIELDS = [
+  "id",
+  "title",
+  "value",
+  "currency",
+  "pipeline_id",
+  "status_id",
+  "contact_id",
+  "expected_close_date"
+] as const
+const UPDATED_FIELDS = ["id", "title", "value", "currency", "status_id", "status_kind", "expected_close_date"] as const
+const STATUS_CHANGED_FIELDS = ["id", "title", "status_id", "status_kind", "contact_id"] as const
+const CLOSED_FIELDS = ["id", "title", "contact_id", "lost_reason"] as const
+
+const moveEvents = (deal: Deal): ReadonlyArray<NewEvent> => [
+  { event: "deal.status_changed", data: pick(deal, STATUS_CHANGED_FIELDS) },
+  ...(deal.status_kind === "won" ? [{ event: "deal.won" as const, data: pick(deal, CLOSED_FIELDS) }] : []),
+  ...(deal.status_kind === "lost" ? [{ event: "deal.lost" as const, data: pick(deal, CLOSED_FIELDS) }] : [])
+]
+
+/** An amount finer than the currency's minor unit is refused rather than silently rounded. */
+const checkValue = (deal: Deal) =>
+  deal.value === null || fitsMinorUnit(deal.value, deal.currency)
+    ? Effect.void
+    : Effect.fail(
+        invalidField(
+          "value",
+          `${deal.currency} amounts have at most ${minorUnits(deal.currency)} decimals`,
+          "too_precise"
+        )
+      )
+
+const visitOf = (deal: Deal, from: string | null, at: string, actor: Actor): StageVisit => ({
+  deal_id: deal.id,
+  pipeline_id: deal.pipeline_id,
+  from_status_id: from,
+  status_id: deal.status_id,
+  status_kind: deal.status_kind,
+  entered_at: at,
+  left_at: null,
+  key_id: actor.keyId
+})
+
+export const make = Effect.gen(function* () {
+  const repo = yield* DealRepository
+  const contacts = yield* ContactRepository
+  const companies = yield* CompanyRepository
+  const automations = yield* StageAutomations
+  const events = yield* EventLog
+  const tx = yield* Transaction
+
+  const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("deal"))
+  const lock = (organisationId: string, id: string) => repo.getForUpdate(organisationId, id).pipe(orNotFound("deal"))
+
+  const requireLinks = (
+    organisationId: string,
+    links: { readonly contact_id?: string | null | undefined; readonly company_id?: string | null | undefined }
+  ) =>
+    Effect.zipRight(
+      requireLink("contact_id", links.contact_id, (id) => contacts.get(organisationId, id)),
+      requireLink("company_id", links.company_id, (id) => companies.get(organisationId, id))
+    )
+
+  return Deals.of({
+    create: Effect.fn("Deals.create")(function* (organisation, input, actor) {
+      return yield* tx.run(
+        Effect.gen(function* () {
+          const { pipeline, stage } = yield* DealStage.place(organisation.settings, input)
+          yield* requireLinks(organisation.id, input)
+          const now = yield* nowIso
+          const deal = DealStage.enter(
+            {
+              id: crypto.randomUUID(),
+              title: input.title,
+              value: input.value ?? null,
+              currency: input.currency ?? organisation.settings.default_currency,
+              pipeline_id: pipeline.id,
+              status_id: stage.id,
+              status_kind: stage.kind,
+              contact_id: input.contact_id ?? null,
+              company_id: input.company_id ?? null,
+              owner_id: input.owner_id ?? null,
+              expected_close_date: input.expected_close_date ?? null,
+              lost_reason: null,
+              closed_at: null,
+              custom: input.custom ?? {},
+              created_at: now,
+              updated_at: now
+            },
+            stage,
+            now
+          )
+          yield* checkValue(deal)
+          // A deal created straight into a stage meets its requirements, as a move there would.
+          yield* DealStage.checkRequired(stage, deal)
+          yield* repo.insert(organisation.id, deal)
+          yield* repo.enterStage(organisation.id, visitOf(deal, null, now, actor))
+          yield* events.append(organisation.id, [{ event: "deal.created", data: pick(deal, CREATED_FIELDS) }], now)
+          return deal
+        })
+      )
+    }),
+    get: (organisation, id) => find(organisation.id, id),
+    update: Effect.fn("Deals.update")(function* (organisation, id, patch) {
+      return yield* tx.run(
+        Effect.gen(function* () {
+          const current = yield* lock(organisation.id, id)
+          yield* requireLinks(organisation.id, patch)
+          const now = yield* nowIso
+          const { pipeline_id: _pipeline, status_id: _stage, ...fields } = patch
+          const deal = { ...merge(current, fields), updated_at: now }
+          yield* checkValue(deal)
+          yield* repo.update(organisation.id, deal)
+          yield* events.append(organisation.id, [{ event: "deal.updated", data: pick(deal, UPDATED_FIELDS) }], now)
+          return deal
+        })
+      )
+    }),
+    move: Effect.fn("Deals.move")(function* (organisation, id, request, actor) {
+      return yield* tx.run(
+        Effect.gen(function* () {
+          const current = yield* lock(organisation.id, id)
+          const now = yield* nowIso
+          const move = yield* DealStage.move(organisation.settings, current, request, now)
+          if (move._tag === "Unchanged") return current
+          const { deal, from, to } = move
+          yield* repo.update(organisation.id, deal)
+          yield* repo.enterStage(organisation.id, visitOf(deal, current.status_id, now, actor))
+          yield* events.append(organisation.id, moveEvents(deal), now)
+          const pipeline = organisation.settings.pipelines.find((candidate) => candidate.id === deal.pipeline_id)!
+          yield* automations.entered({ organisation, deal, pipeline, from, stage: to, at: now, keyId: actor.keyId })
+          return deal
+        })
+      )
+    }),
+    history: (organisation, id) => Effect.zipRight(find(organisation.id, id), repo.history(organisation.id, id)),
+    pipelines: (organisation, page) =>
+      toPage(organisation.settings.pipelines.slice(page.offset, page.offset + page.limit + 1), page),
+    archive: Effect.fn("Deals.archive")((organisation, id) =>
+      archiveLive(tx, (at) => repo.archive(organisation.id, id, at), find(organisation.id, id))
+    ),
+    list: (organisation, query) =>
+      repo
+        .list(
+          organisation.id,
+          {
+            ...(query.status_kind !== undefined ? { statusKind: query.status_kind } : {}),
+            ...(query.contact_id !== undefined ? { contactId: query.contact_id } : {}),
+            ...(query.company_id !== undefined ? { companyId: query.company_id } : {}),
+            ...(query.pipeline_id !== undefined ? { pipelineId: query.pipeline_id } : {})
+          },
+          query
+        )
+        .pipe(Effect.map((rows) => toPage(rows, query)))
+  })
+})
+
+export const layer = Layer.effect(Deals, make)

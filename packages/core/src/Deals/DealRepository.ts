@@ -1,0 +1,37 @@
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type { StorageError } from "../Errors.js"
+import type { StageKind } from "../Settings/SettingsSchemas.js"
+import type { Page } from "../Wire.js"
+import type { Deal, StageVisit } from "./DealSchemas.js"
+
+export interface DealFilter {
+  readonly statusKind?: StageKind
+  readonly contactId?: string
+  readonly companyId?: string
+  readonly pipelineId?: string
+}
+
+/** Live (not archived) deals of one organisation and the history of their stages. */
+export class DealRepository extends Context.Tag("@crm/core/DealRepository")<
+  DealRepository,
+  {
+    readonly insert: (organisationId: string, deal: Deal) => Effect.Effect<void, StorageError>
+    readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<Deal>, StorageError>
+    /** Like `get`, and no other unit of work changes the deal until the calling one ends. */
+    readonly getForUpdate: (organisationId: string, id: string) => Effect.Effect<Option.Option<Deal>, StorageError>
+    readonly update: (organisationId: string, deal: Deal) => Effect.Effect<void, StorageError>
+    readonly archive: (organisationId: string, id: string, at: string) => Effect.Effect<boolean, StorageError>
+    /** Newest first, ties by id; at most `limit + 1` rows. */
+    readonly list: (
+      organisationId: string,
+      filter: DealFilter,
+      page: Page
+    ) => Effect.Effect<ReadonlyArray<Deal>, StorageError>
+    /** Closes the deal's current visit (its `left_at` becomes `visit.entered_at`) and opens `visit`, atomically. */
+    readonly enterStage: (organisationId: string, visit: StageVisit) => Effect.Effect<void, StorageError>
+    /** The deal's visits, oldest first. */
+    readonly history: (organisationId: string, dealId: string) => Effect.Effect<ReadonlyArray<StageVisit>, StorageError>
+  }
+>() {}

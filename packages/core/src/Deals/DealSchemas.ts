@@ -1,0 +1,88 @@
+import { z } from "zod"
+import { Currency } from "../Money/Currency.js"
+import { Pipeline, StageKind } from "../Settings/SettingsSchemas.js"
+import { Custom, PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+
+export const DateOnly = z.iso.date().describe("YYYY-MM-DD")
+
+// The stage has its own endpoint, so PATCH refuses the two fields with a pointer to it.
+const movedElsewhere = z
+  .never({ error: "the stage is not editable here: use POST /deals/{id}/status" })
+  .optional()
+  .describe("not accepted: use POST /deals/{id}/status")
+
+const fields = {
+  title: z.string().min(1).max(500),
+  value: z.number().min(0).max(1e15).nullable().optional().describe("the deal's value in its currency"),
+  currency: Currency.optional().describe("ISO 4217; defaults to the organisation's default currency"),
+  contact_id: z.uuid().nullable().optional(),
+  company_id: z.uuid().nullable().optional(),
+  owner_id: z.uuid().nullable().optional().describe("the user who owns the deal"),
+  expected_close_date: DateOnly.nullable().optional(),
+  custom: Custom.optional()
+}
+
+export const DealCreate = z.strictObject({
+  ...fields,
+  pipeline_id: z.uuid().optional().describe("defaults to the organisation's first pipeline"),
+  status_id: z.uuid().optional().describe("a stage of the pipeline; defaults to its first open stage")
+})
+
+export const DealPatch = z.strictObject({
+  ...fields,
+  title: fields.title.optional(),
+  pipeline_id: movedElsewhere,
+  status_id: movedElsewhere
+})
+
+export const DealStatus = z.strictObject({
+  status_id: z.uuid().describe("a stage of the deal's own pipeline"),
+  lost_reason: z.string().max(2000).nullable().optional().describe("kept on the deal; allowed on any stage")
+})
+
+export const Deal = z.object({
+  id: z.uuid(),
+  title: z.string(),
+  value: z.number().nullable(),
+  currency: z.string(),
+  pipeline_id: z.uuid(),
+  status_id: z.uuid(),
+  status_kind: StageKind,
+  contact_id: z.uuid().nullable(),
+  company_id: z.uuid().nullable(),
+  owner_id: z.uuid().nullable(),
+  expected_close_date: z.string().nullable(),
+  lost_reason: z.string().nullable(),
+  closed_at: Timestamp.nullable().describe("when the deal entered its won or lost stage; null while open"),
+  custom: Custom,
+  created_at: Timestamp,
+  updated_at: Timestamp
+})
+export type Deal = z.infer<typeof Deal>
+export const DealPage = pageEnvelope(Deal)
+
+export const DealListQuery = z.object({
+  status_kind: StageKind.optional(),
+  contact_id: z.uuid().optional(),
+  company_id: z.uuid().optional(),
+  pipeline_id: z.uuid().optional(),
+  ...PageQuery
+})
+export type DealListQuery = z.output<typeof DealListQuery>
+
+/** One stay of a deal in a stage: what analytics read (time in stage, stalled deals, recent wins). */
+export const StageVisit = z.object({
+  deal_id: z.uuid(),
+  pipeline_id: z.uuid(),
+  from_status_id: z.uuid().nullable().describe("the stage the deal came from; null on creation"),
+  status_id: z.uuid(),
+  status_kind: StageKind,
+  entered_at: Timestamp,
+  left_at: Timestamp.nullable().describe("null while the deal is still in the stage"),
+  key_id: z.uuid().nullable().describe("the API key that made the move")
+})
+export type StageVisit = z.infer<typeof StageVisit>
+export const StageHistory = z.object({ data: z.array(StageVisit) })
+
+export const PipelinePage = pageEnvelope(Pipeline)
+export const PipelineListQuery = z.object(PageQuery)

@@ -1,0 +1,25 @@
+/**
+ * Stage-entry automations: a move publishes here, inside its own unit of work, so whatever a
+ * consumer writes commits or rolls back with the move. The kernel's own consumer creates the
+ * stage's playbook tasks; an embedder can provide its own layer instead.
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type { StorageError, ValidationFailed } from "../Errors.js"
+import type { Organisation, Pipeline, Stage } from "../Settings/SettingsSchemas.js"
+import type { Deal } from "./DealSchemas.js"
+
+export interface StageEntry {
+  readonly organisation: Organisation
+  readonly deal: Deal
+  readonly pipeline: Pipeline
+  readonly from: Stage | undefined
+  readonly stage: Stage
+  readonly at: string
+  readonly keyId: string | null
+}
+
+export class StageAutomations extends Context.Tag("@crm/core/StageAutomations")<
+  StageAutomations,
+  { readonly entered: (entry: StageEntry) => Effect.Effect<void, StorageError | ValidationFailed> }
+>() {}

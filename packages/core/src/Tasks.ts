@@ -1,0 +1,145 @@
+/** Tasks: to-dos attached to a contact, company or deal, completed once. */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type { z } from "zod"
+import { CompanyRepository } from "./Companies/CompanyRepository.js"
+import { ContactRepository } from "./Contacts/ContactRepository.js"
+import { DealRepository } from "./Deals/DealRepository.js"
+import type { NotFound, StorageError, ValidationFailed } from "./Errors.js"
+import { pick } from "./Events/EventCatalogue.js"
+import { EventLog, type NewEvent } from "./Events/EventLog.js"
+import { archiveLive, merge, nowIso, orNotFound, requireLink } from "./internal/records.js"
+import type { ResourceService } from "./Resource.js"
+import type { Organisation } from "./Settings/SettingsSchemas.js"
+import { TaskRepository } from "./Tasks/TaskRepository.js"
+import type { EntityType, Task, TaskCreate, TaskListQuery, TaskPatch } from "./Tasks/TaskSchemas.js"
+import * as TaskState from "./Tasks/TaskState.js"
+import { Transaction } from "./Transaction.js"
+import { toPage, toUtc } from "./Wire.js"
+
+export * from "./Tasks/TaskRepository.js"
+export * from "./Tasks/TaskSchemas.js"
+export * as TaskState from "./Tasks/TaskState.js"
+
+export class Tasks extends Context.Tag("@crm/core/Tasks")<
+  Tasks,
+  ResourceService<
+    z.output<typeof TaskCreate>,
+    z.output<typeof TaskPatch>,
+    TaskListQuery,
+    Task,
+    ValidationFailed,
+    ValidationFailed
+  > & {
+    /** open → done, emitting `task.completed`; on a done task the same task, unchanged, and no event. */
+    readonly complete: (organisation: Organisation, id: string) => Effect.Effect<Task, NotFound | StorageError>
+  }
+>() {}
+
+const CREATED_FIELDS = ["id", "title", "type", "priority", "due_at", "entity_type", "entity_id"] as const
+const COMPLETED_FIELDS = ["id", "title", "entity_type", "entity_id"] as const
+
+const completedEvent = (task: Task): NewEvent => ({ event: "task.completed", data: pick(task, COMPLETED_FIELDS) })
+
+const utcOrNull = (value: string | null | undefined) => (value == null ? value : toUtc(value))
+
+export const make = Effect.gen(function* () {
+  const repo = yield* TaskRepository
+  const contacts = yield* ContactRepository
+  const companies = yield* CompanyRepository
+  const deals = yield* DealRepository
+  const events = yield* EventLog
+  const tx = yield* Transaction
+
+  const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("task"))
+  const lock = (organisationId: string, id: string) => repo.getForUpdate(organisationId, id).pipe(orNotFound("task"))
+
+  // The entity a task attaches to must be a live record of the organisation (422 naming entity_id).
+  const requireEntity = (organisationId: string, type: EntityType | null | undefined, id: string | null | undefined) =>
+    requireLink("entity_id", id, (entityId) =>
+      type === "contact"
+        ? contacts.get(organisationId, entityId)
+        : type === "company"
+          ? companies.get(organisationId, entityId)
+          : deals.get(organisationId, entityId)
+    )
+
+  const save = (organisationId: string, outcome: TaskState.Outcome) =>
+    Effect.gen(function* () {
+      yield* repo.update(organisationId, outcome.task)
+      if (outcome.completed)
+        yield* events.append(organisationId, [completedEvent(outcome.task)], outcome.task.updated_at)
+      return outcome.task
+    })
+
+  return Tasks.of({
+    create: Effect.fn("Tasks.create")(function* (organisation, input) {
+      return yield* tx.run(
+        Effect.gen(function* () {
+          yield* requireEntity(organisation.id, input.entity_type, input.entity_id)
+          const now = yield* nowIso
+          const task: Task = {
+            id: crypto.randomUUID(),
+            title: input.title,
+            type: input.type ?? "todo",
+            priority: input.priority ?? "normal",
+            due_at: utcOrNull(input.due_at) ?? null,
+            done: false,
+            completed_at: null,
+            assignee_id: input.assignee_id ?? null,
+            entity_type: input.entity_type ?? null,
+            entity_id: input.entity_id ?? null,
+            description: input.description ?? null,
+            created_at: now,
+            updated_at: now
+          }
+          yield* repo.insert(organisation.id, task)
+          yield* events.append(organisation.id, [{ event: "task.created", data: pick(task, CREATED_FIELDS) }], now)
+          return task
+        })
+      )
+    }),
+    get: (organisation, id) => find(organisation.id, id),
+    update: Effect.fn("Tasks.update")(function* (organisation, id, patch) {
+      return yield* tx.run(
+        Effect.gen(function* () {
+          const current = yield* lock(organisation.id, id)
+          yield* requireEntity(organisation.id, patch.entity_type, patch.entity_id)
+          const now = yield* nowIso
+          const { done, ...fields } = patch
+          const changed = { ...merge(current, { ...fields, due_at: utcOrNull(fields.due_at) }), updated_at: now }
+          return yield* save(organisation.id, TaskState.setDone(changed, done, now))
+        })
+      )
+    }),
+    complete: Effect.fn("Tasks.complete")(function* (organisation, id) {
+      return yield* tx.run(
+        Effect.gen(function* () {
+          const current = yield* lock(organisation.id, id)
+          if (current.done) return current
+          const now = yield* nowIso
+          return yield* save(organisation.id, TaskState.complete({ ...current, updated_at: now }, now))
+        })
+      )
+    }),
+    archive: Effect.fn("Tasks.archive")((organisation, id) =>
+      archiveLive(tx, (at) => repo.archive(organisation.id, id, at), find(organisation.id, id))
+    ),
+    list: (organisation, query) =>
+      repo
+        .list(
+          organisation.id,
+          {
+            ...(query.done !== undefined ? { done: query.done } : {}),
+            ...(query.priority !== undefined ? { priority: query.priority } : {}),
+            ...(query.assignee_id !== undefined ? { assigneeId: query.assignee_id } : {}),
+            ...(query.entity_id !== undefined ? { entityId: query.entity_id } : {})
+          },
+          query
+        )
+        .pipe(Effect.map((rows) => toPage(rows, query)))
+  })
+})
+
+export const layer = Layer.effect(Tasks, make)
