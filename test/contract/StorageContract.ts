@@ -8,7 +8,7 @@
  */
 import { createHash } from "node:crypto"
 import type { Kernel, Settings } from "@crm/core"
-import { Access, Companies, Contacts, Errors, Events, Idempotency, Transaction } from "@crm/core"
+import { Access, Companies, Contacts, Deals, Errors, Events, Idempotency, Tasks, Transaction } from "@crm/core"
 import { describe, expect, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
@@ -25,6 +25,9 @@ export type StoragePorts = Kernel.StoragePorts
 type Contact = Contacts.Contact
 type Company = Companies.Company
 type Organisation = Settings.Organisation
+type Deal = Deals.Deal
+type StageVisit = Deals.StageVisit
+type Task = Tasks.Task
 
 const T0 = Date.parse("2026-01-01T00:00:00.000Z")
 /** A timestamp `ms` after a fixed origin, in the wire form (UTC, milliseconds). */
@@ -52,9 +55,9 @@ const settingsFor = (name: string): Settings.Settings => ({
       id: uuid(),
       name: "Sales",
       stages: [
-        { id: uuid(), name: "Qualified", kind: "open", required_fields: [] },
-        { id: uuid(), name: "Won", kind: "won", required_fields: ["value"] },
-        { id: uuid(), name: "Lost", kind: "lost", required_fields: [] }
+        { id: uuid(), name: "Qualified", kind: "open", required_fields: [], playbook: [] },
+        { id: uuid(), name: "Won", kind: "won", required_fields: ["value"], playbook: [] },
+        { id: uuid(), name: "Lost", kind: "lost", required_fields: [], playbook: [] }
       ]
     }
   ],
@@ -88,6 +91,63 @@ const firm = (overrides: Partial<Company> = {}): Company => ({
   city: null,
   country: null,
   custom: {},
+  created_at: at(0),
+  updated_at: at(0),
+  ...overrides
+})
+
+/** The stages of the organisation's pipeline, so that deals point at real ones. */
+const stagesOf = (org: Organisation) => {
+  const pipeline = org.settings.pipelines[0]!
+  const [open, won, lost] = pipeline.stages
+  return { pipeline: pipeline.id, open: open!.id, won: won!.id, lost: lost!.id }
+}
+
+const opportunity = (org: Organisation, overrides: Partial<Deal> = {}): Deal => ({
+  id: uuid(),
+  title: "Deal",
+  value: null,
+  currency: "EUR",
+  pipeline_id: stagesOf(org).pipeline,
+  status_id: stagesOf(org).open,
+  status_kind: "open",
+  contact_id: null,
+  company_id: null,
+  owner_id: null,
+  expected_close_date: null,
+  lost_reason: null,
+  closed_at: null,
+  custom: {},
+  created_at: at(0),
+  updated_at: at(0),
+  ...overrides
+})
+
+/** The visit that records a deal's creation in its current stage; overrides make it a move. */
+const visit = (deal: Deal, overrides: Partial<StageVisit> = {}): StageVisit => ({
+  deal_id: deal.id,
+  pipeline_id: deal.pipeline_id,
+  from_status_id: null,
+  status_id: deal.status_id,
+  status_kind: deal.status_kind,
+  entered_at: deal.created_at,
+  left_at: null,
+  key_id: null,
+  ...overrides
+})
+
+const todo = (overrides: Partial<Task> = {}): Task => ({
+  id: uuid(),
+  title: "Call back",
+  type: "todo",
+  priority: "normal",
+  due_at: null,
+  done: false,
+  completed_at: null,
+  assignee_id: null,
+  entity_type: null,
+  entity_id: null,
+  description: null,
   created_at: at(0),
   updated_at: at(0),
   ...overrides
@@ -134,6 +194,40 @@ const expectEmailTaken = (error: unknown, holder: string): void => {
 }
 
 class Boom extends Data.TaggedError("Boom")<{ readonly step: string }> {}
+
+/**
+ * A unit of work that read `record` for update holds it: another unit's `getForUpdate` of it
+ * waits until the first commits, and then reads what the first wrote.
+ */
+const expectHeldUntilCommit = <A>(
+  getForUpdate: Effect.Effect<Option.Option<A>, Errors.StorageError>,
+  update: Effect.Effect<void, Errors.StorageError>,
+  record: A,
+  changed: A
+) =>
+  Effect.gen(function* () {
+    const tx = yield* Transaction.Transaction
+    const locked = yield* Deferred.make<void>()
+    const gate = yield* Deferred.make<void>()
+    const first = yield* Effect.fork(
+      tx.run(
+        Effect.gen(function* () {
+          expect(Option.getOrThrow(yield* getForUpdate)).toEqual(record)
+          yield* Deferred.succeed(locked, undefined)
+          yield* Deferred.await(gate)
+          yield* update
+        })
+      )
+    )
+    yield* Deferred.await(locked)
+    const second = yield* Effect.fork(tx.run(getForUpdate))
+    // Long enough for an adapter that does not lock to have answered.
+    yield* Effect.sleep("100 millis")
+    expect(Option.isNone(yield* Fiber.poll(second))).toBe(true)
+    yield* Deferred.succeed(gate, undefined)
+    yield* Fiber.join(first)
+    expect(Option.getOrThrow(yield* Fiber.join(second))).toEqual(changed)
+  })
 
 const allEvents = (organisationId: string) =>
   Effect.flatMap(Events.EventLog, (log) => log.after(organisationId, { since: 0n, event: undefined, limit: 1000 }))
@@ -572,6 +666,453 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
           expect(ids(yield* repo.list(a.id, {}, page(2, 2)))).toEqual(expected.slice(2, 5))
           expect(ids(yield* repo.list(a.id, {}, page(2, 4)))).toEqual(expected.slice(4))
           expect(ids(yield* repo.list(a.id, {}, page(2, 6)))).toEqual([])
+        })
+      )
+    })
+
+    describe("DealRepository", () => {
+      test(
+        "round-trips every field (decimal and null values, date-only close date), and only within its organisation",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const repo = yield* Deals.DealRepository
+          const stages = stagesOf(a)
+          const full = opportunity(a, {
+            title: "Rollout 2027",
+            value: 1234.5,
+            currency: "CZK",
+            status_id: stages.lost,
+            status_kind: "lost",
+            contact_id: uuid(),
+            company_id: uuid(),
+            owner_id: uuid(),
+            expected_close_date: "2026-12-31",
+            lost_reason: "went with a competitor",
+            closed_at: at(3),
+            custom: { source: "fair", seats: 40, tags: ["b2b"], nested: { ok: true, none: null } },
+            created_at: at(1),
+            updated_at: at(2)
+          })
+          const bare = opportunity(a, { title: "Bare", created_at: at(4), updated_at: at(4) })
+          const expected = structuredClone(full)
+          yield* repo.insert(a.id, full)
+          yield* repo.insert(a.id, bare)
+          // What is stored must not alias the caller's objects, in either direction.
+          ;(full.custom as { source: string }).source = "changed after insert"
+          const got = Option.getOrThrow(yield* repo.get(a.id, full.id))
+          expect(got).toEqual(expected)
+          ;(got.custom as { source: string }).source = "changed after get"
+          expect(Option.getOrThrow(yield* repo.get(a.id, full.id))).toEqual(expected)
+          expect(Option.getOrThrow(yield* repo.getForUpdate(a.id, full.id))).toEqual(expected)
+          expect(Option.getOrThrow(yield* repo.get(a.id, bare.id))).toEqual(bare)
+          expect(yield* repo.list(a.id, {}, page(50))).toEqual([bare, expected])
+
+          // Values are exact, whatever their size or decimals; dates stay the calendar day they were.
+          const edges = [
+            opportunity(a, { value: 0, expected_close_date: "2026-01-01" }),
+            opportunity(a, { value: 0.07, expected_close_date: "2027-06-30" }),
+            opportunity(a, { value: 99_999_999.99, expected_close_date: "1999-12-31" }),
+            opportunity(a, { value: 1e15, expected_close_date: "2100-02-28" })
+          ]
+          for (const deal of edges) yield* repo.insert(a.id, deal)
+          for (const deal of edges) expect(Option.getOrThrow(yield* repo.get(a.id, deal.id))).toEqual(deal)
+
+          expect(Option.isNone(yield* repo.get(b.id, full.id))).toBe(true)
+          expect(Option.isNone(yield* repo.getForUpdate(b.id, full.id))).toBe(true)
+          expect(Option.isNone(yield* repo.get(a.id, uuid()))).toBe(true)
+          expect(Option.isNone(yield* repo.getForUpdate(a.id, uuid()))).toBe(true)
+          expect(yield* repo.list(b.id, {}, page(50))).toEqual([])
+        })
+      )
+
+      test(
+        "update replaces the fields; archive hides the deal from get, getForUpdate and list; neither crosses organisations",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const repo = yield* Deals.DealRepository
+          const stages = stagesOf(a)
+          const deal = opportunity(a, { title: "Rollout", value: 10, created_at: at(1), updated_at: at(1) })
+          const other = opportunity(a, { title: "Other", created_at: at(2), updated_at: at(2) })
+          yield* repo.insert(a.id, deal)
+          yield* repo.insert(a.id, other)
+
+          const won: Deal = {
+            ...deal,
+            title: "Rollout, signed",
+            value: 2500.25,
+            currency: "USD",
+            status_id: stages.won,
+            status_kind: "won",
+            contact_id: uuid(),
+            company_id: uuid(),
+            owner_id: uuid(),
+            expected_close_date: "2026-03-15",
+            lost_reason: "kept from an earlier loss",
+            closed_at: at(10),
+            custom: { po: "PO-7" },
+            updated_at: at(10)
+          }
+          yield* repo.update(a.id, won)
+          expect(Option.getOrThrow(yield* repo.get(a.id, deal.id))).toEqual(won)
+          // Clearing goes back to nulls.
+          const reopened: Deal = {
+            ...won,
+            value: null,
+            status_id: stages.open,
+            status_kind: "open",
+            contact_id: null,
+            company_id: null,
+            owner_id: null,
+            expected_close_date: null,
+            lost_reason: null,
+            closed_at: null,
+            custom: {},
+            updated_at: at(11)
+          }
+          yield* repo.update(a.id, reopened)
+          expect(Option.getOrThrow(yield* repo.get(a.id, deal.id))).toEqual(reopened)
+
+          yield* Effect.either(repo.update(b.id, { ...reopened, title: "Hijacked" }))
+          expect(Option.getOrThrow(yield* repo.get(a.id, deal.id))).toEqual(reopened)
+          expect(yield* repo.archive(b.id, deal.id, at(20))).toBe(false)
+          expect(Option.isSome(yield* repo.get(a.id, deal.id))).toBe(true)
+
+          expect(yield* repo.archive(a.id, deal.id, at(20))).toBe(true)
+          expect(Option.isNone(yield* repo.get(a.id, deal.id))).toBe(true)
+          expect(Option.isNone(yield* repo.getForUpdate(a.id, deal.id))).toBe(true)
+          expect(ids(yield* repo.list(a.id, {}, page(50)))).toEqual([other.id])
+          expect(ids(yield* repo.list(a.id, { statusKind: "open" }, page(50)))).toEqual([other.id])
+          expect(yield* repo.archive(a.id, deal.id, at(21))).toBe(false)
+          expect(yield* repo.archive(a.id, uuid(), at(21))).toBe(false)
+
+          // An update never brings an archived deal back.
+          yield* Effect.either(repo.update(a.id, { ...reopened, title: "Ghost", updated_at: at(22) }))
+          expect(Option.isNone(yield* repo.get(a.id, deal.id))).toBe(true)
+          expect(ids(yield* repo.list(a.id, {}, page(50)))).toEqual([other.id])
+        })
+      )
+
+      test(
+        "list filters: status_kind, contact_id, company_id, pipeline_id, each alone and combined",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const repo = yield* Deals.DealRepository
+          const stages = stagesOf(a)
+          const [ann, bob, acme] = [uuid(), uuid(), uuid()]
+          const otherPipeline = uuid()
+          const open1 = opportunity(a, { contact_id: ann, company_id: acme, created_at: at(1) })
+          const open2 = opportunity(a, { contact_id: bob, created_at: at(2) })
+          const won = opportunity(a, {
+            status_id: stages.won,
+            status_kind: "won",
+            contact_id: ann,
+            closed_at: at(30),
+            created_at: at(3)
+          })
+          const lost = opportunity(a, {
+            status_id: stages.lost,
+            status_kind: "lost",
+            company_id: acme,
+            closed_at: at(40),
+            created_at: at(4)
+          })
+          const elsewhere = opportunity(a, {
+            pipeline_id: otherPipeline,
+            status_id: uuid(),
+            contact_id: ann,
+            company_id: acme,
+            created_at: at(5)
+          })
+          const gone = opportunity(a, { contact_id: ann, company_id: acme, created_at: at(6) })
+          for (const deal of [open1, open2, won, lost, elsewhere, gone]) yield* repo.insert(a.id, deal)
+          yield* repo.insert(b.id, opportunity(b, { contact_id: ann, company_id: acme, created_at: at(7) }))
+          expect(yield* repo.archive(a.id, gone.id, at(60))).toBe(true)
+
+          const list = (filter: Deals.DealFilter) => Effect.map(repo.list(a.id, filter, page(50)), ids)
+          expect(yield* list({})).toEqual(ids([elsewhere, lost, won, open2, open1]))
+          expect(yield* list({ statusKind: "open" })).toEqual(ids([elsewhere, open2, open1]))
+          expect(yield* list({ statusKind: "won" })).toEqual([won.id])
+          expect(yield* list({ statusKind: "lost" })).toEqual([lost.id])
+          expect(yield* list({ contactId: ann })).toEqual(ids([elsewhere, won, open1]))
+          expect(yield* list({ contactId: bob })).toEqual([open2.id])
+          expect(yield* list({ contactId: uuid() })).toEqual([])
+          expect(yield* list({ companyId: acme })).toEqual(ids([elsewhere, lost, open1]))
+          expect(yield* list({ pipelineId: stages.pipeline })).toEqual(ids([lost, won, open2, open1]))
+          expect(yield* list({ pipelineId: otherPipeline })).toEqual([elsewhere.id])
+          expect(yield* list({ statusKind: "open", contactId: ann })).toEqual(ids([elsewhere, open1]))
+          expect(yield* list({ statusKind: "open", contactId: ann, pipelineId: stages.pipeline })).toEqual([open1.id])
+          expect(yield* list({ contactId: ann, companyId: acme })).toEqual(ids([elsewhere, open1]))
+          expect(
+            yield* list({ statusKind: "lost", companyId: acme, contactId: ann, pipelineId: stages.pipeline })
+          ).toEqual([])
+        })
+      )
+
+      test(
+        "order is newest created_at first with ties by id descending; pages hold at most limit + 1 rows",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const repo = yield* Deals.DealRepository
+          const deals = [5, 5, 5, 1, 9, 5].map((t, i) => opportunity(a, { title: `D${i}`, created_at: at(t) }))
+          for (const deal of deals) yield* repo.insert(a.id, deal)
+          const expected = ids(newestFirst(deals))
+          expect(ids(yield* repo.list(a.id, {}, page(50)))).toEqual(expected)
+          expect(ids(yield* repo.list(a.id, {}, page(2)))).toEqual(expected.slice(0, 3))
+          expect(ids(yield* repo.list(a.id, {}, page(2, 2)))).toEqual(expected.slice(2, 5))
+          expect(ids(yield* repo.list(a.id, {}, page(2, 4)))).toEqual(expected.slice(4))
+          expect(ids(yield* repo.list(a.id, {}, page(2, 6)))).toEqual([])
+          expect(ids(yield* repo.list(a.id, { statusKind: "open" }, page(3, 1)))).toEqual(expected.slice(1, 5))
+        })
+      )
+
+      test(
+        "enterStage closes the open visit where the next begins; history is the deal's visits, oldest first",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const repo = yield* Deals.DealRepository
+          const stages = stagesOf(a)
+          const [creator, mover] = [uuid(), uuid()]
+          const deal = opportunity(a, { created_at: at(10), updated_at: at(10) })
+          const neighbour = opportunity(a, { created_at: at(15), updated_at: at(15) })
+          yield* repo.insert(a.id, deal)
+          yield* repo.insert(a.id, neighbour)
+
+          const created = visit(deal, { key_id: creator })
+          yield* repo.enterStage(a.id, created)
+          yield* repo.enterStage(a.id, visit(neighbour))
+          expect(yield* repo.history(a.id, deal.id)).toEqual([created])
+
+          const lost = visit(deal, {
+            from_status_id: stages.open,
+            status_id: stages.lost,
+            status_kind: "lost",
+            entered_at: at(20),
+            key_id: mover
+          })
+          const won = visit(deal, {
+            from_status_id: stages.lost,
+            status_id: stages.won,
+            status_kind: "won",
+            entered_at: at(30)
+          })
+          yield* repo.enterStage(a.id, lost)
+          yield* repo.enterStage(a.id, won)
+
+          const history = yield* repo.history(a.id, deal.id)
+          expect(history).toEqual([{ ...created, left_at: at(20) }, { ...lost, left_at: at(30) }, won])
+          expect(history.filter((stay) => stay.left_at === null)).toHaveLength(1)
+
+          // Only that deal's visits, and only in its organisation.
+          expect(yield* repo.history(a.id, neighbour.id)).toEqual([visit(neighbour)])
+          expect(yield* repo.history(b.id, deal.id)).toEqual([])
+          expect(yield* repo.history(a.id, uuid())).toEqual([])
+          const foreign = visit(deal, { status_id: uuid(), entered_at: at(40) })
+          yield* repo.enterStage(b.id, foreign)
+          expect(yield* repo.history(a.id, deal.id)).toEqual(history)
+          expect(yield* repo.history(b.id, deal.id)).toEqual([foreign])
+        })
+      )
+
+      test(
+        "history keeps the order of recording between visits entered at the same instant",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const repo = yield* Deals.DealRepository
+          const stages = stagesOf(a)
+          const deal = opportunity(a, { created_at: at(5) })
+          yield* repo.insert(a.id, deal)
+          const created = visit(deal)
+          const won = visit(deal, {
+            from_status_id: stages.open,
+            status_id: stages.won,
+            status_kind: "won",
+            entered_at: at(5)
+          })
+          const lost = visit(deal, {
+            from_status_id: stages.won,
+            status_id: stages.lost,
+            status_kind: "lost",
+            entered_at: at(5)
+          })
+          for (const stay of [created, won, lost]) yield* repo.enterStage(a.id, stay)
+          expect(yield* repo.history(a.id, deal.id)).toEqual([
+            { ...created, left_at: at(5) },
+            { ...won, left_at: at(5) },
+            lost
+          ])
+        })
+      )
+
+      test(
+        "getForUpdate in a unit of work holds the deal until the unit commits",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const repo = yield* Deals.DealRepository
+          const deal = opportunity(a, { title: "Contended", value: 100 })
+          yield* repo.insert(a.id, deal)
+          const changed = { ...deal, title: "Changed by the first unit", value: 200, updated_at: at(1) }
+          yield* expectHeldUntilCommit(repo.getForUpdate(a.id, deal.id), repo.update(a.id, changed), deal, changed)
+          expect(Option.getOrThrow(yield* repo.get(a.id, deal.id))).toEqual(changed)
+        })
+      )
+    })
+
+    describe("TaskRepository", () => {
+      test(
+        "round-trips every field, and only within its organisation",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const repo = yield* Tasks.TaskRepository
+          const full = todo({
+            title: "Send the offer",
+            type: "email",
+            priority: "urgent",
+            due_at: at(86_400_000),
+            done: true,
+            completed_at: at(5),
+            assignee_id: uuid(),
+            entity_type: "deal",
+            entity_id: uuid(),
+            description: "with the volume discount\nand the SLA",
+            created_at: at(1),
+            updated_at: at(5)
+          })
+          const bare = todo({ created_at: at(2), updated_at: at(2) })
+          yield* repo.insert(a.id, full)
+          yield* repo.insert(a.id, bare)
+          expect(Option.getOrThrow(yield* repo.get(a.id, full.id))).toEqual(full)
+          expect(Option.getOrThrow(yield* repo.getForUpdate(a.id, full.id))).toEqual(full)
+          expect(Option.getOrThrow(yield* repo.get(a.id, bare.id))).toEqual(bare)
+          expect(yield* repo.list(a.id, {}, page(50))).toEqual([bare, full])
+
+          expect(Option.isNone(yield* repo.get(b.id, full.id))).toBe(true)
+          expect(Option.isNone(yield* repo.getForUpdate(b.id, full.id))).toBe(true)
+          expect(Option.isNone(yield* repo.get(a.id, uuid()))).toBe(true)
+          expect(yield* repo.list(b.id, {}, page(50))).toEqual([])
+        })
+      )
+
+      test(
+        "update replaces the fields; archive hides the task from get, getForUpdate and list; neither crosses organisations",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const repo = yield* Tasks.TaskRepository
+          const task = todo({ title: "Call Ann", created_at: at(1), updated_at: at(1) })
+          const other = todo({ title: "Other", created_at: at(2), updated_at: at(2) })
+          yield* repo.insert(a.id, task)
+          yield* repo.insert(a.id, other)
+
+          const completed: Task = {
+            ...task,
+            title: "Call Ann about the renewal",
+            type: "call",
+            priority: "high",
+            due_at: at(100),
+            done: true,
+            completed_at: at(50),
+            assignee_id: uuid(),
+            entity_type: "contact",
+            entity_id: uuid(),
+            description: "she prefers mornings",
+            updated_at: at(50)
+          }
+          yield* repo.update(a.id, completed)
+          expect(Option.getOrThrow(yield* repo.get(a.id, task.id))).toEqual(completed)
+          const reopened: Task = { ...completed, done: false, due_at: null, entity_type: null, entity_id: null }
+          yield* repo.update(a.id, reopened)
+          expect(Option.getOrThrow(yield* repo.get(a.id, task.id))).toEqual(reopened)
+
+          yield* Effect.either(repo.update(b.id, { ...reopened, title: "Hijacked" }))
+          expect(Option.getOrThrow(yield* repo.get(a.id, task.id))).toEqual(reopened)
+          expect(yield* repo.archive(b.id, task.id, at(60))).toBe(false)
+
+          expect(yield* repo.archive(a.id, task.id, at(60))).toBe(true)
+          expect(Option.isNone(yield* repo.get(a.id, task.id))).toBe(true)
+          expect(Option.isNone(yield* repo.getForUpdate(a.id, task.id))).toBe(true)
+          expect(ids(yield* repo.list(a.id, {}, page(50)))).toEqual([other.id])
+          expect(yield* repo.archive(a.id, task.id, at(61))).toBe(false)
+          expect(yield* repo.archive(a.id, uuid(), at(61))).toBe(false)
+
+          yield* Effect.either(repo.update(a.id, { ...reopened, title: "Ghost", updated_at: at(62) }))
+          expect(Option.isNone(yield* repo.get(a.id, task.id))).toBe(true)
+          expect(ids(yield* repo.list(a.id, {}, page(50)))).toEqual([other.id])
+        })
+      )
+
+      test(
+        "list filters: done, priority, assignee_id, entity_id, each alone and combined",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const repo = yield* Tasks.TaskRepository
+          const [eve, max, deal, contact] = [uuid(), uuid(), uuid(), uuid()]
+          const t1 = todo({ assignee_id: eve, entity_type: "deal", entity_id: deal, created_at: at(1) })
+          const t2 = todo({
+            priority: "high",
+            assignee_id: max,
+            entity_type: "deal",
+            entity_id: deal,
+            created_at: at(2)
+          })
+          const t3 = todo({
+            priority: "high",
+            done: true,
+            completed_at: at(30),
+            assignee_id: eve,
+            entity_type: "contact",
+            entity_id: contact,
+            created_at: at(3)
+          })
+          const t4 = todo({ priority: "low", done: true, completed_at: at(40), created_at: at(4) })
+          const gone = todo({ assignee_id: eve, entity_type: "deal", entity_id: deal, created_at: at(5) })
+          for (const task of [t1, t2, t3, t4, gone]) yield* repo.insert(a.id, task)
+          yield* repo.insert(b.id, todo({ assignee_id: eve, entity_type: "deal", entity_id: deal, created_at: at(6) }))
+          expect(yield* repo.archive(a.id, gone.id, at(50))).toBe(true)
+
+          const list = (filter: Tasks.TaskFilter) => Effect.map(repo.list(a.id, filter, page(50)), ids)
+          expect(yield* list({})).toEqual(ids([t4, t3, t2, t1]))
+          expect(yield* list({ done: false })).toEqual(ids([t2, t1]))
+          expect(yield* list({ done: true })).toEqual(ids([t4, t3]))
+          expect(yield* list({ priority: "high" })).toEqual(ids([t3, t2]))
+          expect(yield* list({ priority: "normal" })).toEqual([t1.id])
+          expect(yield* list({ priority: "urgent" })).toEqual([])
+          expect(yield* list({ assigneeId: eve })).toEqual(ids([t3, t1]))
+          expect(yield* list({ assigneeId: uuid() })).toEqual([])
+          expect(yield* list({ entityId: deal })).toEqual(ids([t2, t1]))
+          expect(yield* list({ entityId: contact })).toEqual([t3.id])
+          expect(yield* list({ done: false, priority: "high" })).toEqual([t2.id])
+          expect(yield* list({ done: true, assigneeId: eve })).toEqual([t3.id])
+          expect(yield* list({ entityId: deal, assigneeId: eve, done: false, priority: "normal" })).toEqual([t1.id])
+          expect(yield* list({ entityId: deal, assigneeId: eve, done: true })).toEqual([])
+        })
+      )
+
+      test(
+        "order is newest created_at first with ties by id descending; pages hold at most limit + 1 rows",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const repo = yield* Tasks.TaskRepository
+          const tasks = [3, 7, 3, 3, 0, 7].map((t, i) => todo({ title: `T${i}`, created_at: at(t) }))
+          for (const task of tasks) yield* repo.insert(a.id, task)
+          const expected = ids(newestFirst(tasks))
+          expect(ids(yield* repo.list(a.id, {}, page(50)))).toEqual(expected)
+          expect(ids(yield* repo.list(a.id, {}, page(2)))).toEqual(expected.slice(0, 3))
+          expect(ids(yield* repo.list(a.id, {}, page(2, 2)))).toEqual(expected.slice(2, 5))
+          expect(ids(yield* repo.list(a.id, {}, page(2, 4)))).toEqual(expected.slice(4))
+          expect(ids(yield* repo.list(a.id, {}, page(2, 6)))).toEqual([])
+          expect(ids(yield* repo.list(a.id, { done: false }, page(3, 1)))).toEqual(expected.slice(1, 5))
+        })
+      )
+
+      test(
+        "getForUpdate in a unit of work holds the task until the unit commits",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const repo = yield* Tasks.TaskRepository
+          const task = todo({ title: "Contended" })
+          yield* repo.insert(a.id, task)
+          const completed = { ...task, done: true, completed_at: at(1), updated_at: at(1) }
+          yield* expectHeldUntilCommit(repo.getForUpdate(a.id, task.id), repo.update(a.id, completed), task, completed)
+          expect(Option.getOrThrow(yield* repo.get(a.id, task.id))).toEqual(completed)
         })
       )
     })

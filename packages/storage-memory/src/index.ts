@@ -1,15 +1,17 @@
 /** The in-process reference implementation of every storage port of `@crm/core`. */
-import { Access, Companies, Contacts, Events, Idempotency, type Kernel, Transaction } from "@crm/core"
+import { Access, Companies, Contacts, Deals, Events, Idempotency, type Kernel, Tasks, Transaction } from "@crm/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as AccessRepository from "./AccessRepository.js"
 import * as CompanyRepository from "./CompanyRepository.js"
 import * as ContactRepository from "./ContactRepository.js"
+import * as DealRepository from "./DealRepository.js"
 import * as EventLog from "./EventLog.js"
 import * as IdempotencyStore from "./IdempotencyStore.js"
 import * as Store from "./internal/Store.js"
 import * as RateLimiter from "./RateLimiter.js"
+import * as TaskRepository from "./TaskRepository.js"
 import * as MemoryTransaction from "./Transaction.js"
 
 export type Ports = Kernel.StoragePorts
@@ -22,7 +24,9 @@ export const make: Effect.Effect<Context.Context<Ports>> = Effect.map(Store.make
     Context.add(Idempotency.IdempotencyStore, IdempotencyStore.make(store)),
     Context.add(Events.EventLog, EventLog.make(store)),
     Context.add(Contacts.ContactRepository, ContactRepository.make(store)),
-    Context.add(Companies.CompanyRepository, CompanyRepository.make(store))
+    Context.add(Companies.CompanyRepository, CompanyRepository.make(store)),
+    Context.add(Deals.DealRepository, DealRepository.make(store)),
+    Context.add(Tasks.TaskRepository, TaskRepository.make(store))
   )
 )
 

@@ -12,13 +12,15 @@ import rateLimit from "./migrations/0002_rate_limit.js"
 import idempotency from "./migrations/0003_idempotency.js"
 import events from "./migrations/0004_events.js"
 import records from "./migrations/0005_records.js"
+import dealsTasks from "./migrations/0006_deals_tasks.js"
 
 export const migrations = {
   "0001_access": access,
   "0002_rate_limit": rateLimit,
   "0003_idempotency": idempotency,
   "0004_events": events,
-  "0005_records": records
+  "0005_records": records,
+  "0006_deals_tasks": dealsTasks
 }
 
 const TABLE = "crm_migrations"

@@ -9,12 +9,14 @@ import * as Pg from "pg"
 import * as AccessRepository from "./AccessRepository.js"
 import * as CompanyRepository from "./CompanyRepository.js"
 import * as ContactRepository from "./ContactRepository.js"
+import * as DealRepository from "./DealRepository.js"
 import * as EventLog from "./EventLog.js"
 import * as IdempotencyStore from "./IdempotencyStore.js"
 import { toStorageError } from "./internal/errors.js"
 import { migrate } from "./Migrations.js"
 import * as PgliteClient from "./PgliteClient.js"
 import * as RateLimiter from "./RateLimiter.js"
+import * as TaskRepository from "./TaskRepository.js"
 import * as TransactionPort from "./Transaction.js"
 
 export type Ports = Kernel.StoragePorts
@@ -30,7 +32,9 @@ export const layerWith = (options: LayerOptions = {}): Layer.Layer<Ports, never,
     IdempotencyStore.layer,
     EventLog.layer(options),
     ContactRepository.layer,
-    CompanyRepository.layer
+    CompanyRepository.layer,
+    DealRepository.layer,
+    TaskRepository.layer
   )
 
 export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient> = layerWith()

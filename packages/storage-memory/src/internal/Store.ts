@@ -2,7 +2,7 @@
  * The whole database as one immutable value in one `Ref`, and the unit-of-work machinery every
  * port shares. Each port call is one `Ref.modify`; units of work are serialised by a FIFO lock.
  */
-import type { Access, Companies, Contacts, Events, Idempotency, Settings } from "@crm/core"
+import type { Access, Companies, Contacts, Deals, Events, Idempotency, Settings, Tasks } from "@crm/core"
 import { Errors } from "@crm/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -31,6 +31,10 @@ export interface Tenant {
   /** Live holder of each address: the uniqueness rule, checked in O(1). */
   readonly contactEmails: HashMap.HashMap<string, string>
   readonly companies: HashMap.HashMap<string, Row<Companies.Company>>
+  readonly deals: HashMap.HashMap<string, Row<Deals.Deal>>
+  /** Each deal's stage visits, in the order they were recorded. */
+  readonly dealVisits: HashMap.HashMap<string, ReadonlyArray<Deals.StageVisit>>
+  readonly tasks: HashMap.HashMap<string, Row<Tasks.Task>>
   readonly events: RedBlackTree.RedBlackTree<bigint, Events.EventEnvelope>
 }
 
@@ -69,6 +73,9 @@ export const emptyTenant: Tenant = {
   contacts: HashMap.empty(),
   contactEmails: HashMap.empty(),
   companies: HashMap.empty(),
+  deals: HashMap.empty(),
+  dealVisits: HashMap.empty(),
+  tasks: HashMap.empty(),
   events: RedBlackTree.empty<bigint, Events.EventEnvelope>(Order.bigint)
 }
 

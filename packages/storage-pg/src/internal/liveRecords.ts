@@ -15,8 +15,13 @@ import { containsPattern } from "./values.js"
 
 export interface LiveTable<Row extends object, A> {
   readonly table: string
-  /** Comma-separated, as in SQL: read back by every query and written, in this order, by `insert`. */
+  /** Comma-separated, as in SQL: read back by every query (see `readAs`) and written, in this order, by `insert`. */
   readonly columns: string
+  /**
+   * Columns read through an expression instead of as stored, e.g. `{ expected_close_date:
+   * "expected_close_date::text" }`: the drivers parse `date` into a local-time `Date`.
+   */
+  readonly readAs?: Readonly<Record<string, string>>
   readonly toRecord: (row: Row) => A
   /** The columns `q` looks into. */
   readonly searchable: ReadonlyArray<string>
@@ -35,10 +40,27 @@ export type Guard<E> = (write: Effect.Effect<void, SqlError>) => Effect.Effect<v
 export const make = <Row extends object, A>(sql: SqlClient.SqlClient, spec: LiveTable<Row, A>) => {
   const table = sql(spec.table)
   const columns = sql.literal(spec.columns)
+  const selected = sql.literal(
+    spec.columns
+      .split(",")
+      .map((listed) => {
+        const column = listed.trim()
+        const expression = spec.readAs?.[column]
+        return expression === undefined ? column : `${expression} AS ${column}`
+      })
+      .join(", ")
+  )
   const live = (organisationId: string) => sql`organisation_id = ${organisationId}::uuid AND archived_at IS NULL`
   const one = (organisationId: string, id: string) => sql`${live(organisationId)} AND id = ${id}::uuid`
   const operation = (method: string) => orStorageError(`${spec.repository}.${method}`)
   const unguarded: Guard<never> = (write) => write
+
+  // The lock clause carries its own leading space, so a plain `get` sends exactly the statement it always did.
+  const selectOne = (method: string, lock: "" | " FOR UPDATE") => (organisationId: string, id: string) =>
+    sql<Row>`SELECT ${selected} FROM ${table} WHERE ${one(organisationId, id)}${sql.literal(lock)}`.pipe(
+      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), spec.toRecord)),
+      operation(method)
+    )
 
   return {
     /** The rows the port can see, for a repository's own queries. */
@@ -63,11 +85,10 @@ export const make = <Row extends object, A>(sql: SqlClient.SqlClient, spec: Live
         operation("update")
       ),
 
-    get: (organisationId: string, id: string) =>
-      sql<Row>`SELECT ${columns} FROM ${table} WHERE ${one(organisationId, id)}`.pipe(
-        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), spec.toRecord)),
-        operation("get")
-      ),
+    get: selectOne("get", ""),
+
+    /** Like `get`, and the row stays locked until the caller's transaction ends. */
+    getForUpdate: selectOne("getForUpdate", " FOR UPDATE"),
 
     archive: (organisationId: string, id: string, at: string) =>
       sql`UPDATE ${table} SET archived_at = ${at}::timestamptz WHERE ${one(organisationId, id)} RETURNING id`.pipe(
@@ -92,7 +113,7 @@ export const make = <Row extends object, A>(sql: SqlClient.SqlClient, spec: Live
           : [])
       ]
       // One row past the page tells the caller whether there is more, without a count query.
-      return sql<Row>`SELECT ${columns} FROM ${table} WHERE ${sql.and(all)}
+      return sql<Row>`SELECT ${selected} FROM ${table} WHERE ${sql.and(all)}
         ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1} OFFSET ${page.offset}`.pipe(
         Effect.map((rows) => rows.map(spec.toRecord)),
         operation("list")

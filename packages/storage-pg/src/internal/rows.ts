@@ -3,7 +3,7 @@
  * (int8 and numeric as strings, json parsed, timestamptz as Date), but the readers below accept
  * either form so that a driver default changing cannot silently corrupt a record.
  */
-import type { Access, Companies, Contacts, Events, Idempotency } from "@crm/core"
+import type { Access, Companies, Contacts, Deals, Events, Idempotency, Tasks } from "@crm/core"
 import { type Errors, Settings } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { toStorageError } from "./errors.js"
@@ -153,6 +153,100 @@ export const toCompany = (row: CompanyRow): Companies.Company => ({
   city: row.city,
   country: row.country,
   custom: customOf(row.custom),
+  created_at: iso(row.created_at),
+  updated_at: iso(row.updated_at)
+})
+
+export interface DealRow {
+  readonly id: string
+  readonly title: string
+  /** numeric arrives as a decimal string. */
+  readonly value: string | number | null
+  readonly currency: string
+  readonly pipeline_id: string
+  readonly status_id: string
+  readonly status_kind: string
+  readonly contact_id: string | null
+  readonly company_id: string | null
+  readonly owner_id: string | null
+  /** Read as text (`YYYY-MM-DD`), never through a `Date`. */
+  readonly expected_close_date: string | null
+  readonly lost_reason: string | null
+  readonly closed_at: Timestamp | null
+  readonly custom: unknown
+  readonly created_at: Timestamp
+  readonly updated_at: Timestamp
+}
+
+export const toDeal = (row: DealRow): Deals.Deal => ({
+  id: row.id,
+  title: row.title,
+  value: row.value === null ? null : Number(row.value),
+  currency: row.currency,
+  pipeline_id: row.pipeline_id,
+  status_id: row.status_id,
+  status_kind: row.status_kind as Deals.Deal["status_kind"],
+  contact_id: row.contact_id,
+  company_id: row.company_id,
+  owner_id: row.owner_id,
+  expected_close_date: row.expected_close_date,
+  lost_reason: row.lost_reason,
+  closed_at: isoOrNull(row.closed_at),
+  custom: customOf(row.custom),
+  created_at: iso(row.created_at),
+  updated_at: iso(row.updated_at)
+})
+
+export interface StageVisitRow {
+  readonly deal_id: string
+  readonly pipeline_id: string
+  readonly from_status_id: string | null
+  readonly status_id: string
+  readonly status_kind: string
+  readonly entered_at: Timestamp
+  readonly left_at: Timestamp | null
+  readonly key_id: string | null
+}
+
+export const toStageVisit = (row: StageVisitRow): Deals.StageVisit => ({
+  deal_id: row.deal_id,
+  pipeline_id: row.pipeline_id,
+  from_status_id: row.from_status_id,
+  status_id: row.status_id,
+  status_kind: row.status_kind as Deals.StageVisit["status_kind"],
+  entered_at: iso(row.entered_at),
+  left_at: isoOrNull(row.left_at),
+  key_id: row.key_id
+})
+
+export interface TaskRow {
+  readonly id: string
+  readonly title: string
+  readonly type: string
+  readonly priority: string
+  readonly due_at: Timestamp | null
+  readonly done: boolean
+  readonly completed_at: Timestamp | null
+  readonly assignee_id: string | null
+  readonly entity_type: string | null
+  readonly entity_id: string | null
+  readonly description: string | null
+  readonly created_at: Timestamp
+  readonly updated_at: Timestamp
+}
+
+export const toTask = (row: TaskRow): Tasks.Task => ({
+  id: row.id,
+  title: row.title,
+  type: row.type,
+  priority: row.priority as Tasks.Task["priority"],
+  due_at: isoOrNull(row.due_at),
+  done: row.done,
+  completed_at: isoOrNull(row.completed_at),
+  assignee_id: row.assignee_id,
+  entity_type: row.entity_type as Tasks.Task["entity_type"],
+  entity_id: row.entity_id,
+  description: row.description,
   created_at: iso(row.created_at),
   updated_at: iso(row.updated_at)
 })

@@ -1,0 +1,77 @@
+import { Deals } from "@crm/core"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { orStorageError } from "./internal/errors.js"
+import * as LiveRecords from "./internal/liveRecords.js"
+import { type DealRow, type StageVisitRow, toDeal, toStageVisit } from "./internal/rows.js"
+import { json } from "./internal/values.js"
+
+const deals: LiveRecords.LiveTable<DealRow, Deals.Deal> = {
+  table: "deals",
+  columns: `id, title, value, currency, pipeline_id, status_id, status_kind, contact_id, company_id, owner_id,
+    expected_close_date, lost_reason, closed_at, custom, created_at, updated_at`,
+  readAs: { expected_close_date: "expected_close_date::text" },
+  toRecord: toDeal,
+  // The port has no text search.
+  searchable: [],
+  repository: "DealRepository"
+}
+
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const live = LiveRecords.make(sql, deals)
+
+  return Deals.DealRepository.of({
+    insert: (organisationId, deal) =>
+      live.insert(
+        organisationId,
+        sql`${deal.id}::uuid, ${deal.title}, ${deal.value}::numeric, ${deal.currency}, ${deal.pipeline_id}::uuid,
+          ${deal.status_id}::uuid, ${deal.status_kind}, ${deal.contact_id}::uuid, ${deal.company_id}::uuid,
+          ${deal.owner_id}::uuid, ${deal.expected_close_date}::date, ${deal.lost_reason},
+          ${deal.closed_at}::timestamptz, ${json(deal.custom)}::jsonb,
+          ${deal.created_at}::timestamptz, ${deal.updated_at}::timestamptz`
+      ),
+    get: live.get,
+    getForUpdate: live.getForUpdate,
+    update: (organisationId, deal) =>
+      live.update(
+        organisationId,
+        deal.id,
+        sql`title = ${deal.title}, value = ${deal.value}::numeric, currency = ${deal.currency},
+          pipeline_id = ${deal.pipeline_id}::uuid, status_id = ${deal.status_id}::uuid,
+          status_kind = ${deal.status_kind}, contact_id = ${deal.contact_id}::uuid,
+          company_id = ${deal.company_id}::uuid, owner_id = ${deal.owner_id}::uuid,
+          expected_close_date = ${deal.expected_close_date}::date, lost_reason = ${deal.lost_reason},
+          closed_at = ${deal.closed_at}::timestamptz, custom = ${json(deal.custom)}::jsonb,
+          updated_at = ${deal.updated_at}::timestamptz`
+      ),
+    archive: live.archive,
+    list: (organisationId, filter, page) =>
+      live.list(organisationId, {}, page, [
+        ...(filter.statusKind !== undefined ? [sql`status_kind = ${filter.statusKind}`] : []),
+        ...(filter.contactId !== undefined ? [sql`contact_id = ${filter.contactId}::uuid`] : []),
+        ...(filter.companyId !== undefined ? [sql`company_id = ${filter.companyId}::uuid`] : []),
+        ...(filter.pipelineId !== undefined ? [sql`pipeline_id = ${filter.pipelineId}::uuid`] : [])
+      ]),
+    enterStage: (organisationId, visit) =>
+      Effect.zipRight(
+        sql`UPDATE deal_stage_visits SET left_at = ${visit.entered_at}::timestamptz
+          WHERE organisation_id = ${organisationId}::uuid AND deal_id = ${visit.deal_id}::uuid AND left_at IS NULL`,
+        sql`INSERT INTO deal_stage_visits
+            (organisation_id, deal_id, pipeline_id, from_status_id, status_id, status_kind, entered_at, left_at, key_id)
+          VALUES (${organisationId}::uuid, ${visit.deal_id}::uuid, ${visit.pipeline_id}::uuid,
+            ${visit.from_status_id}::uuid, ${visit.status_id}::uuid, ${visit.status_kind},
+            ${visit.entered_at}::timestamptz, ${visit.left_at}::timestamptz, ${visit.key_id}::uuid)`
+      ).pipe(Effect.asVoid, orStorageError("DealRepository.enterStage")),
+    history: (organisationId, dealId) =>
+      sql<StageVisitRow>`SELECT deal_id, pipeline_id, from_status_id, status_id, status_kind, entered_at, left_at, key_id
+        FROM deal_stage_visits WHERE organisation_id = ${organisationId}::uuid AND deal_id = ${dealId}::uuid
+        ORDER BY entered_at, id`.pipe(
+        Effect.map((rows) => rows.map(toStageVisit)),
+        orStorageError("DealRepository.history")
+      )
+  })
+})
+
+export const layer = Layer.effect(Deals.DealRepository, make)

@@ -1,0 +1,53 @@
+import { Tasks } from "@crm/core"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as LiveRecords from "./internal/liveRecords.js"
+import { type TaskRow, toTask } from "./internal/rows.js"
+
+const tasks: LiveRecords.LiveTable<TaskRow, Tasks.Task> = {
+  table: "tasks",
+  columns: `id, title, type, priority, due_at, done, completed_at, assignee_id, entity_type, entity_id, description,
+    created_at, updated_at`,
+  toRecord: toTask,
+  // The port has no text search.
+  searchable: [],
+  repository: "TaskRepository"
+}
+
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const live = LiveRecords.make(sql, tasks)
+
+  return Tasks.TaskRepository.of({
+    insert: (organisationId, task) =>
+      live.insert(
+        organisationId,
+        sql`${task.id}::uuid, ${task.title}, ${task.type}, ${task.priority}, ${task.due_at}::timestamptz,
+          ${task.done}::boolean, ${task.completed_at}::timestamptz, ${task.assignee_id}::uuid, ${task.entity_type},
+          ${task.entity_id}::uuid, ${task.description}, ${task.created_at}::timestamptz, ${task.updated_at}::timestamptz`
+      ),
+    get: live.get,
+    getForUpdate: live.getForUpdate,
+    update: (organisationId, task) =>
+      live.update(
+        organisationId,
+        task.id,
+        sql`title = ${task.title}, type = ${task.type}, priority = ${task.priority},
+          due_at = ${task.due_at}::timestamptz, done = ${task.done}::boolean, completed_at = ${task.completed_at}::timestamptz,
+          assignee_id = ${task.assignee_id}::uuid, entity_type = ${task.entity_type},
+          entity_id = ${task.entity_id}::uuid, description = ${task.description},
+          updated_at = ${task.updated_at}::timestamptz`
+      ),
+    archive: live.archive,
+    list: (organisationId, filter, page) =>
+      live.list(organisationId, {}, page, [
+        ...(filter.done !== undefined ? [sql`done = ${filter.done}::boolean`] : []),
+        ...(filter.priority !== undefined ? [sql`priority = ${filter.priority}`] : []),
+        ...(filter.assigneeId !== undefined ? [sql`assignee_id = ${filter.assigneeId}::uuid`] : []),
+        ...(filter.entityId !== undefined ? [sql`entity_id = ${filter.entityId}::uuid`] : [])
+      ])
+  })
+})
+
+export const layer = Layer.effect(Tasks.TaskRepository, make)
