@@ -26,9 +26,9 @@ for (const storage of storages) {
           const events = yield* Events.Events
           const organisation = yield* access.createOrganisation({ name: "Retention" })
           yield* TestClock.setTime(Date.parse("2026-01-01T00:00:00.000Z"))
-          yield* contacts.create(organisation, { first_name: "old" })
+          yield* contacts.create(organisation, { first_name: "old" }, { keyId: null })
           yield* TestClock.adjust(DAY)
-          yield* contacts.create(organisation, { first_name: "kept" })
+          yield* contacts.create(organisation, { first_name: "kept" }, { keyId: null })
           yield* TestClock.adjust(30 * DAY - 1000)
           const purged = yield* events.purge
           expect(purged).toBe(1)

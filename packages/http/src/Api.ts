@@ -4,7 +4,9 @@ import * as OpenApi from "./OpenApi.js"
 import { type Mounted, mount } from "./Router.js"
 import { adminRoutes } from "./routes/admin.js"
 import { companyRoutes, contactRoutes } from "./routes/crm.js"
+import { dealRoutes } from "./routes/deals.js"
 import { eventsRoute, meRoute, openApiRoute } from "./routes/meta.js"
+import { taskRoutes } from "./routes/tasks.js"
 
 export const API_PREFIX = "/api/v1"
 export const ADMIN_PREFIX = "/admin/v1"
@@ -15,6 +17,8 @@ const build = (): ReadonlyArray<Mounted> => {
     ...mount(API_PREFIX, [
       ...contactRoutes,
       ...companyRoutes,
+      ...dealRoutes,
+      ...taskRoutes,
       meRoute,
       eventsRoute,
       openApiRoute(() => (cached ??= OpenApi.document(table)))

@@ -2,7 +2,7 @@
  * The route table entry. The router, the request validation and the OpenAPI document are all
  * read from these records, so they cannot drift apart.
  */
-import type { Access, Companies, Contacts, Events, Idempotency } from "@crm/core"
+import type { Access, Companies, Contacts, Deals, Events, Idempotency, Tasks } from "@crm/core"
 import type * as Effect from "effect/Effect"
 import type { z } from "zod"
 import type { ErrorCode } from "./ErrorStatus.js"
@@ -11,7 +11,14 @@ import type { Reply } from "./Reply.js"
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
 
 /** Every kernel service a handler may call. */
-export type Services = Access.Access | Contacts.Contacts | Companies.Companies | Events.Events | Idempotency.Idempotency
+export type Services =
+  | Access.Access
+  | Contacts.Contacts
+  | Companies.Companies
+  | Deals.Deals
+  | Tasks.Tasks
+  | Events.Events
+  | Idempotency.Idempotency
 
 /** Who may call a route: an API key (with a scope), the operator's admin token, or anyone. */
 export type Guard =

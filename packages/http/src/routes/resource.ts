@@ -9,7 +9,7 @@ import type { z } from "zod"
 import type { ErrorCode } from "../ErrorStatus.js"
 import { created, noContent, ok } from "../Reply.js"
 import { type Route, read, route, type Services, write } from "../Route.js"
-import { organisationOf } from "./principal.js"
+import { actorOf, organisationOf } from "./principal.js"
 
 export interface ResourceSpec<
   C extends z.ZodType,
@@ -32,7 +32,7 @@ export interface ResourceSpec<
   }
   readonly createErrors: ReadonlyArray<ErrorCode>
   readonly updateErrors: ReadonlyArray<ErrorCode>
-  readonly notes?: { readonly create?: string; readonly archive?: string }
+  readonly notes?: { readonly create?: string; readonly update?: string; readonly archive?: string }
 }
 
 export const resourceRoutes = <
@@ -71,7 +71,9 @@ export const resourceRoutes = <
       success: { status: 201, schema: schemas.record, description: `the created ${singular}` },
       errors: spec.createErrors,
       handle: ({ principal, body }) =>
-        withService((s) => s.create(organisationOf(principal), body as z.output<C>)).pipe(Effect.map(created))
+        withService((s) => s.create(organisationOf(principal), body as z.output<C>, actorOf(principal))).pipe(
+          Effect.map(created)
+        )
     }),
     route({
       method: "GET",
@@ -91,13 +93,15 @@ export const resourceRoutes = <
       operationId: `update${pascal}`,
       tag: plural,
       guard: write,
-      summary: `Change a ${singular}: omitted fields keep their value, null clears a field`,
+      summary: spec.notes?.update ?? `Change a ${singular}: omitted fields keep their value, null clears a field`,
       body: schemas.patch,
       patch: true,
       success: { status: 200, schema: schemas.record, description: `the updated ${singular}` },
       errors: ["not_found", "validation_failed", "no_fields_to_update", ...spec.updateErrors],
       handle: ({ principal, params, body }) =>
-        withService((s) => s.update(organisationOf(principal), params.id!, body as z.output<P>)).pipe(Effect.map(ok))
+        withService((s) =>
+          s.update(organisationOf(principal), params.id!, body as z.output<P>, actorOf(principal))
+        ).pipe(Effect.map(ok))
     }),
     route({
       method: "DELETE",
