@@ -1,0 +1,41 @@
+import { Tasks } from "@crm/core"
+import * as Effect from "effect/Effect"
+import type fc from "fast-check"
+import { expect } from "vitest"
+import { checkAgainstModel, type Model, type Real, run } from "./Model.js"
+
+/** `complete` called `times` times at once: the first completion wins, exactly one event in all. */
+export class CompleteTask implements fc.AsyncCommand<Model, Real> {
+  constructor(
+    readonly pick: number,
+    readonly times: number
+  ) {}
+  check = (model: Readonly<Model>) => model.tasks.length > 0
+  async run(model: Model, real: Real) {
+    const task = model.tasks[this.pick % model.tasks.length]!
+    const result = await run(
+      real,
+      Effect.flatMap(Tasks.Tasks, (tasks) =>
+        Effect.all(
+          Array.from({ length: this.times }, () => tasks.complete(real.organisation, task.id)),
+          {
+            concurrency: "unbounded"
+          }
+        )
+      )
+    )
+    if (result._tag === "Left") throw result.left
+    const stamps = new Set(result.right.map((t) => t.completed_at))
+    expect(stamps.size, "every caller sees the one completion time").toBe(1)
+    const [stamp] = [...stamps]
+    if (task.done) {
+      expect(stamp).toBe(task.completedAt)
+    } else {
+      task.done = true
+      task.completedAt = stamp!
+      model.events.push(`task.completed:${task.id}`)
+    }
+    await checkAgainstModel(model, real)
+  }
+  toString = () => `CompleteTask(#${this.pick} x${this.times})`
+}

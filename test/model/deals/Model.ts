@@ -1,0 +1,108 @@
+/**
+ * The model of deals and tasks the commands are checked against, deliberately simpler than the
+ * kernel: where each deal stands, which tasks are done, and the events the log must hold.
+ */
+import { Access, Deals, Events, Kernel, Settings, Tasks } from "@crm/core"
+import * as Effect from "effect/Effect"
+import { expect } from "vitest"
+import type { Built } from "../../support/ports.js"
+
+export type Services = Access.Access | Deals.Deals | Tasks.Tasks | Events.Events
+export type KernelBuilt = Built<Services>
+export const kernelLayer = Kernel.layer
+
+/** Two pipelines: moves across them must be refused; one stage requires `value`. */
+export const SETTINGS = {
+  pipelines: [
+    {
+      name: "Sales",
+      stages: [
+        { name: "Lead", kind: "open" as const },
+        { name: "Proposal", kind: "open" as const, required_fields: ["value"] },
+        { name: "Won", kind: "won" as const },
+        { name: "Lost", kind: "lost" as const }
+      ]
+    },
+    {
+      name: "Renewals",
+      stages: [
+        { name: "Due", kind: "open" as const },
+        { name: "Renewed", kind: "won" as const }
+      ]
+    }
+  ]
+}
+
+export interface ModelDeal {
+  readonly id: string
+  pipelineId: string
+  statusId: string
+  value: number | null
+}
+
+export interface ModelTask {
+  readonly id: string
+  done: boolean
+  completedAt: string | null
+}
+
+export interface Model {
+  readonly deals: Array<ModelDeal>
+  readonly tasks: Array<ModelTask>
+  /** `event:subject id`, in the order the log must hold them. */
+  readonly events: Array<string>
+}
+
+export interface Real {
+  readonly kernel: KernelBuilt
+  readonly organisation: Settings.Organisation
+  readonly actor: { readonly keyId: string | null }
+}
+
+export const stage = (organisation: Settings.Organisation, pipeline: number, index: number) =>
+  organisation.settings.pipelines[pipeline]!.stages[index]!
+
+export const stageById = (organisation: Settings.Organisation, id: string) =>
+  organisation.settings.pipelines.flatMap((p) => p.stages).find((s) => s.id === id)!
+
+/** The invariants that hold after every command, and the event log equal to the model's. */
+export const checkAgainstModel = async (model: Model, real: Real) => {
+  const { organisation } = real
+  await real.kernel.run(
+    Effect.gen(function* () {
+      const deals = yield* Deals.Deals
+      for (const expected of model.deals) {
+        const deal = yield* deals.get(organisation, expected.id)
+        const pipeline = organisation.settings.pipelines.find((p) => p.id === deal.pipeline_id)!
+        const current = pipeline.stages.find((s) => s.id === deal.status_id)
+        expect(current, "a deal's stage is always one of its own pipeline").toBeDefined()
+        expect(deal.status_kind).toBe(current!.kind)
+        expect(deal.closed_at === null, "closed_at is set exactly when won or lost").toBe(current!.kind === "open")
+        expect({ pipeline: deal.pipeline_id, status: deal.status_id, value: deal.value }).toEqual({
+          pipeline: expected.pipelineId,
+          status: expected.statusId,
+          value: expected.value
+        })
+      }
+      const tasks = yield* Tasks.Tasks
+      for (const expected of model.tasks) {
+        const task = yield* tasks.get(organisation, expected.id)
+        expect({ done: task.done, completedAt: task.completed_at }).toEqual({
+          done: expected.done,
+          completedAt: expected.completedAt
+        })
+      }
+      const page = yield* (yield* Events.Events).poll(organisation.id, { since: "0", limit: 500 })
+      expect(page.data.map((e) => `${e.event}:${String(e.data.id)}`)).toEqual(model.events)
+    })
+  )
+}
+
+export const run = <A, E>(real: Real, effect: Effect.Effect<A, E, Services>) => real.kernel.run(Effect.either(effect))
+
+export const newOrganisation = (kernel: KernelBuilt) =>
+  kernel.run(
+    Effect.flatMap(Access.Access, (access) =>
+      access.createOrganisation(Settings.OrganisationCreate.parse({ name: "model", settings: SETTINGS }))
+    )
+  )
