@@ -60,6 +60,7 @@ export class Access extends Context.Tag("@crm/core/Access")<
       input: z.output<typeof OrganisationCreate>
     ) => Effect.Effect<Organisation, StorageError>
     readonly getOrganisation: (id: string) => Effect.Effect<Organisation, NotFound | StorageError>
+    readonly organisations: Effect.Effect<ReadonlyArray<Organisation>, StorageError>
     readonly replaceSettings: (
       id: string,
       input: z.output<typeof SettingsInput>
@@ -181,6 +182,7 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
         rate_limit: { limit: rateLimit, remaining }
       }),
       createOrganisation,
+      organisations: repo.listOrganisations,
       getOrganisation: (id) =>
         repo.getOrganisation(id).pipe(
           Effect.flatMap(

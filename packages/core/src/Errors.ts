@@ -33,6 +33,9 @@ export class InvalidTargetUrl extends coded("InvalidTargetUrl", "invalid_target_
 export class SubmissionRefused extends coded("SubmissionRefused", "submission_refused") {}
 export class VariantRequired extends coded("VariantRequired", "variant_required") {}
 export class InvalidParameter extends coded("InvalidParameter", "invalid_parameter") {}
+/** A state machine refusing a move; `detail` is `{from, to}`. */
+export class TransitionNotAllowed extends coded("TransitionNotAllowed", "transition_not_allowed") {}
+export class AlreadyInvoiced extends coded("AlreadyInvoiced", "already_invoiced") {}
 
 export class ValidationFailed extends Data.TaggedError("ValidationFailed")<{
   readonly detail: ReadonlyArray<ValidationIssue>
@@ -87,6 +90,8 @@ export type DomainError =
   | VariantRequired
   | RateLimited
   | InvalidParameter
+  | TransitionNotAllowed
+  | AlreadyInvoiced
 
 /** One issue naming a field, the commonest shape of `validation_failed`. */
 export const invalidField = (path: string, message: string, code = "invalid"): ValidationFailed =>

@@ -14,6 +14,12 @@ import * as Deals from "./Deals.js"
 import type { EventLog } from "./Events/EventLog.js"
 import * as Events from "./Events.js"
 import * as Idempotency from "./Idempotency.js"
+import type { ExchangeRates } from "./Invoicing/ExchangeRates.js"
+import type { InvoiceRepository } from "./Invoicing/InvoiceRepository.js"
+import type { NumberSequence } from "./Invoicing/NumberSequence.js"
+import * as Invoicing from "./Invoicing.js"
+import type { QuoteRepository } from "./Quotes/QuoteRepository.js"
+import * as Quotes from "./Quotes.js"
 import type { TaskRepository } from "./Tasks/TaskRepository.js"
 import * as Tasks from "./Tasks.js"
 import type { Transaction } from "./Transaction.js"
@@ -29,6 +35,10 @@ export type StoragePorts =
   | CompanyRepository
   | DealRepository
   | TaskRepository
+  | QuoteRepository
+  | InvoiceRepository
+  | NumberSequence
+  | ExchangeRates
 
 export interface KernelOptions {
   /** Requests per key per rolling minute; the contract's 120 unless an operator says otherwise. */
@@ -45,6 +55,8 @@ export const layerWith = (options: KernelOptions) =>
     Contacts.layer,
     dealsWithPlaybooks,
     Tasks.layer,
+    Quotes.layer.pipe(Layer.provide(Invoicing.layer)),
+    Invoicing.layer,
     Events.layer,
     Idempotency.layer
   )

@@ -30,6 +30,8 @@ export const complete = (name: string, input: z.output<typeof SettingsInput>): E
       timezone: input.timezone,
       default_currency: input.default_currency,
       payment_terms_days: input.payment_terms_days,
+      country: input.country,
+      numbering: input.numbering,
       plan: input.plan,
       pipelines: pipelines.map((pipeline) => ({
         id: pipeline.id ?? newId(),

@@ -28,6 +28,8 @@ export class AccessRepository extends Context.Tag("@crm/core/AccessRepository")<
       settings: Settings
     ) => Effect.Effect<Option.Option<Organisation>, StorageError>
     readonly countOrganisations: Effect.Effect<number, StorageError>
+    /** Every organisation, oldest first: what the daily jobs walk (each in its own time zone). */
+    readonly listOrganisations: Effect.Effect<ReadonlyArray<Organisation>, StorageError>
     readonly insertKey: (key: ApiKeyRecord) => Effect.Effect<void, StorageError>
     /** The key and its organisation in one read: authentication costs one round trip. */
     readonly findKeyByHash: (

@@ -62,6 +62,38 @@ export const StockSettingsInput = z.strictObject({
   low_stock_threshold: z.number().int().min(0).default(5)
 })
 
+/** One number series: `<prefix><year>-<counter padded to digits>`, e.g. `2026-000001`, `ZF2026-0001`. */
+export const SeriesInput = z.strictObject({
+  prefix: z
+    .string()
+    .max(10)
+    .regex(/^[A-Za-z0-9/_-]*$/, "letters, digits, / _ -"),
+  digits: z.number().int().min(1).max(10)
+})
+
+export const DEFAULT_NUMBERING = {
+  normal: { prefix: "", digits: 6 },
+  advance: { prefix: "ZF", digits: 4 },
+  proforma: { prefix: "PF", digits: 4 },
+  corrective: { prefix: "OD", digits: 4 },
+  storno: { prefix: "DD", digits: 4 },
+  quote: { prefix: "Q", digits: 4 }
+}
+
+export const NumberingInput = z.strictObject({
+  normal: SeriesInput.default(DEFAULT_NUMBERING.normal),
+  advance: SeriesInput.default(DEFAULT_NUMBERING.advance),
+  proforma: SeriesInput.default(DEFAULT_NUMBERING.proforma),
+  corrective: SeriesInput.default(DEFAULT_NUMBERING.corrective),
+  storno: SeriesInput.default(DEFAULT_NUMBERING.storno),
+  quote: SeriesInput.default(DEFAULT_NUMBERING.quote)
+})
+
+const CountryCode = z
+  .string()
+  .regex(/^[A-Za-z]{2}$/, "must be an ISO 3166-1 alpha-2 code such as CZ")
+  .transform((code) => code.toUpperCase())
+
 export const SettingsInput = z.strictObject({
   name: z.string().min(1).max(200).optional(),
   timezone: z.string().refine(isIanaZone, "must be an IANA time zone such as Europe/Prague").default("UTC"),
@@ -70,6 +102,8 @@ export const SettingsInput = z.strictObject({
     .regex(/^[A-Z]{3}$/, "must be an ISO 4217 code such as EUR")
     .default("EUR"),
   payment_terms_days: z.number().int().min(0).max(365).default(14),
+  country: CountryCode.nullable().default(null).describe("the seller's country, for the EU reverse-charge rule"),
+  numbering: NumberingInput.default(DEFAULT_NUMBERING),
   plan: PlanInput.default({ read_only: false, max_contacts: null, max_companies: null }),
   pipelines: z
     .array(PipelineInput)
@@ -109,6 +143,18 @@ export const Settings = z.object({
   timezone: z.string(),
   default_currency: z.string(),
   payment_terms_days: z.number().int(),
+  // Documents stored before invoicing existed have neither.
+  country: z.string().nullable().default(null),
+  numbering: z
+    .object({
+      normal: z.object({ prefix: z.string(), digits: z.number().int() }),
+      advance: z.object({ prefix: z.string(), digits: z.number().int() }),
+      proforma: z.object({ prefix: z.string(), digits: z.number().int() }),
+      corrective: z.object({ prefix: z.string(), digits: z.number().int() }),
+      storno: z.object({ prefix: z.string(), digits: z.number().int() }),
+      quote: z.object({ prefix: z.string(), digits: z.number().int() })
+    })
+    .default(DEFAULT_NUMBERING),
   plan: z.object({
     read_only: z.boolean(),
     max_contacts: z.number().int().nullable(),

@@ -1,6 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { invalidField, NotFound, PlanRefused, type StorageError, type ValidationFailed } from "../Errors.js"
+import type { Organisation } from "../Settings/SettingsSchemas.js"
 import type { Transaction } from "../Transaction.js"
 
 export const nowIso = Effect.map(
@@ -63,3 +64,17 @@ export const archiveLive = <E, R>(
   find: Effect.Effect<unknown, E, R>
 ): Effect.Effect<void, E | StorageError, R> =>
   Effect.flatMap(tx.run(Effect.flatMap(nowIso, archive)), (archived) => (archived ? Effect.void : Effect.asVoid(find)))
+
+/**
+ * The organisation owning a record the admin API names by id alone; an unknown id (or an
+ * organisation that is gone) is `not_found`, as on the REST API.
+ */
+export const owningOrganisation = (
+  organisationOf: Effect.Effect<Option.Option<string>, StorageError>,
+  getOrganisation: (id: string) => Effect.Effect<Option.Option<Organisation>, StorageError>,
+  what: string
+): Effect.Effect<Organisation, NotFound | StorageError> =>
+  organisationOf.pipe(
+    Effect.flatMap(Option.match({ onNone: () => Effect.succeed(Option.none()), onSome: getOrganisation })),
+    orNotFound(what)
+  )

@@ -1,0 +1,41 @@
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type { StorageError } from "../Errors.js"
+import type { Page } from "../Wire.js"
+import type { Invoice, InvoiceKind, InvoiceStatus, Payment } from "./InvoiceSchemas.js"
+
+export interface InvoiceFilter {
+  readonly status?: InvoiceStatus
+  readonly kind?: InvoiceKind
+  readonly contactId?: string
+  readonly companyId?: string
+}
+
+/** Invoices of one organisation and their payments. */
+export class InvoiceRepository extends Context.Tag("@crm/core/InvoiceRepository")<
+  InvoiceRepository,
+  {
+    readonly insert: (organisationId: string, invoice: Invoice) => Effect.Effect<void, StorageError>
+    /** The organisation owning the invoice: the admin API names only the invoice's id. */
+    readonly organisationOf: (id: string) => Effect.Effect<Option.Option<string>, StorageError>
+    readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<Invoice>, StorageError>
+    /** Like `get`, and no other unit of work changes the invoice until the calling one ends. */
+    readonly getForUpdate: (organisationId: string, id: string) => Effect.Effect<Option.Option<Invoice>, StorageError>
+    readonly update: (organisationId: string, invoice: Invoice) => Effect.Effect<void, StorageError>
+    /** Newest first, ties by id; at most `limit + 1` rows. */
+    readonly list: (
+      organisationId: string,
+      filter: InvoiceFilter,
+      page: Page
+    ) => Effect.Effect<ReadonlyArray<Invoice>, StorageError>
+    readonly addPayment: (organisationId: string, payment: Payment) => Effect.Effect<void, StorageError>
+    /** Oldest first. */
+    readonly payments: (
+      organisationId: string,
+      invoiceId: string
+    ) => Effect.Effect<ReadonlyArray<Payment>, StorageError>
+    /** Issued or partly paid invoices due before `today`, for the overdue job. */
+    readonly dueBefore: (organisationId: string, today: string) => Effect.Effect<ReadonlyArray<Invoice>, StorageError>
+  }
+>() {}

@@ -1,0 +1,37 @@
+/** Turns the lines a client sends into the priced lines and totals a quote or invoice stores. */
+import { priceDocument } from "./LinePrice.js"
+import type { Line, LineInput } from "./LineSchemas.js"
+
+export interface Priced {
+  readonly items: Array<Line>
+  readonly subtotal: number
+  readonly vat_total: number
+  readonly total: number
+  readonly vat_summary: Array<{ vat_rate: number; net: number; vat: number; gross: number }>
+}
+
+export const price = (items: ReadonlyArray<LineInput>, currency: string): Priced => {
+  const document = priceDocument(
+    items.map(
+      (item): Omit<Line, "net" | "vat" | "gross"> => ({
+        name: item.name,
+        quantity: item.quantity,
+        unit: item.unit ?? null,
+        unit_price: item.unit_price,
+        vat_rate: item.vat_rate,
+        discount_percent: item.discount_percent ?? null
+      })
+    ),
+    currency
+  )
+  return {
+    items: [...document.lines],
+    subtotal: document.subtotal,
+    vat_total: document.vat_total,
+    total: document.total,
+    vat_summary: document.vat_summary.map((row) => ({ ...row }))
+  }
+}
+
+/** A stored line as the input that prices it again (a quote turned invoice, a storno, a currency change). */
+export const inputOf = ({ net: _net, vat: _vat, gross: _gross, ...input }: Line): LineInput => input

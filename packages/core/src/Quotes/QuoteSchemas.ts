@@ -1,0 +1,59 @@
+import { z } from "zod"
+import { DateOnly } from "../Deals/DealSchemas.js"
+import { Currency } from "../Money/Currency.js"
+import { DocumentAmounts, Line, LineInput } from "../Pricing/LineSchemas.js"
+import { PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+
+export const QuoteStatus = z.enum(["draft", "sent", "accepted", "rejected", "expired", "cancelled"])
+export type QuoteStatus = z.infer<typeof QuoteStatus>
+
+const fields = {
+  contact_id: z.uuid().nullable().optional(),
+  company_id: z.uuid().nullable().optional(),
+  currency: Currency.optional().describe("ISO 4217; defaults to the organisation's default currency"),
+  items: z.array(LineInput).min(1).max(500).describe("the lines; on PATCH replaces every line"),
+  valid_until: DateOnly.nullable().optional(),
+  vat_reason: z.string().max(500).nullable().optional().describe("required when a line has a zero VAT rate"),
+  note: z.string().max(10_000).nullable().optional()
+}
+
+export const QuoteCreate = z.strictObject(fields)
+export const QuotePatch = z.strictObject({ ...fields, items: fields.items.optional() })
+
+export const Quote = z.object({
+  id: z.uuid(),
+  number: z.string().describe("from the quote series, given at creation"),
+  status: QuoteStatus,
+  revision: z.number().int().describe("how many times the quote was sent; each send freezes a revision"),
+  currency: z.string(),
+  contact_id: z.uuid().nullable(),
+  company_id: z.uuid().nullable(),
+  items: z.array(Line),
+  ...DocumentAmounts,
+  valid_until: z.string().nullable(),
+  vat_reason: z.string().nullable(),
+  note: z.string().nullable(),
+  invoice_id: z.uuid().nullable().describe("the invoice draft made from the accepted quote"),
+  created_at: Timestamp,
+  updated_at: Timestamp
+})
+export type Quote = z.infer<typeof Quote>
+export const QuotePage = pageEnvelope(Quote)
+
+export const QuoteListQuery = z.object({
+  status: QuoteStatus.optional(),
+  contact_id: z.uuid().optional(),
+  company_id: z.uuid().optional(),
+  ...PageQuery
+})
+export type QuoteListQuery = z.output<typeof QuoteListQuery>
+
+/** What a send froze: the quote exactly as the customer received it. */
+export const QuoteRevision = z.object({
+  quote_id: z.uuid(),
+  revision: z.number().int(),
+  sent_at: Timestamp,
+  quote: Quote
+})
+export type QuoteRevision = z.infer<typeof QuoteRevision>
+export const QuoteRevisions = z.object({ data: z.array(QuoteRevision) })
