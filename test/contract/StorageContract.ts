@@ -7,8 +7,22 @@
  * concurrency cases need real scheduling.
  */
 import { createHash } from "node:crypto"
-import type { Kernel, Settings } from "@crm/core"
-import { Access, Companies, Contacts, Deals, Errors, Events, Idempotency, Tasks, Transaction } from "@crm/core"
+import type { Kernel } from "@crm/core"
+import {
+  Access,
+  Companies,
+  Contacts,
+  Deals,
+  Errors,
+  Events,
+  Idempotency,
+  Invoicing,
+  type Pricing,
+  Quotes,
+  Settings,
+  Tasks,
+  Transaction
+} from "@crm/core"
 import { describe, expect, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
@@ -28,6 +42,9 @@ type Organisation = Settings.Organisation
 type Deal = Deals.Deal
 type StageVisit = Deals.StageVisit
 type Task = Tasks.Task
+type Quote = Quotes.Quote
+type Invoice = Invoicing.Invoice
+type Payment = Invoicing.Payment
 
 const T0 = Date.parse("2026-01-01T00:00:00.000Z")
 /** A timestamp `ms` after a fixed origin, in the wire form (UTC, milliseconds). */
@@ -49,6 +66,8 @@ const settingsFor = (name: string): Settings.Settings => ({
   timezone: "UTC",
   default_currency: "EUR",
   payment_terms_days: 14,
+  country: null,
+  numbering: Settings.DEFAULT_NUMBERING,
   plan: { read_only: false, max_contacts: null, max_companies: null },
   pipelines: [
     {
@@ -151,6 +170,114 @@ const todo = (overrides: Partial<Task> = {}): Task => ({
   created_at: at(0),
   updated_at: at(0),
   ...overrides
+})
+
+const line = (overrides: Partial<Pricing.Line> = {}): Pricing.Line => ({
+  name: "Consulting",
+  quantity: 1,
+  unit: null,
+  unit_price: 100,
+  vat_rate: 21,
+  discount_percent: null,
+  net: 100,
+  vat: 21,
+  gross: 121,
+  ...overrides
+})
+
+/** Lines and amounts that exercise decimals and more than one VAT rate; new objects on each call. */
+const pricedLines = () => ({
+  items: [
+    line({
+      name: "Audit",
+      quantity: 1234.5,
+      unit: "h",
+      unit_price: 0.07,
+      discount_percent: 12.5,
+      net: 75.61,
+      vat: 15.88,
+      gross: 91.49
+    }),
+    line({ name: 'Licence\n"pro"', quantity: -1, unit_price: 1e9, vat_rate: 0, net: -1e9, vat: 0, gross: -1e9 })
+  ],
+  subtotal: 1234.5,
+  vat_total: 0.07,
+  total: 1234.57,
+  vat_summary: [
+    { vat_rate: 21, net: 75.61, vat: 15.88, gross: 91.49 },
+    { vat_rate: 0, net: -1e9, vat: 0, gross: -1e9 }
+  ]
+})
+
+const offer = (overrides: Partial<Quote> = {}): Quote => ({
+  id: uuid(),
+  number: "Q2026-0001",
+  status: "draft",
+  revision: 0,
+  currency: "EUR",
+  contact_id: null,
+  company_id: null,
+  items: [line()],
+  subtotal: 100,
+  vat_total: 21,
+  total: 121,
+  vat_summary: [{ vat_rate: 21, net: 100, vat: 21, gross: 121 }],
+  valid_until: null,
+  vat_reason: null,
+  note: null,
+  invoice_id: null,
+  created_at: at(0),
+  updated_at: at(0),
+  ...overrides
+})
+
+/** A draft unless overridden: no `number` key at all. */
+const bill = (overrides: Partial<Invoice> = {}): Invoice => ({
+  id: uuid(),
+  kind: "normal",
+  status: "draft",
+  issue_date: "2026-03-01",
+  due_date: "2026-03-15",
+  fulfilment_date: "2026-03-01",
+  currency: "EUR",
+  exchange_rate: null,
+  contact_id: null,
+  company_id: null,
+  buyer: { name: null, email: null, vat_number: null, city: null, country: null },
+  items: [line()],
+  subtotal: 100,
+  vat_total: 21,
+  total: 121,
+  vat_summary: [{ vat_rate: 21, net: 100, vat: 21, gross: 121 }],
+  paid_amount: 0,
+  vat_reason: null,
+  note: null,
+  quote_id: null,
+  original_invoice_id: null,
+  storno_invoice_id: null,
+  issued_at: null,
+  created_at: at(0),
+  updated_at: at(0),
+  ...overrides
+})
+
+const payment = (invoice: Invoice, overrides: Partial<Payment> = {}): Payment => ({
+  id: uuid(),
+  invoice_id: invoice.id,
+  amount: 10,
+  currency: invoice.currency,
+  paid_on: "2026-03-10",
+  method: null,
+  reference: null,
+  created_at: at(0),
+  ...overrides
+})
+
+const rate = (date: string, from: string, to: string, value: string): Invoicing.PublishedRate => ({
+  date,
+  from,
+  to,
+  rate: value
 })
 
 const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex")
@@ -1117,6 +1244,654 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
       )
     })
 
+    describe("QuoteRepository", () => {
+      test(
+        "round-trips every field (decimals, date-only validity, lines and VAT summary as JSON), and only within its organisation",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const repo = yield* Quotes.QuoteRepository
+          const full = offer({
+            number: "NAB2026-0042",
+            status: "accepted",
+            revision: 3,
+            currency: "CZK",
+            contact_id: uuid(),
+            company_id: uuid(),
+            ...pricedLines(),
+            valid_until: "2026-12-31",
+            vat_reason: "reverse charge",
+            note: "valid for\nthirty days",
+            invoice_id: uuid(),
+            created_at: at(1),
+            updated_at: at(2)
+          })
+          const bare = offer({ created_at: at(3), updated_at: at(3) })
+          const expected = structuredClone(full)
+          yield* repo.insert(a.id, full)
+          yield* repo.insert(a.id, bare)
+          // What is stored must not alias the caller's objects, in either direction.
+          full.items[0]!.name = "changed after insert"
+          const got = Option.getOrThrow(yield* repo.get(a.id, full.id))
+          expect(got).toEqual(expected)
+          got.items[0]!.name = "changed after get"
+          expect(Option.getOrThrow(yield* repo.get(a.id, full.id))).toEqual(expected)
+          expect(Option.getOrThrow(yield* repo.getForUpdate(a.id, full.id))).toEqual(expected)
+          expect(Option.getOrThrow(yield* repo.get(a.id, bare.id))).toEqual(bare)
+          expect(yield* repo.list(a.id, {}, page(50))).toEqual([bare, expected])
+
+          // Amounts are exact, whatever their size or decimals; dates stay the calendar day they were.
+          const edges = [
+            offer({ total: 0, subtotal: 0, vat_total: 0, valid_until: "2026-01-01" }),
+            offer({ total: 0.07, subtotal: 1234.5, vat_total: -0.01, valid_until: "2027-06-30" }),
+            offer({ total: 99_999_999.99, valid_until: "1999-12-31" }),
+            offer({ total: 1e15, valid_until: "2100-02-28" })
+          ]
+          for (const quote of edges) yield* repo.insert(a.id, quote)
+          for (const quote of edges) expect(Option.getOrThrow(yield* repo.get(a.id, quote.id))).toEqual(quote)
+
+          expect(Option.getOrThrow(yield* repo.organisationOf(full.id))).toBe(a.id)
+          expect(Option.isNone(yield* repo.organisationOf(uuid()))).toBe(true)
+          expect(Option.isNone(yield* repo.get(b.id, full.id))).toBe(true)
+          expect(Option.isNone(yield* repo.getForUpdate(b.id, full.id))).toBe(true)
+          expect(Option.isNone(yield* repo.get(a.id, uuid()))).toBe(true)
+          expect(yield* repo.list(b.id, {}, page(50))).toEqual([])
+        })
+      )
+
+      test(
+        "update replaces the fields; another organisation can neither change nor see it",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const repo = yield* Quotes.QuoteRepository
+          const quote = offer({ created_at: at(1), updated_at: at(1) })
+          yield* repo.insert(a.id, quote)
+          const sent: Quote = {
+            ...quote,
+            number: "Q2026-0002",
+            status: "sent",
+            revision: 1,
+            currency: "USD",
+            contact_id: uuid(),
+            company_id: uuid(),
+            ...pricedLines(),
+            valid_until: "2026-04-30",
+            vat_reason: "export",
+            note: "sent by mail",
+            invoice_id: uuid(),
+            updated_at: at(10)
+          }
+          yield* repo.update(a.id, sent)
+          expect(Option.getOrThrow(yield* repo.get(a.id, quote.id))).toEqual(sent)
+          // Clearing goes back to nulls.
+          const cleared: Quote = {
+            ...sent,
+            contact_id: null,
+            company_id: null,
+            valid_until: null,
+            vat_reason: null,
+            note: null,
+            invoice_id: null,
+            updated_at: at(11)
+          }
+          yield* repo.update(a.id, cleared)
+          expect(Option.getOrThrow(yield* repo.get(a.id, quote.id))).toEqual(cleared)
+
+          yield* Effect.either(repo.update(b.id, { ...cleared, note: "Hijacked" }))
+          expect(Option.getOrThrow(yield* repo.get(a.id, quote.id))).toEqual(cleared)
+          expect(Option.isNone(yield* repo.get(b.id, quote.id))).toBe(true)
+          // An unknown quote is left alone, as an UPDATE that matches nothing would.
+          yield* repo.update(a.id, offer())
+          expect(ids(yield* repo.list(a.id, {}, page(50)))).toEqual([quote.id])
+        })
+      )
+
+      test(
+        "list filters: status, contact_id, company_id, each alone and combined",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const repo = yield* Quotes.QuoteRepository
+          const [ann, bob, acme] = [uuid(), uuid(), uuid()]
+          const q1 = offer({ contact_id: ann, company_id: acme, created_at: at(1) })
+          const q2 = offer({ status: "sent", contact_id: bob, created_at: at(2) })
+          const q3 = offer({ status: "sent", contact_id: ann, created_at: at(3) })
+          const q4 = offer({ status: "accepted", company_id: acme, created_at: at(4) })
+          for (const quote of [q1, q2, q3, q4]) yield* repo.insert(a.id, quote)
+          yield* repo.insert(b.id, offer({ status: "sent", contact_id: ann, company_id: acme, created_at: at(5) }))
+
+          const list = (filter: Quotes.QuoteFilter) => Effect.map(repo.list(a.id, filter, page(50)), ids)
+          expect(yield* list({})).toEqual(ids([q4, q3, q2, q1]))
+          expect(yield* list({ status: "sent" })).toEqual(ids([q3, q2]))
+          expect(yield* list({ status: "draft" })).toEqual([q1.id])
+          expect(yield* list({ status: "expired" })).toEqual([])
+          expect(yield* list({ contactId: ann })).toEqual(ids([q3, q1]))
+          expect(yield* list({ contactId: uuid() })).toEqual([])
+          expect(yield* list({ companyId: acme })).toEqual(ids([q4, q1]))
+          expect(yield* list({ status: "sent", contactId: ann })).toEqual([q3.id])
+          expect(yield* list({ contactId: ann, companyId: acme })).toEqual([q1.id])
+          expect(yield* list({ status: "accepted", contactId: ann, companyId: acme })).toEqual([])
+        })
+      )
+
+      test(
+        "order is newest created_at first with ties by id descending; pages hold at most limit + 1 rows",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const repo = yield* Quotes.QuoteRepository
+          const quotes = [5, 5, 5, 1, 9, 5].map((t, i) => offer({ number: `Q${i}`, created_at: at(t) }))
+          for (const quote of quotes) yield* repo.insert(a.id, quote)
+          const expected = ids(newestFirst(quotes))
+          expect(ids(yield* repo.list(a.id, {}, page(50)))).toEqual(expected)
+          expect(ids(yield* repo.list(a.id, {}, page(2)))).toEqual(expected.slice(0, 3))
+          expect(ids(yield* repo.list(a.id, {}, page(2, 2)))).toEqual(expected.slice(2, 5))
+          expect(ids(yield* repo.list(a.id, {}, page(2, 4)))).toEqual(expected.slice(4))
+          expect(ids(yield* repo.list(a.id, {}, page(2, 6)))).toEqual([])
+          expect(ids(yield* repo.list(a.id, { status: "draft" }, page(3, 1)))).toEqual(expected.slice(1, 5))
+        })
+      )
+
+      test(
+        "revisions are the quote as each send froze it, oldest first, per quote and organisation",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const repo = yield* Quotes.QuoteRepository
+          const quote = offer({ ...pricedLines(), valid_until: "2026-05-01" })
+          const neighbour = offer()
+          yield* repo.insert(a.id, quote)
+          yield* repo.insert(a.id, neighbour)
+          const first = {
+            quote_id: quote.id,
+            revision: 1,
+            sent_at: at(10),
+            quote: { ...quote, status: "sent" as const, revision: 1 }
+          }
+          const second = {
+            quote_id: quote.id,
+            revision: 2,
+            sent_at: at(20),
+            quote: { ...quote, status: "sent" as const, revision: 2, note: "second offer", valid_until: null }
+          }
+          yield* repo.addRevision(a.id, first)
+          yield* repo.addRevision(a.id, second)
+          // Later edits of the quote leave the frozen copies alone.
+          yield* repo.update(a.id, { ...quote, note: "edited after sending", updated_at: at(30) })
+          expect(yield* repo.revisions(a.id, quote.id)).toEqual([first, second])
+
+          expect(yield* repo.revisions(a.id, neighbour.id)).toEqual([])
+          expect(yield* repo.revisions(b.id, quote.id)).toEqual([])
+          expect(yield* repo.revisions(a.id, uuid())).toEqual([])
+        })
+      )
+
+      test(
+        "sentExpiringBefore: sent quotes valid until a day before today, and only those of the organisation",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const repo = yield* Quotes.QuoteRepository
+          const today = "2026-03-10"
+          const expiring = [
+            offer({ status: "sent", valid_until: "2026-03-09" }),
+            offer({ status: "sent", valid_until: "2025-12-31" })
+          ]
+          const kept = [
+            offer({ status: "sent", valid_until: today }),
+            offer({ status: "sent", valid_until: "2026-03-11" }),
+            offer({ status: "sent", valid_until: null }),
+            ...(["draft", "accepted", "rejected", "expired", "cancelled"] as const).map((status) =>
+              offer({ status, valid_until: "2026-01-01" })
+            )
+          ]
+          for (const quote of [...expiring, ...kept]) yield* repo.insert(a.id, quote)
+          yield* repo.insert(b.id, offer({ status: "sent", valid_until: "2026-01-01" }))
+
+          const due = yield* repo.sentExpiringBefore(a.id, today)
+          expect([...due].sort((x, y) => (x.id < y.id ? -1 : 1))).toEqual(
+            [...expiring].sort((x, y) => (x.id < y.id ? -1 : 1))
+          )
+          expect(yield* repo.sentExpiringBefore(a.id, "2025-12-31")).toEqual([])
+        })
+      )
+
+      test(
+        "getForUpdate in a unit of work holds the quote until the unit commits",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const repo = yield* Quotes.QuoteRepository
+          const quote = offer({ note: "Contended" })
+          yield* repo.insert(a.id, quote)
+          const sent = { ...quote, status: "sent" as const, revision: 1, updated_at: at(1) }
+          yield* expectHeldUntilCommit(repo.getForUpdate(a.id, quote.id), repo.update(a.id, sent), quote, sent)
+          expect(Option.getOrThrow(yield* repo.get(a.id, quote.id))).toEqual(sent)
+        })
+      )
+    })
+
+    describe("InvoiceRepository", () => {
+      test(
+        "round-trips every field (decimals, dates, buyer, lines and VAT summary as JSON); a draft has no number key",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const repo = yield* Invoicing.InvoiceRepository
+          const issued = bill({
+            number: "2026-000001",
+            kind: "advance",
+            status: "partial",
+            issue_date: "2026-02-28",
+            due_date: "2026-03-14",
+            fulfilment_date: "2026-02-27",
+            currency: "USD",
+            exchange_rate: 24.335,
+            contact_id: uuid(),
+            company_id: uuid(),
+            buyer: {
+              name: 'Lee "Ltd"',
+              email: "billing@lee.example",
+              vat_number: "CZ12345678",
+              city: "Brno",
+              country: "CZ"
+            },
+            ...pricedLines(),
+            paid_amount: 0.07,
+            vat_reason: "reverse charge",
+            note: "thank you\nfor your business",
+            quote_id: uuid(),
+            original_invoice_id: uuid(),
+            storno_invoice_id: uuid(),
+            issued_at: at(5),
+            created_at: at(1),
+            updated_at: at(6)
+          })
+          const draft = bill({ created_at: at(2), updated_at: at(2) })
+          const expected = structuredClone(issued)
+          yield* repo.insert(a.id, issued)
+          yield* repo.insert(a.id, draft)
+          // What is stored must not alias the caller's objects, in either direction.
+          issued.buyer.name = "changed after insert"
+          const got = Option.getOrThrow(yield* repo.get(a.id, issued.id))
+          expect(got).toEqual(expected)
+          got.buyer.name = "changed after get"
+          expect(Option.getOrThrow(yield* repo.get(a.id, issued.id))).toEqual(expected)
+          expect(Option.getOrThrow(yield* repo.getForUpdate(a.id, issued.id))).toEqual(expected)
+
+          // toEqual would accept `number: undefined`; the wire must not carry the key at all.
+          const gotDraft = Option.getOrThrow(yield* repo.get(a.id, draft.id))
+          expect(gotDraft).toEqual(draft)
+          expect(Object.hasOwn(gotDraft, "number")).toBe(false)
+          expect(Object.hasOwn(Option.getOrThrow(yield* repo.getForUpdate(a.id, draft.id)), "number")).toBe(false)
+          const listed = yield* repo.list(a.id, {}, page(50))
+          expect(listed).toEqual([draft, expected])
+          expect(Object.hasOwn(listed[0]!, "number")).toBe(false)
+
+          // Amounts are exact, whatever their size or decimals; dates stay the calendar day they were.
+          const edges = [
+            bill({ total: 0, paid_amount: 0, exchange_rate: 0.07, issue_date: "2026-01-01", due_date: "2026-01-01" }),
+            bill({ total: 1234.5, paid_amount: 1234.5, exchange_rate: 0.15432, fulfilment_date: "2027-06-30" }),
+            bill({ total: 99_999_999.99, paid_amount: 0.01, issue_date: "1999-12-31", due_date: "2000-01-14" }),
+            bill({ total: 1e15, subtotal: -0.07, exchange_rate: 1e9, due_date: "2100-02-28" })
+          ]
+          for (const invoice of edges) yield* repo.insert(a.id, invoice)
+          for (const invoice of edges) expect(Option.getOrThrow(yield* repo.get(a.id, invoice.id))).toEqual(invoice)
+
+          expect(Option.getOrThrow(yield* repo.organisationOf(issued.id))).toBe(a.id)
+          expect(Option.isNone(yield* repo.organisationOf(uuid()))).toBe(true)
+          expect(Option.isNone(yield* repo.get(b.id, issued.id))).toBe(true)
+          expect(Option.isNone(yield* repo.getForUpdate(b.id, issued.id))).toBe(true)
+          expect(Option.isNone(yield* repo.get(a.id, uuid()))).toBe(true)
+          expect(yield* repo.list(b.id, {}, page(50))).toEqual([])
+        })
+      )
+
+      test(
+        "update gives a draft its number and replaces the fields; another organisation can neither change nor see it",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const repo = yield* Invoicing.InvoiceRepository
+          const draft = bill({ created_at: at(1), updated_at: at(1) })
+          yield* repo.insert(a.id, draft)
+          const issued: Invoice = {
+            ...draft,
+            number: "FV2026-0007",
+            status: "issued",
+            issue_date: "2026-03-02",
+            due_date: "2026-03-16",
+            fulfilment_date: "2026-03-01",
+            currency: "CZK",
+            exchange_rate: 25.1,
+            contact_id: uuid(),
+            company_id: uuid(),
+            buyer: { name: "Ann Lee", email: null, vat_number: null, city: "Praha", country: "CZ" },
+            ...pricedLines(),
+            paid_amount: 100.5,
+            vat_reason: "exempt",
+            note: "issued",
+            quote_id: uuid(),
+            issued_at: at(10),
+            updated_at: at(10)
+          }
+          yield* repo.update(a.id, issued)
+          expect(Option.getOrThrow(yield* repo.get(a.id, draft.id))).toEqual(issued)
+          // Clearing goes back to nulls, and an absent number to no key.
+          const { number: _, ...numberless } = issued
+          const cleared: Invoice = {
+            ...numberless,
+            exchange_rate: null,
+            contact_id: null,
+            company_id: null,
+            vat_reason: null,
+            note: null,
+            quote_id: null,
+            issued_at: null,
+            updated_at: at(11)
+          }
+          yield* repo.update(a.id, cleared)
+          const got = Option.getOrThrow(yield* repo.get(a.id, draft.id))
+          expect(got).toEqual(cleared)
+          expect(Object.hasOwn(got, "number")).toBe(false)
+
+          yield* Effect.either(repo.update(b.id, { ...issued, note: "Hijacked" }))
+          expect(Option.getOrThrow(yield* repo.get(a.id, draft.id))).toEqual(cleared)
+          expect(Option.isNone(yield* repo.get(b.id, draft.id))).toBe(true)
+          yield* repo.update(a.id, bill())
+          expect(ids(yield* repo.list(a.id, {}, page(50)))).toEqual([draft.id])
+        })
+      )
+
+      test(
+        "list filters: status, kind, contact_id, company_id, each alone and combined",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const repo = yield* Invoicing.InvoiceRepository
+          const [ann, bob, acme] = [uuid(), uuid(), uuid()]
+          const i1 = bill({ contact_id: ann, company_id: acme, created_at: at(1) })
+          const i2 = bill({ status: "issued", number: "1", contact_id: bob, created_at: at(2) })
+          const i3 = bill({ status: "issued", number: "2", kind: "proforma", contact_id: ann, created_at: at(3) })
+          const i4 = bill({ status: "paid", number: "3", kind: "storno", company_id: acme, created_at: at(4) })
+          for (const invoice of [i1, i2, i3, i4]) yield* repo.insert(a.id, invoice)
+          yield* repo.insert(b.id, bill({ status: "issued", contact_id: ann, company_id: acme, created_at: at(5) }))
+
+          const list = (filter: Invoicing.InvoiceFilter) => Effect.map(repo.list(a.id, filter, page(50)), ids)
+          expect(yield* list({})).toEqual(ids([i4, i3, i2, i1]))
+          expect(yield* list({ status: "issued" })).toEqual(ids([i3, i2]))
+          expect(yield* list({ status: "overdue" })).toEqual([])
+          expect(yield* list({ kind: "normal" })).toEqual(ids([i2, i1]))
+          expect(yield* list({ kind: "storno" })).toEqual([i4.id])
+          expect(yield* list({ kind: "corrective" })).toEqual([])
+          expect(yield* list({ contactId: ann })).toEqual(ids([i3, i1]))
+          expect(yield* list({ companyId: acme })).toEqual(ids([i4, i1]))
+          expect(yield* list({ companyId: uuid() })).toEqual([])
+          expect(yield* list({ status: "issued", kind: "normal" })).toEqual([i2.id])
+          expect(yield* list({ status: "issued", contactId: ann })).toEqual([i3.id])
+          expect(yield* list({ contactId: ann, companyId: acme, kind: "normal", status: "draft" })).toEqual([i1.id])
+          expect(yield* list({ contactId: ann, companyId: acme, kind: "proforma" })).toEqual([])
+        })
+      )
+
+      test(
+        "order is newest created_at first with ties by id descending; pages hold at most limit + 1 rows",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const repo = yield* Invoicing.InvoiceRepository
+          const invoices = [3, 7, 3, 3, 0, 7].map((t, i) => bill({ note: `I${i}`, created_at: at(t) }))
+          for (const invoice of invoices) yield* repo.insert(a.id, invoice)
+          const expected = ids(newestFirst(invoices))
+          expect(ids(yield* repo.list(a.id, {}, page(50)))).toEqual(expected)
+          expect(ids(yield* repo.list(a.id, {}, page(2)))).toEqual(expected.slice(0, 3))
+          expect(ids(yield* repo.list(a.id, {}, page(2, 2)))).toEqual(expected.slice(2, 5))
+          expect(ids(yield* repo.list(a.id, {}, page(2, 4)))).toEqual(expected.slice(4))
+          expect(ids(yield* repo.list(a.id, {}, page(2, 6)))).toEqual([])
+          expect(ids(yield* repo.list(a.id, { kind: "normal" }, page(3, 1)))).toEqual(expected.slice(1, 5))
+        })
+      )
+
+      test(
+        "payments round-trip, oldest first (same instant: in the order recorded), per invoice and organisation",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const repo = yield* Invoicing.InvoiceRepository
+          const invoice = bill({ status: "partial", number: "1" })
+          const neighbour = bill()
+          yield* repo.insert(a.id, invoice)
+          yield* repo.insert(a.id, neighbour)
+          const later = payment(invoice, {
+            amount: 1234.5,
+            paid_on: "2026-03-31",
+            method: "bank transfer",
+            reference: "VS 2026000001",
+            created_at: at(30)
+          })
+          const first = payment(invoice, { amount: 0.07, paid_on: "2026-02-28", created_at: at(10) })
+          const sameInstant = [0.01, 99_999_999.99, 1e12].map((amount) =>
+            payment(invoice, { amount, paid_on: "1999-12-31", created_at: at(20) })
+          )
+          for (const paid of [later, first, ...sameInstant]) yield* repo.addPayment(a.id, paid)
+          yield* repo.addPayment(a.id, payment(neighbour, { created_at: at(5) }))
+
+          expect(yield* repo.payments(a.id, invoice.id)).toEqual([first, ...sameInstant, later])
+          expect(yield* repo.payments(b.id, invoice.id)).toEqual([])
+          expect(yield* repo.payments(a.id, uuid())).toEqual([])
+          expect(ids(yield* repo.payments(a.id, neighbour.id))).toHaveLength(1)
+        })
+      )
+
+      test(
+        "dueBefore: issued and partly paid invoices due before today, and only those of the organisation",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const repo = yield* Invoicing.InvoiceRepository
+          const today = "2026-03-10"
+          const due = [
+            bill({ status: "issued", number: "1", due_date: "2026-03-09" }),
+            bill({ status: "partial", number: "2", due_date: "2025-12-31", paid_amount: 50.5 })
+          ]
+          const kept = [
+            bill({ status: "issued", number: "3", due_date: today }),
+            bill({ status: "partial", number: "4", due_date: "2026-03-11" }),
+            ...(["draft", "paid", "overdue", "cancelled"] as const).map((status) =>
+              bill({ status, due_date: "2026-01-01" })
+            )
+          ]
+          for (const invoice of [...due, ...kept]) yield* repo.insert(a.id, invoice)
+          yield* repo.insert(b.id, bill({ status: "issued", due_date: "2026-01-01" }))
+
+          const found = yield* repo.dueBefore(a.id, today)
+          expect([...found].sort((x, y) => (x.id < y.id ? -1 : 1))).toEqual(
+            [...due].sort((x, y) => (x.id < y.id ? -1 : 1))
+          )
+          expect(yield* repo.dueBefore(a.id, "2025-12-31")).toEqual([])
+        })
+      )
+
+      test(
+        "getForUpdate in a unit of work holds the invoice until the unit commits",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const repo = yield* Invoicing.InvoiceRepository
+          const invoice = bill({ note: "Contended" })
+          yield* repo.insert(a.id, invoice)
+          const issued: Invoice = { ...invoice, number: "2026-000001", status: "issued", updated_at: at(1) }
+          yield* expectHeldUntilCommit(repo.getForUpdate(a.id, invoice.id), repo.update(a.id, issued), invoice, issued)
+          expect(Option.getOrThrow(yield* repo.get(a.id, invoice.id))).toEqual(issued)
+        })
+      )
+    })
+
+    describe("NumberSequence", () => {
+      test(
+        "counts 1, 2, 3, ... per organisation, series and year, each independently",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const numbers = yield* Invoicing.NumberSequence
+          const next = (organisationId: string, series: string, year: number) =>
+            numbers.next(organisationId, series, year)
+          expect(yield* next(a.id, "normal", 2026)).toBe(1)
+          expect(yield* next(a.id, "normal", 2026)).toBe(2)
+          expect(yield* next(a.id, "normal", 2026)).toBe(3)
+          expect(yield* next(a.id, "normal", 2027)).toBe(1)
+          expect(yield* next(a.id, "quote", 2026)).toBe(1)
+          expect(yield* next(b.id, "normal", 2026)).toBe(1)
+          expect(yield* next(a.id, "normal", 2026)).toBe(4)
+          expect(yield* next(a.id, "normal", 2027)).toBe(2)
+          expect(yield* next(b.id, "normal", 2026)).toBe(2)
+          expect(yield* next(a.id, "quote", 2026)).toBe(2)
+        })
+      )
+
+      test(
+        "a unit of work that allocates and then fails takes its number back: the next allocation gets it",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const tx = yield* Transaction.Transaction
+          const numbers = yield* Invoicing.NumberSequence
+          expect(yield* tx.run(numbers.next(a.id, "normal", 2026))).toBe(1)
+          const error = yield* Effect.flip(
+            tx.run(
+              Effect.gen(function* () {
+                expect(yield* numbers.next(a.id, "normal", 2026)).toBe(2)
+                expect(yield* numbers.next(a.id, "normal", 2026)).toBe(3)
+                return yield* new Boom({ step: "after allocating" })
+              })
+            )
+          )
+          expect(error).toEqual(new Boom({ step: "after allocating" }))
+          expect(yield* tx.run(numbers.next(a.id, "normal", 2026))).toBe(2)
+          expect(yield* numbers.next(a.id, "normal", 2026)).toBe(3)
+        })
+      )
+
+      test(
+        "20 concurrent units allocating in one series get exactly 1..20, none twice",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const tx = yield* Transaction.Transaction
+          const numbers = yield* Invoicing.NumberSequence
+          const given = yield* Effect.forEach(
+            Array.from({ length: 20 }, (_, i) => i),
+            (i) =>
+              tx.run(
+                Effect.gen(function* () {
+                  const number = yield* numbers.next(a.id, "normal", 2026)
+                  // Stay open after allocating, so that the others must wait for the commit.
+                  yield* Effect.sleep(`${(i * 7) % 5} millis`)
+                  return number
+                })
+              ),
+            { concurrency: "unbounded" }
+          )
+          expect([...given].sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1))
+          expect(yield* numbers.next(a.id, "normal", 2026)).toBe(21)
+        }),
+        120_000
+      )
+
+      test(
+        "concurrent units of which some fail after allocating: the committed ones hold 1..n without a gap",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const tx = yield* Transaction.Transaction
+          const numbers = yield* Invoicing.NumberSequence
+          const results = yield* Effect.forEach(
+            Array.from({ length: 20 }, (_, i) => i),
+            (i) =>
+              Effect.either(
+                tx.run(
+                  Effect.gen(function* () {
+                    const number = yield* numbers.next(a.id, "normal", 2026)
+                    yield* Effect.sleep(`${(i * 3) % 4} millis`)
+                    if (i % 4 === 1) return yield* new Boom({ step: `unit ${i}` })
+                    return number
+                  })
+                )
+              ),
+            { concurrency: "unbounded" }
+          )
+          const committed = results.filter(Either.isRight).map((result) => result.right)
+          expect(committed).toHaveLength(15)
+          expect([...committed].sort((x, y) => x - y)).toEqual(Array.from({ length: 15 }, (_, i) => i + 1))
+          expect(yield* numbers.next(a.id, "normal", 2026)).toBe(16)
+        }),
+        120_000
+      )
+    })
+
+    describe("ExchangeRates", () => {
+      test(
+        "latest is the newest rate published on or before the date, never a later one; pairs are directed",
+        Effect.gen(function* () {
+          const rates = yield* Invoicing.ExchangeRates
+          expect(Option.isNone(yield* rates.latest("EUR", "CZK", "2026-01-05"))).toBe(true)
+          const published = [
+            rate("2026-01-05", "EUR", "CZK", "24.4"),
+            rate("2026-01-02", "EUR", "CZK", "24.335"),
+            rate("2026-01-07", "EUR", "CZK", "24.1"),
+            rate("2026-01-06", "USD", "CZK", "20.9"),
+            rate("2026-01-06", "EUR", "USD", "1.0543")
+          ]
+          expect(yield* rates.store(published)).toBe(5)
+          const latest = (from: string, to: string, date: string) =>
+            Effect.map(rates.latest(from, to, date), Option.getOrNull)
+          expect(yield* latest("EUR", "CZK", "2026-01-06")).toEqual(published[0])
+          expect(yield* latest("EUR", "CZK", "2026-01-05")).toEqual(published[0])
+          expect(yield* latest("EUR", "CZK", "2026-01-04")).toEqual(published[1])
+          expect(yield* latest("EUR", "CZK", "2026-01-02")).toEqual(published[1])
+          expect(yield* latest("EUR", "CZK", "2026-01-01")).toBeNull()
+          expect(yield* latest("EUR", "CZK", "2030-12-31")).toEqual(published[2])
+          expect(yield* latest("USD", "CZK", "2026-01-06")).toEqual(published[3])
+          expect(yield* latest("EUR", "USD", "2026-02-01")).toEqual(published[4])
+          expect(yield* latest("CZK", "EUR", "2026-01-06")).toBeNull()
+          expect(yield* latest("USD", "EUR", "2026-01-06")).toBeNull()
+          expect(yield* latest("GBP", "CZK", "2026-01-06")).toBeNull()
+          expect(yield* rates.store([])).toBe(0)
+        })
+      )
+
+      test(
+        "store replaces the rate of a day and pair (a later one in the same batch wins) and keeps decimals exact",
+        Effect.gen(function* () {
+          const rates = yield* Invoicing.ExchangeRates
+          const latest = (from: string, to: string, date: string) =>
+            Effect.map(rates.latest(from, to, date), Option.getOrNull)
+          expect(yield* rates.store([rate("2026-01-02", "EUR", "CZK", "24.335")])).toBe(1)
+          expect(
+            yield* rates.store([
+              rate("2026-01-02", "EUR", "CZK", "25"),
+              rate("2026-01-02", "EUR", "CZK", "25.125"),
+              rate("2026-01-02", "HUF", "CZK", "0.05892"),
+              rate("2026-01-02", "IDR", "CZK", "0.0012345678901234567890123"),
+              rate("2026-01-02", "CZK", "XAU", "123456789012345678.5"),
+              rate("2026-01-02", "EUR", "SEK", "0.15432")
+            ])
+          ).toBe(5)
+          expect(yield* latest("EUR", "CZK", "2026-01-02")).toEqual(rate("2026-01-02", "EUR", "CZK", "25.125"))
+          expect((yield* latest("HUF", "CZK", "2026-01-02"))?.rate).toBe("0.05892")
+          expect((yield* latest("IDR", "CZK", "2026-01-02"))?.rate).toBe("0.0012345678901234567890123")
+          expect((yield* latest("CZK", "XAU", "2026-01-02"))?.rate).toBe("123456789012345678.5")
+          expect((yield* latest("EUR", "SEK", "2026-01-03"))?.rate).toBe("0.15432")
+          // Replacing one day leaves the other days of the pair alone.
+          yield* rates.store([rate("2026-01-03", "EUR", "CZK", "24.335")])
+          expect(yield* rates.store([rate("2026-01-03", "EUR", "CZK", "24.3")])).toBe(1)
+          expect((yield* latest("EUR", "CZK", "2026-01-02"))?.rate).toBe("25.125")
+          expect(yield* latest("EUR", "CZK", "2026-01-03")).toEqual(rate("2026-01-03", "EUR", "CZK", "24.3"))
+        })
+      )
+
+      test(
+        "thousands of rates store in one call",
+        Effect.gen(function* () {
+          const rates = yield* Invoicing.ExchangeRates
+          const days = Array.from({ length: 400 }, (_, i) =>
+            new Date(Date.UTC(2025, 0, 1 + i)).toISOString().slice(0, 10)
+          )
+          const codes = ["USD", "GBP", "JPY", "HUF", "PLN", "SEK", "CHF", "NOK", "DKK", "CZK"]
+          const published = days.flatMap((day, d) =>
+            codes.map((code, c) => rate(day, "EUR", code, `${c + 1}.${String(d).padStart(4, "0")}1`))
+          )
+          expect(yield* rates.store(published)).toBe(4000)
+          expect(Option.getOrThrow(yield* rates.latest("EUR", "PLN", days[123]!))).toEqual(published[123 * 10 + 4])
+          expect(Option.getOrThrow(yield* rates.latest("EUR", "CZK", "2099-01-01"))).toEqual(published.at(-1))
+        }),
+        120_000
+      )
+    })
+
     describe("Transaction", () => {
       test(
         "a unit of work commits all its writes and returns its value",
@@ -1819,6 +2594,19 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
           expect(Option.getOrThrow(yield* access.getOrganisation(a.id))).toEqual(a)
           expect(Option.getOrThrow(yield* access.getOrganisation(b.id))).toEqual(b)
           expect(Option.isNone(yield* access.getOrganisation(uuid()))).toBe(true)
+        })
+      )
+
+      test(
+        "listOrganisations is every organisation, oldest first",
+        Effect.gen(function* () {
+          const access = yield* Access.AccessRepository
+          expect(yield* access.listOrganisations).toEqual([])
+          const [newest, oldest, middle] = [organisation("Newest"), organisation("Oldest"), organisation("Middle")]
+          yield* access.insertOrganisation(newest, at(30))
+          yield* access.insertOrganisation(oldest, at(10))
+          yield* access.insertOrganisation(middle, at(20))
+          expect(yield* access.listOrganisations).toEqual([oldest, middle, newest])
         })
       )
 

@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
-import { copy, copyOut, read, type Store, write } from "./internal/Store.js"
+import { copy, copyOut, instant, read, type Store, write } from "./internal/Store.js"
 
 const refused = (message: string) => Either.left(new Errors.StorageError({ message }))
 
@@ -46,6 +46,12 @@ export const make = (store: Store) =>
       ),
 
     countOrganisations: read(store, (state) => HashMap.size(state.organisations)),
+
+    listOrganisations: read(store, (state) =>
+      [...HashMap.values(state.organisations)]
+        .sort((x, y) => instant(x.createdAt) - instant(y.createdAt) || (x.organisation.id < y.organisation.id ? -1 : 1))
+        .map((row) => copyOut(row.organisation))
+    ),
 
     insertKey: (input) =>
       Effect.flatMap(copy(input), (key) =>

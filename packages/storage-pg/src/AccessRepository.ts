@@ -42,6 +42,11 @@ export const make = Effect.gen(function* () {
       orStorageError("AccessRepository.countOrganisations")
     ),
 
+    listOrganisations: sql<OrganisationRow>`SELECT id, name, settings FROM organisations ORDER BY created_at, id`.pipe(
+      orStorageError("AccessRepository.listOrganisations"),
+      Effect.flatMap(Effect.forEach(toOrganisation))
+    ),
+
     insertKey: (key) =>
       sql`INSERT INTO api_keys (id, organisation_id, name, hash, scopes, allowed_ips, expires_at, revoked_at, created_at)
         VALUES (${key.id}::uuid, ${key.organisation_id}::uuid, ${key.name}, ${key.hash}, ${textArray(key.scopes)}::text[],

@@ -13,6 +13,7 @@ import idempotency from "./migrations/0003_idempotency.js"
 import events from "./migrations/0004_events.js"
 import records from "./migrations/0005_records.js"
 import dealsTasks from "./migrations/0006_deals_tasks.js"
+import quotesInvoices from "./migrations/0007_quotes_invoices.js"
 
 export const migrations = {
   "0001_access": access,
@@ -20,7 +21,8 @@ export const migrations = {
   "0003_idempotency": idempotency,
   "0004_events": events,
   "0005_records": records,
-  "0006_deals_tasks": dealsTasks
+  "0006_deals_tasks": dealsTasks,
+  "0007_quotes_invoices": quotesInvoices
 }
 
 const TABLE = "crm_migrations"

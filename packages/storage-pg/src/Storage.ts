@@ -11,10 +11,14 @@ import * as CompanyRepository from "./CompanyRepository.js"
 import * as ContactRepository from "./ContactRepository.js"
 import * as DealRepository from "./DealRepository.js"
 import * as EventLog from "./EventLog.js"
+import * as ExchangeRates from "./ExchangeRates.js"
 import * as IdempotencyStore from "./IdempotencyStore.js"
+import * as InvoiceRepository from "./InvoiceRepository.js"
 import { toStorageError } from "./internal/errors.js"
 import { migrate } from "./Migrations.js"
+import * as NumberSequence from "./NumberSequence.js"
 import * as PgliteClient from "./PgliteClient.js"
+import * as QuoteRepository from "./QuoteRepository.js"
 import * as RateLimiter from "./RateLimiter.js"
 import * as TaskRepository from "./TaskRepository.js"
 import * as TransactionPort from "./Transaction.js"
@@ -34,7 +38,11 @@ export const layerWith = (options: LayerOptions = {}): Layer.Layer<Ports, never,
     ContactRepository.layer,
     CompanyRepository.layer,
     DealRepository.layer,
-    TaskRepository.layer
+    TaskRepository.layer,
+    QuoteRepository.layer,
+    InvoiceRepository.layer,
+    NumberSequence.layer,
+    ExchangeRates.layer
   )
 
 export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient> = layerWith()

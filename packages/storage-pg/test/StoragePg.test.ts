@@ -4,7 +4,7 @@
  * window and the idempotency lock, and the types both drivers hand back. Runs on PGlite, and on
  * the PostgreSQL server when DATABASE_URL is set (in a database of its own).
  */
-import { Access, Contacts, Errors, Events, Idempotency, Transaction } from "@crm/core"
+import { Access, Contacts, Errors, Events, Idempotency, Settings, Transaction } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, layer, type Vitest } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
@@ -242,17 +242,7 @@ const suite = (it: Vitest.MethodsNonLive<Services>, concurrentConnections: boole
   }
 }
 
-const settings = (name: string) =>
-  Effect.succeed({
-    name,
-    timezone: "UTC",
-    default_currency: "EUR",
-    payment_terms_days: 14,
-    plan: { read_only: false, max_contacts: null, max_companies: null },
-    pipelines: [],
-    record_types: [],
-    stock: { low_stock_threshold: 5 }
-  })
+const settings = (name: string) => Settings.complete(name, Settings.SettingsInput.parse({}))
 
 layer(StoragePg.layerPglite(), { timeout: "60 seconds" })("StoragePg on PGlite", (it) => suite(it, false))
 

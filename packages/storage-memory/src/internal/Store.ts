@@ -2,7 +2,18 @@
  * The whole database as one immutable value in one `Ref`, and the unit-of-work machinery every
  * port shares. Each port call is one `Ref.modify`; units of work are serialised by a FIFO lock.
  */
-import type { Access, Companies, Contacts, Deals, Events, Idempotency, Settings, Tasks } from "@crm/core"
+import type {
+  Access,
+  Companies,
+  Contacts,
+  Deals,
+  Events,
+  Idempotency,
+  Invoicing,
+  Quotes,
+  Settings,
+  Tasks
+} from "@crm/core"
 import { Errors } from "@crm/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -35,6 +46,14 @@ export interface Tenant {
   /** Each deal's stage visits, in the order they were recorded. */
   readonly dealVisits: HashMap.HashMap<string, ReadonlyArray<Deals.StageVisit>>
   readonly tasks: HashMap.HashMap<string, Row<Tasks.Task>>
+  readonly quotes: HashMap.HashMap<string, Row<Quotes.Quote>>
+  /** Each quote's frozen revisions, in the order they were recorded. */
+  readonly quoteRevisions: HashMap.HashMap<string, ReadonlyArray<Quotes.QuoteRevision>>
+  readonly invoices: HashMap.HashMap<string, Row<Invoicing.Invoice>>
+  /** Each invoice's payments, in the order they were recorded. */
+  readonly payments: HashMap.HashMap<string, ReadonlyArray<Invoicing.Payment>>
+  /** The last number given, per series and year. */
+  readonly numberSequences: HashMap.HashMap<string, number>
   readonly events: RedBlackTree.RedBlackTree<bigint, Events.EventEnvelope>
 }
 
@@ -47,6 +66,8 @@ export interface State {
   /** Admitted request times per key, oldest first. */
   readonly rateWindows: HashMap.HashMap<string, ReadonlyArray<number>>
   readonly idempotency: HashMap.HashMap<string, Idempotency.IdempotencyRecord>
+  /** Published rates per currency pair, by date. Shared by every organisation. */
+  readonly exchangeRates: HashMap.HashMap<string, RedBlackTree.RedBlackTree<string, string>>
 }
 
 /**
@@ -76,6 +97,11 @@ export const emptyTenant: Tenant = {
   deals: HashMap.empty(),
   dealVisits: HashMap.empty(),
   tasks: HashMap.empty(),
+  quotes: HashMap.empty(),
+  quoteRevisions: HashMap.empty(),
+  invoices: HashMap.empty(),
+  payments: HashMap.empty(),
+  numberSequences: HashMap.empty(),
   events: RedBlackTree.empty<bigint, Events.EventEnvelope>(Order.bigint)
 }
 
@@ -86,7 +112,8 @@ const emptyState: State = {
   tenants: HashMap.empty(),
   lastEventId: 0n,
   rateWindows: HashMap.empty(),
-  idempotency: HashMap.empty()
+  idempotency: HashMap.empty(),
+  exchangeRates: HashMap.empty()
 }
 
 export const make: Effect.Effect<Store> = Effect.sync(() => ({
@@ -196,6 +223,15 @@ export const newestFirst = (
   if (byTime !== 0) return byTime
   return a.id < b.id ? 1 : a.id > b.id ? -1 : 0
 }
+
+/** Earliest `key` first (a YYYY-MM-DD date compares as text), equal keys by id ascending. */
+export const earliestFirst =
+  <A extends { readonly id: string }>(key: (record: A) => string) =>
+  (a: A, b: A): number => {
+    const [x, y] = [key(a), key(b)]
+    if (x !== y) return x < y ? -1 : 1
+    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0
+  }
 
 /** Plain case-insensitive substring: `%`, `_`, `*` and `\` are ordinary characters. */
 export const containsFolded = (needle: string) => {

@@ -61,6 +61,12 @@ export const make = <A extends LiveRecord, E = never>(store: Store, spec: LiveTa
   const liveRow = (t: Tenant, id: string) =>
     HashMap.get(rowsOf(t), id).pipe(Option.filter((row) => row.archivedAt === null))
   const onWrite = spec.onWrite ?? ((t: Tenant) => Either.right(t))
+  const liveMatching = (t: Tenant, keep: (record: A) => boolean): Array<A> => {
+    const records: Array<A> = []
+    for (const row of HashMap.values(rowsOf(t)))
+      if (row.archivedAt === null && keep(row.record)) records.push(row.record)
+    return records
+  }
 
   // The updated tenant, or the refusal to apply the write.
   const put = (t: Tenant, record: A, previous: A | undefined) =>
@@ -126,20 +132,28 @@ export const make = <A extends LiveRecord, E = never>(store: Store, spec: LiveTa
       read(store, (state) => {
         const q = filter.q === undefined ? undefined : containsFolded(filter.q)
         const since = filter.updatedSince === undefined ? undefined : instant(filter.updatedSince)
-        const rows: Array<A> = []
-        for (const row of HashMap.values(rowsOf(tenant(state, organisationId)))) {
-          const record = row.record
-          if (
-            row.archivedAt === null &&
+        const rows = liveMatching(
+          tenant(state, organisationId),
+          (record) =>
             keep(record) &&
             (since === undefined || instant(record.updated_at) >= since) &&
             (q === undefined || spec.searchable(record).some(q))
-          ) {
-            rows.push(record)
-          }
-        }
+        )
         rows.sort(newestFirst)
         return rows.slice(page.offset, page.offset + page.limit + 1).map(copyOut)
+      }),
+
+    /** Every live record `keep` accepts, in `order`, unpaged: for a repository's own queries. */
+    select: (organisationId: string, keep: (record: A) => boolean, order: (x: A, y: A) => number) =>
+      read(store, (state) => liveMatching(tenant(state, organisationId), keep).sort(order).map(copyOut)),
+
+    /** The organisation holding a live record with this id, for callers that know only the id. */
+    organisationOf: (id: string) =>
+      read(store, (state) => {
+        for (const [organisationId, t] of state.tenants) {
+          if (Option.isSome(liveRow(t, id))) return Option.some(organisationId)
+        }
+        return Option.none<string>()
       }),
 
     countLive: (organisationId: string) =>

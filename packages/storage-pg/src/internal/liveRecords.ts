@@ -66,6 +66,9 @@ export const make = <Row extends object, A>(sql: SqlClient.SqlClient, spec: Live
     /** The rows the port can see, for a repository's own queries. */
     whereLive: live,
 
+    /** The columns as every query reads them (`readAs` applied), for a repository's own queries. */
+    selected,
+
     /** `values` lists the record's values in the order of `columns`; the organisation is appended here. */
     insert: <E = never>(organisationId: string, values: Statement.Fragment, guard: Guard<E> = unguarded) =>
       guard(
@@ -119,6 +122,14 @@ export const make = <Row extends object, A>(sql: SqlClient.SqlClient, spec: Live
         operation("list")
       )
     },
+
+    /** The organisation holding a live row with this id, for callers that know only the id. */
+    organisationOf: (id: string) =>
+      sql<{ organisation_id: string }>`SELECT organisation_id FROM ${table}
+        WHERE id = ${id}::uuid AND archived_at IS NULL`.pipe(
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.organisation_id)),
+        operation("organisationOf")
+      ),
 
     countLive: (organisationId: string) =>
       sql<{ n: string }>`SELECT count(*) AS n FROM ${table} WHERE ${live(organisationId)}`.pipe(

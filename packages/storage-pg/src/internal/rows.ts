@@ -3,7 +3,7 @@
  * (int8 and numeric as strings, json parsed, timestamptz as Date), but the readers below accept
  * either form so that a driver default changing cannot silently corrupt a record.
  */
-import type { Access, Companies, Contacts, Deals, Events, Idempotency, Tasks } from "@crm/core"
+import type { Access, Companies, Contacts, Deals, Events, Idempotency, Invoicing, Quotes, Tasks } from "@crm/core"
 import { type Errors, Settings } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { toStorageError } from "./errors.js"
@@ -28,6 +28,11 @@ export const jsonValue = <A>(value: unknown): A => (typeof value === "string" ? 
 export const decimal = (value: string | number | bigint): string => String(value)
 
 export const count = (value: string | number | bigint): number => Number(value)
+
+/** numeric arrives as a decimal string; money fits a double (the wire carries it as a JSON number anyway). */
+type Numeric = string | number
+
+const money = (value: Numeric): number => Number(value)
 
 const customOf = (value: unknown): Record<string, unknown> => jsonValue<Record<string, unknown> | null>(value) ?? {}
 
@@ -160,8 +165,7 @@ export const toCompany = (row: CompanyRow): Companies.Company => ({
 export interface DealRow {
   readonly id: string
   readonly title: string
-  /** numeric arrives as a decimal string. */
-  readonly value: string | number | null
+  readonly value: Numeric | null
   readonly currency: string
   readonly pipeline_id: string
   readonly status_id: string
@@ -181,7 +185,7 @@ export interface DealRow {
 export const toDeal = (row: DealRow): Deals.Deal => ({
   id: row.id,
   title: row.title,
-  value: row.value === null ? null : Number(row.value),
+  value: row.value === null ? null : money(row.value),
   currency: row.currency,
   pipeline_id: row.pipeline_id,
   status_id: row.status_id,
@@ -249,4 +253,159 @@ export const toTask = (row: TaskRow): Tasks.Task => ({
   description: row.description,
   created_at: iso(row.created_at),
   updated_at: iso(row.updated_at)
+})
+
+/** The columns every priced document (quote, invoice) carries. */
+interface DocumentAmountsRow {
+  readonly items: unknown
+  readonly subtotal: Numeric
+  readonly vat_total: Numeric
+  readonly total: Numeric
+  readonly vat_summary: unknown
+}
+
+const documentAmounts = (row: DocumentAmountsRow) => ({
+  items: jsonValue<Quotes.Quote["items"]>(row.items),
+  subtotal: money(row.subtotal),
+  vat_total: money(row.vat_total),
+  total: money(row.total),
+  vat_summary: jsonValue<Quotes.Quote["vat_summary"]>(row.vat_summary)
+})
+
+export interface QuoteRow extends DocumentAmountsRow {
+  readonly id: string
+  readonly number: string
+  readonly status: string
+  readonly revision: number
+  readonly currency: string
+  readonly contact_id: string | null
+  readonly company_id: string | null
+  /** Read as text (`YYYY-MM-DD`), never through a `Date`. */
+  readonly valid_until: string | null
+  readonly vat_reason: string | null
+  readonly note: string | null
+  readonly invoice_id: string | null
+  readonly created_at: Timestamp
+  readonly updated_at: Timestamp
+}
+
+export const toQuote = (row: QuoteRow): Quotes.Quote => ({
+  id: row.id,
+  number: row.number,
+  status: row.status as Quotes.Quote["status"],
+  revision: Number(row.revision),
+  currency: row.currency,
+  contact_id: row.contact_id,
+  company_id: row.company_id,
+  ...documentAmounts(row),
+  valid_until: row.valid_until,
+  vat_reason: row.vat_reason,
+  note: row.note,
+  invoice_id: row.invoice_id,
+  created_at: iso(row.created_at),
+  updated_at: iso(row.updated_at)
+})
+
+export interface QuoteRevisionRow {
+  readonly quote_id: string
+  readonly revision: number
+  readonly sent_at: Timestamp
+  readonly quote: unknown
+}
+
+export const toQuoteRevision = (row: QuoteRevisionRow): Quotes.QuoteRevision => ({
+  quote_id: row.quote_id,
+  revision: Number(row.revision),
+  sent_at: iso(row.sent_at),
+  quote: jsonValue<Quotes.Quote>(row.quote)
+})
+
+export interface InvoiceRow extends DocumentAmountsRow {
+  readonly id: string
+  /** NULL on a draft. */
+  readonly number: string | null
+  readonly kind: string
+  readonly status: string
+  /** The three dates are read as text (`YYYY-MM-DD`), never through a `Date`. */
+  readonly issue_date: string
+  readonly due_date: string
+  readonly fulfilment_date: string
+  readonly currency: string
+  readonly exchange_rate: Numeric | null
+  readonly contact_id: string | null
+  readonly company_id: string | null
+  readonly buyer: unknown
+  readonly paid_amount: Numeric
+  readonly vat_reason: string | null
+  readonly note: string | null
+  readonly quote_id: string | null
+  readonly original_invoice_id: string | null
+  readonly storno_invoice_id: string | null
+  readonly issued_at: Timestamp | null
+  readonly created_at: Timestamp
+  readonly updated_at: Timestamp
+}
+
+export const toInvoice = (row: InvoiceRow): Invoicing.Invoice => ({
+  id: row.id,
+  // A draft has no number at all: the key is left out rather than set to undefined or null.
+  ...(row.number === null ? {} : { number: row.number }),
+  kind: row.kind as Invoicing.Invoice["kind"],
+  status: row.status as Invoicing.Invoice["status"],
+  issue_date: row.issue_date,
+  due_date: row.due_date,
+  fulfilment_date: row.fulfilment_date,
+  currency: row.currency,
+  exchange_rate: row.exchange_rate === null ? null : money(row.exchange_rate),
+  contact_id: row.contact_id,
+  company_id: row.company_id,
+  buyer: jsonValue<Invoicing.Buyer>(row.buyer),
+  ...documentAmounts(row),
+  paid_amount: money(row.paid_amount),
+  vat_reason: row.vat_reason,
+  note: row.note,
+  quote_id: row.quote_id,
+  original_invoice_id: row.original_invoice_id,
+  storno_invoice_id: row.storno_invoice_id,
+  issued_at: isoOrNull(row.issued_at),
+  created_at: iso(row.created_at),
+  updated_at: iso(row.updated_at)
+})
+
+export interface PaymentRow {
+  readonly id: string
+  readonly invoice_id: string
+  readonly amount: Numeric
+  readonly currency: string
+  /** Read as text (`YYYY-MM-DD`). */
+  readonly paid_on: string
+  readonly method: string | null
+  readonly reference: string | null
+  readonly created_at: Timestamp
+}
+
+export const toPayment = (row: PaymentRow): Invoicing.Payment => ({
+  id: row.id,
+  invoice_id: row.invoice_id,
+  amount: money(row.amount),
+  currency: row.currency,
+  paid_on: row.paid_on,
+  method: row.method,
+  reference: row.reference,
+  created_at: iso(row.created_at)
+})
+
+/** `date` and `rate` read as text: the day as published, the rate exactly as stored. */
+export interface ExchangeRateRow {
+  readonly date: string
+  readonly from_currency: string
+  readonly to_currency: string
+  readonly rate: string
+}
+
+export const toPublishedRate = (row: ExchangeRateRow): Invoicing.PublishedRate => ({
+  date: row.date,
+  from: row.from_currency,
+  to: row.to_currency,
+  rate: row.rate
 })
