@@ -4,7 +4,7 @@
  */
 
 import { createServer } from "node:http"
-import { Access, Events, Idempotency, Kernel } from "@crm/core"
+import { Access, Events, Idempotency, Invoicing, Kernel, Quotes } from "@crm/core"
 import { Api, App } from "@crm/http"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
@@ -46,12 +46,25 @@ const firstRun = (options: ServerOptions) =>
     })
   )
 
-/** Retention jobs: events older than thirty days and idempotency records past their window. */
+/**
+ * Housekeeping: events older than thirty days and idempotency records past their window go; sent
+ * quotes past `valid_until` expire and unpaid invoices past due become overdue. The date rules are
+ * "daily in the organisation's time zone"; running hourly makes them take effect within an hour of
+ * each organisation's midnight, and running again changes nothing.
+ */
 const housekeeping = Layer.scopedDiscard(
   Effect.gen(function* () {
     const events = yield* Events.Events
     const idempotency = yield* Idempotency.Idempotency
-    const sweep = Effect.all([events.purge, idempotency.purge]).pipe(
+    const access = yield* Access.Access
+    const quotes = yield* Quotes.Quotes
+    const invoicing = yield* Invoicing.Invoicing
+    const calendar = Effect.flatMap(access.organisations, (organisations) =>
+      Effect.forEach(organisations, (organisation) =>
+        Effect.all([quotes.expire(organisation), invoicing.markOverdue(organisation)])
+      )
+    )
+    const sweep = Effect.all([events.purge, idempotency.purge, calendar]).pipe(
       Effect.catchAll((error) => Effect.logWarning("housekeeping failed; retrying at the next run", error))
     )
     yield* Effect.forkScoped(Effect.repeat(sweep, Schedule.spaced("1 hour")))

@@ -24,6 +24,9 @@ Usage:
   crm org settings ORG_ID --file FILE     replace the settings document
   crm key create ORG_ID --scopes read,write [--name NAME] [--expires-at ISO] [--allowed-ips CIDR,...]
   crm key revoke KEY_ID
+  crm rates import --format cnb|ecb FILE  load central-bank exchange rates (CNB daily text, ECB euro CSV)
+  crm quote send|accept|reject|cancel QUOTE_ID
+  crm invoice cancel|storno INVOICE_ID
 
 Environment:
   PORT (3000), HOST (127.0.0.1), DATABASE_URL, CRM_DATA_DIR (./data), CRM_STORAGE (pglite|postgres|memory),
@@ -90,6 +93,12 @@ const adminCall = (method: string, path: string, body?: unknown) =>
     if (!response.ok) return yield* Effect.fail(new CliError(`the server answered ${response.status}`))
   })
 
+const readText = (file: string) =>
+  Effect.try({
+    try: () => readFileSync(file, "utf8"),
+    catch: (error) => new CliError(`cannot read ${file}: ${String(error)}`)
+  })
+
 const readJson = (file: string) =>
   Effect.try({
     try: () => JSON.parse(readFileSync(file, "utf8")) as unknown,
@@ -116,7 +125,8 @@ const command = (argv: ReadonlyArray<string>) =>
         file: { type: "string" },
         scopes: { type: "string" },
         "expires-at": { type: "string" },
-        "allowed-ips": { type: "string" }
+        "allowed-ips": { type: "string" },
+        format: { type: "string" }
       }
     })
     const [area, action, id] = positionals
@@ -144,6 +154,18 @@ const command = (argv: ReadonlyArray<string>) =>
       })
     }
     if (area === "key" && action === "revoke" && id !== undefined) return yield* adminCall("DELETE", `/keys/${id}`)
+    if (area === "rates" && action === "import" && id !== undefined) {
+      if (values.format !== "cnb" && values.format !== "ecb") {
+        return yield* Effect.fail(new CliError("--format cnb or --format ecb is required"))
+      }
+      return yield* adminCall("POST", "/exchange-rates", { format: values.format, text: yield* readText(id) })
+    }
+    if (area === "quote" && ["send", "accept", "reject", "cancel"].includes(action ?? "") && id !== undefined) {
+      return yield* adminCall("POST", `/quotes/${id}/${action}`)
+    }
+    if (area === "invoice" && ["cancel", "storno"].includes(action ?? "") && id !== undefined) {
+      return yield* adminCall("POST", `/invoices/${id}/${action}`)
+    }
     return yield* Effect.fail(new CliError(`unknown command: ${positionals.join(" ")}\n\n${HELP}`))
   })
 

@@ -5,7 +5,9 @@ import { type Mounted, mount } from "./Router.js"
 import { adminRoutes } from "./routes/admin.js"
 import { companyRoutes, contactRoutes } from "./routes/crm.js"
 import { dealRoutes } from "./routes/deals.js"
+import { invoiceRoutes } from "./routes/invoices.js"
 import { eventsRoute, meRoute, openApiRoute } from "./routes/meta.js"
+import { quoteRoutes } from "./routes/quotes.js"
 import { taskRoutes } from "./routes/tasks.js"
 
 export const API_PREFIX = "/api/v1"
@@ -19,6 +21,8 @@ const build = (): ReadonlyArray<Mounted> => {
       ...companyRoutes,
       ...dealRoutes,
       ...taskRoutes,
+      ...quoteRoutes,
+      ...invoiceRoutes,
       meRoute,
       eventsRoute,
       openApiRoute(() => (cached ??= OpenApi.document(table)))

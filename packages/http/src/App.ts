@@ -196,6 +196,7 @@ export const makeApp = (table: ReadonlyArray<Mounted>, options: HttpOptions) => 
           return yield* HttpFailure.of("invalid_json", `the body is not valid JSON: ${(error as Error).message}`)
         }
       }
+      if (value === undefined && route.body.optional) value = {}
       const body = route.body.patch
         ? yield* Validation.parsePatch(route.body.schema as never, value)
         : yield* Validation.parse(route.body.schema, value)

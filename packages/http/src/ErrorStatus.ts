@@ -20,6 +20,8 @@ export const STATUS_BY_CODE = {
   not_draft: 409,
   not_payable: 409,
   too_many_hooks: 409,
+  transition_not_allowed: 409,
+  already_invoiced: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   validation_failed: 422,

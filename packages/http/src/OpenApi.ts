@@ -124,7 +124,7 @@ const operation = (mounted: Mounted): Json => {
       ? {}
       : {
           requestBody: {
-            required: !route.body.patch,
+            required: !route.body.patch && !route.body.optional,
             content: { "application/json": { schema: stripDialect(jsonSchema(route.body.schema, "input")) } }
           }
         }),

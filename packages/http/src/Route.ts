@@ -2,7 +2,7 @@
  * The route table entry. The router, the request validation and the OpenAPI document are all
  * read from these records, so they cannot drift apart.
  */
-import type { Access, Companies, Contacts, Deals, Events, Idempotency, Tasks } from "@crm/core"
+import type { Access, Companies, Contacts, Deals, Events, Idempotency, Invoicing, Quotes, Tasks } from "@crm/core"
 import type * as Effect from "effect/Effect"
 import type { z } from "zod"
 import type { ErrorCode } from "./ErrorStatus.js"
@@ -17,6 +17,8 @@ export type Services =
   | Companies.Companies
   | Deals.Deals
   | Tasks.Tasks
+  | Quotes.Quotes
+  | Invoicing.Invoicing
   | Events.Events
   | Idempotency.Idempotency
 
@@ -43,7 +45,7 @@ export interface Route {
   readonly tag: string
   readonly guard: Guard
   readonly query: z.ZodObject | undefined
-  readonly body: { readonly schema: z.ZodType; readonly patch: boolean } | undefined
+  readonly body: { readonly schema: z.ZodType; readonly patch: boolean; readonly optional: boolean } | undefined
   readonly success: { readonly status: number; readonly schema: z.ZodType | undefined; readonly description: string }
   readonly errors: ReadonlyArray<ErrorCode>
   readonly handle: (context: Context<unknown, unknown>) => Effect.Effect<Reply, unknown, Services>
@@ -60,6 +62,8 @@ export interface RouteSpec<Q extends z.ZodObject | undefined, B extends z.ZodTyp
   readonly body?: B
   /** A PATCH body: no known field is `no_fields_to_update` rather than `validation_failed`. */
   readonly patch?: boolean
+  /** The body may be left out entirely, which reads as `{}`. */
+  readonly optionalBody?: boolean
   readonly success: { readonly status: number; readonly schema?: z.ZodType; readonly description: string }
   readonly errors: ReadonlyArray<ErrorCode>
   readonly handle: (
@@ -78,7 +82,10 @@ export const route = <Q extends z.ZodObject | undefined = undefined, B extends z
   tag: spec.tag,
   guard: spec.guard,
   query: spec.query,
-  body: spec.body === undefined ? undefined : { schema: spec.body, patch: spec.patch ?? false },
+  body:
+    spec.body === undefined
+      ? undefined
+      : { schema: spec.body, patch: spec.patch ?? false, optional: spec.optionalBody ?? false },
   success: { status: spec.success.status, schema: spec.success.schema, description: spec.success.description },
   errors: spec.errors,
   // The pipeline validates query and body with the same schemas before calling, so the erasure is safe.
@@ -87,6 +94,8 @@ export const route = <Q extends z.ZodObject | undefined = undefined, B extends z
 
 export const read = (spendsBudget = true): Guard => ({ kind: "key", scope: "read", spendsBudget })
 export const write: Guard = { kind: "key", scope: "write", spendsBudget: true }
+export const quotesWrite: Guard = { kind: "key", scope: "quotes:write", spendsBudget: true }
+export const invoicesWrite: Guard = { kind: "key", scope: "invoices:write", spendsBudget: true }
 export const admin: Guard = { kind: "admin" }
 export const open: Guard = { kind: "public" }
 

@@ -1,10 +1,27 @@
 /** The admin API: what the application's Settings → API screen and the `crm` command line call. */
-import { Access, Settings } from "@crm/core"
+import { Access, Invoicing, Quotes, Settings } from "@crm/core"
 import * as Effect from "effect/Effect"
+import { z } from "zod"
 import { created, noContent, ok } from "../Reply.js"
 import { admin, route } from "../Route.js"
 
 const tag = "admin"
+
+const QUOTE_ACTIONS = {
+  send: "Send a draft or sent quote: freezes a new numbered revision",
+  accept: "Record the customer's acceptance of a sent quote (emits quote.accepted)",
+  reject: "Record the customer's rejection of a sent quote (emits quote.rejected)",
+  cancel: "Cancel a draft or sent quote"
+} as const
+
+const INVOICE_ACTIONS = {
+  cancel: "Cancel a draft invoice",
+  storno:
+    "Reverse an unpaid issued invoice: a storno with negated lines from the storno series; the original is cancelled"
+} as const
+const INVOICE_ANSWERS = { cancel: "the cancelled invoice", storno: "the storno" } as const
+
+const RatesImported = z.object({ imported: z.number().int() })
 
 export const adminRoutes = [
   route({
@@ -69,5 +86,56 @@ export const adminRoutes = [
     errors: ["not_found"],
     handle: ({ params }) =>
       Effect.flatMap(Access.Access, (access) => access.revokeKey(params.id!)).pipe(Effect.as(noContent))
+  }),
+  ...(["send", "accept", "reject", "cancel"] as const).map((action) =>
+    route({
+      method: "POST",
+      path: `/quotes/{id}/${action}`,
+      operationId: `adminQuote${action[0]!.toUpperCase()}${action.slice(1)}`,
+      tag,
+      guard: admin,
+      summary: QUOTE_ACTIONS[action],
+      success: { status: 200, schema: Quotes.Quote, description: "the quote" },
+      errors: ["not_found", "transition_not_allowed"],
+      handle: ({ params }) =>
+        Effect.flatMap(Quotes.Quotes, (quotes) =>
+          Effect.flatMap(quotes.owner(params.id!), (organisation) =>
+            quotes.transition(organisation, params.id!, action)
+          )
+        ).pipe(Effect.map(ok))
+    })
+  ),
+  ...(["cancel", "storno"] as const).map((action) =>
+    route({
+      method: "POST",
+      path: `/invoices/{id}/${action}`,
+      operationId: `adminInvoice${action[0]!.toUpperCase()}${action.slice(1)}`,
+      tag,
+      guard: admin,
+      summary: INVOICE_ACTIONS[action],
+      success: {
+        status: action === "storno" ? 201 : 200,
+        schema: Invoicing.Invoice,
+        description: INVOICE_ANSWERS[action]
+      },
+      errors: ["not_found", "transition_not_allowed"],
+      handle: ({ params }) =>
+        Effect.flatMap(Invoicing.Invoicing, (invoicing) =>
+          Effect.flatMap(invoicing.owner(params.id!), (organisation) => invoicing[action](organisation, params.id!))
+        ).pipe(Effect.map(action === "storno" ? created : ok))
+    })
+  ),
+  route({
+    method: "POST",
+    path: "/exchange-rates",
+    operationId: "adminImportExchangeRates",
+    tag,
+    guard: admin,
+    summary: "Load central-bank rates: the Czech National Bank's daily text or the ECB's euro reference CSV",
+    body: Invoicing.RatesImport,
+    success: { status: 200, schema: RatesImported, description: "how many rates were stored" },
+    errors: ["validation_failed"],
+    handle: ({ body }) =>
+      Effect.flatMap(Invoicing.Invoicing, (invoicing) => invoicing.importRates(body)).pipe(Effect.map(ok))
   })
 ]

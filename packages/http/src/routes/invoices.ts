@@ -1,0 +1,83 @@
+import { Invoicing } from "@crm/core"
+import * as Effect from "effect/Effect"
+import { created, ok } from "../Reply.js"
+import { invoicesWrite, read, route } from "../Route.js"
+import { organisationOf } from "./principal.js"
+import { createRoute, getRoute, listRoute, patchRoute } from "./resource.js"
+
+const spec = {
+  service: Invoicing.Invoicing,
+  plural: "invoices",
+  singular: "invoice",
+  pascal: "Invoice",
+  schemas: {
+    create: Invoicing.InvoiceCreate,
+    patch: Invoicing.InvoicePatch,
+    record: Invoicing.Invoice,
+    page: Invoicing.InvoicePage,
+    query: Invoicing.InvoiceListQuery
+  },
+  createErrors: ["validation_failed"],
+  updateErrors: ["not_draft"],
+  writeGuard: invoicesWrite,
+  notes: {
+    create:
+      "Create an unnumbered draft: dates default to today in the organisation's time zone, the due date from its payment terms; the buyer is frozen and its VAT exemption applied",
+    update:
+      "Change a draft invoice: omitted fields keep their value, items replaces every line; 409 not_draft otherwise"
+  }
+} as const
+
+export const invoiceRoutes = [
+  listRoute(spec),
+  createRoute(spec),
+  getRoute(spec),
+  patchRoute(spec),
+  route({
+    method: "POST",
+    path: "/invoices/{id}/issue",
+    operationId: "issueInvoice",
+    tag: "invoices",
+    guard: invoicesWrite,
+    summary:
+      "Issue a draft: allocates the next number of its kind's series for the issue year (gap-free), fixes the exchange rate, emits invoice.issued",
+    body: Invoicing.InvoiceIssue,
+    optionalBody: true,
+    success: { status: 200, schema: Invoicing.Invoice, description: "the issued invoice" },
+    errors: ["not_found", "not_draft", "not_issuable"],
+    handle: ({ principal, params, body }) =>
+      Effect.flatMap(Invoicing.Invoicing, (invoicing) =>
+        invoicing.issue(organisationOf(principal), params.id!, body)
+      ).pipe(Effect.map(ok))
+  }),
+  route({
+    method: "POST",
+    path: "/invoices/{id}/payments",
+    operationId: "payInvoice",
+    tag: "invoices",
+    guard: invoicesWrite,
+    summary:
+      "Record a payment (send an Idempotency-Key: a retried payment is otherwise counted twice); the status follows the sum; invoice.paid when fully paid",
+    body: Invoicing.PaymentCreate,
+    success: { status: 201, schema: Invoicing.Payment, description: "the payment" },
+    errors: ["not_found", "not_payable", "validation_failed"],
+    handle: ({ principal, params, body }) =>
+      Effect.flatMap(Invoicing.Invoicing, (invoicing) =>
+        invoicing.pay(organisationOf(principal), params.id!, body)
+      ).pipe(Effect.map(created))
+  }),
+  route({
+    method: "GET",
+    path: "/invoices/{id}/payments",
+    operationId: "listInvoicePayments",
+    tag: "invoices",
+    guard: read(),
+    summary: "The invoice's payments, oldest first",
+    success: { status: 200, schema: Invoicing.PaymentList, description: "the payments" },
+    errors: ["not_found"],
+    handle: ({ principal, params }) =>
+      Effect.flatMap(Invoicing.Invoicing, (invoicing) =>
+        invoicing.payments(organisationOf(principal), params.id!)
+      ).pipe(Effect.map((data) => ok({ data })))
+  })
+]

@@ -1,0 +1,63 @@
+import { Invoicing, Quotes } from "@crm/core"
+import * as Effect from "effect/Effect"
+import { created, ok } from "../Reply.js"
+import { invoicesWrite, quotesWrite, read, route } from "../Route.js"
+import { organisationOf } from "./principal.js"
+import { createRoute, getRoute, listRoute, patchRoute } from "./resource.js"
+
+const spec = {
+  service: Quotes.Quotes,
+  plural: "quotes",
+  singular: "quote",
+  pascal: "Quote",
+  schemas: {
+    create: Quotes.QuoteCreate,
+    patch: Quotes.QuotePatch,
+    record: Quotes.Quote,
+    page: Quotes.QuotePage,
+    query: Quotes.QuoteListQuery
+  },
+  createErrors: ["validation_failed"],
+  updateErrors: ["not_draft"],
+  writeGuard: quotesWrite,
+  notes: {
+    create:
+      "Create a draft quote, numbered from the quote series; lines are priced per line (rounded to the currency's minor unit, half away from zero) and summed; a zero-rate line needs vat_reason",
+    update: "Change a draft quote: omitted fields keep their value, items replaces every line; 409 not_draft otherwise"
+  }
+} as const
+
+export const quoteRoutes = [
+  listRoute(spec),
+  createRoute(spec),
+  getRoute(spec),
+  patchRoute(spec),
+  route({
+    method: "GET",
+    path: "/quotes/{id}/revisions",
+    operationId: "listQuoteRevisions",
+    tag: "quotes",
+    guard: read(),
+    summary: "The revisions each send froze, oldest first: the quote exactly as it was sent",
+    success: { status: 200, schema: Quotes.QuoteRevisions, description: "the revisions" },
+    errors: ["not_found"],
+    handle: ({ principal, params }) =>
+      Effect.flatMap(Quotes.Quotes, (quotes) => quotes.revisions(organisationOf(principal), params.id!)).pipe(
+        Effect.map((data) => ok({ data }))
+      )
+  }),
+  route({
+    method: "POST",
+    path: "/quotes/{id}/invoice",
+    operationId: "invoiceQuote",
+    tag: "quotes",
+    guard: invoicesWrite,
+    summary: "Turn an accepted quote into an invoice draft with the same lines and buyer (once)",
+    success: { status: 201, schema: Invoicing.Invoice, description: "the invoice draft" },
+    errors: ["not_found", "transition_not_allowed", "already_invoiced", "validation_failed"],
+    handle: ({ principal, params }) =>
+      Effect.flatMap(Quotes.Quotes, (quotes) => quotes.invoice(organisationOf(principal), params.id!)).pipe(
+        Effect.map(created)
+      )
+  })
+]
