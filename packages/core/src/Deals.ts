@@ -12,7 +12,7 @@ import { StageAutomations } from "./Deals/StageAutomations.js"
 import { invalidField, type NotFound, type StorageError, type ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog, type NewEvent } from "./Events/EventLog.js"
-import { archiveLive, merge, nowIso, orNotFound, requireLink } from "./internal/records.js"
+import { archiveLive, merge, nowIso, orNotFound, partyLinks } from "./internal/records.js"
 import { fitsMinorUnit, minorUnits } from "./Money/Currency.js"
 import type { Actor, ResourceService } from "./Resource.js"
 import type { Organisation, Pipeline } from "./Settings/SettingsSchemas.js"
@@ -103,14 +103,7 @@ export const make = Effect.gen(function* () {
   const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("deal"))
   const lock = (organisationId: string, id: string) => repo.getForUpdate(organisationId, id).pipe(orNotFound("deal"))
 
-  const requireLinks = (
-    organisationId: string,
-    links: { readonly contact_id?: string | null | undefined; readonly company_id?: string | null | undefined }
-  ) =>
-    Effect.zipRight(
-      requireLink("contact_id", links.contact_id, (id) => contacts.get(organisationId, id)),
-      requireLink("company_id", links.company_id, (id) => companies.get(organisationId, id))
-    )
+  const requireLinks = partyLinks(contacts, companies)
 
   return Deals.of({
     create: Effect.fn("Deals.create")(function* (organisation, input, actor) {

@@ -23,7 +23,7 @@ import type { Invoice } from "./Invoicing/InvoiceSchemas.js"
 import { NumberSequence } from "./Invoicing/NumberSequence.js"
 import { Invoicing } from "./Invoicing.js"
 import { dateIn, yearOf } from "./internal/dates.js"
-import { merge, nowIso, orNotFound, owningOrganisation, requireLink } from "./internal/records.js"
+import { merge, nowIso, orNotFound, owningOrganisation, partyLinks } from "./internal/records.js"
 import { lacksVatReason } from "./Pricing/LineSchemas.js"
 import { inputOf, price } from "./Pricing/PricedDocument.js"
 import { QuoteRepository } from "./Quotes/QuoteRepository.js"
@@ -106,14 +106,7 @@ export const make = Effect.gen(function* () {
 
   const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("quote"))
   const lock = (organisationId: string, id: string) => repo.getForUpdate(organisationId, id).pipe(orNotFound("quote"))
-  const requireLinks = (
-    organisationId: string,
-    links: { readonly contact_id?: string | null | undefined; readonly company_id?: string | null | undefined }
-  ) =>
-    Effect.zipRight(
-      requireLink("contact_id", links.contact_id, (id) => contacts.get(organisationId, id)),
-      requireLink("company_id", links.company_id, (id) => companies.get(organisationId, id))
-    )
+  const requireLinks = partyLinks(contacts, companies)
 
   return Quotes.of({
     create: Effect.fn("Quotes.create")(function* (organisation, input) {

@@ -78,3 +78,22 @@ export const owningOrganisation = (
     Effect.flatMap(Option.match({ onNone: () => Effect.succeed(Option.none()), onSome: getOrganisation })),
     orNotFound(what)
   )
+
+/** The contact and company a deal or quote links to: each, when given, a live record of the organisation. */
+export const partyLinks =
+  (
+    contacts: {
+      readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<unknown>, StorageError>
+    },
+    companies: {
+      readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<unknown>, StorageError>
+    }
+  ) =>
+  (
+    organisationId: string,
+    links: { readonly contact_id?: string | null | undefined; readonly company_id?: string | null | undefined }
+  ): Effect.Effect<void, ValidationFailed | StorageError> =>
+    Effect.zipRight(
+      requireLink("contact_id", links.contact_id, (id) => contacts.get(organisationId, id)),
+      requireLink("company_id", links.company_id, (id) => companies.get(organisationId, id))
+    )
