@@ -52,18 +52,16 @@ const RATE_TAKE = `SELECT admitted, remaining, retry_after_ms
 const COLUMNS = "id, first_name, last_name, email, phone, company_id, status, source, custom, created_at, updated_at"
 
 // ContactRepository.get
-const CONTACT_GET = `SELECT ${COLUMNS} FROM contacts
-        WHERE organisation_id = $1::uuid AND id = $2::uuid AND archived_at IS NULL`
+const CONTACT_GET = `SELECT ${COLUMNS} FROM "contacts"
+        WHERE organisation_id = $1::uuid AND archived_at IS NULL AND id = $2::uuid`
 
-// ContactRepository.list with no filter (sql.and of two conditions renders in parentheses)
-const CONTACT_LIST = `SELECT ${COLUMNS} FROM contacts WHERE (organisation_id = $1::uuid AND archived_at IS NULL)
+// ContactRepository.list with no filter (sql.and of the one live-rows condition adds no parentheses)
+const CONTACT_LIST = `SELECT ${COLUMNS} FROM "contacts" WHERE organisation_id = $1::uuid AND archived_at IS NULL
         ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`
 
 // ContactRepository.insert
-const CONTACT_INSERT = `INSERT INTO contacts (${COLUMNS}, organisation_id) VALUES (
-          $1::uuid, $2, $3, $4, $5,
-          $6::uuid, $7, $8, $9::jsonb,
-          $10::timestamptz, $11::timestamptz, $12::uuid)`
+const CONTACT_INSERT = `INSERT INTO "contacts" (${COLUMNS}, organisation_id) VALUES ($1::uuid, $2, $3, $4, $5,
+          $6::uuid, $7, $8, $9::jsonb, $10::timestamptz, $11::timestamptz, $12::uuid)`
 
 // EventLog.append (one event)
 const EVENT_LOCK = `SELECT pg_advisory_xact_lock(hashtextextended($1::text, $2::bigint))`
