@@ -1,7 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { describe, expect, it, layer, type Vitest } from "@effect/vitest"
+import { expect, layer, type Vitest } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -418,8 +418,4 @@ if (DATABASE_URL !== undefined && DATABASE_URL !== "") {
     "PostgreSQL server (DATABASE_URL)",
     (it) => contract(it)
   )
-} else {
-  describe.skip("PostgreSQL server (set DATABASE_URL to run the same contract)", () => {
-    it("runs the contract against the server", () => {})
-  })
 }
