@@ -13,15 +13,12 @@ const visitsOf = (t: Tenant, dealId: string): ReadonlyArray<Deals.StageVisit> =>
 export const make = (store: Store) => {
   const live = LiveRecords.make<Deals.Deal>(store, {
     table: "deals",
-    noun: "deal",
-    // The port has no text search.
-    searchable: () => []
+    noun: "deal"
   })
   return Deals.DealRepository.of({
     insert: live.insert,
     get: live.get,
-    // Units of work are serialised by the store's lock, so the unit that read the deal already holds it.
-    getForUpdate: live.get,
+    getForUpdate: live.getForUpdate,
     update: live.update,
     archive: live.archive,
     list: (organisationId, filter, page) =>

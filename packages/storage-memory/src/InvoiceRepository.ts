@@ -27,16 +27,13 @@ const awaitingPayment = (status: Invoicing.Invoice["status"]): boolean => status
 export const make = (store: Store) => {
   const live = LiveRecords.make<Invoicing.Invoice>(store, {
     table: "invoices",
-    noun: "invoice",
-    // The port has no text search.
-    searchable: () => []
+    noun: "invoice"
   })
   return Invoicing.InvoiceRepository.of({
     insert: live.insert,
     organisationOf: live.organisationOf,
     get: live.get,
-    // Units of work are serialised by the store's lock, so the unit that read the invoice already holds it.
-    getForUpdate: live.get,
+    getForUpdate: live.getForUpdate,
     update: live.update,
     list: (organisationId, filter, page) =>
       live.list(

@@ -23,16 +23,13 @@ const revisionsOf = (t: Tenant, quoteId: string): ReadonlyArray<Quotes.QuoteRevi
 export const make = (store: Store) => {
   const live = LiveRecords.make<Quotes.Quote>(store, {
     table: "quotes",
-    noun: "quote",
-    // The port has no text search.
-    searchable: () => []
+    noun: "quote"
   })
   return Quotes.QuoteRepository.of({
     insert: live.insert,
     organisationOf: live.organisationOf,
     get: live.get,
-    // Units of work are serialised by the store's lock, so the unit that read the quote already holds it.
-    getForUpdate: live.get,
+    getForUpdate: live.getForUpdate,
     update: live.update,
     list: (organisationId, filter, page) =>
       live.list(

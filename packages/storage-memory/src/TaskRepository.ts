@@ -6,15 +6,12 @@ import type { Store } from "./internal/Store.js"
 export const make = (store: Store) => {
   const live = LiveRecords.make<Tasks.Task>(store, {
     table: "tasks",
-    noun: "task",
-    // The port has no text search.
-    searchable: () => []
+    noun: "task"
   })
   return Tasks.TaskRepository.of({
     insert: live.insert,
     get: live.get,
-    // Units of work are serialised by the store's lock, so the unit that read the task already holds it.
-    getForUpdate: live.get,
+    getForUpdate: live.getForUpdate,
     update: live.update,
     archive: live.archive,
     list: (organisationId, filter, page) =>

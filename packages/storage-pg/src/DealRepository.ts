@@ -13,8 +13,6 @@ const deals: LiveRecords.LiveTable<DealRow, Deals.Deal> = {
     expected_close_date, lost_reason, closed_at, custom, created_at, updated_at`,
   readAs: { expected_close_date: "expected_close_date::text" },
   toRecord: toDeal,
-  // The port has no text search.
-  searchable: [],
   repository: "DealRepository"
 }
 

@@ -18,8 +18,6 @@ const invoices: LiveRecords.LiveTable<InvoiceRow, Invoicing.Invoice> = {
     fulfilment_date: "fulfilment_date::text"
   },
   toRecord: toInvoice,
-  // The port has no text search.
-  searchable: [],
   repository: "InvoiceRepository"
 }
 

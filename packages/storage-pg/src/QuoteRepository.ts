@@ -13,8 +13,6 @@ const quotes: LiveRecords.LiveTable<QuoteRow, Quotes.Quote> = {
     vat_summary, valid_until, vat_reason, note, invoice_id, created_at, updated_at`,
   readAs: { valid_until: "valid_until::text" },
   toRecord: toQuote,
-  // The port has no text search.
-  searchable: [],
   repository: "QuoteRepository"
 }
 

@@ -10,8 +10,6 @@ const tasks: LiveRecords.LiveTable<TaskRow, Tasks.Task> = {
   columns: `id, title, type, priority, due_at, done, completed_at, assignee_id, entity_type, entity_id, description,
     created_at, updated_at`,
   toRecord: toTask,
-  // The port has no text search.
-  searchable: [],
   repository: "TaskRepository"
 }
 

@@ -44,8 +44,8 @@ export interface LiveTable<A, E> {
   readonly table: TableOf<A>
   /** Named in the error for an id that is already taken, e.g. `contact`. */
   readonly noun: string
-  /** The fields `q` looks into. */
-  readonly searchable: (record: A) => ReadonlyArray<string | null>
+  /** The fields `q` looks into; none for a resource without text search. */
+  readonly searchable?: (record: A) => ReadonlyArray<string | null>
   /**
    * Keeps the repository's own indexes in step with a write (`previous` is undefined on insert), or
    * refuses it. Runs inside the same atomic change, so an index never disagrees with the rows.
@@ -83,6 +83,9 @@ export const make = <A extends LiveRecord, E = never>(store: Store, spec: LiveTa
       ? [Either.left(next.left), state]
       : [Either.right(undefined), withTenant(state, organisationId, next.right)]
 
+  const get = (organisationId: string, id: string) =>
+    read(store, (state) => Option.map(liveRow(tenant(state, organisationId), id), (row) => copyOut(row.record)))
+
   return {
     insert: (organisationId: string, input: A) =>
       Effect.flatMap(copy(input), (record) =>
@@ -96,8 +99,9 @@ export const make = <A extends LiveRecord, E = never>(store: Store, spec: LiveTa
         })
       ),
 
-    get: (organisationId: string, id: string) =>
-      read(store, (state) => Option.map(liveRow(tenant(state, organisationId), id), (row) => copyOut(row.record))),
+    get,
+    // Units of work are serialised by the store's lock, so the unit that reads a record already holds it.
+    getForUpdate: get,
 
     // Like an UPDATE ... WHERE archived_at IS NULL: an archived or unknown record is left alone.
     update: (organisationId: string, input: A) =>
@@ -137,7 +141,7 @@ export const make = <A extends LiveRecord, E = never>(store: Store, spec: LiveTa
           (record) =>
             keep(record) &&
             (since === undefined || instant(record.updated_at) >= since) &&
-            (q === undefined || spec.searchable(record).some(q))
+            (q === undefined || (spec.searchable?.(record) ?? []).some(q))
         )
         rows.sort(newestFirst)
         return rows.slice(page.offset, page.offset + page.limit + 1).map(copyOut)

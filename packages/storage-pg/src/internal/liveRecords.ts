@@ -23,8 +23,8 @@ export interface LiveTable<Row extends object, A> {
    */
   readonly readAs?: Readonly<Record<string, string>>
   readonly toRecord: (row: Row) => A
-  /** The columns `q` looks into. */
-  readonly searchable: ReadonlyArray<string>
+  /** The columns `q` looks into; none for a resource without text search. */
+  readonly searchable?: ReadonlyArray<string>
   /** Prefix of the operation named in storage errors, e.g. `ContactRepository`. */
   readonly repository: string
 }
@@ -112,7 +112,7 @@ export const make = <Row extends object, A>(sql: SqlClient.SqlClient, spec: Live
         ...conditions,
         ...(filter.updatedSince !== undefined ? [sql`updated_at >= ${filter.updatedSince}::timestamptz`] : []),
         ...(pattern !== undefined
-          ? [sql.or(spec.searchable.map((column) => sql`${sql(column)} ILIKE ${pattern} ESCAPE '\\'`))]
+          ? [sql.or((spec.searchable ?? []).map((column) => sql`${sql(column)} ILIKE ${pattern} ESCAPE '\\'`))]
           : [])
       ]
       // One row past the page tells the caller whether there is more, without a count query.
