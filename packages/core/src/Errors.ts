@@ -36,6 +36,12 @@ export class InvalidParameter extends coded("InvalidParameter", "invalid_paramet
 /** A state machine refusing a move; `detail` is `{from, to}`. */
 export class TransitionNotAllowed extends coded("TransitionNotAllowed", "transition_not_allowed") {}
 export class AlreadyInvoiced extends coded("AlreadyInvoiced", "already_invoiced") {}
+/** A stock movement that would take the level below zero; `detail` says which product and how much is there. */
+export class InsufficientStock extends coded("InsufficientStock", "insufficient_stock") {}
+/** A `delta` (or a sale) on a product whose stock is not tracked. */
+export class StockNotTracked extends coded("StockNotTracked", "stock_not_tracked") {}
+/** A webshop order whose `external_id` the organisation already holds; `detail` carries the existing id. */
+export class OrderAlreadyExists extends coded("OrderAlreadyExists", "order_already_exists") {}
 
 export class ValidationFailed extends Data.TaggedError("ValidationFailed")<{
   readonly detail: ReadonlyArray<ValidationIssue>
@@ -92,6 +98,9 @@ export type DomainError =
   | InvalidParameter
   | TransitionNotAllowed
   | AlreadyInvoiced
+  | InsufficientStock
+  | StockNotTracked
+  | OrderAlreadyExists
 
 /** One issue naming a field, the commonest shape of `validation_failed`. */
 export const invalidField = (path: string, message: string, code = "invalid"): ValidationFailed =>
