@@ -9,11 +9,11 @@ import { DealRepository } from "./Deals/DealRepository.js"
 import type { Deal, DealCreate, DealListQuery, DealPatch, DealStatus, StageVisit } from "./Deals/DealSchemas.js"
 import * as DealStage from "./Deals/DealStage.js"
 import { StageAutomations } from "./Deals/StageAutomations.js"
-import { invalidField, type NotFound, type StorageError, type ValidationFailed } from "./Errors.js"
+import type { NotFound, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog, type NewEvent } from "./Events/EventLog.js"
 import { archiveLive, merge, nowIso, orNotFound, partyLinks } from "./internal/records.js"
-import { fitsMinorUnit, minorUnits } from "./Money/Currency.js"
+import { checkPrecision } from "./Money/Currency.js"
 import type { Actor, ResourceService } from "./Resource.js"
 import type { Organisation, Pipeline } from "./Settings/SettingsSchemas.js"
 import { Transaction } from "./Transaction.js"
@@ -69,17 +69,7 @@ const moveEvents = (deal: Deal): ReadonlyArray<NewEvent> => [
   ...(deal.status_kind === "lost" ? [{ event: "deal.lost" as const, data: pick(deal, CLOSED_FIELDS) }] : [])
 ]
 
-/** An amount finer than the currency's minor unit is refused rather than silently rounded. */
-const checkValue = (deal: Deal) =>
-  deal.value === null || fitsMinorUnit(deal.value, deal.currency)
-    ? Effect.void
-    : Effect.fail(
-        invalidField(
-          "value",
-          `${deal.currency} amounts have at most ${minorUnits(deal.currency)} decimals`,
-          "too_precise"
-        )
-      )
+const checkValue = (deal: Deal) => checkPrecision("value", deal.value, deal.currency)
 
 const visitOf = (deal: Deal, from: string | null, at: string, actor: Actor): StageVisit => ({
   deal_id: deal.id,

@@ -1,5 +1,7 @@
 /** ISO 4217 currencies and their minor units: how many decimals an amount may carry. */
+import * as Effect from "effect/Effect"
 import { z } from "zod"
+import { ValidationFailed, type ValidationIssue } from "../Errors.js"
 
 // Exponents other than 2 (ISO 4217 list); every other code has cents.
 const ZERO_DECIMALS = new Set([
@@ -37,3 +39,19 @@ export const decimalsOf = (amount: number): number => {
 }
 
 export const fitsMinorUnit = (amount: number, currency: string): boolean => decimalsOf(amount) <= minorUnits(currency)
+
+/** The `validation_failed` issue for an amount finer than its currency's minor unit (none when it fits). */
+export const precisionIssues = (
+  path: string,
+  amount: number | null,
+  currency: string
+): ReadonlyArray<ValidationIssue> =>
+  amount === null || fitsMinorUnit(amount, currency)
+    ? []
+    : [{ path, message: `${currency} amounts have at most ${minorUnits(currency)} decimals`, code: "too_precise" }]
+
+/** An amount finer than the currency's minor unit is refused rather than silently rounded. */
+export const checkPrecision = (path: string, amount: number | null, currency: string) => {
+  const issues = precisionIssues(path, amount, currency)
+  return issues.length === 0 ? Effect.void : Effect.fail(new ValidationFailed({ detail: issues }))
+}

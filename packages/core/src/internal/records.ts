@@ -20,19 +20,26 @@ export const orNotFound =
       })
     )
 
+/** The record a required link points at: a live record of the same organisation (else 422 naming the field). */
+export const linked = <A, E, R>(
+  field: string,
+  id: string,
+  lookup: (id: string) => Effect.Effect<Option.Option<A>, E, R>
+): Effect.Effect<A, E | ValidationFailed, R> =>
+  Effect.flatMap(
+    lookup(id),
+    Option.match({
+      onNone: () => Effect.fail(invalidField(field, `no such record in this organisation: ${id}`, "unknown_reference")),
+      onSome: Effect.succeed
+    })
+  )
+
 /** A link to another record must point at a live record of the same organisation (422 naming the field). */
 export const requireLink = <E, R>(
   field: string,
   id: string | null | undefined,
   lookup: (id: string) => Effect.Effect<Option.Option<unknown>, E, R>
-): Effect.Effect<void, E | ValidationFailed, R> =>
-  id == null
-    ? Effect.void
-    : Effect.flatMap(lookup(id), (found) =>
-        Option.isSome(found)
-          ? Effect.void
-          : Effect.fail(invalidField(field, `no such record in this organisation: ${id}`, "unknown_reference"))
-      )
+): Effect.Effect<void, E | ValidationFailed, R> => (id == null ? Effect.void : Effect.asVoid(linked(field, id, lookup)))
 
 /** A counted plan limit (null = unlimited) refuses the create that would exceed it. */
 export const withinLimit = (
