@@ -24,6 +24,8 @@ import {
 } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
+import { requireProducts } from "./Inventory/ProductLinks.js"
+import { ProductRepository } from "./Inventory/ProductRepository.js"
 import { parseCnb, parseEcb } from "./Invoicing/ExchangeRateFormats.js"
 import * as ExchangeRateRule from "./Invoicing/ExchangeRateRule.js"
 import { ExchangeRates } from "./Invoicing/ExchangeRates.js"
@@ -46,7 +48,7 @@ import { exemptionOf } from "./Invoicing/VatExemption.js"
 import { addDays, dateIn, yearOf } from "./internal/dates.js"
 import { merge, nowIso, orNotFound, owningOrganisation, requireLink } from "./internal/records.js"
 import { decimal, toJson } from "./Money/Amount.js"
-import { fitsMinorUnit, minorUnits } from "./Money/Currency.js"
+import { checkPrecision } from "./Money/Currency.js"
 import type { LineInput } from "./Pricing/LineSchemas.js"
 import { lacksVatReason } from "./Pricing/LineSchemas.js"
 import { inputOf, price } from "./Pricing/PricedDocument.js"
@@ -154,18 +156,12 @@ const buyerOf = (contact: Contact | undefined, company: Company | undefined): Bu
 const zeroRated = (items: ReadonlyArray<LineInput>): ReadonlyArray<LineInput> =>
   items.map((item) => ({ ...item, vat_rate: 0 }))
 
-const checkAmount = (field: string, amount: number, currency: string) =>
-  fitsMinorUnit(amount, currency)
-    ? Effect.void
-    : Effect.fail(
-        invalidField(field, `${currency} amounts have at most ${minorUnits(currency)} decimals`, "too_precise")
-      )
-
 export const make = Effect.gen(function* () {
   const repo = yield* InvoiceRepository
   const access = yield* AccessRepository
   const contacts = yield* ContactRepository
   const companies = yield* CompanyRepository
+  const products = yield* ProductRepository
   const sequence = yield* NumberSequence
   const rates = yield* ExchangeRates
   const events = yield* EventLog
@@ -264,7 +260,12 @@ export const make = Effect.gen(function* () {
     )
 
   return Invoicing.of({
-    create: Effect.fn("Invoicing.create")((organisation, input) => createDraft(organisation, input, null)),
+    // Only lines a client sends are checked: a quote's lines were checked when the quote got them.
+    create: Effect.fn("Invoicing.create")((organisation, input) =>
+      tx.run(
+        Effect.zipRight(requireProducts(products, organisation.id, input.items), createDraft(organisation, input, null))
+      )
+    ),
     draftFromQuote: Effect.fn("Invoicing.draftFromQuote")((organisation, input, quoteId) =>
       createDraft(organisation, input, quoteId)
     ),
@@ -278,6 +279,7 @@ export const make = Effect.gen(function* () {
           })
           const now = yield* nowIso
           const { items, ...fields } = patch
+          if (items !== undefined) yield* requireProducts(products, organisation.id, items)
           const merged = merge(current, fields)
           const derived = yield* derive(organisation, {
             ...merged,
@@ -345,7 +347,7 @@ export const make = Effect.gen(function* () {
             onLeft: Effect.fail,
             onRight: Effect.succeed
           })
-          yield* checkAmount("amount", request.amount, current.currency)
+          yield* checkPrecision("amount", request.amount, current.currency)
           const outstanding = BigDecimal.subtract(decimal(current.total), decimal(current.paid_amount))
           const amount = decimal(request.amount)
           if (BigDecimal.greaterThan(amount, outstanding)) {

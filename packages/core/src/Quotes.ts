@@ -18,6 +18,8 @@ import {
 } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog, type NewEvent } from "./Events/EventLog.js"
+import { requireProducts } from "./Inventory/ProductLinks.js"
+import { ProductRepository } from "./Inventory/ProductRepository.js"
 import * as InvoiceNumbering from "./Invoicing/InvoiceNumbering.js"
 import type { Invoice } from "./Invoicing/InvoiceSchemas.js"
 import { NumberSequence } from "./Invoicing/NumberSequence.js"
@@ -99,6 +101,7 @@ export const make = Effect.gen(function* () {
   const access = yield* AccessRepository
   const contacts = yield* ContactRepository
   const companies = yield* CompanyRepository
+  const products = yield* ProductRepository
   const invoicing = yield* Invoicing
   const sequence = yield* NumberSequence
   const events = yield* EventLog
@@ -113,6 +116,7 @@ export const make = Effect.gen(function* () {
       return yield* tx.run(
         Effect.gen(function* () {
           yield* requireLinks(organisation.id, input)
+          yield* requireProducts(products, organisation.id, input.items)
           const now = yield* nowIso
           const year = yearOf(dateIn(organisation.settings.timezone, yield* Clock.currentTimeMillis))
           const currency = input.currency ?? organisation.settings.default_currency
@@ -153,6 +157,8 @@ export const make = Effect.gen(function* () {
           }
           yield* requireLinks(organisation.id, patch)
           const { items, ...fields } = patch
+          // Lines kept as they are were checked when they were sent.
+          if (items !== undefined) yield* requireProducts(products, organisation.id, items)
           const merged = merge(current, fields)
           const quote: Quote = {
             ...merged,

@@ -2,6 +2,8 @@
 import { z } from "zod"
 
 export const LineInput = z.strictObject({
+  product_id: z.uuid().nullable().optional().describe("a product of the organisation the line sells"),
+  variant_id: z.uuid().nullable().optional().describe("one of that product's variants; needs product_id"),
   name: z.string().min(1).max(500),
   quantity: z
     .number()
@@ -15,6 +17,8 @@ export const LineInput = z.strictObject({
 export type LineInput = z.output<typeof LineInput>
 
 export const Line = z.object({
+  product_id: z.uuid().nullable(),
+  variant_id: z.uuid().nullable(),
   name: z.string(),
   quantity: z.number(),
   unit: z.string().nullable(),

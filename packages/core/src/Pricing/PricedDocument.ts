@@ -14,6 +14,8 @@ export const price = (items: ReadonlyArray<LineInput>, currency: string): Priced
   const document = priceDocument(
     items.map(
       (item): Omit<Line, "net" | "vat" | "gross"> => ({
+        product_id: item.product_id ?? null,
+        variant_id: item.variant_id ?? null,
         name: item.name,
         quantity: item.quantity,
         unit: item.unit ?? null,

@@ -1,0 +1,324 @@
+/** Inventory: products with variants, and their stock as an append-only ledger. */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type { z } from "zod"
+import {
+  type InsufficientStock,
+  invalidField,
+  type NotFound,
+  type StockNotTracked,
+  type StorageError,
+  type ValidationFailed,
+  VariantRequired
+} from "./Errors.js"
+import { pick } from "./Events/EventCatalogue.js"
+import { EventLog } from "./Events/EventLog.js"
+import { ProductRepository } from "./Inventory/ProductRepository.js"
+import * as ProductRules from "./Inventory/ProductRules.js"
+import type {
+  Product,
+  ProductCreate,
+  ProductListQuery,
+  ProductPatch,
+  StockMove,
+  StockMovement,
+  StockMovementQuery
+} from "./Inventory/ProductSchemas.js"
+import * as StockLedger from "./Inventory/StockLedger.js"
+import { StockLedgerStore } from "./Inventory/StockLedgerStore.js"
+import { merge, nowIso, orNotFound } from "./internal/records.js"
+import type { Actor } from "./Resource.js"
+import type { Organisation } from "./Settings/SettingsSchemas.js"
+import { Transaction } from "./Transaction.js"
+import { type PageResult, toPage } from "./Wire.js"
+
+export * from "./Inventory/ProductRepository.js"
+export * as ProductRules from "./Inventory/ProductRules.js"
+export * from "./Inventory/ProductSchemas.js"
+export * as StockLedger from "./Inventory/StockLedger.js"
+export * from "./Inventory/StockLedgerStore.js"
+
+export interface OrderMove {
+  readonly product_id: string
+  readonly variant_id: string | null
+  readonly quantity: number
+}
+
+export interface OrderContext {
+  readonly orderId: string
+  readonly keyId: string | null
+  readonly at: string
+}
+
+type StockError = InsufficientStock | StockNotTracked | VariantRequired | ValidationFailed
+
+export class Inventory extends Context.Tag("@crm/core/Inventory")<
+  Inventory,
+  {
+    readonly create: (
+      organisation: Organisation,
+      input: z.output<typeof ProductCreate>,
+      actor: Actor
+    ) => Effect.Effect<Product, ValidationFailed | StorageError>
+    readonly get: (organisation: Organisation, id: string) => Effect.Effect<Product, NotFound | StorageError>
+    readonly update: (
+      organisation: Organisation,
+      id: string,
+      patch: z.output<typeof ProductPatch>,
+      actor: Actor
+    ) => Effect.Effect<Product, NotFound | ValidationFailed | StorageError>
+    readonly list: (
+      organisation: Organisation,
+      query: ProductListQuery
+    ) => Effect.Effect<PageResult<Product>, StorageError>
+    /** `POST /products/{id}/stock`: one ledger entry; answers the product with its new stock. Emits nothing. */
+    readonly move: (
+      organisation: Organisation,
+      id: string,
+      request: StockMove,
+      actor: Actor
+    ) => Effect.Effect<Product, NotFound | StockError | StorageError>
+    readonly movements: (
+      organisation: Organisation,
+      id: string,
+      query: StockMovementQuery
+    ) => Effect.Effect<PageResult<StockMovement>, NotFound | ValidationFailed | StorageError>
+    /** Takes (sale) or returns (cancel) stock for order lines, inside the caller's unit of work; all or nothing. */
+    readonly moveForOrder: (
+      organisation: Organisation,
+      moves: ReadonlyArray<OrderMove>,
+      kind: "sale" | "cancel",
+      context: OrderContext
+    ) => Effect.Effect<void, StockError | StorageError>
+  }
+>() {}
+
+const CREATED_FIELDS = ["id", "sku", "name", "unit", "unit_price", "currency", "vat_rate", "active"] as const
+const UPDATED_FIELDS = ["id", "sku", "name", "unit_price", "active"] as const
+
+/**
+ * Which item of `product` a request names. `at` prefixes the reported paths (`items.3.` for an
+ * order line), so that a client sees which of its fields to fix.
+ */
+const itemOf = (
+  product: Product,
+  variantId: string | null | undefined,
+  at = ""
+): Effect.Effect<StockLedger.Item, VariantRequired | ValidationFailed> => {
+  if (product.options.length === 0) {
+    return variantId == null
+      ? Effect.succeed({ product_id: product.id, variant_id: null })
+      : Effect.fail(invalidField(`${at}variant_id`, "the product has no variants", "unknown_reference"))
+  }
+  if (variantId == null) {
+    return Effect.fail(
+      new VariantRequired({ detail: { product_id: product.id, message: "the product is sold in variants" } })
+    )
+  }
+  return product.variants.some((variant) => variant.id === variantId)
+    ? Effect.succeed({ product_id: product.id, variant_id: variantId })
+    : Effect.fail(invalidField(`${at}variant_id`, "not a variant of this product", "unknown_reference"))
+}
+
+const levelOf = (product: Product, item: StockLedger.Item): StockLedger.Level =>
+  item.variant_id === null
+    ? product.stock
+    : (product.variants.find((variant) => variant.id === item.variant_id)?.stock ?? null)
+
+const moveOf = (request: StockMove): StockLedger.Move =>
+  request.delta !== undefined
+    ? { kind: request.reason ?? "adjust", delta: request.delta }
+    : { kind: "count", count: request.count ?? null }
+
+export const make = Effect.gen(function* () {
+  const repo = yield* ProductRepository
+  const ledger = yield* StockLedgerStore
+  const events = yield* EventLog
+  const tx = yield* Transaction
+
+  const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("product"))
+  const lock = (organisationId: string, id: string) => repo.getForUpdate(organisationId, id).pipe(orNotFound("product"))
+
+  /** Applies one move to the locked product's item and records it; the caller's unit of work holds the product. */
+  const record = (
+    organisationId: string,
+    product: Product,
+    item: StockLedger.Item,
+    move: StockLedger.Move,
+    entry: { readonly keyId: string | null; readonly orderId: string | null; readonly note: string | null },
+    at: string
+  ) =>
+    Effect.gen(function* () {
+      const applied = yield* StockLedger.apply(item, levelOf(product, item), move)
+      yield* ledger.append(organisationId, {
+        id: crypto.randomUUID(),
+        product_id: item.product_id,
+        variant_id: item.variant_id,
+        kind: applied.kind,
+        quantity: applied.quantity,
+        level: applied.level,
+        key_id: entry.keyId,
+        order_id: entry.orderId,
+        note: entry.note,
+        created_at: at
+      })
+    })
+
+  return Inventory.of({
+    create: Effect.fn("Inventory.create")(function* (organisation, input) {
+      return yield* tx.run(
+        Effect.gen(function* () {
+          const now = yield* nowIso
+          const draft: Product = {
+            id: crypto.randomUUID(),
+            sku: input.sku,
+            name: input.name,
+            unit: input.unit ?? "pcs",
+            unit_price: input.unit_price ?? 0,
+            currency: input.currency ?? organisation.settings.default_currency,
+            vat_rate: input.vat_rate ?? 0,
+            active: input.active ?? true,
+            kind: input.kind ?? "physical",
+            category: input.category ?? null,
+            low_stock_threshold: input.low_stock_threshold ?? null,
+            stock: null,
+            options: input.options ?? [],
+            variants: [],
+            created_at: now,
+            updated_at: now
+          }
+          const variants = yield* ProductRules.variantsFrom([], input.variants ?? [], () => crypto.randomUUID())
+          const product = yield* ProductRules.check({ ...draft, variants: [...variants] })
+          yield* repo.insert(organisation.id, product)
+          yield* events.append(
+            organisation.id,
+            [{ event: "product.created", data: pick(product, CREATED_FIELDS) }],
+            now
+          )
+          return product
+        })
+      )
+    }),
+    get: (organisation, id) => find(organisation.id, id),
+    update: Effect.fn("Inventory.update")(function* (organisation, id, patch) {
+      return yield* tx.run(
+        Effect.gen(function* () {
+          const current = yield* lock(organisation.id, id)
+          const now = yield* nowIso
+          const { variants: variantInputs, ...fields } = patch
+          const variants =
+            variantInputs === undefined
+              ? current.variants
+              : yield* ProductRules.variantsFrom(current.variants, variantInputs, () => crypto.randomUUID())
+          const next = ProductRules.carryStock(current, {
+            ...merge(current, fields),
+            variants: [...variants],
+            updated_at: now
+          })
+          const product = yield* ProductRules.check(next)
+          yield* ProductRules.checkNothingDropped(current, product)
+          yield* repo.update(organisation.id, product)
+          yield* events.append(
+            organisation.id,
+            [{ event: "product.updated", data: pick(product, UPDATED_FIELDS) }],
+            now
+          )
+          return product
+        })
+      )
+    }),
+    list: (organisation, query) =>
+      repo
+        .list(
+          organisation.id,
+          {
+            ...(query.active !== undefined ? { active: query.active } : {}),
+            ...(query.category !== undefined ? { category: query.category } : {}),
+            ...(query.kind !== undefined ? { kind: query.kind } : {}),
+            ...(query.stock !== undefined
+              ? {
+                  stock: {
+                    band: query.stock,
+                    defaultThreshold: organisation.settings.stock.low_stock_threshold
+                  }
+                }
+              : {})
+          },
+          query
+        )
+        .pipe(Effect.map((rows) => toPage(rows, query))),
+    move: Effect.fn("Inventory.move")(function* (organisation, id, request, actor) {
+      return yield* tx.run(
+        Effect.gen(function* () {
+          const product = yield* lock(organisation.id, id)
+          const item = yield* itemOf(product, request.variant_id)
+          const now = yield* nowIso
+          yield* record(
+            organisation.id,
+            product,
+            item,
+            moveOf(request),
+            { keyId: actor.keyId, orderId: null, note: request.note ?? null },
+            now
+          )
+          return yield* find(organisation.id, id)
+        })
+      )
+    }),
+    movements: (organisation, id, query) =>
+      Effect.gen(function* () {
+        const product = yield* find(organisation.id, id)
+        if (query.variant_id !== undefined && !product.variants.some((variant) => variant.id === query.variant_id)) {
+          return yield* invalidField("variant_id", "not a variant of this product", "unknown_reference")
+        }
+        const rows = yield* ledger.list(
+          organisation.id,
+          product.id,
+          query.variant_id !== undefined ? { variantId: query.variant_id } : {},
+          query
+        )
+        return toPage(rows, query)
+      }),
+    moveForOrder: Effect.fn("Inventory.moveForOrder")(function* (organisation, moves, kind, context) {
+      yield* tx.run(
+        Effect.gen(function* () {
+          // Products are locked in id order, so two orders touching the same products cannot deadlock.
+          const ids = [...new Set(moves.map((move) => move.product_id))].sort()
+          const locked = new Map<string, Product>()
+          for (const id of ids) {
+            const found = yield* repo.getForUpdate(organisation.id, id)
+            if (Option.isSome(found)) locked.set(id, found.value)
+          }
+          for (const [i, move] of moves.entries()) {
+            const at = `items.${i}.`
+            const product = locked.get(move.product_id)
+            if (product === undefined) {
+              return yield* invalidField(`${at}product_id`, "no such product in this organisation", "unknown_reference")
+            }
+            if (!(move.quantity > 0)) return yield* invalidField(`${at}quantity`, "must be above 0")
+            const item = yield* itemOf(product, move.variant_id, at)
+            // Read again: an earlier line of the same order may have moved this product's stock.
+            const current = Option.getOrElse(yield* repo.get(organisation.id, product.id), () => product)
+            // An untracked product is sold without taking anything: there is no stock to take from.
+            if (levelOf(current, item) === null) continue
+            if (!Number.isInteger(move.quantity)) {
+              return yield* invalidField(`${at}quantity`, "stock is counted in whole units")
+            }
+            yield* record(
+              organisation.id,
+              current,
+              item,
+              { kind, delta: kind === "sale" ? -move.quantity : move.quantity },
+              { keyId: context.keyId, orderId: context.orderId, note: null },
+              context.at
+            )
+          }
+        })
+      )
+    })
+  })
+})
+
+export const layer = Layer.effect(Inventory, make)

@@ -1,0 +1,43 @@
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type { StorageError, ValidationFailed } from "../Errors.js"
+import type { Page } from "../Wire.js"
+import type { Product, ProductKind, StockBand } from "./ProductSchemas.js"
+
+export interface ProductFilter {
+  readonly active?: boolean
+  readonly category?: string
+  readonly kind?: ProductKind
+  /** The band of `stock` against the product's `low_stock_threshold`, else `defaultThreshold`. */
+  readonly stock?: { readonly band: StockBand; readonly defaultThreshold: number }
+}
+
+/**
+ * Products of one organisation with their stock levels. Levels are written only through the
+ * `StockLedgerStore`; here a product's items (the product itself, or each variant) get an
+ * untracked level when they appear and lose it when they go.
+ */
+export class ProductRepository extends Context.Tag("@crm/core/ProductRepository")<
+  ProductRepository,
+  {
+    /** A SKU the organisation already uses is `validation_failed` naming `sku`. */
+    readonly insert: (organisationId: string, product: Product) => Effect.Effect<void, ValidationFailed | StorageError>
+    /** With `stock` and each variant's `stock` as the levels stand. */
+    readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<Product>, StorageError>
+    /** Like `get`, and no other unit of work changes the product or moves its stock until the calling one ends. */
+    readonly getForUpdate: (organisationId: string, id: string) => Effect.Effect<Option.Option<Product>, StorageError>
+    /**
+     * Writes everything but stock: the stock fields of `product` are ignored. Items that are new
+     * start untracked; the levels of items that are gone are dropped (the caller makes sure they
+     * held none). A taken SKU is `validation_failed` naming `sku`.
+     */
+    readonly update: (organisationId: string, product: Product) => Effect.Effect<void, ValidationFailed | StorageError>
+    /** Newest first, ties by id; at most `limit + 1` rows. */
+    readonly list: (
+      organisationId: string,
+      filter: ProductFilter,
+      page: Page
+    ) => Effect.Effect<ReadonlyArray<Product>, StorageError>
+  }
+>() {}

@@ -1,0 +1,175 @@
+/** Products, their variants and stock movements as they travel on the wire. */
+import { z } from "zod"
+import { Currency } from "../Money/Currency.js"
+import { PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+
+export const ProductKind = z.enum(["physical", "service", "digital", "dropship", "gift_card"])
+export type ProductKind = z.infer<typeof ProductKind>
+
+/** What a stock movement was: the first three come from `delta`, `count` from a stocktake, the last two from orders. */
+export const MovementKind = z.enum(["restock", "return", "adjust", "count", "sale", "cancel"])
+export type MovementKind = z.infer<typeof MovementKind>
+
+export const StockBand = z.enum(["untracked", "out", "low", "ok"])
+export type StockBand = z.infer<typeof StockBand>
+
+const Sku = z.string().trim().min(1).max(100)
+const Price = z.number().min(0).max(1e12)
+
+export const ProductOption = z.strictObject({
+  name: z.string().trim().min(1).max(50),
+  values: z
+    .array(z.string().trim().min(1).max(100))
+    .min(1)
+    .max(100)
+    .refine((values) => new Set(values).size === values.length, "values must be distinct")
+})
+export type ProductOption = z.infer<typeof ProductOption>
+
+const Options = z
+  .array(ProductOption)
+  .max(5)
+  .refine((options) => new Set(options.map((o) => o.name)).size === options.length, "option names must be distinct")
+
+export const VariantInput = z.strictObject({
+  id: z.uuid().optional().describe("on PATCH: an existing variant's id keeps that variant (and its stock)"),
+  sku: Sku.nullable().optional(),
+  options: z.record(z.string(), z.string()).describe("one value for each of the product's options, by option name"),
+  unit_price: Price.nullable().optional().describe("net; null or omitted: the product's unit_price")
+})
+export type VariantInput = z.output<typeof VariantInput>
+
+const fields = {
+  sku: Sku.describe("unique in the organisation (a taken SKU is 422 validation_failed naming sku)"),
+  name: z.string().trim().min(1).max(500),
+  unit: z.string().trim().min(1).max(20).optional().describe("default pcs"),
+  unit_price: Price.optional().describe("net price of one unit, default 0; at most the currency's minor unit"),
+  currency: Currency.optional().describe("default the organisation's default_currency"),
+  vat_rate: z.number().min(0).max(100).optional().describe("percent added on top of the net price, default 0"),
+  active: z.boolean().optional().describe("default true; there is no DELETE, an inactive product is retired"),
+  kind: ProductKind.optional().describe("default physical"),
+  category: z.string().trim().min(1).max(200).nullable().optional(),
+  low_stock_threshold: z
+    .number()
+    .int()
+    .min(0)
+    .nullable()
+    .optional()
+    .describe("stock at or below it (and above 0) is low; null: the organisation's settings.stock.low_stock_threshold"),
+  options: Options.optional().describe("non-empty: the product is sold in variants"),
+  variants: z.array(VariantInput).max(500).optional()
+}
+
+/** Stock starts untracked (`null`); the first `count` starts tracking. */
+export const ProductCreate = z.strictObject(fields)
+
+export const ProductPatch = z.strictObject({
+  ...fields,
+  sku: fields.sku.optional(),
+  name: fields.name.optional(),
+  variants: fields.variants.describe(
+    "replaces every variant; a variant sent with its id keeps its stock; removing one that holds stock (not 0 or null) is refused"
+  )
+})
+
+export const Variant = z.object({
+  id: z.uuid(),
+  sku: z.string().nullable(),
+  options: z.record(z.string(), z.string()),
+  unit_price: z.number().nullable().describe("net; null: the product's unit_price"),
+  stock: z.number().int().nullable().describe("null when not tracked")
+})
+export type Variant = z.infer<typeof Variant>
+
+export const Product = z.object({
+  id: z.uuid(),
+  sku: z.string(),
+  name: z.string(),
+  unit: z.string(),
+  unit_price: z.number(),
+  currency: z.string(),
+  vat_rate: z.number(),
+  active: z.boolean(),
+  kind: ProductKind,
+  category: z.string().nullable(),
+  low_stock_threshold: z.number().int().nullable(),
+  stock: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      "null when not tracked; with variants the sum of the tracked variants' levels, null when none is tracked"
+    ),
+  options: z.array(z.object({ name: z.string(), values: z.array(z.string()) })),
+  variants: z.array(Variant),
+  created_at: Timestamp,
+  updated_at: Timestamp
+})
+export type Product = z.infer<typeof Product>
+export const ProductPage = pageEnvelope(Product)
+
+export const ProductListQuery = z.object({
+  active: z
+    .enum(["true", "false"])
+    .transform((value) => value === "true")
+    .optional(),
+  category: z.string().min(1).optional(),
+  kind: ProductKind.optional(),
+  stock: StockBand.optional().describe(
+    "untracked: null; out: 0; low: above 0 and at or below the threshold; ok: above the threshold"
+  ),
+  ...PageQuery
+})
+export type ProductListQuery = z.output<typeof ProductListQuery>
+
+const onlyOne = (body: { delta?: unknown; count?: unknown }) =>
+  (body.delta === undefined) !== (body.count === undefined)
+
+export const StockMove = z
+  .strictObject({
+    delta: z
+      .number()
+      .int()
+      .refine((n) => n !== 0, "must not be zero")
+      .refine((n) => Math.abs(n) <= 1e9, "too large")
+      .optional()
+      .describe("a movement, added to the level"),
+    reason: z.enum(["restock", "return", "adjust"]).optional().describe("what the delta was, default adjust"),
+    count: z
+      .number()
+      .int()
+      .min(0)
+      .max(1e9)
+      .nullable()
+      .optional()
+      .describe("a stocktake, recorded as the difference from the level; null stops tracking"),
+    variant_id: z.uuid().optional().describe("required for a product with variants, refused for one without"),
+    note: z.string().max(1000).optional()
+  })
+  .refine(onlyOne, { message: "send exactly one of delta or count", path: ["delta"] })
+  .refine((body) => body.reason === undefined || body.delta !== undefined, {
+    message: "reason goes with delta",
+    path: ["reason"]
+  })
+export type StockMove = z.output<typeof StockMove>
+
+export const StockMovement = z.object({
+  id: z.uuid(),
+  product_id: z.uuid(),
+  variant_id: z.uuid().nullable(),
+  kind: MovementKind,
+  quantity: z.number().int().describe("signed change of the level"),
+  level: z.number().int().nullable().describe("the level after the movement; null when it stopped tracking"),
+  key_id: z.uuid().nullable().describe("the API key that made it"),
+  order_id: z.uuid().nullable(),
+  note: z.string().nullable(),
+  created_at: Timestamp
+})
+export type StockMovement = z.infer<typeof StockMovement>
+export const StockMovementPage = pageEnvelope(StockMovement)
+
+export const StockMovementQuery = z.object({
+  variant_id: z.uuid().optional(),
+  ...PageQuery
+})
+export type StockMovementQuery = z.output<typeof StockMovementQuery>

@@ -1,0 +1,65 @@
+/** Products in memory: rows per organisation with their levels in place, plus an index of the holder of each SKU. */
+import { Errors, Inventory } from "@crm/core"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
+import * as LiveRecords from "./internal/liveRecords.js"
+import { copy, type Store, type Tenant, tenant, withTenant, write } from "./internal/Store.js"
+
+type Product = Inventory.Product
+
+const skuTaken = Errors.invalidField("sku", "another product of the organisation has this SKU", "sku_taken")
+
+const indexSku = (
+  t: Tenant,
+  product: Product,
+  previous: Product | undefined
+): Either.Either<Tenant, Errors.ValidationFailed> => {
+  const holder = HashMap.get(t.productSkus, product.sku)
+  if (Option.isSome(holder) && holder.value !== product.id) return Either.left(skuTaken)
+  const freed = previous === undefined ? t.productSkus : HashMap.remove(t.productSkus, previous.sku)
+  return Either.right({ ...t, productSkus: HashMap.set(freed, product.sku, product.id) })
+}
+
+const untracked = (product: Product): Product => Inventory.ProductRules.withLevels(product, new Map())
+
+export const make = (store: Store) => {
+  const live = LiveRecords.make<Product, Errors.ValidationFailed>(store, {
+    table: "products",
+    noun: "product",
+    onWrite: indexSku
+  })
+  return Inventory.ProductRepository.of({
+    insert: (organisationId, product) => live.insert(organisationId, untracked(product)),
+    get: live.get,
+    getForUpdate: live.getForUpdate,
+    // The stock of what stays is the stored one, whatever the caller sent: only the ledger moves it.
+    update: (organisationId, input) =>
+      Effect.flatMap(copy(input), (product) =>
+        write<void, Errors.ValidationFailed>(store, (state) => {
+          const t = tenant(state, organisationId)
+          const current = HashMap.get(t.products, product.id).pipe(Option.filter((row) => row.archivedAt === null))
+          if (Option.isNone(current)) return [Either.right(undefined), state]
+          const next = Inventory.ProductRules.carryStock(current.value.record, product)
+          const indexed = indexSku(t, next, current.value.record)
+          if (Either.isLeft(indexed)) return [Either.left(indexed.left), state]
+          const products = HashMap.set(indexed.right.products, next.id, { record: next, archivedAt: null })
+          return [Either.right(undefined), withTenant(state, organisationId, { ...indexed.right, products })]
+        })
+      ),
+    list: (organisationId, filter, page) =>
+      live.list(
+        organisationId,
+        {},
+        page,
+        (product) =>
+          (filter.active === undefined || product.active === filter.active) &&
+          (filter.category === undefined || product.category === filter.category) &&
+          (filter.kind === undefined || product.kind === filter.kind) &&
+          (filter.stock === undefined ||
+            Inventory.StockLedger.band(product.stock, product.low_stock_threshold ?? filter.stock.defaultThreshold) ===
+              filter.stock.band)
+      )
+  })
+}

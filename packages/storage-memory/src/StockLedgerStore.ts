@@ -1,0 +1,52 @@
+/** The stock ledger in memory: each product's movements in order, and the levels kept in the product rows. */
+import { Errors, Inventory } from "@crm/core"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
+import { copy, copyOut, read, type Store, tenant, withTenant, write } from "./internal/Store.js"
+
+const { ProductRules, StockLedger } = Inventory
+
+const refuse = (message: string) =>
+  Either.left(new Errors.StorageError({ message: `StockLedgerStore.append: ${message}` }))
+
+export const make = (store: Store) =>
+  Inventory.StockLedgerStore.of({
+    append: (organisationId, input) =>
+      Effect.flatMap(copy(input), (movement) =>
+        write<void, Errors.StorageError>(store, (state) => {
+          const t = tenant(state, organisationId)
+          const row = HashMap.get(t.products, movement.product_id).pipe(Option.filter((r) => r.archivedAt === null))
+          if (Option.isNone(row)) return [refuse(`no product ${movement.product_id}`), state]
+          const product = row.value.record
+          const key = StockLedger.itemKey(movement)
+          const items = ProductRules.items(product)
+          const item = items.find((candidate) => candidate.key === key)
+          if (item === undefined) return [refuse(`product ${product.id} has no item ${key}`), state]
+          if ((item.level ?? 0) !== (movement.level ?? 0) - movement.quantity) {
+            return [refuse(`the level of ${key} is ${item.level}, not the one the movement started from`), state]
+          }
+          const levels = new Map(items.map((each) => [each.key, each.key === key ? movement.level : each.level]))
+          const next = ProductRules.withLevels(product, levels)
+          const ledger = Option.getOrElse(HashMap.get(t.stockMovements, product.id), () => [])
+          return [
+            Either.right(undefined),
+            withTenant(state, organisationId, {
+              ...t,
+              products: HashMap.set(t.products, product.id, { record: next, archivedAt: null }),
+              stockMovements: HashMap.set(t.stockMovements, product.id, [...ledger, movement])
+            })
+          ]
+        })
+      ),
+    list: (organisationId, productId, filter, page) =>
+      read(store, (state) => {
+        const ledger = Option.getOrElse(HashMap.get(tenant(state, organisationId).stockMovements, productId), () => [])
+        return ledger
+          .filter((movement) => filter.variantId === undefined || movement.variant_id === filter.variantId)
+          .reverse()
+          .slice(page.offset, page.offset + page.limit + 1)
+          .map(copyOut)
+      })
+  })

@@ -1,0 +1,121 @@
+import { Errors, Inventory } from "@crm/core"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { isUniqueViolation, orStorageError } from "./internal/errors.js"
+import { type ProductRow, toProduct } from "./internal/inventoryRows.js"
+import * as LiveRecords from "./internal/liveRecords.js"
+import { json, textArray } from "./internal/values.js"
+
+const LIVE_SKU = "products_sku"
+
+const products: LiveRecords.LiveTable<ProductRow, Inventory.Product> = {
+  table: "products",
+  columns: `id, sku, name, unit, unit_price, currency, vat_rate, active, kind, category, low_stock_threshold, options,
+    variants, levels, created_at, updated_at`,
+  // The levels of the product's items, read in the same statement as the product (and under its lock).
+  readAs: {
+    levels: "(SELECT json_object_agg(item_id, level) FROM stock_levels WHERE stock_levels.product_id = products.id)"
+  },
+  toRecord: toProduct,
+  repository: "ProductRepository"
+}
+
+const skuTaken = Errors.invalidField("sku", "another product of the organisation has this SKU", "sku_taken")
+
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const live = LiveRecords.make(sql, products)
+
+  // In its own savepoint, so that a taken SKU rolls back only the write and the caller's unit can go on.
+  const guardSku = <A>(write: Effect.Effect<A, SqlError>) =>
+    sql.withTransaction(write).pipe(
+      Effect.catchIf(
+        (error) => isUniqueViolation(error, LIVE_SKU),
+        () => Effect.fail(skuTaken)
+      )
+    )
+
+  const itemKeys = (product: Inventory.Product) =>
+    textArray(Inventory.ProductRules.items(product).map((item) => item.key))
+
+  // New items start untracked; the caller has made sure the ones that go held no stock.
+  const syncItems = (organisationId: string, product: Inventory.Product) =>
+    Effect.all([
+      sql`DELETE FROM stock_levels WHERE product_id = ${product.id}::uuid
+        AND NOT (item_id = ANY(${itemKeys(product)}::uuid[]))`,
+      sql`INSERT INTO stock_levels (item_id, organisation_id, product_id, level)
+        SELECT key, ${organisationId}::uuid, ${product.id}::uuid, NULL FROM unnest(${itemKeys(product)}::uuid[]) AS key
+        ON CONFLICT (item_id) DO NOTHING`,
+      sql`UPDATE products SET stock = (SELECT sum(level) FROM stock_levels WHERE stock_levels.product_id = products.id)
+        WHERE id = ${product.id}::uuid`
+    ])
+
+  const fields = (product: Inventory.Product) =>
+    sql`sku = ${product.sku}, name = ${product.name}, unit = ${product.unit},
+      unit_price = ${product.unit_price}::numeric, currency = ${product.currency}, vat_rate = ${product.vat_rate}::numeric,
+      active = ${product.active}::boolean, kind = ${product.kind}, category = ${product.category},
+      low_stock_threshold = ${product.low_stock_threshold}::integer, options = ${json(product.options)}::jsonb,
+      variants = ${json(product.variants.map(({ stock: _, ...variant }) => variant))}::jsonb,
+      updated_at = ${product.updated_at}::timestamptz`
+
+  return Inventory.ProductRepository.of({
+    insert: (organisationId, product) =>
+      guardSku(
+        Effect.zipRight(
+          sql`INSERT INTO products (id, organisation_id, sku, name, unit, unit_price, currency, vat_rate, active, kind,
+              category, low_stock_threshold, stock, options, variants, created_at, updated_at)
+            VALUES (${product.id}::uuid, ${organisationId}::uuid, ${product.sku}, ${product.name}, ${product.unit},
+              ${product.unit_price}::numeric, ${product.currency}, ${product.vat_rate}::numeric,
+              ${product.active}::boolean, ${product.kind}, ${product.category},
+              ${product.low_stock_threshold}::integer, NULL, ${json(product.options)}::jsonb,
+              ${json(product.variants.map(({ stock: _, ...variant }) => variant))}::jsonb,
+              ${product.created_at}::timestamptz, ${product.updated_at}::timestamptz)`,
+          syncItems(organisationId, product)
+        )
+      ).pipe(Effect.asVoid, orStorageError("ProductRepository.insert")),
+    get: live.get,
+    // Lock first, read after: a locking read that waited would see the product row as committed
+    // meanwhile but its levels (a subquery) as of before the wait.
+    getForUpdate: (organisationId, id) =>
+      sql`SELECT id FROM products WHERE ${live.whereLive(organisationId)} AND id = ${id}::uuid FOR UPDATE`.pipe(
+        orStorageError("ProductRepository.getForUpdate"),
+        Effect.zipRight(live.get(organisationId, id))
+      ),
+    update: (organisationId, product) =>
+      guardSku(
+        Effect.flatMap(
+          sql`UPDATE products SET ${fields(product)}
+            WHERE organisation_id = ${organisationId}::uuid AND id = ${product.id}::uuid AND archived_at IS NULL
+            RETURNING id`,
+          // Like the other repositories, an unknown id is left alone.
+          (rows) => (rows.length === 0 ? Effect.void : syncItems(organisationId, product))
+        )
+      ).pipe(Effect.asVoid, orStorageError("ProductRepository.update")),
+    list: (organisationId, filter, page) => {
+      const threshold =
+        filter.stock === undefined
+          ? undefined
+          : sql`COALESCE(low_stock_threshold, ${filter.stock.defaultThreshold}::integer)`
+      const band =
+        filter.stock === undefined || threshold === undefined
+          ? []
+          : filter.stock.band === "untracked"
+            ? [sql`stock IS NULL`]
+            : filter.stock.band === "out"
+              ? [sql`stock = 0`]
+              : filter.stock.band === "low"
+                ? [sql`stock > 0 AND stock <= ${threshold}`]
+                : [sql`stock > ${threshold}`]
+      return live.list(organisationId, {}, page, [
+        ...(filter.active !== undefined ? [sql`active = ${filter.active}::boolean`] : []),
+        ...(filter.category !== undefined ? [sql`category = ${filter.category}`] : []),
+        ...(filter.kind !== undefined ? [sql`kind = ${filter.kind}`] : []),
+        ...band
+      ])
+    }
+  })
+})
+
+export const layer = Layer.effect(Inventory.ProductRepository, make)

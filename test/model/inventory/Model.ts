@@ -1,0 +1,71 @@
+/**
+ * The model the inventory commands are checked against, deliberately simpler than the kernel: for
+ * each product, its stock items (the product itself, or each variant) and the level each holds.
+ */
+import { Access, Inventory, Kernel, Settings } from "@crm/core"
+import * as Effect from "effect/Effect"
+import { expect } from "vitest"
+import type { Built } from "../../support/ports.js"
+
+export type Services = Access.Access | Inventory.Inventory
+export type KernelBuilt = Built<Services>
+export const kernelLayer = Kernel.layer
+
+export interface ModelProduct {
+  readonly id: string
+  /** Variant ids; empty for a product sold without variants. */
+  readonly variants: ReadonlyArray<string>
+  /** Level per item key (variant id, or the product id); null while not tracked. */
+  readonly levels: Map<string, number | null>
+}
+
+export interface Model {
+  readonly products: Array<ModelProduct>
+}
+
+export interface Real {
+  readonly kernel: KernelBuilt
+  readonly organisation: Settings.Organisation
+  readonly actor: { readonly keyId: string | null }
+}
+
+/** The item a command's numbers pick: a variant of a product with variants, else the product itself. */
+export const pickItem = (model: Model, product: number, variant: number) => {
+  const chosen = model.products[product % model.products.length]!
+  const variantId = chosen.variants.length === 0 ? null : chosen.variants[variant % chosen.variants.length]!
+  return { product: chosen, variantId, key: variantId ?? chosen.id }
+}
+
+/** After every command: levels as the model says, never below zero, and each equal to Σ of its ledger. */
+export const checkAgainstModel = async (model: Model, real: Real) => {
+  await real.kernel.run(
+    Effect.gen(function* () {
+      const inventory = yield* Inventory.Inventory
+      for (const expected of model.products) {
+        const product = yield* inventory.get(real.organisation, expected.id)
+        const levels = new Map(
+          product.options.length === 0
+            ? [[product.id, product.stock]]
+            : product.variants.map((variant) => [variant.id, variant.stock])
+        )
+        expect(levels).toEqual(expected.levels)
+        expect(product.stock).toBe(Inventory.StockLedger.aggregate([...expected.levels.values()]))
+        const ledger = yield* inventory.movements(real.organisation, expected.id, { limit: 200, offset: 0 })
+        for (const [key, level] of expected.levels) {
+          if (level !== null) expect(level).toBeGreaterThanOrEqual(0)
+          const rows = ledger.data.filter((row) => (row.variant_id ?? row.product_id) === key)
+          expect(Inventory.StockLedger.sum(rows), `Σ ledger of ${key}`).toBe(level ?? 0)
+        }
+      }
+    })
+  )
+}
+
+export const run = <A, E>(real: Real, effect: Effect.Effect<A, E, Services>) => real.kernel.run(Effect.either(effect))
+
+export const newOrganisation = (kernel: KernelBuilt) =>
+  kernel.run(
+    Effect.flatMap(Access.Access, (access) =>
+      access.createOrganisation(Settings.OrganisationCreate.parse({ name: "model" }))
+    )
+  )
