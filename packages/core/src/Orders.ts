@@ -1,0 +1,339 @@
+/**
+ * Orders from the organisation's shop and connected webshops: priced lines, a buyer contact, a
+ * number from the order series, fulfilment and payment machines, and the buyer mailed on shipping.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type { z } from "zod"
+import { ContactRepository } from "./Contacts/ContactRepository.js"
+import type { Contact } from "./Contacts/ContactSchemas.js"
+import { Contacts } from "./Contacts.js"
+import { DealRepository } from "./Deals/DealRepository.js"
+import {
+  type EmailAlreadyExists,
+  type InsufficientStock,
+  type NotFound,
+  type OrderAlreadyExists,
+  type PlanRefused,
+  type StockNotTracked,
+  type StorageError,
+  type TransitionNotAllowed,
+  ValidationFailed,
+  type VariantRequired
+} from "./Errors.js"
+import { pick } from "./Events/EventCatalogue.js"
+import { EventLog, type NewEvent } from "./Events/EventLog.js"
+import { ProductRepository } from "./Inventory/ProductRepository.js"
+import * as ProductRules from "./Inventory/ProductRules.js"
+import { Inventory, type OrderMove } from "./Inventory.js"
+import { NumberSequence } from "./Invoicing/NumberSequence.js"
+import { nextNumber } from "./internal/documentNumbers.js"
+import { nowIso, orNotFound, requireLink } from "./internal/records.js"
+import { Mailer } from "./Mail.js"
+import * as Fulfilment from "./Orders/Fulfilment.js"
+import { OrderRepository } from "./Orders/OrderRepository.js"
+import type { Order, OrderCreate, OrderLine, OrderListQuery, OrderPatch } from "./Orders/OrderSchemas.js"
+import * as PaymentStatus from "./Orders/PaymentStatus.js"
+import { priceDocument } from "./Pricing/LinePrice.js"
+import type { Actor } from "./Resource.js"
+import type { Organisation } from "./Settings/SettingsSchemas.js"
+import { Transaction } from "./Transaction.js"
+import { normaliseEmail, type PageResult, toPage } from "./Wire.js"
+
+export * as Fulfilment from "./Orders/Fulfilment.js"
+export * from "./Orders/OrderRepository.js"
+export * from "./Orders/OrderSchemas.js"
+export * as PaymentStatus from "./Orders/PaymentStatus.js"
+
+type Create = z.output<typeof OrderCreate>
+type Patch = z.output<typeof OrderPatch>
+type StockError = InsufficientStock | StockNotTracked | VariantRequired
+
+export class Orders extends Context.Tag("@crm/core/Orders")<
+  Orders,
+  {
+    /** `POST /orders`: takes tracked stock, finds or creates the buyer, emits `webshop.order`. */
+    readonly create: (
+      organisation: Organisation,
+      input: Create,
+      actor: Actor
+    ) => Effect.Effect<
+      Order,
+      ValidationFailed | OrderAlreadyExists | EmailAlreadyExists | PlanRefused | StockError | StorageError
+    >
+    readonly get: (organisation: Organisation, id: string) => Effect.Effect<Order, NotFound | StorageError>
+    /** Payment status first, then fulfilment, in one unit of work. */
+    readonly update: (
+      organisation: Organisation,
+      id: string,
+      patch: Patch,
+      actor: Actor
+    ) => Effect.Effect<Order, NotFound | TransitionNotAllowed | ValidationFailed | StockError | StorageError>
+    readonly list: (organisation: Organisation, query: OrderListQuery) => Effect.Effect<PageResult<Order>, StorageError>
+  }
+>() {}
+
+const WEBSHOP_FIELDS = ["order_id", "external_id", "contact_id", "deal_id", "total", "currency"] as const
+const PAID_FIELDS = ["id", "order_number", "amount", "currency", "provider"] as const
+
+const webshopEvent = (order: Order): NewEvent => ({
+  event: "webshop.order",
+  data: pick({ ...order, order_id: order.id }, WEBSHOP_FIELDS)
+})
+
+/** The provider of `order.paid` is the order's payment method (card, cod, transfer or null). */
+const paidEvent = (order: Order): NewEvent => ({
+  event: "order.paid",
+  data: pick({ ...order, amount: order.total, provider: order.payment_method }, PAID_FIELDS)
+})
+
+const shippedMail = (organisation: Organisation, order: Order, buyer: Contact & { readonly email: string }) => ({
+  to: buyer.email,
+  subject: `Your order ${order.order_number} has shipped`,
+  body: [
+    `Hello${buyer.first_name === null ? "" : ` ${buyer.first_name}`},`,
+    "",
+    `your order ${order.order_number} from ${organisation.name} is on its way.`,
+    `Track it here: ${order.tracking_url}`,
+    ""
+  ].join("\n")
+})
+
+/**
+ * The ledger names a refused move by its place among the moves (`items.<n>.`); the client knows
+ * its lines, so the path is put back on the order line the move came from.
+ */
+const onLines =
+  (lineOf: ReadonlyArray<number>) =>
+  <E>(error: E): E =>
+    error instanceof ValidationFailed
+      ? (new ValidationFailed({
+          detail: error.detail.map((issue) => ({
+            ...issue,
+            path: issue.path.replace(/^items\.(\d+)\./, (_, n: string) => `items.${lineOf[Number(n)]}.`)
+          }))
+        }) as E)
+      : error
+
+const hasEmail = (contact: Contact): contact is Contact & { readonly email: string } => contact.email !== null
+
+export const make = Effect.gen(function* () {
+  const repo = yield* OrderRepository
+  const contactRepo = yield* ContactRepository
+  const contacts = yield* Contacts
+  const deals = yield* DealRepository
+  const sequence = yield* NumberSequence
+  const inventory = yield* Inventory
+  const products = yield* ProductRepository
+  const mailer = yield* Mailer
+  const events = yield* EventLog
+  const tx = yield* Transaction
+
+  const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("order"))
+  const lock = (organisationId: string, id: string) => repo.getForUpdate(organisationId, id).pipe(orNotFound("order"))
+
+  const holderOf = (organisationId: string, email: string) =>
+    Effect.map(contactRepo.list(organisationId, { email }, { limit: 1, offset: 0 }), (rows) =>
+      Option.fromNullable(rows[0])
+    )
+
+  /**
+   * The live contact holding the buyer's address, else a new one created by the Contacts rules (in
+   * a savepoint). A contact given that address meanwhile by another unit of work (a POST /contacts,
+   * a form) wins it; the order then takes that contact.
+   */
+  const buyerContact = (organisation: Organisation, buyer: NonNullable<Create["buyer"]>, actor: Actor) => {
+    const email = normaliseEmail(buyer.email)
+    const created = contacts.create(
+      organisation,
+      {
+        email,
+        ...(buyer.first_name != null ? { first_name: buyer.first_name } : {}),
+        ...(buyer.last_name != null ? { last_name: buyer.last_name } : {}),
+        status: "customer",
+        source: "webshop"
+      },
+      actor
+    )
+    const retaken = (error: EmailAlreadyExists) =>
+      Effect.flatMap(
+        holderOf(organisation.id, email),
+        Option.match({ onNone: () => Effect.fail(error), onSome: Effect.succeed })
+      )
+    return Effect.flatMap(
+      holderOf(organisation.id, email),
+      Option.match({
+        onSome: Effect.succeed,
+        onNone: () => Effect.catchTag(created, "EmailAlreadyExists", retaken)
+      })
+    )
+  }
+
+  /** The stock moves of the lines with a product, and which line each came from. */
+  const stockMoves = (lines: ReadonlyArray<Pick<OrderLine, "product_id" | "variant_id" | "quantity">>) =>
+    lines.flatMap((line, index) =>
+      line.product_id === null
+        ? []
+        : [{ index, move: { product_id: line.product_id, variant_id: line.variant_id, quantity: line.quantity } }]
+    )
+
+  const moveStock = (
+    organisation: Organisation,
+    moves: ReadonlyArray<{ readonly index: number; readonly move: OrderMove }>,
+    kind: "sale" | "cancel",
+    context: { readonly orderId: string; readonly keyId: string | null; readonly at: string }
+  ) =>
+    moves.length === 0
+      ? Effect.void
+      : inventory
+          .moveForOrder(
+            organisation,
+            moves.map(({ move }) => move),
+            kind,
+            context
+          )
+          .pipe(Effect.mapError(onLines(moves.map(({ index }) => index))))
+
+  /**
+   * After the sale, which lines took stock: the products stay locked until the order commits, so
+   * a level that is tracked now was tracked when the sale ran.
+   */
+  const tookStock = (organisationId: string, line: Pick<OrderLine, "product_id" | "variant_id">) =>
+    line.product_id === null
+      ? Effect.succeed(false)
+      : Effect.map(products.get(organisationId, line.product_id), (product) =>
+          Option.match(product, {
+            onNone: () => false,
+            onSome: (found) =>
+              ProductRules.items(found).some(
+                (item) => item.key === (line.variant_id ?? line.product_id) && item.level !== null
+              )
+          })
+        )
+
+  const mailBuyer = (organisation: Organisation, order: Order) =>
+    Effect.flatMap(contactRepo.get(organisation.id, order.contact_id), (buyer) =>
+      // A buyer without an address (or archived since) cannot be mailed; the order moves anyway.
+      Option.isSome(buyer) && hasEmail(buyer.value)
+        ? Effect.asVoid(mailer.send(organisation.id, shippedMail(organisation, order, buyer.value)))
+        : Effect.void
+    )
+
+  return Orders.of({
+    create: Effect.fn("Orders.create")(function* (organisation, input, actor) {
+      return yield* tx.run(
+        Effect.gen(function* () {
+          yield* requireLink("contact_id", input.contact_id, (id) => contactRepo.get(organisation.id, id))
+          yield* requireLink("deal_id", input.deal_id, (id) => deals.get(organisation.id, id))
+          const now = yield* nowIso
+          const id = crypto.randomUUID()
+          const currency = input.currency ?? organisation.settings.default_currency
+          const priced = priceDocument(
+            input.items.map((line) => ({
+              product_id: line.product_id ?? null,
+              variant_id: line.variant_id ?? null,
+              name: line.name,
+              quantity: line.quantity,
+              unit_price: line.unit_price,
+              vat_rate: line.vat_rate
+            })),
+            currency
+          )
+          const lines = priced.lines
+          yield* moveStock(organisation, stockMoves(lines), "sale", { orderId: id, keyId: actor.keyId, at: now })
+          const items = yield* Effect.forEach(lines, (line) =>
+            Effect.map(tookStock(organisation.id, line), (taken): OrderLine => ({ ...line, stock_taken: taken }))
+          )
+          const orderNumber = yield* nextNumber(sequence, organisation, "order")
+          const contactId =
+            input.buyer === undefined ? input.contact_id! : (yield* buyerContact(organisation, input.buyer, actor)).id
+          const order: Order = {
+            id,
+            order_number: orderNumber,
+            external_id: input.external_id,
+            fulfilment: "new",
+            payment_status: input.payment_status ?? "none",
+            payment_method: input.payment_method ?? null,
+            currency,
+            items,
+            subtotal: priced.subtotal,
+            vat_total: priced.vat_total,
+            total: priced.total,
+            vat_summary: priced.vat_summary.map((row) => ({ ...row })),
+            tracking_url: null,
+            contact_id: contactId,
+            deal_id: input.deal_id ?? null,
+            created_at: now,
+            updated_at: now
+          }
+          yield* repo.insert(organisation.id, order)
+          yield* events.append(
+            organisation.id,
+            [webshopEvent(order), ...(PaymentStatus.becamePaid(null, order.payment_status) ? [paidEvent(order)] : [])],
+            now
+          )
+          return order
+        })
+      )
+    }),
+    get: (organisation, id) => find(organisation.id, id),
+    update: Effect.fn("Orders.update")(function* (organisation, id, patch, actor) {
+      return yield* tx.run(
+        Effect.gen(function* () {
+          const current = yield* lock(organisation.id, id)
+          const payment =
+            patch.payment_status === undefined
+              ? current.payment_status
+              : yield* PaymentStatus.transition(current.payment_status, patch.payment_status)
+          const trackingUrl = patch.tracking_url ?? current.tracking_url
+          const fulfilment =
+            patch.fulfilment === undefined
+              ? current.fulfilment
+              : yield* Fulfilment.transition(current.fulfilment, patch.fulfilment, {
+                  payment_status: payment,
+                  tracking_url: trackingUrl
+                })
+          const moved = fulfilment !== current.fulfilment
+          const now = yield* nowIso
+          const order: Order = {
+            ...current,
+            payment_status: payment,
+            fulfilment,
+            tracking_url: trackingUrl,
+            updated_at: now
+          }
+          if (moved && Fulfilment.returnsStock(fulfilment)) {
+            yield* moveStock(
+              organisation,
+              stockMoves(order.items).filter(({ index }) => order.items[index]!.stock_taken),
+              "cancel",
+              { orderId: order.id, keyId: actor.keyId, at: now }
+            )
+          }
+          yield* repo.update(organisation.id, order)
+          if (moved && Fulfilment.mailsBuyer(fulfilment)) yield* mailBuyer(organisation, order)
+          if (PaymentStatus.becamePaid(current.payment_status, payment)) {
+            yield* events.append(organisation.id, [paidEvent(order)], now)
+          }
+          return order
+        })
+      )
+    }),
+    list: (organisation, query) =>
+      repo
+        .list(
+          organisation.id,
+          {
+            ...(query.fulfilment !== undefined ? { fulfilment: query.fulfilment } : {}),
+            ...(query.payment_status !== undefined ? { paymentStatus: query.payment_status } : {}),
+            ...(query.contact_id !== undefined ? { contactId: query.contact_id } : {})
+          },
+          query
+        )
+        .pipe(Effect.map((rows) => toPage(rows, query)))
+  })
+})
+
+export const layer = Layer.effect(Orders, make)

@@ -1,0 +1,81 @@
+/** The mail outbox in memory: messages per organisation; claiming is one atomic change over all of them. */
+import { Mail } from "@crm/core"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as HashMap from "effect/HashMap"
+import {
+  copy,
+  copyOut,
+  earliestFirst,
+  instant,
+  newestFirst,
+  read,
+  type Store,
+  tenant,
+  withTenant,
+  write
+} from "./internal/Store.js"
+
+const dueFirst = earliestFirst<Mail.MailMessage>((message) => message.next_attempt_at ?? "")
+
+export const make = (store: Store) =>
+  Mail.MailOutbox.of({
+    enqueue: (organisationId, input) =>
+      Effect.flatMap(copy(input), (message) =>
+        write(store, (state) => {
+          const t = tenant(state, organisationId)
+          return [
+            Either.right(undefined),
+            withTenant(state, organisationId, { ...t, mail: HashMap.set(t.mail, message.id, message) })
+          ]
+        })
+      ),
+
+    list: (organisationId, filter, page) =>
+      read(store, (state) =>
+        [...HashMap.values(tenant(state, organisationId).mail)]
+          .filter((message) => filter.status === undefined || message.status === filter.status)
+          .sort(newestFirst)
+          .slice(page.offset, page.offset + page.limit + 1)
+          .map(copyOut)
+      ),
+
+    claimDue: (now, leaseUntil, limit) =>
+      write(store, (state) => {
+        const due: Array<Mail.ClaimedMail> = []
+        for (const [organisationId, t] of state.tenants)
+          for (const message of HashMap.values(t.mail))
+            if (
+              message.status === "queued" &&
+              message.next_attempt_at !== null &&
+              instant(message.next_attempt_at) <= instant(now)
+            )
+              due.push({ organisationId, message })
+        const claimed = due
+          .sort((a, b) => dueFirst(a.message, b.message))
+          .slice(0, limit)
+          .map(({ organisationId, message }) => ({
+            organisationId,
+            message: { ...message, attempts: message.attempts + 1, next_attempt_at: leaseUntil }
+          }))
+        let next = state
+        for (const { organisationId, message } of claimed) {
+          const t = tenant(next, organisationId)
+          next = withTenant(next, organisationId, { ...t, mail: HashMap.set(t.mail, message.id, message) })
+        }
+        return [Either.right(claimed.map(copyOut)), next]
+      }),
+
+    record: (organisationId, input) =>
+      Effect.flatMap(copy(input), (message) =>
+        write(store, (state) => {
+          const t = tenant(state, organisationId)
+          return HashMap.has(t.mail, message.id)
+            ? [
+                Either.right(undefined),
+                withTenant(state, organisationId, { ...t, mail: HashMap.set(t.mail, message.id, message) })
+              ]
+            : [Either.right(undefined), state]
+        })
+      )
+  })

@@ -1,0 +1,76 @@
+import { Errors, Orders } from "@crm/core"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { isUniqueViolation } from "./internal/errors.js"
+import * as LiveRecords from "./internal/liveRecords.js"
+import { type OrderRow, toOrder } from "./internal/rows.js"
+import { json } from "./internal/values.js"
+
+const EXTERNAL_ID = "orders_external_id"
+
+const orders: LiveRecords.LiveTable<OrderRow, Orders.Order> = {
+  table: "orders",
+  columns: `id, order_number, external_id, fulfilment, payment_status, payment_method, currency, items, subtotal,
+    vat_total, total, vat_summary, tracking_url, contact_id, deal_id, created_at, updated_at`,
+  toRecord: toOrder,
+  repository: "OrderRepository"
+}
+
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const live = LiveRecords.make(sql, orders)
+
+  // The insert runs in its own savepoint: a unique violation rolls back only the savepoint, and the
+  // caller's transaction can still read which order holds the external id (committed by then,
+  // since the violation waited for it).
+  const guardExternalId =
+    (organisationId: string, externalId: string): LiveRecords.Guard<Errors.OrderAlreadyExists> =>
+    (write) =>
+      sql.withTransaction(write).pipe(
+        Effect.catchIf(
+          (error) => isUniqueViolation(error, EXTERNAL_ID),
+          () =>
+            Effect.flatMap(
+              sql<{ id: string }>`SELECT id FROM orders
+                WHERE organisation_id = ${organisationId}::uuid AND external_id = ${externalId}`,
+              (rows) =>
+                Effect.fail(
+                  new Errors.OrderAlreadyExists({ detail: { id: rows[0]?.id ?? null, external_id: externalId } })
+                )
+            )
+        )
+      )
+
+  return Orders.OrderRepository.of({
+    insert: (organisationId, order) =>
+      live.insert(
+        organisationId,
+        sql`${order.id}::uuid, ${order.order_number}, ${order.external_id}, ${order.fulfilment},
+          ${order.payment_status}, ${order.payment_method}, ${order.currency}, ${json(order.items)}::jsonb,
+          ${order.subtotal}::numeric, ${order.vat_total}::numeric, ${order.total}::numeric,
+          ${json(order.vat_summary)}::jsonb, ${order.tracking_url}, ${order.contact_id}::uuid, ${order.deal_id}::uuid,
+          ${order.created_at}::timestamptz, ${order.updated_at}::timestamptz`,
+        guardExternalId(organisationId, order.external_id)
+      ),
+    get: live.get,
+    getForUpdate: live.getForUpdate,
+    // The fields an order can change after it is placed (number, buyer and amounts never do).
+    update: (organisationId, order) =>
+      live.update(
+        organisationId,
+        order.id,
+        sql`fulfilment = ${order.fulfilment}, payment_status = ${order.payment_status},
+          tracking_url = ${order.tracking_url}, items = ${json(order.items)}::jsonb,
+          updated_at = ${order.updated_at}::timestamptz`
+      ),
+    list: (organisationId, filter, page) =>
+      live.list(organisationId, {}, page, [
+        ...(filter.fulfilment !== undefined ? [sql`fulfilment = ${filter.fulfilment}`] : []),
+        ...(filter.paymentStatus !== undefined ? [sql`payment_status = ${filter.paymentStatus}`] : []),
+        ...(filter.contactId !== undefined ? [sql`contact_id = ${filter.contactId}::uuid`] : [])
+      ])
+  })
+})
+
+export const layer = Layer.effect(Orders.OrderRepository, make)
