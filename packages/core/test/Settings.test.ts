@@ -87,3 +87,122 @@ describe("Settings", () => {
     }
   })
 })
+
+describe("Settings: record types", () => {
+  const PROJECT = {
+    key: "project",
+    name: "Project",
+    fields: [
+      { key: "price", type: "number" },
+      { key: "quantity", type: "number", required: true },
+      { key: "stage", type: "select", options: ["idea", "live"] },
+      { key: "tags", type: "multiselect", options: ["a", "b"] },
+      { key: "amount", type: "formula", expression: "price * quantity" },
+      { key: "client", type: "relation", target: "contact" },
+      { key: "sheets", type: "relation", target: "timesheet" },
+      { key: "hours", type: "rollup", rollup: { relation: "sheets", field: "hours", aggregate: "sum" } },
+      { key: "sheet_count", type: "rollup", rollup: { relation: "sheets", aggregate: "count" } }
+    ]
+  }
+  const TIMESHEET = { key: "timesheet", name: "Timesheet", fields: [{ key: "hours", type: "number" }] }
+
+  const withField = (field: Record<string, unknown>) => ({
+    record_types: [{ ...PROJECT, fields: [...PROJECT.fields, field] }, TIMESHEET]
+  })
+
+  it("gives each record type a uuid, keeps ids sent back, and stores what it validated", () => {
+    const kept = crypto.randomUUID()
+    const settings = complete({ record_types: [{ ...PROJECT, id: kept }, TIMESHEET] })
+    expect(settings.record_types.map((type) => type.id)[0]).toBe(kept)
+    expect(settings.record_types[1]!.id).toMatch(/^[0-9a-f-]{36}$/)
+    expect(settings.record_types[0]!.fields[0]).toEqual({ key: "price", type: "number", required: false })
+    expect(Settings.Settings.parse(JSON.parse(JSON.stringify(settings)))).toEqual(settings)
+  })
+
+  it("refuses duplicate keys, options missing, bad formulas, relations and rollups that point nowhere", () => {
+    for (const input of [
+      { record_types: [PROJECT, TIMESHEET, { ...TIMESHEET, name: "again" }] },
+      withField({ key: "price", type: "text" }),
+      withField({ key: "Bad Key", type: "text" }),
+      withField({ key: "colour", type: "select" }),
+      withField({ key: "colour", type: "select", options: [] }),
+      withField({ key: "colour", type: "multiselect", options: ["a", "a"] }),
+      withField({ key: "calc", type: "formula" }),
+      withField({ key: "calc", type: "formula", expression: "price *" }),
+      withField({ key: "calc", type: "formula", expression: "price * stage" }),
+      withField({ key: "calc", type: "formula", expression: "price * missing" }),
+      withField({ key: "calc", type: "formula", expression: "amount * 2" }),
+      withField({ key: "calc", type: "formula", expression: "1", required: true }),
+      withField({ key: "link", type: "relation" }),
+      withField({ key: "link", type: "relation", target: "ticket" }),
+      withField({ key: "sum", type: "rollup" }),
+      withField({ key: "sum", type: "rollup", rollup: { relation: "client", field: "hours", aggregate: "sum" } }),
+      withField({ key: "sum", type: "rollup", rollup: { relation: "price", aggregate: "count" } }),
+      withField({ key: "sum", type: "rollup", rollup: { relation: "sheets", aggregate: "sum" } }),
+      withField({ key: "sum", type: "rollup", rollup: { relation: "sheets", field: "minutes", aggregate: "max" } }),
+      withField({ key: "sum", type: "rollup", rollup: { relation: "sheets", field: "hours", aggregate: "median" } }),
+      withField({ key: "odd", type: "colour" }),
+      (() => {
+        const id = crypto.randomUUID()
+        return {
+          record_types: [
+            { ...PROJECT, id },
+            { ...TIMESHEET, id }
+          ]
+        }
+      })()
+    ]) {
+      expect(Settings.SettingsInput.safeParse(input).success, JSON.stringify(input)).toBe(false)
+    }
+  })
+})
+
+describe("Settings: forms", () => {
+  const CONTACT_US = {
+    name: "Contact us",
+    fields: [
+      { key: "email", type: "email", required: true, maps_to: "email" },
+      { key: "name", type: "text", maps_to: "first_name" },
+      { key: "size", type: "select", options: ["s", "l"], maps_to: "custom.size" },
+      { key: "consent", type: "checkbox", required: true }
+    ]
+  }
+
+  it("gives each form a uuid, keeps ids sent back, and defaults lead_source to false", () => {
+    const kept = crypto.randomUUID()
+    const settings = complete({ forms: [CONTACT_US, { ...CONTACT_US, id: kept, lead_source: "facebook" }] })
+    expect(settings.forms[0]!.id).toMatch(/^[0-9a-f-]{36}$/)
+    expect(settings.forms[0]!.lead_source).toBe(false)
+    expect(settings.forms[1]).toMatchObject({ id: kept, lead_source: "facebook" })
+    expect(Settings.Settings.parse(JSON.parse(JSON.stringify(settings)))).toEqual(settings)
+    expect(complete({}).forms).toEqual([])
+  })
+
+  it("refuses forms that could not make a contact or whose fields contradict each other", () => {
+    const withFields = (fields: ReadonlyArray<Record<string, unknown>>) => ({ forms: [{ ...CONTACT_US, fields }] })
+    for (const input of [
+      withFields([]),
+      withFields([{ key: "note", type: "text" }]),
+      withFields([...CONTACT_US.fields, { key: "email", type: "text" }]),
+      withFields([...CONTACT_US.fields, { key: "again", type: "email", maps_to: "email" }]),
+      withFields([...CONTACT_US.fields, { key: "pick", type: "select" }]),
+      withFields([...CONTACT_US.fields, { key: "note", type: "text", options: ["a"] }]),
+      withFields([...CONTACT_US.fields, { key: "mail", type: "text", maps_to: "email" }]),
+      withFields([...CONTACT_US.fields, { key: "where", type: "text", maps_to: "address" }]),
+      withFields([...CONTACT_US.fields, { key: "odd", type: "file" }]),
+      { forms: [{ ...CONTACT_US, lead_source: "" }] },
+      { forms: [{ ...CONTACT_US, name: "" }] },
+      (() => {
+        const id = crypto.randomUUID()
+        return {
+          forms: [
+            { ...CONTACT_US, id },
+            { ...CONTACT_US, id }
+          ]
+        }
+      })()
+    ]) {
+      expect(Settings.SettingsInput.safeParse(input).success, JSON.stringify(input)).toBe(false)
+    }
+  })
+})

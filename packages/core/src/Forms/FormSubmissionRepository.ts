@@ -1,0 +1,24 @@
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type { StorageError } from "../Errors.js"
+import type { FormCounts, Submission } from "./FormSchemas.js"
+
+/** Form submissions of one organisation: written once, never changed. */
+export class FormSubmissionRepository extends Context.Tag("@crm/core/FormSubmissionRepository")<
+  FormSubmissionRepository,
+  {
+    readonly insert: (organisationId: string, submission: Submission) => Effect.Effect<void, StorageError>
+    /** `last_30_days` counts submissions created at or after `since`. */
+    readonly counts: (
+      organisationId: string,
+      formId: string,
+      since: string
+    ) => Effect.Effect<Omit<FormCounts, "form_id">, StorageError>
+    /** The contact of the latest submission that carried this visitor id. */
+    readonly contactOfVisitor: (
+      organisationId: string,
+      visitorId: string
+    ) => Effect.Effect<Option.Option<string>, StorageError>
+  }
+>() {}

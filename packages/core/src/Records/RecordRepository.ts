@@ -1,0 +1,41 @@
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type { StorageError } from "../Errors.js"
+import type { Page } from "../Wire.js"
+import type { CustomRecord } from "./RecordSchemas.js"
+
+export interface RecordFilter {
+  readonly typeId?: string
+  readonly contactId?: string
+  readonly companyId?: string
+  readonly dealId?: string
+  /** Case-insensitive substring of the title. */
+  readonly q?: string
+}
+
+/** Custom records of one organisation, as stored: `custom` holds set values only, never computed ones. */
+export class RecordRepository extends Context.Tag("@crm/core/RecordRepository")<
+  RecordRepository,
+  {
+    readonly insert: (organisationId: string, record: CustomRecord) => Effect.Effect<void, StorageError>
+    readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<CustomRecord>, StorageError>
+    /** Like `get`, and no other unit of work changes the record until the calling one ends. */
+    readonly getForUpdate: (
+      organisationId: string,
+      id: string
+    ) => Effect.Effect<Option.Option<CustomRecord>, StorageError>
+    /** The records among `ids` that exist, in no particular order. */
+    readonly getMany: (
+      organisationId: string,
+      ids: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlyArray<CustomRecord>, StorageError>
+    readonly update: (organisationId: string, record: CustomRecord) => Effect.Effect<void, StorageError>
+    /** Newest first, ties by id; at most `limit + 1` rows. */
+    readonly list: (
+      organisationId: string,
+      filter: RecordFilter,
+      page: Page
+    ) => Effect.Effect<ReadonlyArray<CustomRecord>, StorageError>
+  }
+>() {}

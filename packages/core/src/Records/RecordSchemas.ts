@@ -1,0 +1,58 @@
+import { z } from "zod"
+import { PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+
+const fields = {
+  title: z.string().min(1).max(500).nullable().optional(),
+  owner_id: z.uuid().nullable().optional().describe("the user who owns the record"),
+  custom: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe(
+      "values by field key of the record type: keys the type does not define are dropped and listed in ignored_fields; on PATCH each key sent replaces that value and null clears it"
+    ),
+  contact_id: z.uuid().nullable().optional().describe("a live contact of the organisation"),
+  company_id: z.uuid().nullable().optional().describe("a live company of the organisation"),
+  deal_id: z.uuid().nullable().optional().describe("a live deal of the organisation")
+}
+
+export const RecordCreate = z.strictObject({
+  type: z.string().min(1).max(63).describe("the key of a record type defined in the organisation settings"),
+  ...fields
+})
+
+export const RecordPatch = z.strictObject(fields)
+
+export const CustomRecord = z.object({
+  id: z.uuid(),
+  type_id: z.uuid(),
+  type_key: z.string(),
+  title: z.string().nullable(),
+  owner_id: z.uuid().nullable(),
+  custom: z
+    .record(z.string(), z.unknown())
+    .describe("the stored values, plus every formula and rollup field computed (null when it cannot be)"),
+  contact_id: z.uuid().nullable(),
+  company_id: z.uuid().nullable(),
+  deal_id: z.uuid().nullable(),
+  created_at: Timestamp,
+  updated_at: Timestamp
+})
+export type CustomRecord = z.infer<typeof CustomRecord>
+
+/** What create and PATCH answer: the record and the `custom` keys that were dropped. */
+export const WrittenRecord = CustomRecord.extend({
+  ignored_fields: z.array(z.string()).describe("keys of custom that the record type does not define (not stored)")
+})
+export type WrittenRecord = z.infer<typeof WrittenRecord>
+
+export const RecordPage = pageEnvelope(CustomRecord)
+
+export const RecordListQuery = z.object({
+  type: z.string().min(1).max(63).optional().describe("a record type key"),
+  contact_id: z.uuid().optional(),
+  company_id: z.uuid().optional(),
+  deal_id: z.uuid().optional(),
+  q: z.string().max(200).optional().describe("case-insensitive substring of the title"),
+  ...PageQuery
+})
+export type RecordListQuery = z.output<typeof RecordListQuery>

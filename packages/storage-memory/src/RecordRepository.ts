@@ -1,0 +1,40 @@
+/** Custom records in memory: rows per organisation, with the list filters of the port. */
+import { Records } from "@crm/core"
+import * as Effect from "effect/Effect"
+import * as LiveRecords from "./internal/liveRecords.js"
+import type { Store } from "./internal/Store.js"
+
+export const make = (store: Store) => {
+  const live = LiveRecords.make<Records.CustomRecord>(store, {
+    table: "records",
+    noun: "record",
+    searchable: (record) => [record.title]
+  })
+  return Records.RecordRepository.of({
+    insert: live.insert,
+    get: live.get,
+    getForUpdate: live.getForUpdate,
+    getMany: (organisationId, ids) => {
+      const wanted = new Set(ids)
+      return wanted.size === 0
+        ? Effect.succeed([])
+        : live.select(
+            organisationId,
+            (record) => wanted.has(record.id),
+            () => 0
+          )
+    },
+    update: live.update,
+    list: (organisationId, filter, page) =>
+      live.list(
+        organisationId,
+        filter.q === undefined ? {} : { q: filter.q },
+        page,
+        (record) =>
+          (filter.typeId === undefined || record.type_id === filter.typeId) &&
+          (filter.contactId === undefined || record.contact_id === filter.contactId) &&
+          (filter.companyId === undefined || record.company_id === filter.companyId) &&
+          (filter.dealId === undefined || record.deal_id === filter.dealId)
+      )
+  })
+}

@@ -1,0 +1,18 @@
+/** Page views in memory: one organisation's visits by id. */
+import { Visits } from "@crm/core"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as AppendOnly from "./internal/appendOnly.js"
+import type { Store } from "./internal/Store.js"
+
+export const make = (store: Store) => {
+  const rows = AppendOnly.make<Visits.Visit>(store, "visits", "visit")
+  return Visits.VisitRepository.of({
+    insert: rows.insert,
+    contactOfVisitor: (organisationId, visitorId) =>
+      Effect.map(
+        rows.latest(organisationId, (row) => row.visitor_id === visitorId && row.contact_id !== null),
+        Option.flatMap((row) => Option.fromNullable(row.contact_id))
+      )
+  })
+}

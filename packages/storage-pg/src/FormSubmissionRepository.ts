@@ -1,0 +1,43 @@
+import { Forms } from "@crm/core"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { orStorageError } from "./internal/errors.js"
+import { type FormCountsRow, toFormCounts } from "./internal/recordRows.js"
+import { json } from "./internal/values.js"
+
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+
+  return Forms.FormSubmissionRepository.of({
+    insert: (organisationId, submission) =>
+      sql`INSERT INTO form_submissions (id, organisation_id, form_id, contact_id, contact_created, fields, visitor_id, created_at)
+        VALUES (${submission.id}::uuid, ${organisationId}::uuid, ${submission.form_id}::uuid, ${submission.contact_id}::uuid,
+          ${submission.contact_created}::boolean, ${json(submission.fields)}::jsonb, ${submission.visitor_id},
+          ${submission.created_at}::timestamptz)`.pipe(
+        Effect.asVoid,
+        orStorageError("FormSubmissionRepository.insert")
+      ),
+
+    counts: (organisationId, formId, since) =>
+      sql<FormCountsRow>`SELECT count(*) AS total,
+          count(*) FILTER (WHERE created_at >= ${since}::timestamptz) AS recent,
+          count(*) FILTER (WHERE contact_created) AS created,
+          max(created_at) AS last_submitted_at
+        FROM form_submissions WHERE organisation_id = ${organisationId}::uuid AND form_id = ${formId}::uuid`.pipe(
+        Effect.map(([row]) => toFormCounts(row!)),
+        orStorageError("FormSubmissionRepository.counts")
+      ),
+
+    contactOfVisitor: (organisationId, visitorId) =>
+      sql<{ contact_id: string }>`SELECT contact_id FROM form_submissions
+        WHERE organisation_id = ${organisationId}::uuid AND visitor_id = ${visitorId}
+        ORDER BY created_at DESC, id DESC LIMIT 1`.pipe(
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.contact_id)),
+        orStorageError("FormSubmissionRepository.contactOfVisitor")
+      )
+  })
+})
+
+export const layer = Layer.effect(Forms.FormSubmissionRepository, make)

@@ -1,0 +1,59 @@
+import { Records } from "@crm/core"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { orStorageError } from "./internal/errors.js"
+import * as LiveRecords from "./internal/liveRecords.js"
+import { type CustomRecordRow, toCustomRecord } from "./internal/recordRows.js"
+import { json, textArray } from "./internal/values.js"
+
+const records: LiveRecords.LiveTable<CustomRecordRow, Records.CustomRecord> = {
+  table: "custom_records",
+  columns: "id, type_id, type_key, title, owner_id, custom, contact_id, company_id, deal_id, created_at, updated_at",
+  toRecord: toCustomRecord,
+  searchable: ["title"],
+  repository: "RecordRepository"
+}
+
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const live = LiveRecords.make(sql, records)
+
+  return Records.RecordRepository.of({
+    insert: (organisationId, record) =>
+      live.insert(
+        organisationId,
+        sql`${record.id}::uuid, ${record.type_id}::uuid, ${record.type_key}, ${record.title}, ${record.owner_id}::uuid,
+          ${json(record.custom)}::jsonb, ${record.contact_id}::uuid, ${record.company_id}::uuid, ${record.deal_id}::uuid,
+          ${record.created_at}::timestamptz, ${record.updated_at}::timestamptz`
+      ),
+    get: live.get,
+    getForUpdate: live.getForUpdate,
+    getMany: (organisationId, ids) =>
+      ids.length === 0
+        ? Effect.succeed([])
+        : sql<CustomRecordRow>`SELECT ${live.selected} FROM custom_records
+            WHERE ${live.whereLive(organisationId)} AND id = ANY(${textArray(ids)}::uuid[])`.pipe(
+            Effect.map((rows) => rows.map(toCustomRecord)),
+            orStorageError("RecordRepository.getMany")
+          ),
+    update: (organisationId, record) =>
+      live.update(
+        organisationId,
+        record.id,
+        sql`type_key = ${record.type_key}, title = ${record.title}, owner_id = ${record.owner_id}::uuid,
+          custom = ${json(record.custom)}::jsonb, contact_id = ${record.contact_id}::uuid,
+          company_id = ${record.company_id}::uuid, deal_id = ${record.deal_id}::uuid,
+          updated_at = ${record.updated_at}::timestamptz`
+      ),
+    list: (organisationId, filter, page) =>
+      live.list(organisationId, filter.q === undefined ? {} : { q: filter.q }, page, [
+        ...(filter.typeId !== undefined ? [sql`type_id = ${filter.typeId}::uuid`] : []),
+        ...(filter.contactId !== undefined ? [sql`contact_id = ${filter.contactId}::uuid`] : []),
+        ...(filter.companyId !== undefined ? [sql`company_id = ${filter.companyId}::uuid`] : []),
+        ...(filter.dealId !== undefined ? [sql`deal_id = ${filter.dealId}::uuid`] : [])
+      ])
+  })
+})
+
+export const layer = Layer.effect(Records.RecordRepository, make)

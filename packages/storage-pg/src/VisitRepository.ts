@@ -1,0 +1,30 @@
+import { Visits } from "@crm/core"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { orStorageError } from "./internal/errors.js"
+
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+
+  return Visits.VisitRepository.of({
+    insert: (organisationId, visit) =>
+      sql`INSERT INTO visits (id, organisation_id, url, referrer, visitor_id, contact_id, occurred_at, created_at)
+        VALUES (${visit.id}::uuid, ${organisationId}::uuid, ${visit.url}, ${visit.referrer}, ${visit.visitor_id},
+          ${visit.contact_id}::uuid, ${visit.occurred_at}::timestamptz, ${visit.created_at}::timestamptz)`.pipe(
+        Effect.asVoid,
+        orStorageError("VisitRepository.insert")
+      ),
+
+    contactOfVisitor: (organisationId, visitorId) =>
+      sql<{ contact_id: string }>`SELECT contact_id FROM visits
+        WHERE organisation_id = ${organisationId}::uuid AND visitor_id = ${visitorId} AND contact_id IS NOT NULL
+        ORDER BY created_at DESC, id DESC LIMIT 1`.pipe(
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.contact_id)),
+        orStorageError("VisitRepository.contactOfVisitor")
+      )
+  })
+})
+
+export const layer = Layer.effect(Visits.VisitRepository, make)

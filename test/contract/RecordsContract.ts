@@ -1,0 +1,327 @@
+/**
+ * The contract of the custom-record, form-submission and visit ports: every adapter must pass it
+ * unchanged. `makeLayer` is called once per test and must give an isolated, empty store.
+ */
+import { Errors, Forms, type Kernel, Leads, Records, Transaction, Visits } from "@crm/core"
+import { describe, expect, it } from "@effect/vitest"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { expectHeldUntilCommit } from "./StorageContract.js"
+
+type StoragePorts = Kernel.StoragePorts
+
+const T0 = Date.parse("2026-01-01T00:00:00.000Z")
+const at = (ms: number): string => new Date(T0 + ms).toISOString()
+const uuid = (): string => crypto.randomUUID()
+const page = (limit: number, offset = 0) => ({ limit, offset })
+const ids = (rows: ReadonlyArray<{ readonly id: string }>): Array<string> => rows.map((row) => row.id)
+
+const record = (overrides: Partial<Records.CustomRecord> = {}): Records.CustomRecord => ({
+  id: uuid(),
+  type_id: uuid(),
+  type_key: "project",
+  title: null,
+  owner_id: null,
+  custom: {},
+  contact_id: null,
+  company_id: null,
+  deal_id: null,
+  created_at: at(0),
+  updated_at: at(0),
+  ...overrides
+})
+
+const submission = (overrides: Partial<Forms.Submission> = {}): Forms.Submission => ({
+  id: uuid(),
+  form_id: uuid(),
+  contact_id: uuid(),
+  contact_created: false,
+  fields: {},
+  visitor_id: null,
+  created_at: at(0),
+  ...overrides
+})
+
+const visit = (overrides: Partial<Visits.Visit> = {}): Visits.Visit => ({
+  id: uuid(),
+  url: "https://example.com/",
+  referrer: null,
+  visitor_id: null,
+  contact_id: null,
+  occurred_at: at(0),
+  created_at: at(0),
+  ...overrides
+})
+
+class Boom extends Data.TaggedError("Boom")<{}> {}
+
+export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, unknown>): void => {
+  const test = <A, E>(title: string, body: Effect.Effect<A, E, StoragePorts>, timeout = 60_000) =>
+    it.live(title, () => Effect.provide(body, makeLayer()), timeout)
+
+  describe(`records contract: ${name}`, () => {
+    describe("RecordRepository", () => {
+      test(
+        "round-trips every field, without aliasing, and only within its organisation",
+        Effect.gen(function* () {
+          const repo = yield* Records.RecordRepository
+          const [a, b] = [uuid(), uuid()]
+          const full = record({
+            title: "Engine",
+            owner_id: uuid(),
+            custom: {
+              budget: 12.5,
+              stage: "idea",
+              tags: ["a", "b"],
+              links: [uuid()],
+              nested: { ok: true, none: null }
+            },
+            contact_id: uuid(),
+            company_id: uuid(),
+            deal_id: uuid(),
+            created_at: at(1),
+            updated_at: at(2)
+          })
+          const expected = structuredClone(full)
+          yield* repo.insert(a, full)
+          ;(full.custom as { stage: string }).stage = "changed after insert"
+          const got = Option.getOrThrow(yield* repo.get(a, full.id))
+          expect(got).toEqual(expected)
+          ;(got.custom as { stage: string }).stage = "changed after get"
+          expect(Option.getOrThrow(yield* repo.getForUpdate(a, full.id))).toEqual(expected)
+          expect(Option.isNone(yield* repo.get(b, full.id))).toBe(true)
+          expect(Option.isNone(yield* repo.get(a, uuid()))).toBe(true)
+          expect(yield* repo.list(b, {}, page(50))).toEqual([])
+          expect(yield* repo.getMany(b, [full.id])).toEqual([])
+        })
+      )
+
+      test(
+        "update replaces every changeable field of that organisation's record only",
+        Effect.gen(function* () {
+          const repo = yield* Records.RecordRepository
+          const [a, b] = [uuid(), uuid()]
+          const original = record({ title: "Before", custom: { n: 1 } })
+          yield* repo.insert(a, original)
+          const changed: Records.CustomRecord = {
+            ...original,
+            type_key: "renamed",
+            title: null,
+            owner_id: uuid(),
+            custom: { n: 2, s: "x" },
+            contact_id: uuid(),
+            company_id: uuid(),
+            deal_id: uuid(),
+            updated_at: at(5)
+          }
+          yield* repo.update(b, { ...changed, title: "Not theirs" })
+          expect(Option.getOrThrow(yield* repo.get(a, original.id))).toEqual(original)
+          yield* repo.update(a, changed)
+          expect(Option.getOrThrow(yield* repo.get(a, original.id))).toEqual(changed)
+          yield* repo.update(a, record())
+          expect(ids(yield* repo.list(a, {}, page(50)))).toEqual([original.id])
+        })
+      )
+
+      test(
+        "getMany returns the organisation's records among the ids, and nothing for none",
+        Effect.gen(function* () {
+          const repo = yield* Records.RecordRepository
+          const [a, b] = [uuid(), uuid()]
+          const [x, y, z] = [record(), record(), record()]
+          yield* repo.insert(a, x)
+          yield* repo.insert(a, y)
+          yield* repo.insert(b, z)
+          const found = yield* repo.getMany(a, [x.id, z.id, uuid(), y.id])
+          expect(ids(found).sort()).toEqual([x.id, y.id].sort())
+          expect(found.find((row) => row.id === x.id)).toEqual(x)
+          expect(yield* repo.getMany(a, [])).toEqual([])
+        })
+      )
+
+      test(
+        "lists newest first with ties by id, filtered by type, links and title fragment, one row past the page",
+        Effect.gen(function* () {
+          const repo = yield* Records.RecordRepository
+          const a = uuid()
+          const [typeA, typeB, contact, company, deal] = [uuid(), uuid(), uuid(), uuid(), uuid()]
+          const rows = [
+            record({ type_id: typeA, title: "Week 1%", contact_id: contact, created_at: at(1) }),
+            record({ type_id: typeA, title: "week 2", company_id: company, created_at: at(2) }),
+            record({ type_id: typeB, title: "Launch_x", deal_id: deal, created_at: at(3) }),
+            record({ type_id: typeB, title: null, created_at: at(3) })
+          ]
+          for (const row of rows) yield* repo.insert(a, row)
+          const [one, two, three, four] = rows as [
+            Records.CustomRecord,
+            Records.CustomRecord,
+            Records.CustomRecord,
+            Records.CustomRecord
+          ]
+          const tied = [three, four].sort((x, y) => (x.id < y.id ? 1 : -1)).map((row) => row.id)
+          expect(ids(yield* repo.list(a, {}, page(50)))).toEqual([...tied, two.id, one.id])
+          expect(ids(yield* repo.list(a, {}, page(1, 1)))).toEqual(tied.slice(1).concat(two.id))
+          expect(ids(yield* repo.list(a, { typeId: typeA }, page(50)))).toEqual([two.id, one.id])
+          expect(ids(yield* repo.list(a, { contactId: contact }, page(50)))).toEqual([one.id])
+          expect(ids(yield* repo.list(a, { companyId: company }, page(50)))).toEqual([two.id])
+          expect(ids(yield* repo.list(a, { dealId: deal }, page(50)))).toEqual([three.id])
+          expect(ids(yield* repo.list(a, { q: "WEEK" }, page(50)))).toEqual([two.id, one.id])
+          expect(ids(yield* repo.list(a, { q: "%" }, page(50)))).toEqual([one.id])
+          expect(ids(yield* repo.list(a, { q: "h_" }, page(50)))).toEqual([three.id])
+          expect(ids(yield* repo.list(a, { q: "week", typeId: typeB }, page(50)))).toEqual([])
+        })
+      )
+
+      test(
+        "getForUpdate holds the record until the unit of work that read it commits",
+        Effect.gen(function* () {
+          const repo = yield* Records.RecordRepository
+          const a = uuid()
+          const original = record({ title: "Locked" })
+          yield* repo.insert(a, original)
+          const changed = { ...original, title: "Changed", updated_at: at(9) }
+          yield* expectHeldUntilCommit(repo.getForUpdate(a, original.id), repo.update(a, changed), original, changed)
+        })
+      )
+    })
+
+    describe("FormSubmissionRepository", () => {
+      test(
+        "counts a form's submissions in all, since a time (inclusive) and those that created their contact",
+        Effect.gen(function* () {
+          const repo = yield* Forms.FormSubmissionRepository
+          const [a, b, form, other] = [uuid(), uuid(), uuid(), uuid()]
+          expect(yield* repo.counts(a, form, at(0))).toEqual({
+            total: 0,
+            last_30_days: 0,
+            contacts_created: 0,
+            last_submitted_at: null
+          })
+          yield* repo.insert(a, submission({ form_id: form, contact_created: true, created_at: at(10) }))
+          yield* repo.insert(a, submission({ form_id: form, created_at: at(30), fields: { a: [1, { b: null }] } }))
+          yield* repo.insert(a, submission({ form_id: form, contact_created: true, created_at: at(20) }))
+          yield* repo.insert(a, submission({ form_id: other, contact_created: true, created_at: at(40) }))
+          yield* repo.insert(b, submission({ form_id: form, contact_created: true, created_at: at(50) }))
+          expect(yield* repo.counts(a, form, at(20))).toEqual({
+            total: 3,
+            last_30_days: 2,
+            contacts_created: 2,
+            last_submitted_at: at(30)
+          })
+          expect((yield* repo.counts(b, form, at(0))).total).toBe(1)
+        })
+      )
+
+      test(
+        "contactOfVisitor is the contact of the latest submission carrying the visitor id, per organisation",
+        Effect.gen(function* () {
+          const repo = yield* Forms.FormSubmissionRepository
+          const [a, b, older, newer] = [uuid(), uuid(), uuid(), uuid()]
+          yield* repo.insert(a, submission({ visitor_id: "v", contact_id: newer, created_at: at(20) }))
+          yield* repo.insert(a, submission({ visitor_id: "v", contact_id: older, created_at: at(10) }))
+          yield* repo.insert(a, submission({ visitor_id: "w", created_at: at(30) }))
+          expect(yield* repo.contactOfVisitor(a, "v")).toEqual(Option.some(newer))
+          expect(Option.isNone(yield* repo.contactOfVisitor(b, "v"))).toBe(true)
+          expect(Option.isNone(yield* repo.contactOfVisitor(a, "unknown"))).toBe(true)
+        })
+      )
+
+      test(
+        "refuses a second submission with the same id, and a rolled-back insert leaves nothing",
+        Effect.gen(function* () {
+          const repo = yield* Forms.FormSubmissionRepository
+          const tx = yield* Transaction.Transaction
+          const [a, form] = [uuid(), uuid()]
+          const first = submission({ form_id: form })
+          yield* repo.insert(a, first)
+          const again = yield* Effect.either(repo.insert(a, { ...first, created_at: at(5) }))
+          expect(Either.isLeft(again) && again.left).toBeInstanceOf(Errors.StorageError)
+          const rolledBack = yield* Effect.either(
+            tx.run(Effect.zipRight(repo.insert(a, submission({ form_id: form })), Effect.fail(new Boom())))
+          )
+          expect(Either.isLeft(rolledBack)).toBe(true)
+          expect((yield* repo.counts(a, form, at(0))).total).toBe(1)
+        })
+      )
+    })
+
+    describe("LeadRepository", () => {
+      test(
+        "claims a lead once per organisation, provider and id, and then answers what was recorded",
+        Effect.gen(function* () {
+          const repo = yield* Leads.LeadRepository
+          const [a, b] = [uuid(), uuid()]
+          expect(Option.isNone(yield* repo.claim(a, "facebook", "1", at(0)))).toBe(true)
+          const lead: Leads.LeadReceived = {
+            provider: "facebook",
+            lead_id: "1",
+            form_id: null,
+            contact_id: uuid(),
+            created: true
+          }
+          yield* repo.record(a, lead)
+          expect(yield* repo.claim(a, "facebook", "1", at(5))).toEqual(Option.some(lead))
+          expect(Option.isNone(yield* repo.claim(a, "linkedin", "1", at(5)))).toBe(true)
+          expect(Option.isNone(yield* repo.claim(a, "facebook", "2", at(5)))).toBe(true)
+          expect(Option.isNone(yield* repo.claim(b, "facebook", "1", at(5)))).toBe(true)
+        })
+      )
+
+      test(
+        "a claim rolled back with its unit of work leaves the lead unclaimed",
+        Effect.gen(function* () {
+          const repo = yield* Leads.LeadRepository
+          const tx = yield* Transaction.Transaction
+          const a = uuid()
+          const lead: Leads.LeadReceived = {
+            provider: "p",
+            lead_id: "x",
+            form_id: null,
+            contact_id: uuid(),
+            created: false
+          }
+          const rolledBack = yield* Effect.either(
+            tx.run(
+              Effect.gen(function* () {
+                expect(Option.isNone(yield* repo.claim(a, "p", "x", at(0)))).toBe(true)
+                yield* repo.record(a, lead)
+                return yield* Effect.fail(new Boom())
+              })
+            )
+          )
+          expect(Either.isLeft(rolledBack)).toBe(true)
+          expect(Option.isNone(yield* tx.run(repo.claim(a, "p", "x", at(1))))).toBe(true)
+        })
+      )
+    })
+
+    describe("VisitRepository", () => {
+      test(
+        "contactOfVisitor is the contact of the latest visit of that visitor that had one, per organisation",
+        Effect.gen(function* () {
+          const repo = yield* Visits.VisitRepository
+          const tx = yield* Transaction.Transaction
+          const [a, b, older, newer] = [uuid(), uuid(), uuid(), uuid()]
+          yield* repo.insert(a, visit({ visitor_id: "v", contact_id: older, created_at: at(10) }))
+          yield* repo.insert(a, visit({ visitor_id: "v", contact_id: newer, created_at: at(20), referrer: "r" }))
+          yield* repo.insert(a, visit({ visitor_id: "v", created_at: at(30) }))
+          yield* repo.insert(a, visit({ created_at: at(40) }))
+          expect(yield* repo.contactOfVisitor(a, "v")).toEqual(Option.some(newer))
+          expect(Option.isNone(yield* repo.contactOfVisitor(b, "v"))).toBe(true)
+          yield* Effect.either(
+            tx.run(
+              Effect.zipRight(
+                repo.insert(a, visit({ visitor_id: "v", contact_id: uuid(), created_at: at(50) })),
+                Effect.fail(new Boom())
+              )
+            )
+          )
+          expect(yield* repo.contactOfVisitor(a, "v")).toEqual(Option.some(newer))
+        })
+      )
+    })
+  })
+}
