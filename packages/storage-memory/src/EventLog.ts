@@ -8,6 +8,7 @@ import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
 import * as RedBlackTree from "effect/RedBlackTree"
 import { copy, copyOut, instant, read, type Store, tenant, withTenant, write } from "./internal/Store.js"
+import { deliveriesFor } from "./WebhookRepository.js"
 
 export const make = (store: Store) =>
   Events.EventLog.of({
@@ -19,18 +20,18 @@ export const make = (store: Store) =>
               const t = tenant(state, organisationId)
               let tree = t.events
               let id = state.lastEventId
+              const appended: Array<Events.EventEnvelope> = []
               for (const event of events) {
                 id += 1n
-                tree = RedBlackTree.insert(tree, id, {
-                  id: id.toString(),
-                  event: event.event,
-                  data: event.data,
-                  created_at: at
-                })
+                const envelope = { id: id.toString(), event: event.event, data: event.data, created_at: at }
+                tree = RedBlackTree.insert(tree, id, envelope)
+                appended.push(envelope)
               }
+              // The webhook outbox, in the same atomic change: a rolled-back unit delivers nothing.
+              const deliveries = deliveriesFor(state, t, appended)
               return [
                 Either.right<void>(undefined),
-                { ...withTenant(state, organisationId, { ...t, events: tree }), lastEventId: id }
+                { ...withTenant(state, organisationId, { ...t, events: tree, deliveries }), lastEventId: id }
               ]
             })
           ),

@@ -1,0 +1,343 @@
+/**
+ * Webhooks: REST-hook subscriptions per API key, and the dispatcher that delivers the outbox the
+ * event log fills. Delivery is at least once: receivers de-duplicate by the event id.
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Random from "effect/Random"
+import { InvalidTargetUrl, NotFound, type StorageError, TooManyHooks, UnknownEvent } from "./Errors.js"
+import { type EventName, isEventName } from "./Events/EventCatalogue.js"
+import { RETENTION_DAYS } from "./Events.js"
+import { nowIso, orNotFound } from "./internal/records.js"
+import { Transaction } from "./Transaction.js"
+import { Resolver } from "./Webhooks/Resolver.js"
+import * as RetryLadder from "./Webhooks/RetryLadder.js"
+import * as Signature from "./Webhooks/Signature.js"
+import * as TargetRules from "./Webhooks/TargetRules.js"
+import {
+  type Claim,
+  type DueDelivery,
+  type HookOwner,
+  type HookRecord,
+  WebhookRepository
+} from "./Webhooks/WebhookRepository.js"
+import type { Delivery, Hook, HookCreate, HookListQuery, HookWithSecret } from "./Webhooks/WebhookSchemas.js"
+import { WebhookSender } from "./Webhooks/WebhookSender.js"
+import { type PageResult, toPage } from "./Wire.js"
+
+export * from "./Webhooks/Resolver.js"
+export * as RetryLadder from "./Webhooks/RetryLadder.js"
+export * as Signature from "./Webhooks/Signature.js"
+export { verifySignature } from "./Webhooks/Signature.js"
+export * as TargetRules from "./Webhooks/TargetRules.js"
+export * from "./Webhooks/WebhookRepository.js"
+export * from "./Webhooks/WebhookSchemas.js"
+export * from "./Webhooks/WebhookSender.js"
+
+/** The most subscriptions one key may hold (`too_many_hooks` beyond). */
+export const MAX_HOOKS_PER_KEY = 20
+/** How long the secret a rotation replaced keeps signing. */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000
+export const DEFAULT_TIMEOUT_MS = 10_000
+
+export interface WebhookOptions {
+  /** The CRM is served over https, so targets must be too. */
+  readonly httpsRequired: boolean
+  /** Lifts the public-address rule: local development and tests that deliver to 127.0.0.1 only. */
+  readonly allowPrivateTargets: boolean
+  /** Per attempt, connection to last byte. */
+  readonly timeoutMs: number
+  /** Hooks worked per dispatch round, and deliveries per hook. */
+  readonly batch?: { readonly hooks: number; readonly perHook: number }
+}
+
+export const DEFAULT_OPTIONS: WebhookOptions = {
+  httpsRequired: false,
+  allowPrivateTargets: false,
+  timeoutMs: DEFAULT_TIMEOUT_MS
+}
+
+type Creating = UnknownEvent | InvalidTargetUrl | TooManyHooks | StorageError
+
+export class Webhooks extends Context.Tag("@crm/core/Webhooks")<
+  Webhooks,
+  {
+    /** The organisation of a live key, for the admin API that names keys by id. */
+    readonly ownerOfKey: (keyId: string) => Effect.Effect<HookOwner, NotFound | StorageError>
+    readonly create: (owner: HookOwner, input: HookCreate) => Effect.Effect<HookWithSecret, Creating>
+    readonly list: (owner: HookOwner, query: HookListQuery) => Effect.Effect<PageResult<Hook>, StorageError>
+    readonly get: (owner: HookOwner, id: string) => Effect.Effect<Hook, NotFound | StorageError>
+    readonly remove: (owner: HookOwner, id: string) => Effect.Effect<void, NotFound | StorageError>
+    /** A new secret; the replaced one keeps signing (a second `v1`) for 24 hours. */
+    readonly rotateSecret: (owner: HookOwner, id: string) => Effect.Effect<HookWithSecret, NotFound | StorageError>
+    readonly deliveries: (
+      owner: HookOwner,
+      hookId: string,
+      query: HookListQuery
+    ) => Effect.Effect<PageResult<Delivery>, NotFound | StorageError>
+    /** Queues a new attempt of a delivery, due now. */
+    readonly redeliver: (
+      owner: HookOwner,
+      hookId: string,
+      deliveryId: string
+    ) => Effect.Effect<Delivery, NotFound | StorageError>
+    /** The retention job: deliveries go with the events they carry, after thirty days. */
+    readonly purge: Effect.Effect<number, StorageError>
+    /** One round of the dispatcher: claims due deliveries, sends them, records every attempt. Returns the attempts made. */
+    readonly dispatch: Effect.Effect<number, StorageError>
+  }
+>() {}
+
+export const toHook = (record: HookRecord): Hook => ({
+  id: record.id,
+  target_url: record.target_url,
+  events: [...record.events],
+  active: record.active,
+  disabled_reason: record.disabled_reason,
+  created_at: record.created_at,
+  updated_at: record.updated_at
+})
+
+const withSecret = (record: HookRecord): HookWithSecret => ({
+  ...toHook(record),
+  secret: record.secret,
+  previous_secret_expires_at: record.previous_secret_expires_at
+})
+
+/** The secrets that sign at `now`: the current one, and the replaced one during the overlap. */
+export const signingSecrets = (hook: HookRecord, now: number): ReadonlyArray<string> =>
+  hook.previous_secret !== null &&
+  hook.previous_secret_expires_at !== null &&
+  Date.parse(hook.previous_secret_expires_at) > now
+    ? [hook.secret, hook.previous_secret]
+    : [hook.secret]
+
+const EXCERPT_LIMIT = 1024
+const DAY_MS = 86_400_000
+const LEASE_MARGIN_MS = 30_000
+const DEFAULT_BATCH = { hooks: 20, perHook: 10 }
+
+const refusedTarget = (refusal: TargetRules.Refusal) =>
+  new InvalidTargetUrl({ detail: { rule: refusal.rule, message: refusal.message } })
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+export const makeWith = (options: WebhookOptions) =>
+  Effect.gen(function* () {
+    const repo = yield* WebhookRepository
+    const tx = yield* Transaction
+    const resolver = yield* Resolver
+    const sender = yield* WebhookSender
+    const batch = options.batch ?? DEFAULT_BATCH
+    // A claimant must finish a hook's batch before its lease runs out, or another would take it over.
+    const leaseMs = batch.perHook * options.timeoutMs + LEASE_MARGIN_MS
+    const urlOptions = { httpsRequired: options.httpsRequired, allowPrivate: options.allowPrivateTargets }
+
+    const find = (owner: HookOwner, id: string) => repo.get(owner, id).pipe(orNotFound("hook"))
+
+    const checkTarget = Effect.fn("Webhooks.checkTarget")(function* (url: string) {
+      const target = TargetRules.checkUrl(url, urlOptions)
+      if (Either.isLeft(target)) return yield* refusedTarget(target.left)
+      if (options.allowPrivateTargets || Option.isSome(target.right.address)) return
+      const refused = TargetRules.checkResolved(yield* resolver.resolve(target.right.hostname))
+      if (Option.isSome(refused)) return yield* refusedTarget(refused.value)
+    })
+
+    const eventsOf = (names: ReadonlyArray<string>) => {
+      const unknown = names.find((name) => !isEventName(name))
+      return unknown === undefined
+        ? Effect.succeed([...new Set(names)] as Array<EventName>)
+        : Effect.fail(new UnknownEvent({ detail: `'${unknown}' is not an event of the catalogue` }))
+    }
+
+    const create = Effect.fn("Webhooks.create")(function* (owner: HookOwner, input: HookCreate) {
+      const events = yield* eventsOf(input.events)
+      yield* checkTarget(input.target_url)
+      const now = yield* nowIso
+      const hook: HookRecord = {
+        id: crypto.randomUUID(),
+        organisation_id: owner.organisationId,
+        key_id: owner.keyId,
+        target_url: input.target_url,
+        events,
+        active: true,
+        disabled_reason: null,
+        secret: yield* Signature.generateSecret,
+        previous_secret: null,
+        previous_secret_expires_at: null,
+        failing_since: null,
+        created_at: now,
+        updated_at: now
+      }
+      const inserted = yield* tx.run(repo.insert(hook, MAX_HOOKS_PER_KEY))
+      if (!inserted) {
+        return yield* new TooManyHooks({ detail: `a key holds at most ${MAX_HOOKS_PER_KEY} hook subscriptions` })
+      }
+      return withSecret(hook)
+    })
+
+    // One attempt: the URL rules again (the address check happens as the sender connects), the
+    // signature over the stored body, the POST, and the ladder's verdict, recorded in one unit.
+    const attempt = (hook: HookRecord, delivery: DueDelivery) =>
+      Effect.gen(function* () {
+        const startedAt = yield* Clock.currentTimeMillis
+        const target = TargetRules.checkUrl(hook.target_url, urlOptions)
+        const outcome = Either.isLeft(target)
+          ? ({ _tag: "Failure", error: `target refused: ${target.left.message}`, durationMs: 0 } as const)
+          : yield* sender.send({
+              url: hook.target_url,
+              body: delivery.body,
+              timeoutMs: options.timeoutMs,
+              headers: {
+                "content-type": "application/json",
+                "x-service-event-id": delivery.event_id,
+                [Signature.HEADER.toLowerCase()]: yield* Signature.sign(
+                  signingSecrets(hook, startedAt),
+                  Math.floor(startedAt / 1000),
+                  delivery.body
+                )
+              },
+              refuseAddress: (address) =>
+                options.allowPrivateTargets
+                  ? undefined
+                  : Option.getOrUndefined(Option.map(TargetRules.checkAddress(address), (refusal) => refusal.message))
+            })
+        const attempts = delivery.attempt_count + 1
+        const decision = RetryLadder.decide({
+          outcome:
+            outcome._tag === "Response"
+              ? { _tag: "Response", status: outcome.status, retryAfter: outcome.retryAfter }
+              : outcome,
+          attempts,
+          now: startedAt,
+          jitter: yield* Random.next,
+          failingSince: hook.failing_since === null ? null : Date.parse(hook.failing_since)
+        })
+        const failingSince = decision.failingSince === null ? null : iso(decision.failingSince)
+        const next: HookRecord = {
+          ...hook,
+          failing_since: failingSince,
+          ...(decision.disable === null
+            ? {}
+            : { active: false, disabled_reason: decision.disable, updated_at: iso(startedAt) })
+        }
+        yield* tx.run(
+          repo.recordAttempt({
+            deliveryId: delivery.id,
+            attempt: {
+              attempted_at: iso(startedAt),
+              status_code: outcome._tag === "Response" ? outcome.status : null,
+              duration_ms: Math.round(outcome.durationMs),
+              response_excerpt: outcome._tag === "Response" ? outcome.excerpt.slice(0, EXCERPT_LIMIT) : null,
+              error: outcome._tag === "Failure" ? outcome.error : null
+            },
+            status: decision.status,
+            attemptCount: attempts,
+            nextAttemptAt: decision.nextAttemptAt === null ? null : iso(decision.nextAttemptAt),
+            hookId: hook.id,
+            organisationId: hook.organisation_id,
+            failingSince,
+            disable: decision.disable,
+            at: iso(startedAt)
+          })
+        )
+        return next
+      })
+
+    // A hook's deliveries go one after another, oldest event first; a failure is rescheduled and
+    // the next one still goes. The lease is left to expire if this fiber dies half-way.
+    const work = (claim: Claim, token: string) =>
+      Effect.gen(function* () {
+        let hook = claim.hook
+        let made = 0
+        for (const delivery of claim.deliveries) {
+          if (!hook.active) break
+          hook = yield* attempt(hook, delivery)
+          made++
+        }
+        yield* repo.release(hook.id, token)
+        return made
+      })
+
+    const dispatch = Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      const token = crypto.randomUUID()
+      const claims = yield* repo.claim({
+        now: iso(now),
+        leaseUntil: iso(now + leaseMs),
+        token,
+        hooks: batch.hooks,
+        perHook: batch.perHook
+      })
+      // A storage failure on one hook must not cut the others' attempts short: all finish first.
+      const outcomes = yield* Effect.forEach(claims, (claim) => Effect.either(work(claim, token)), {
+        concurrency: 8
+      })
+      let made = 0
+      for (const outcome of outcomes) {
+        if (Either.isLeft(outcome)) return yield* outcome.left
+        made += outcome.right
+      }
+      return made
+    }).pipe(Effect.withSpan("Webhooks.dispatch"))
+
+    const deliveryOf = (owner: HookOwner, hookId: string, id: string) =>
+      repo.delivery(owner, hookId, id).pipe(orNotFound("delivery"))
+
+    return Webhooks.of({
+      ownerOfKey: (keyId) =>
+        repo.keyOrganisation(keyId).pipe(
+          orNotFound("key"),
+          Effect.map((organisationId) => ({ organisationId, keyId }))
+        ),
+      create,
+      list: (owner, query) => repo.list(owner, query).pipe(Effect.map((rows) => toPage(rows.map(toHook), query))),
+      get: (owner, id) => Effect.map(find(owner, id), toHook),
+      remove: Effect.fn("Webhooks.remove")(function* (owner, id) {
+        const removed = yield* tx.run(repo.remove(owner, id))
+        if (!removed) return yield* new NotFound({ detail: "no such hook" })
+      }),
+      rotateSecret: Effect.fn("Webhooks.rotateSecret")(function* (owner, id) {
+        return yield* tx.run(
+          Effect.gen(function* () {
+            const current = yield* repo.getForUpdate(owner, id).pipe(orNotFound("hook"))
+            const now = yield* Clock.currentTimeMillis
+            const rotated: HookRecord = {
+              ...current,
+              secret: yield* Signature.generateSecret,
+              previous_secret: current.secret,
+              previous_secret_expires_at: iso(now + ROTATION_OVERLAP_MS),
+              updated_at: iso(now)
+            }
+            yield* repo.update(rotated)
+            return withSecret(rotated)
+          })
+        )
+      }),
+      deliveries: Effect.fn("Webhooks.deliveries")(function* (owner, hookId, query) {
+        yield* find(owner, hookId)
+        return toPage(yield* repo.deliveries(owner, hookId, query), query)
+      }),
+      redeliver: Effect.fn("Webhooks.redeliver")(function* (owner, hookId, deliveryId) {
+        return yield* tx.run(
+          Effect.gen(function* () {
+            yield* deliveryOf(owner, hookId, deliveryId)
+            yield* repo.requeue(deliveryId, yield* nowIso)
+            return yield* deliveryOf(owner, hookId, deliveryId)
+          })
+        )
+      }),
+      purge: Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        repo.purgeBefore(iso(now - RETENTION_DAYS * DAY_MS))
+      ).pipe(Effect.withSpan("Webhooks.purge")),
+      dispatch
+    })
+  })
+
+export const make = makeWith(DEFAULT_OPTIONS)
+export const layerWith = (options: WebhookOptions) => Layer.effect(Webhooks, makeWith(options))
+export const layer = layerWith(DEFAULT_OPTIONS)

@@ -1,0 +1,114 @@
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type { StorageError } from "../Errors.js"
+import type { EventName } from "../Events/EventCatalogue.js"
+import type { Page } from "../Wire.js"
+import type { Delivery, DeliveryAttempt, DeliveryStatus } from "./WebhookSchemas.js"
+
+/** A subscription as stored: the wire `Hook` plus its owner, its secrets and its failure streak. */
+export interface HookRecord {
+  readonly id: string
+  readonly organisation_id: string
+  readonly key_id: string
+  readonly target_url: string
+  readonly events: ReadonlyArray<EventName>
+  readonly active: boolean
+  readonly disabled_reason: string | null
+  readonly secret: string
+  /** The secret a rotation replaced; it signs too until `previous_secret_expires_at`. */
+  readonly previous_secret: string | null
+  readonly previous_secret_expires_at: string | null
+  /** When the current run of failed attempts began; null while the last attempt succeeded. */
+  readonly failing_since: string | null
+  readonly created_at: string
+  readonly updated_at: string
+}
+
+export interface HookOwner {
+  readonly organisationId: string
+  readonly keyId: string
+}
+
+/** One delivery to send: the stored body is sent byte for byte. */
+export interface DueDelivery {
+  readonly id: string
+  readonly event_id: string
+  readonly body: string
+  readonly attempt_count: number
+}
+
+export interface Claim {
+  readonly hook: HookRecord
+  /** Oldest event first. */
+  readonly deliveries: ReadonlyArray<DueDelivery>
+}
+
+export interface AttemptRecord {
+  readonly deliveryId: string
+  readonly attempt: DeliveryAttempt
+  readonly status: DeliveryStatus
+  readonly attemptCount: number
+  readonly nextAttemptAt: string | null
+  readonly hookId: string
+  readonly organisationId: string
+  /** The subscription's failure streak after the attempt. */
+  readonly failingSince: string | null
+  /** Disables the subscription with this visible reason; its other pending deliveries fail with it. */
+  readonly disable: string | null
+  readonly at: string
+}
+
+/**
+ * Subscriptions and their outbox. The deliveries themselves are written by the `EventLog`
+ * adapter's `append`, in the transaction of the event they carry, one per matching active hook of a
+ * live (not revoked) key.
+ */
+export class WebhookRepository extends Context.Tag("@crm/core/WebhookRepository")<
+  WebhookRepository,
+  {
+    /** The organisation of a live (not revoked) key. */
+    readonly keyOrganisation: (keyId: string) => Effect.Effect<Option.Option<string>, StorageError>
+    /** Inserts unless the key already holds `limit` hooks (then false); safe under concurrent inserts. */
+    readonly insert: (hook: HookRecord, limit: number) => Effect.Effect<boolean, StorageError>
+    readonly get: (owner: HookOwner, id: string) => Effect.Effect<Option.Option<HookRecord>, StorageError>
+    /** Like `get`, and no other unit of work changes the hook until the calling one ends. */
+    readonly getForUpdate: (owner: HookOwner, id: string) => Effect.Effect<Option.Option<HookRecord>, StorageError>
+    readonly update: (hook: HookRecord) => Effect.Effect<void, StorageError>
+    readonly remove: (owner: HookOwner, id: string) => Effect.Effect<boolean, StorageError>
+    /** Newest first, ties by id; at most `limit + 1`. */
+    readonly list: (owner: HookOwner, page: Page) => Effect.Effect<ReadonlyArray<HookRecord>, StorageError>
+    /** A hook's deliveries with their attempts, newest event first; at most `limit + 1`. */
+    readonly deliveries: (
+      owner: HookOwner,
+      hookId: string,
+      page: Page
+    ) => Effect.Effect<ReadonlyArray<Delivery>, StorageError>
+    readonly delivery: (
+      owner: HookOwner,
+      hookId: string,
+      id: string
+    ) => Effect.Effect<Option.Option<Delivery>, StorageError>
+    /** Makes a delivery pending again, due at `at`. */
+    readonly requeue: (deliveryId: string, at: string) => Effect.Effect<void, StorageError>
+    /**
+     * Leases up to `hooks` active hooks of live keys that have due deliveries and no unexpired lease, until
+     * `leaseUntil`, and returns up to `perHook` due deliveries of each. A hook is worked by one
+     * claimant at a time (across processes), which keeps first attempts in event order; a claimant
+     * that dies leaves the lease to expire, and the next claim after it takes the work over.
+     */
+    readonly claim: (input: {
+      readonly now: string
+      readonly leaseUntil: string
+      readonly token: string
+      readonly hooks: number
+      readonly perHook: number
+    }) => Effect.Effect<ReadonlyArray<Claim>, StorageError>
+    /** Stores one attempt with the delivery's and the hook's new state, in one transaction. */
+    readonly recordAttempt: (record: AttemptRecord) => Effect.Effect<void, StorageError>
+    /** Drops deliveries (with their attempts) created before `at`; returns how many. */
+    readonly purgeBefore: (at: string) => Effect.Effect<number, StorageError>
+    /** Ends a lease taken with `token` (a lease taken over by someone else is left alone). */
+    readonly release: (hookId: string, token: string) => Effect.Effect<void, StorageError>
+  }
+>() {}

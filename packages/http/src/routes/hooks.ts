@@ -1,0 +1,150 @@
+/** REST hooks: a key's own webhook subscriptions and their deliveries, plus the admin API's per-key view. */
+import { type Access, Webhooks } from "@crm/core"
+import * as Effect from "effect/Effect"
+import { created, noContent, ok } from "../Reply.js"
+import { admin, read, route, write } from "../Route.js"
+
+const tag = "hooks"
+
+/** Hooks belong to the key that made them: every route sees only its caller's own. */
+const ownerOf = (principal: Access.Principal | undefined): Webhooks.HookOwner => {
+  if (principal === undefined) throw new Error("key-guarded route reached without a principal")
+  return { organisationId: principal.organisation.id, keyId: principal.key.id }
+}
+
+const createErrors = ["validation_failed", "unknown_event", "invalid_target_url", "too_many_hooks"] as const
+
+const CREATE_SUMMARY = `Subscribe a target URL to events; the secret is in this answer only. At most ${Webhooks.MAX_HOOKS_PER_KEY} per key; the target must be a public http(s) address (https when the CRM is)`
+
+export const hookRoutes = [
+  route({
+    method: "POST",
+    path: "/hooks",
+    operationId: "createHook",
+    tag,
+    guard: write,
+    summary: CREATE_SUMMARY,
+    body: Webhooks.HookCreate,
+    success: { status: 201, schema: Webhooks.HookWithSecret, description: "the subscription with its secret" },
+    errors: createErrors,
+    handle: ({ principal, body }) =>
+      Effect.flatMap(Webhooks.Webhooks, (hooks) => hooks.create(ownerOf(principal), body)).pipe(Effect.map(created))
+  }),
+  route({
+    method: "GET",
+    path: "/hooks",
+    operationId: "listHooks",
+    tag,
+    guard: read(),
+    summary: "List this key's subscriptions, newest first",
+    query: Webhooks.HookListQuery,
+    success: { status: 200, schema: Webhooks.HookPage, description: "a page of subscriptions" },
+    errors: ["validation_failed"],
+    handle: ({ principal, query }) =>
+      Effect.flatMap(Webhooks.Webhooks, (hooks) => hooks.list(ownerOf(principal), query)).pipe(Effect.map(ok))
+  }),
+  route({
+    method: "GET",
+    path: "/hooks/{id}",
+    operationId: "getHook",
+    tag,
+    guard: read(),
+    summary: "Get one of this key's subscriptions",
+    success: { status: 200, schema: Webhooks.Hook, description: "the subscription" },
+    errors: ["not_found"],
+    handle: ({ principal, params }) =>
+      Effect.flatMap(Webhooks.Webhooks, (hooks) => hooks.get(ownerOf(principal), params.id!)).pipe(Effect.map(ok))
+  }),
+  route({
+    method: "DELETE",
+    path: "/hooks/{id}",
+    operationId: "deleteHook",
+    tag,
+    guard: write,
+    summary: "Delete a subscription and its delivery history",
+    success: { status: 204, description: "deleted" },
+    errors: ["not_found"],
+    handle: ({ principal, params }) =>
+      Effect.flatMap(Webhooks.Webhooks, (hooks) => hooks.remove(ownerOf(principal), params.id!)).pipe(
+        Effect.as(noContent)
+      )
+  }),
+  route({
+    method: "POST",
+    path: "/hooks/{id}/rotate-secret",
+    operationId: "rotateHookSecret",
+    tag,
+    guard: write,
+    summary:
+      "Replace the secret; the previous one keeps signing every delivery (a second v1) for 24 hours. The new secret is in this answer only",
+    success: { status: 200, schema: Webhooks.HookWithSecret, description: "the subscription with its new secret" },
+    errors: ["not_found"],
+    handle: ({ principal, params }) =>
+      Effect.flatMap(Webhooks.Webhooks, (hooks) => hooks.rotateSecret(ownerOf(principal), params.id!)).pipe(
+        Effect.map(ok)
+      )
+  }),
+  route({
+    method: "GET",
+    path: "/hooks/{id}/deliveries",
+    operationId: "listHookDeliveries",
+    tag,
+    guard: read(),
+    summary:
+      "A subscription's deliveries with every attempt (status code, duration, response excerpt, error), newest event first",
+    query: Webhooks.HookListQuery,
+    success: { status: 200, schema: Webhooks.DeliveryPage, description: "a page of deliveries" },
+    errors: ["not_found", "validation_failed"],
+    handle: ({ principal, params, query }) =>
+      Effect.flatMap(Webhooks.Webhooks, (hooks) => hooks.deliveries(ownerOf(principal), params.id!, query)).pipe(
+        Effect.map(ok)
+      )
+  }),
+  route({
+    method: "POST",
+    path: "/hooks/{id}/deliveries/{delivery_id}/redeliver",
+    operationId: "redeliverHookDelivery",
+    tag,
+    guard: write,
+    summary: "Queue a new attempt of a delivery (a failed one, typically), due at once",
+    success: { status: 200, schema: Webhooks.Delivery, description: "the delivery, pending again" },
+    errors: ["not_found"],
+    handle: ({ principal, params }) =>
+      Effect.flatMap(Webhooks.Webhooks, (hooks) =>
+        hooks.redeliver(ownerOf(principal), params.id!, params.delivery_id!)
+      ).pipe(Effect.map(ok))
+  })
+]
+
+export const adminHookRoutes = [
+  route({
+    method: "POST",
+    path: "/keys/{id}/hooks",
+    operationId: "adminCreateHook",
+    tag: "admin",
+    guard: admin,
+    summary: `Subscribe a webhook for a key (as POST /hooks with that key): ${CREATE_SUMMARY}`,
+    body: Webhooks.HookCreate,
+    success: { status: 201, schema: Webhooks.HookWithSecret, description: "the subscription with its secret" },
+    errors: ["not_found", ...createErrors],
+    handle: ({ params, body }) =>
+      Effect.flatMap(Webhooks.Webhooks, (hooks) =>
+        Effect.flatMap(hooks.ownerOfKey(params.id!), (owner) => hooks.create(owner, body))
+      ).pipe(Effect.map(created))
+  }),
+  route({
+    method: "GET",
+    path: "/keys/{id}/hooks",
+    operationId: "adminListHooks",
+    tag: "admin",
+    guard: admin,
+    summary: "A key's webhook subscriptions, newest first",
+    query: Webhooks.HookListQuery,
+    success: { status: 200, schema: Webhooks.HookPage, description: "a page of subscriptions" },
+    errors: ["not_found", "validation_failed"],
+    handle: ({ params, query }) =>
+      Effect.flatMap(Webhooks.Webhooks, (hooks) =>
+        Effect.flatMap(hooks.ownerOfKey(params.id!), (owner) => hooks.list(owner, query))
+      ).pipe(Effect.map(ok))
+  })
+]

@@ -1,0 +1,296 @@
+/**
+ * Webhook subscriptions and their outbox in memory. The outbox rows are written by `EventLog.append`
+ * (see EventLog.ts); here they are claimed, attempted and listed. One store serves one process, so a
+ * claim is one atomic change; leases still expire, as on PostgreSQL, so the semantics match.
+ */
+import { type Events, Webhooks } from "@crm/core"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
+import {
+  copy,
+  copyOut,
+  type DeliveryRow,
+  type HookRow,
+  instant,
+  newestFirst,
+  read,
+  type State,
+  type Store,
+  type Tenant,
+  tenant,
+  withTenant,
+  write
+} from "./internal/Store.js"
+
+const ownedHook = (t: Tenant, owner: Webhooks.HookOwner, id: string): Option.Option<HookRow> =>
+  HashMap.get(t.hooks, id).pipe(Option.filter((row) => row.record.key_id === owner.keyId))
+
+const toDelivery = (row: DeliveryRow): Webhooks.Delivery => copyOut({ ...row.delivery, attempts: [...row.attempts] })
+
+/** Newest event first, ties (none in practice: one row per event and hook) by id. */
+const newestEventFirst = (a: DeliveryRow, b: DeliveryRow): number => {
+  const byEvent = BigInt(b.delivery.event_id) - BigInt(a.delivery.event_id)
+  if (byEvent !== 0n) return byEvent > 0n ? 1 : -1
+  return a.delivery.id < b.delivery.id ? 1 : a.delivery.id > b.delivery.id ? -1 : 0
+}
+
+const isDue = (row: DeliveryRow, now: number): boolean =>
+  row.delivery.status === "pending" &&
+  (row.delivery.attempt_count === 0 ||
+    (row.delivery.next_attempt_at !== null && instant(row.delivery.next_attempt_at) <= now))
+
+const updateTenant = (state: State, organisationId: string, f: (t: Tenant) => Tenant): State =>
+  withTenant(state, organisationId, f(tenant(state, organisationId)))
+
+/** A revoked key's hooks get nothing more: its integration has been cut off. */
+const keyIsLive = (state: State, keyId: string): boolean =>
+  Option.exists(HashMap.get(state.keys, keyId), (key) => key.revoked_at === null)
+
+/** The outbox rows `append` adds for freshly appended events: one per active hook subscribed to the event. */
+export const deliveriesFor = (
+  state: State,
+  t: Tenant,
+  events: ReadonlyArray<Events.EventEnvelope>
+): HashMap.HashMap<string, DeliveryRow> => {
+  let deliveries = t.deliveries
+  for (const envelope of events) {
+    const body = JSON.stringify(envelope)
+    for (const hook of HashMap.values(t.hooks)) {
+      if (!hook.record.active || !hook.record.events.includes(envelope.event)) continue
+      if (!keyIsLive(state, hook.record.key_id)) continue
+      const id = crypto.randomUUID()
+      deliveries = HashMap.set(deliveries, id, {
+        delivery: {
+          id,
+          hook_id: hook.record.id,
+          event_id: envelope.id,
+          event: envelope.event,
+          status: "pending",
+          attempt_count: 0,
+          next_attempt_at: envelope.created_at,
+          created_at: envelope.created_at
+        },
+        body,
+        attempts: []
+      })
+    }
+  }
+  return deliveries
+}
+
+/** A disabled hook will send nothing more: what it still had pending has failed. */
+const failPending = (deliveries: HashMap.HashMap<string, DeliveryRow>, hookId: string) =>
+  HashMap.map(deliveries, (row) =>
+    row.delivery.hook_id === hookId && row.delivery.status === "pending"
+      ? { ...row, delivery: { ...row.delivery, status: "failed" as const, next_attempt_at: null } }
+      : row
+  )
+
+export const make = (store: Store) =>
+  Webhooks.WebhookRepository.of({
+    keyOrganisation: (keyId) =>
+      read(store, (state) =>
+        HashMap.get(state.keys, keyId).pipe(
+          Option.filter((key) => key.revoked_at === null),
+          Option.map((key) => key.organisation_id)
+        )
+      ),
+
+    insert: (input, limit) =>
+      Effect.flatMap(copy(input), (hook) =>
+        write(store, (state) => {
+          const t = tenant(state, hook.organisation_id)
+          let held = 0
+          for (const row of HashMap.values(t.hooks)) if (row.record.key_id === hook.key_id) held++
+          if (held >= limit) return [Either.right(false), state]
+          const row: HookRow = { record: hook, leaseUntil: null, leaseToken: null }
+          return [
+            Either.right(true),
+            withTenant(state, hook.organisation_id, { ...t, hooks: HashMap.set(t.hooks, hook.id, row) })
+          ]
+        })
+      ),
+
+    get: (owner, id) =>
+      read(store, (state) =>
+        Option.map(ownedHook(tenant(state, owner.organisationId), owner, id), (row) => copyOut(row.record))
+      ),
+
+    // Units of work are serialised in memory: reading inside one is already exclusive.
+    getForUpdate: (owner, id) =>
+      read(store, (state) =>
+        Option.map(ownedHook(tenant(state, owner.organisationId), owner, id), (row) => copyOut(row.record))
+      ),
+
+    update: (input) =>
+      Effect.flatMap(copy(input), (hook) =>
+        write(store, (state) => [
+          Either.right<void>(undefined),
+          updateTenant(state, hook.organisation_id, (t) => ({
+            ...t,
+            hooks: HashMap.modify(t.hooks, hook.id, (row) => ({ ...row, record: hook }))
+          }))
+        ])
+      ),
+
+    remove: (owner, id) =>
+      write(store, (state) => {
+        const t = tenant(state, owner.organisationId)
+        if (Option.isNone(ownedHook(t, owner, id))) return [Either.right(false), state]
+        const deliveries = HashMap.filter(t.deliveries, (row) => row.delivery.hook_id !== id)
+        return [
+          Either.right(true),
+          withTenant(state, owner.organisationId, { ...t, hooks: HashMap.remove(t.hooks, id), deliveries })
+        ]
+      }),
+
+    list: (owner, page) =>
+      read(store, (state) => {
+        const records: Array<Webhooks.HookRecord> = []
+        for (const row of HashMap.values(tenant(state, owner.organisationId).hooks))
+          if (row.record.key_id === owner.keyId) records.push(row.record)
+        return records
+          .sort(newestFirst)
+          .slice(page.offset, page.offset + page.limit + 1)
+          .map(copyOut)
+      }),
+
+    deliveries: (owner, hookId, page) =>
+      read(store, (state) => {
+        const t = tenant(state, owner.organisationId)
+        if (Option.isNone(ownedHook(t, owner, hookId))) return []
+        return Array.from(HashMap.values(t.deliveries))
+          .filter((row) => row.delivery.hook_id === hookId)
+          .sort(newestEventFirst)
+          .slice(page.offset, page.offset + page.limit + 1)
+          .map(toDelivery)
+      }),
+
+    delivery: (owner, hookId, id) =>
+      read(store, (state) => {
+        const t = tenant(state, owner.organisationId)
+        if (Option.isNone(ownedHook(t, owner, hookId))) return Option.none()
+        return HashMap.get(t.deliveries, id).pipe(
+          Option.filter((row) => row.delivery.hook_id === hookId),
+          Option.map(toDelivery)
+        )
+      }),
+
+    requeue: (deliveryId, at) =>
+      write(store, (state) => {
+        for (const [organisationId, t] of state.tenants) {
+          const row = HashMap.get(t.deliveries, deliveryId)
+          if (Option.isNone(row)) continue
+          const delivery = { ...row.value.delivery, status: "pending" as const, next_attempt_at: at }
+          return [
+            Either.right<void>(undefined),
+            withTenant(state, organisationId, {
+              ...t,
+              deliveries: HashMap.set(t.deliveries, deliveryId, { ...row.value, delivery })
+            })
+          ]
+        }
+        return [Either.right<void>(undefined), state]
+      }),
+
+    claim: (input) =>
+      write(store, (state) => {
+        const now = instant(input.now)
+        const leaseUntil = instant(input.leaseUntil)
+        const claims: Array<Webhooks.Claim> = []
+        let next = state
+        for (const [organisationId, t] of state.tenants) {
+          if (claims.length >= input.hooks) break
+          let hooks = t.hooks
+          for (const row of HashMap.values(t.hooks)) {
+            if (claims.length >= input.hooks) break
+            if (!row.record.active || (row.leaseUntil !== null && row.leaseUntil > now)) continue
+            if (!keyIsLive(state, row.record.key_id)) continue
+            const due = Array.from(HashMap.values(t.deliveries))
+              .filter((delivery) => delivery.delivery.hook_id === row.record.id && isDue(delivery, now))
+              .sort((a, b) => -newestEventFirst(a, b))
+              .slice(0, input.perHook)
+            if (due.length === 0) continue
+            hooks = HashMap.set(hooks, row.record.id, { ...row, leaseUntil, leaseToken: input.token })
+            claims.push({
+              hook: copyOut(row.record),
+              deliveries: due.map((delivery) => ({
+                id: delivery.delivery.id,
+                event_id: delivery.delivery.event_id,
+                body: delivery.body,
+                attempt_count: delivery.delivery.attempt_count
+              }))
+            })
+          }
+          if (hooks !== t.hooks) next = withTenant(next, organisationId, { ...t, hooks })
+        }
+        return [Either.right(claims), next]
+      }),
+
+    recordAttempt: (input) =>
+      Effect.flatMap(copy(input), (record) =>
+        write(store, (state) => [
+          Either.right<void>(undefined),
+          updateTenant(state, record.organisationId, (t) => ({
+            ...t,
+            hooks: HashMap.modify(t.hooks, record.hookId, (row) => ({
+              ...row,
+              record: {
+                ...row.record,
+                failing_since: record.failingSince,
+                ...(record.disable === null
+                  ? {}
+                  : { active: false, disabled_reason: record.disable, updated_at: record.at })
+              }
+            })),
+            deliveries: HashMap.modify(
+              record.disable === null ? t.deliveries : failPending(t.deliveries, record.hookId),
+              record.deliveryId,
+              (row) => ({
+                ...row,
+                delivery: {
+                  ...row.delivery,
+                  status: record.status,
+                  attempt_count: record.attemptCount,
+                  next_attempt_at: record.nextAttemptAt
+                },
+                attempts: [...row.attempts, record.attempt]
+              })
+            )
+          }))
+        ])
+      ),
+
+    purgeBefore: (at) =>
+      write(store, (state) => {
+        const cutoff = instant(at)
+        let purged = 0
+        let next = state
+        for (const [organisationId, t] of state.tenants) {
+          const kept = HashMap.filter(t.deliveries, (row) => instant(row.delivery.created_at) >= cutoff)
+          if (HashMap.size(kept) === HashMap.size(t.deliveries)) continue
+          purged += HashMap.size(t.deliveries) - HashMap.size(kept)
+          next = withTenant(next, organisationId, { ...t, deliveries: kept })
+        }
+        return [Either.right(purged), next]
+      }),
+
+    release: (hookId, token) =>
+      write(store, (state) => {
+        for (const [organisationId, t] of state.tenants) {
+          const row = HashMap.get(t.hooks, hookId)
+          if (Option.isNone(row)) continue
+          if (row.value.leaseToken !== token) return [Either.right<void>(undefined), state]
+          return [
+            Either.right<void>(undefined),
+            withTenant(state, organisationId, {
+              ...t,
+              hooks: HashMap.set(t.hooks, hookId, { ...row.value, leaseUntil: null, leaseToken: null })
+            })
+          ]
+        }
+        return [Either.right<void>(undefined), state]
+      })
+  })

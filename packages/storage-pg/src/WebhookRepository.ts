@@ -1,0 +1,279 @@
+/**
+ * Webhook subscriptions and their outbox. The outbox rows are written by `EventLog.append` (in the
+ * event's transaction); here they are claimed, attempted and listed. A claim leases hooks with
+ * `FOR UPDATE SKIP LOCKED` plus `lease_until`, so concurrent processes never work the same hook and
+ * a process that dies mid-delivery only delays the work until its lease runs out.
+ */
+import { Webhooks } from "@crm/core"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Statement from "@effect/sql/Statement"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { orStorageError } from "./internal/errors.js"
+import { count, decimal, iso, isoOrNull } from "./internal/rows.js"
+import { textArray } from "./internal/values.js"
+
+type Timestamp = Date | string
+
+interface HookRow {
+  readonly id: string
+  readonly organisation_id: string
+  readonly key_id: string
+  readonly target_url: string
+  readonly events: ReadonlyArray<string>
+  readonly active: boolean
+  readonly disabled_reason: string | null
+  readonly secret: string
+  readonly previous_secret: string | null
+  readonly previous_secret_expires_at: Timestamp | null
+  readonly failing_since: Timestamp | null
+  readonly created_at: Timestamp
+  readonly updated_at: Timestamp
+}
+
+const toHook = (row: HookRow): Webhooks.HookRecord => ({
+  id: row.id,
+  organisation_id: row.organisation_id,
+  key_id: row.key_id,
+  target_url: row.target_url,
+  // Written only from names the service checked against the catalogue.
+  events: row.events as ReadonlyArray<Webhooks.HookRecord["events"][number]>,
+  active: row.active,
+  disabled_reason: row.disabled_reason,
+  secret: row.secret,
+  previous_secret: row.previous_secret,
+  previous_secret_expires_at: isoOrNull(row.previous_secret_expires_at),
+  failing_since: isoOrNull(row.failing_since),
+  created_at: iso(row.created_at),
+  updated_at: iso(row.updated_at)
+})
+
+interface DeliveryRow {
+  readonly id: string
+  readonly hook_id: string
+  readonly event_id: string | number | bigint
+  readonly event: string
+  readonly status: string
+  readonly attempt_count: number | string
+  readonly next_attempt_at: Timestamp | null
+  readonly created_at: Timestamp
+  readonly attempts: unknown
+}
+
+interface AttemptJson {
+  readonly attempted_at: string
+  readonly status_code: number | null
+  readonly duration_ms: number
+  readonly response_excerpt: string | null
+  readonly error: string | null
+}
+
+const toDelivery = (row: DeliveryRow): Webhooks.Delivery => {
+  const attempts = (typeof row.attempts === "string" ? JSON.parse(row.attempts) : row.attempts) as Array<AttemptJson>
+  return {
+    id: row.id,
+    hook_id: row.hook_id,
+    event_id: decimal(row.event_id),
+    event: row.event as Webhooks.Delivery["event"],
+    status: row.status as Webhooks.DeliveryStatus,
+    attempt_count: count(row.attempt_count),
+    next_attempt_at: isoOrNull(row.next_attempt_at),
+    created_at: iso(row.created_at),
+    attempts: attempts.map((attempt) => ({ ...attempt, attempted_at: iso(attempt.attempted_at) }))
+  }
+}
+
+interface DueRow {
+  readonly id: string
+  readonly event_id: string | number | bigint
+  readonly body: string
+  readonly attempt_count: number | string
+}
+
+const HOOK_COLUMNS = `id, organisation_id, key_id, target_url, events, active, disabled_reason, secret, previous_secret,
+  previous_secret_expires_at, failing_since, created_at, updated_at`
+
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const columns = sql.literal(HOOK_COLUMNS)
+  const owned = (owner: Webhooks.HookOwner, id: string) =>
+    sql`organisation_id = ${owner.organisationId}::uuid AND key_id = ${owner.keyId}::uuid AND id = ${id}::uuid`
+
+  const selectHook = (operation: string, lock: "" | " FOR UPDATE") => (owner: Webhooks.HookOwner, id: string) =>
+    sql<HookRow>`SELECT ${columns} FROM webhook_hooks WHERE ${owned(owner, id)}${sql.literal(lock)}`.pipe(
+      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toHook)),
+      orStorageError(`WebhookRepository.${operation}`)
+    )
+
+  // Attempts folded into each delivery row, oldest first, so a page costs one statement.
+  const deliveryRows = (where: Statement.Statement<unknown>, tail: Statement.Statement<unknown>) =>
+    sql<DeliveryRow>`SELECT d.id, d.hook_id, d.event_id, d.event, d.status, d.attempt_count, d.next_attempt_at,
+        d.created_at,
+        COALESCE((SELECT json_agg(json_build_object('attempted_at', a.attempted_at, 'status_code', a.status_code,
+            'duration_ms', a.duration_ms, 'response_excerpt', a.response_excerpt, 'error', a.error) ORDER BY a.id)
+          FROM webhook_attempts a WHERE a.delivery_id = d.id), '[]'::json) AS attempts
+      FROM webhook_deliveries d JOIN webhook_hooks h ON h.id = d.hook_id
+      WHERE ${where} ${tail}`
+
+  const ownedDeliveries = (owner: Webhooks.HookOwner, hookId: string) =>
+    sql`h.organisation_id = ${owner.organisationId}::uuid AND h.key_id = ${owner.keyId}::uuid
+      AND d.hook_id = ${hookId}::uuid`
+
+  return Webhooks.WebhookRepository.of({
+    keyOrganisation: (keyId) =>
+      sql<{ organisation_id: string }>`SELECT organisation_id FROM api_keys
+        WHERE id = ${keyId}::uuid AND revoked_at IS NULL`.pipe(
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.organisation_id)),
+        orStorageError("WebhookRepository.keyOrganisation")
+      ),
+
+    // The key's row lock serialises its concurrent inserts, so the count cannot be raced past.
+    insert: (hook, limit) =>
+      sql
+        .withTransaction(
+          Effect.gen(function* () {
+            yield* sql`SELECT id FROM api_keys WHERE id = ${hook.key_id}::uuid FOR UPDATE`
+            const [held] = yield* sql<{ n: string }>`SELECT count(*) AS n FROM webhook_hooks
+              WHERE key_id = ${hook.key_id}::uuid`
+            if (count(held!.n) >= limit) return false
+            yield* sql`INSERT INTO webhook_hooks (${columns}) VALUES (${hook.id}::uuid, ${hook.organisation_id}::uuid,
+              ${hook.key_id}::uuid, ${hook.target_url}, ${textArray(hook.events)}::text[], ${hook.active},
+              ${hook.disabled_reason}, ${hook.secret}, ${hook.previous_secret},
+              ${hook.previous_secret_expires_at}::timestamptz, ${hook.failing_since}::timestamptz,
+              ${hook.created_at}::timestamptz, ${hook.updated_at}::timestamptz)`
+            return true
+          })
+        )
+        .pipe(orStorageError("WebhookRepository.insert")),
+
+    get: selectHook("get", ""),
+    getForUpdate: selectHook("getForUpdate", " FOR UPDATE"),
+
+    update: (hook) =>
+      sql`UPDATE webhook_hooks SET target_url = ${hook.target_url}, events = ${textArray(hook.events)}::text[],
+          active = ${hook.active}, disabled_reason = ${hook.disabled_reason}, secret = ${hook.secret},
+          previous_secret = ${hook.previous_secret},
+          previous_secret_expires_at = ${hook.previous_secret_expires_at}::timestamptz,
+          failing_since = ${hook.failing_since}::timestamptz, updated_at = ${hook.updated_at}::timestamptz
+        WHERE id = ${hook.id}::uuid`.pipe(Effect.asVoid, orStorageError("WebhookRepository.update")),
+
+    remove: (owner, id) =>
+      sql`DELETE FROM webhook_hooks WHERE ${owned(owner, id)} RETURNING id`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        orStorageError("WebhookRepository.remove")
+      ),
+
+    list: (owner, page) =>
+      sql<HookRow>`SELECT ${columns} FROM webhook_hooks
+        WHERE organisation_id = ${owner.organisationId}::uuid AND key_id = ${owner.keyId}::uuid
+        ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1} OFFSET ${page.offset}`.pipe(
+        Effect.map((rows) => rows.map(toHook)),
+        orStorageError("WebhookRepository.list")
+      ),
+
+    deliveries: (owner, hookId, page) =>
+      deliveryRows(
+        ownedDeliveries(owner, hookId),
+        sql`ORDER BY d.event_id DESC, d.id DESC LIMIT ${page.limit + 1} OFFSET ${page.offset}`
+      ).pipe(
+        Effect.map((rows) => rows.map(toDelivery)),
+        orStorageError("WebhookRepository.deliveries")
+      ),
+
+    delivery: (owner, hookId, id) =>
+      deliveryRows(sql`${ownedDeliveries(owner, hookId)} AND d.id = ${id}::uuid`, sql``).pipe(
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toDelivery)),
+        orStorageError("WebhookRepository.delivery")
+      ),
+
+    requeue: (deliveryId, at) =>
+      sql`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ${at}::timestamptz
+        WHERE id = ${deliveryId}::uuid`.pipe(Effect.asVoid, orStorageError("WebhookRepository.requeue")),
+
+    // Updating the hook row (not only locking it) matters: a concurrent claimant blocked on the
+    // same row re-checks `lease_until` against the committed lease and skips the hook.
+    claim: (input) =>
+      sql
+        .withTransaction(
+          Effect.gen(function* () {
+            const hooks = yield* sql<HookRow>`UPDATE webhook_hooks SET lease_until = ${input.leaseUntil}::timestamptz,
+                lease_token = ${input.token}::uuid
+              WHERE id IN (
+                SELECT h.id FROM webhook_hooks h
+                WHERE h.active AND (h.lease_until IS NULL OR h.lease_until <= ${input.now}::timestamptz)
+                  AND EXISTS (SELECT 1 FROM api_keys k WHERE k.id = h.key_id AND k.revoked_at IS NULL)
+                  AND EXISTS (SELECT 1 FROM webhook_deliveries d
+                    WHERE d.hook_id = h.id AND d.status = 'pending'
+                      AND (d.attempt_count = 0 OR d.next_attempt_at <= ${input.now}::timestamptz))
+                ORDER BY h.lease_until NULLS FIRST, h.id
+                LIMIT ${input.hooks}
+                FOR UPDATE SKIP LOCKED)
+              RETURNING ${columns}`
+            return yield* Effect.forEach(hooks, (row) =>
+              sql<DueRow>`SELECT id, event_id, body, attempt_count FROM webhook_deliveries
+                WHERE hook_id = ${row.id}::uuid AND status = 'pending'
+                  AND (attempt_count = 0 OR next_attempt_at <= ${input.now}::timestamptz)
+                ORDER BY event_id LIMIT ${input.perHook}`.pipe(
+                Effect.map(
+                  (due): Webhooks.Claim => ({
+                    hook: toHook(row),
+                    deliveries: due.map((delivery) => ({
+                      id: delivery.id,
+                      event_id: decimal(delivery.event_id),
+                      body: delivery.body,
+                      attempt_count: count(delivery.attempt_count)
+                    }))
+                  })
+                )
+              )
+            )
+          })
+        )
+        .pipe(orStorageError("WebhookRepository.claim")),
+
+    recordAttempt: (record) =>
+      sql
+        .withTransaction(
+          Effect.gen(function* () {
+            const { attempt } = record
+            yield* sql`INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, duration_ms,
+                response_excerpt, error)
+              SELECT id, ${attempt.attempted_at}::timestamptz, ${attempt.status_code}::integer,
+                ${attempt.duration_ms}::integer, ${attempt.response_excerpt}, ${attempt.error}
+              FROM webhook_deliveries WHERE id = ${record.deliveryId}::uuid`
+            yield* sql`UPDATE webhook_deliveries SET status = ${record.status}, attempt_count = ${record.attemptCount},
+                next_attempt_at = ${record.nextAttemptAt}::timestamptz
+              WHERE id = ${record.deliveryId}::uuid`
+            yield* record.disable === null
+              ? sql`UPDATE webhook_hooks SET failing_since = ${record.failingSince}::timestamptz
+                  WHERE id = ${record.hookId}::uuid`
+              : Effect.zipRight(
+                  sql`UPDATE webhook_hooks SET failing_since = ${record.failingSince}::timestamptz, active = false,
+                    disabled_reason = ${record.disable}, updated_at = ${record.at}::timestamptz
+                    WHERE id = ${record.hookId}::uuid`,
+                  sql`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL
+                    WHERE hook_id = ${record.hookId}::uuid AND status = 'pending'`
+                )
+          })
+        )
+        .pipe(Effect.asVoid, orStorageError("WebhookRepository.recordAttempt")),
+
+    purgeBefore: (at) =>
+      sql<{ n: string }>`WITH purged AS (DELETE FROM webhook_deliveries WHERE created_at < ${at}::timestamptz
+          RETURNING 1)
+        SELECT count(*) AS n FROM purged`.pipe(
+        Effect.map(([row]) => count(row!.n)),
+        orStorageError("WebhookRepository.purgeBefore")
+      ),
+
+    release: (hookId, token) =>
+      sql`UPDATE webhook_hooks SET lease_until = NULL, lease_token = NULL
+        WHERE id = ${hookId}::uuid AND lease_token = ${token}::uuid`.pipe(
+        Effect.asVoid,
+        orStorageError("WebhookRepository.release")
+      )
+  })
+})
+
+export const layer = Layer.effect(Webhooks.WebhookRepository, make)

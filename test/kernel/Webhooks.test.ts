@@ -1,0 +1,95 @@
+/**
+ * The Webhooks service over fake I/O ports: names are resolved through `Resolver` at subscription,
+ * and the sender is handed an address check that refuses what the target rules refuse.
+ */
+import { Access, Events, Webhooks } from "@crm/core"
+import * as StorageMemory from "@crm/storage-memory"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { describe, expect, it } from "vitest"
+
+const DNS: Record<string, ReadonlyArray<string>> = {
+  "hooks.example.com": ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"],
+  "rebind.example.com": ["93.184.215.14", "10.0.0.7"],
+  "metadata.example.com": ["169.254.169.254"]
+}
+
+const asked: Array<Webhooks.OutboundRequest> = []
+
+const ports = Layer.mergeAll(
+  Layer.succeed(Webhooks.Resolver, { resolve: (hostname) => Effect.succeed(DNS[hostname] ?? []) }),
+  Layer.succeed(Webhooks.WebhookSender, {
+    send: (request) =>
+      Effect.sync(() => {
+        asked.push(request)
+        return { _tag: "Response", status: 204, retryAfter: undefined, excerpt: "", durationMs: 1 } as const
+      })
+  })
+)
+
+const services = Layer.mergeAll(
+  Access.layer,
+  Webhooks.layerWith({ httpsRequired: true, allowPrivateTargets: false, timeoutMs: 1000 })
+).pipe(Layer.provide(ports), Layer.provideMerge(StorageMemory.layer))
+
+const run = <A, E>(effect: Effect.Effect<A, E, Access.Access | Webhooks.Webhooks | StorageMemory.Ports>) =>
+  Effect.runPromise(Effect.provide(effect, services))
+
+const owner = Effect.gen(function* () {
+  const access = yield* Access.Access
+  const organisation = yield* access.createOrganisation({ name: "Hooks" })
+  const key = yield* access.createKey(organisation.id, { scopes: ["read", "write"], allowed_ips: [] })
+  return { organisationId: organisation.id, keyId: key.id }
+})
+
+const ruleOf = (target_url: string) =>
+  Effect.gen(function* () {
+    const webhooks = yield* Webhooks.Webhooks
+    const outcome = yield* Effect.either(webhooks.create(yield* owner, { target_url, events: ["contact.created"] }))
+    return outcome._tag === "Right"
+      ? "accepted"
+      : ((outcome.left as { readonly detail?: { readonly rule?: string } }).detail?.rule ?? outcome.left.code)
+  })
+
+describe("Webhooks service", () => {
+  it("checks every address a target name resolves to, at subscription", async () => {
+    expect(await run(ruleOf("https://hooks.example.com/crm"))).toBe("accepted")
+    expect(await run(ruleOf("https://rebind.example.com/crm"))).toBe("private")
+    expect(await run(ruleOf("https://metadata.example.com/"))).toBe("metadata")
+    expect(await run(ruleOf("https://nowhere.example.com/"))).toBe("unresolvable")
+    expect(await run(ruleOf("http://hooks.example.com/crm"))).toBe("https_required")
+  })
+
+  it("hands the sender the stored body, signed, and an address check refusing non-public addresses", async () => {
+    const { hook, envelope } = await run(
+      Effect.gen(function* () {
+        const webhooks = yield* Webhooks.Webhooks
+        const events = yield* Events.EventLog
+        const who = yield* owner
+        const hook = yield* webhooks.create(who, {
+          target_url: "https://hooks.example.com/crm",
+          events: ["contact.created"]
+        })
+        yield* events.append(
+          who.organisationId,
+          [{ event: "contact.created", data: { id: "c1" } }],
+          new Date().toISOString()
+        )
+        expect(yield* webhooks.dispatch).toBe(1)
+        const [envelope] = yield* events.after(who.organisationId, { since: 0n, event: undefined, limit: 1 })
+        return { hook, envelope: envelope! }
+      })
+    )
+    const [request] = asked
+    expect(request!.body).toBe(JSON.stringify(envelope))
+    expect(request!.headers["x-service-event-id"]).toBe(envelope.id)
+    expect(
+      await Webhooks.verifySignature(request!.body, request!.headers["x-service-signature"], hook.secret, {
+        toleranceSeconds: 60
+      })
+    ).toBe(true)
+    expect(request!.refuseAddress("93.184.215.14")).toBeUndefined()
+    expect(request!.refuseAddress("10.0.0.7")).toMatch(/private/)
+    expect(request!.refuseAddress("::ffff:127.0.0.1")).toMatch(/loopback/)
+  })
+})
