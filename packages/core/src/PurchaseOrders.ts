@@ -1,0 +1,153 @@
+/** Purchase orders: goods ordered from a supplier, received in one or more deliveries. */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type { z } from "zod"
+import type { NotFound, StorageError, TransitionNotAllowed, ValidationFailed } from "./Errors.js"
+import { pick } from "./Events/EventCatalogue.js"
+import { EventLog } from "./Events/EventLog.js"
+import { NumberSequence } from "./Invoicing/NumberSequence.js"
+import { nextNumber } from "./internal/documentNumbers.js"
+import { nowIso, orNotFound } from "./internal/records.js"
+import { PurchaseOrderRepository } from "./PurchaseOrders/PurchaseOrderRepository.js"
+import type {
+  PurchaseOrder,
+  PurchaseOrderCreate,
+  PurchaseOrderListQuery,
+  PurchaseOrderReceipt,
+  PurchaseOrderStatus as Status
+} from "./PurchaseOrders/PurchaseOrderSchemas.js"
+import * as PurchaseOrderStatus from "./PurchaseOrders/PurchaseOrderStatus.js"
+import type { Organisation } from "./Settings/SettingsSchemas.js"
+import { Transaction } from "./Transaction.js"
+import { type PageResult, toPage } from "./Wire.js"
+
+export * from "./PurchaseOrders/PurchaseOrderRepository.js"
+export * from "./PurchaseOrders/PurchaseOrderSchemas.js"
+export * as PurchaseOrderStatus from "./PurchaseOrders/PurchaseOrderStatus.js"
+
+type Move = Effect.Effect<PurchaseOrder, NotFound | TransitionNotAllowed | StorageError>
+
+export class PurchaseOrders extends Context.Tag("@crm/core/PurchaseOrders")<
+  PurchaseOrders,
+  {
+    /** A draft, numbered from the `purchase_order` series. */
+    readonly create: (
+      organisation: Organisation,
+      input: z.output<typeof PurchaseOrderCreate>
+    ) => Effect.Effect<PurchaseOrder, StorageError>
+    readonly get: (organisation: Organisation, id: string) => Effect.Effect<PurchaseOrder, NotFound | StorageError>
+    /** draft → ordered: sent to the supplier. */
+    readonly order: (organisation: Organisation, id: string) => Move
+    /**
+     * Records a delivery: partial while units are missing, received when the last arrives, which
+     * emits `purchase_order.received`.
+     */
+    readonly receive: (
+      organisation: Organisation,
+      id: string,
+      receipt: PurchaseOrderReceipt
+    ) => Effect.Effect<PurchaseOrder, NotFound | TransitionNotAllowed | ValidationFailed | StorageError>
+    readonly cancel: (organisation: Organisation, id: string) => Move
+    readonly list: (
+      organisation: Organisation,
+      query: PurchaseOrderListQuery
+    ) => Effect.Effect<PageResult<PurchaseOrder>, StorageError>
+  }
+>() {}
+
+const RECEIVED_FIELDS = ["id", "number"] as const
+
+export const make = Effect.gen(function* () {
+  const repo = yield* PurchaseOrderRepository
+  const sequence = yield* NumberSequence
+  const events = yield* EventLog
+  const tx = yield* Transaction
+
+  const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("purchase order"))
+  const lock = (organisationId: string, id: string) =>
+    repo.getForUpdate(organisationId, id).pipe(orNotFound("purchase order"))
+
+  /** A move that changes nothing but the status (and the stamp `ordered` sets). */
+  const move = (organisation: Organisation, id: string, to: Status) =>
+    tx.run(
+      Effect.gen(function* () {
+        const current = yield* lock(organisation.id, id)
+        const status = yield* PurchaseOrderStatus.transition(current.status, to)
+        const now = yield* nowIso
+        const next: PurchaseOrder = {
+          ...current,
+          status,
+          ordered_at: status === "ordered" ? now : current.ordered_at,
+          updated_at: now
+        }
+        yield* repo.update(organisation.id, next)
+        return next
+      })
+    )
+
+  return PurchaseOrders.of({
+    create: Effect.fn("PurchaseOrders.create")(function* (organisation, input) {
+      return yield* tx.run(
+        Effect.gen(function* () {
+          const now = yield* nowIso
+          const order: PurchaseOrder = {
+            id: crypto.randomUUID(),
+            number: yield* nextNumber(sequence, organisation, "purchase_order"),
+            supplier: input.supplier,
+            status: "draft",
+            items: input.items.map((item) => ({
+              id: crypto.randomUUID(),
+              product_id: item.product_id ?? null,
+              variant_id: item.variant_id ?? null,
+              name: item.name,
+              quantity: item.quantity,
+              received_quantity: 0
+            })),
+            note: input.note ?? null,
+            ordered_at: null,
+            received_at: null,
+            created_at: now,
+            updated_at: now
+          }
+          yield* repo.insert(organisation.id, order)
+          return order
+        })
+      )
+    }),
+    get: (organisation, id) => find(organisation.id, id),
+    order: Effect.fn("PurchaseOrders.order")((organisation, id) => move(organisation, id, "ordered")),
+    cancel: Effect.fn("PurchaseOrders.cancel")((organisation, id) => move(organisation, id, "cancelled")),
+    receive: Effect.fn("PurchaseOrders.receive")(function* (organisation, id, receipt) {
+      return yield* tx.run(
+        Effect.gen(function* () {
+          const current = yield* lock(organisation.id, id)
+          const { items, status } = yield* PurchaseOrderStatus.receive(current.status, current.items, receipt)
+          const now = yield* nowIso
+          const next: PurchaseOrder = {
+            ...current,
+            items: [...items],
+            status,
+            received_at: status === "received" ? now : null,
+            updated_at: now
+          }
+          yield* repo.update(organisation.id, next)
+          if (status === "received") {
+            yield* events.append(
+              organisation.id,
+              [{ event: "purchase_order.received", data: pick(next, RECEIVED_FIELDS) }],
+              now
+            )
+          }
+          return next
+        })
+      )
+    }),
+    list: (organisation, query) =>
+      repo
+        .list(organisation.id, query.status !== undefined ? { status: query.status } : {}, query)
+        .pipe(Effect.map((rows) => toPage(rows, query)))
+  })
+})
+
+export const layer = Layer.effect(PurchaseOrders, make)

@@ -1,0 +1,117 @@
+/** Returns (RMAs): goods coming back from an order, numbered, moving through their own status machine. */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type { z } from "zod"
+import type { NotFound, StorageError, TransitionNotAllowed, ValidationFailed } from "./Errors.js"
+import { pick } from "./Events/EventCatalogue.js"
+import { EventLog } from "./Events/EventLog.js"
+import { NumberSequence } from "./Invoicing/NumberSequence.js"
+import { nextNumber } from "./internal/documentNumbers.js"
+import { linked, nowIso, orNotFound } from "./internal/records.js"
+import { OrderRepository } from "./Orders/OrderRepository.js"
+import { ReturnRepository } from "./Returns/ReturnRepository.js"
+import type { Return, ReturnCreate, ReturnListQuery, ReturnUpdate } from "./Returns/ReturnSchemas.js"
+import * as ReturnStatus from "./Returns/ReturnStatus.js"
+import type { Organisation } from "./Settings/SettingsSchemas.js"
+import { Transaction } from "./Transaction.js"
+import { type PageResult, toPage } from "./Wire.js"
+
+export * from "./Returns/ReturnRepository.js"
+export * from "./Returns/ReturnSchemas.js"
+export * as ReturnStatus from "./Returns/ReturnStatus.js"
+
+export class Returns extends Context.Tag("@crm/core/Returns")<
+  Returns,
+  {
+    /** A new request, numbered from the `return` series; emits `return.created`. */
+    readonly create: (
+      organisation: Organisation,
+      input: z.output<typeof ReturnCreate>
+    ) => Effect.Effect<Return, ValidationFailed | StorageError>
+    readonly get: (organisation: Organisation, id: string) => Effect.Effect<Return, NotFound | StorageError>
+    /** A status move; emits `return.updated` when the status changes, nothing when it stays. */
+    readonly update: (
+      organisation: Organisation,
+      id: string,
+      change: z.output<typeof ReturnUpdate>
+    ) => Effect.Effect<Return, NotFound | TransitionNotAllowed | StorageError>
+    readonly list: (
+      organisation: Organisation,
+      query: ReturnListQuery
+    ) => Effect.Effect<PageResult<Return>, StorageError>
+  }
+>() {}
+
+const CREATED_FIELDS = ["id", "number", "order_id"] as const
+const UPDATED_FIELDS = ["id", "status"] as const
+
+export const make = Effect.gen(function* () {
+  const repo = yield* ReturnRepository
+  const orders = yield* OrderRepository
+  const sequence = yield* NumberSequence
+  const events = yield* EventLog
+  const tx = yield* Transaction
+
+  const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("return"))
+  const lock = (organisationId: string, id: string) => repo.getForUpdate(organisationId, id).pipe(orNotFound("return"))
+
+  return Returns.of({
+    create: Effect.fn("Returns.create")(function* (organisation, input) {
+      return yield* tx.run(
+        Effect.gen(function* () {
+          const order = yield* linked("order_id", input.order_id, (id) => orders.get(organisation.id, id))
+          const now = yield* nowIso
+          const rma: Return = {
+            id: crypto.randomUUID(),
+            number: yield* nextNumber(sequence, organisation, "return"),
+            order_id: order.id,
+            contact_id: order.contact_id,
+            status: "requested",
+            reason: input.reason ?? null,
+            items: input.items.map((item) => ({
+              product_id: item.product_id ?? null,
+              variant_id: item.variant_id ?? null,
+              name: item.name,
+              quantity: item.quantity
+            })),
+            created_at: now,
+            updated_at: now
+          }
+          yield* repo.insert(organisation.id, rma)
+          yield* events.append(organisation.id, [{ event: "return.created", data: pick(rma, CREATED_FIELDS) }], now)
+          return rma
+        })
+      )
+    }),
+    get: (organisation, id) => find(organisation.id, id),
+    update: Effect.fn("Returns.update")(function* (organisation, id, change) {
+      return yield* tx.run(
+        Effect.gen(function* () {
+          const current = yield* lock(organisation.id, id)
+          if (change.status === current.status) return current
+          const status = yield* ReturnStatus.transition(current.status, change.status)
+          const now = yield* nowIso
+          const rma: Return = { ...current, status, updated_at: now }
+          yield* repo.update(organisation.id, rma)
+          yield* events.append(organisation.id, [{ event: "return.updated", data: pick(rma, UPDATED_FIELDS) }], now)
+          return rma
+        })
+      )
+    }),
+    list: (organisation, query) =>
+      repo
+        .list(
+          organisation.id,
+          {
+            ...(query.status !== undefined ? { status: query.status } : {}),
+            ...(query.order_id !== undefined ? { orderId: query.order_id } : {}),
+            ...(query.contact_id !== undefined ? { contactId: query.contact_id } : {})
+          },
+          query
+        )
+        .pipe(Effect.map((rows) => toPage(rows, query)))
+  })
+})
+
+export const layer = Layer.effect(Returns, make)

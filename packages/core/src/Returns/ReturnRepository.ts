@@ -1,0 +1,30 @@
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type { StorageError } from "../Errors.js"
+import type { Page } from "../Wire.js"
+import type { Return, ReturnStatus } from "./ReturnSchemas.js"
+
+export interface ReturnFilter {
+  readonly status?: ReturnStatus
+  readonly orderId?: string
+  readonly contactId?: string
+}
+
+/** The returns (RMAs) of one organisation. */
+export class ReturnRepository extends Context.Tag("@crm/core/ReturnRepository")<
+  ReturnRepository,
+  {
+    readonly insert: (organisationId: string, rma: Return) => Effect.Effect<void, StorageError>
+    readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<Return>, StorageError>
+    /** Like `get`, and no other unit of work changes the return until the calling one ends. */
+    readonly getForUpdate: (organisationId: string, id: string) => Effect.Effect<Option.Option<Return>, StorageError>
+    readonly update: (organisationId: string, rma: Return) => Effect.Effect<void, StorageError>
+    /** Newest first, ties by id; at most `limit + 1` rows. */
+    readonly list: (
+      organisationId: string,
+      filter: ReturnFilter,
+      page: Page
+    ) => Effect.Effect<ReadonlyArray<Return>, StorageError>
+  }
+>() {}

@@ -1,0 +1,28 @@
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type { StorageError } from "../Errors.js"
+import type { Page } from "../Wire.js"
+import type { SurveyKind, SurveyResponse } from "./SurveySchemas.js"
+
+export interface SurveyResponseFilter {
+  readonly surveyId?: string
+  readonly kind?: SurveyKind
+  readonly contactId?: string
+  readonly dealId?: string
+}
+
+/** The survey answers of one organisation; an answer, once given, is never changed. */
+export class SurveyResponseRepository extends Context.Tag("@crm/core/SurveyResponseRepository")<
+  SurveyResponseRepository,
+  {
+    readonly insert: (organisationId: string, response: SurveyResponse) => Effect.Effect<void, StorageError>
+    readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<SurveyResponse>, StorageError>
+    /** Newest first, ties by id; at most `limit + 1` rows. */
+    readonly list: (
+      organisationId: string,
+      filter: SurveyResponseFilter,
+      page: Page
+    ) => Effect.Effect<ReadonlyArray<SurveyResponse>, StorageError>
+  }
+>() {}

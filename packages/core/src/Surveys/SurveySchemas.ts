@@ -1,0 +1,50 @@
+import { z } from "zod"
+import { PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+import { inScale, SCALES } from "./SurveyScale.js"
+
+export const SurveyKind = z.enum(["nps", "csat", "ces"])
+export type SurveyKind = z.infer<typeof SurveyKind>
+
+export const SurveyAnswer = z
+  .strictObject({
+    survey_id: z.uuid().describe("the survey answered"),
+    kind: SurveyKind,
+    score: z
+      .number()
+      .int()
+      .describe(
+        `on the kind's scale: ${Object.entries(SCALES)
+          .map(([kind, { min, max }]) => `${kind} ${min}-${max}`)
+          .join(", ")}`
+      ),
+    comment: z.string().max(10_000).nullable().optional(),
+    contact_id: z.uuid().describe("a live contact of the organisation: who answered"),
+    deal_id: z.uuid().nullable().optional().describe("a live deal of the organisation the answer is about")
+  })
+  .refine((answer) => inScale(answer.kind, answer.score), {
+    message: "outside the scale of the survey kind",
+    path: ["score"]
+  })
+
+export const SurveyResponse = z.object({
+  id: z.uuid(),
+  survey_id: z.uuid(),
+  kind: SurveyKind,
+  score: z.number().int(),
+  comment: z.string().nullable(),
+  contact_id: z.uuid(),
+  deal_id: z.uuid().nullable(),
+  created_at: Timestamp.describe("when the answer was recorded"),
+  updated_at: Timestamp
+})
+export type SurveyResponse = z.infer<typeof SurveyResponse>
+export const SurveyResponsePage = pageEnvelope(SurveyResponse)
+
+export const SurveyResponseListQuery = z.object({
+  survey_id: z.uuid().optional(),
+  kind: SurveyKind.optional(),
+  contact_id: z.uuid().optional(),
+  deal_id: z.uuid().optional(),
+  ...PageQuery
+})
+export type SurveyResponseListQuery = z.output<typeof SurveyResponseListQuery>

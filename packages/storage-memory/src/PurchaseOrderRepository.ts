@@ -1,0 +1,19 @@
+/** Purchase orders in memory: rows per organisation, through the shared live-record table. */
+import { PurchaseOrders } from "@crm/core"
+import * as LiveRecords from "./internal/liveRecords.js"
+import type { Store } from "./internal/Store.js"
+
+export const make = (store: Store) => {
+  const live = LiveRecords.make<PurchaseOrders.PurchaseOrder>(store, {
+    table: "purchaseOrders",
+    noun: "purchase order"
+  })
+  return PurchaseOrders.PurchaseOrderRepository.of({
+    insert: live.insert,
+    get: live.get,
+    getForUpdate: live.getForUpdate,
+    update: live.update,
+    list: (organisationId, filter, page) =>
+      live.list(organisationId, {}, page, (order) => filter.status === undefined || order.status === filter.status)
+  })
+}

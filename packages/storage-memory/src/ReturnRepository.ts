@@ -1,0 +1,24 @@
+/** Returns (RMAs) in memory: rows per organisation, through the shared live-record table. */
+import { Returns } from "@crm/core"
+import * as LiveRecords from "./internal/liveRecords.js"
+import type { Store } from "./internal/Store.js"
+
+export const make = (store: Store) => {
+  const live = LiveRecords.make<Returns.Return>(store, { table: "returns", noun: "return" })
+  return Returns.ReturnRepository.of({
+    insert: live.insert,
+    get: live.get,
+    getForUpdate: live.getForUpdate,
+    update: live.update,
+    list: (organisationId, filter, page) =>
+      live.list(
+        organisationId,
+        {},
+        page,
+        (rma) =>
+          (filter.status === undefined || rma.status === filter.status) &&
+          (filter.orderId === undefined || rma.order_id === filter.orderId) &&
+          (filter.contactId === undefined || rma.contact_id === filter.contactId)
+      )
+  })
+}

@@ -1,0 +1,46 @@
+import { Returns } from "@crm/core"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as LiveRecords from "./internal/liveRecords.js"
+import { type ReturnRow, toReturn } from "./internal/serviceRows.js"
+import { json } from "./internal/values.js"
+
+const returns: LiveRecords.LiveTable<ReturnRow, Returns.Return> = {
+  table: "returns",
+  columns: "id, number, order_id, contact_id, status, reason, items, created_at, updated_at",
+  toRecord: toReturn,
+  repository: "ReturnRepository"
+}
+
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const live = LiveRecords.make(sql, returns)
+
+  return Returns.ReturnRepository.of({
+    insert: (organisationId, rma) =>
+      live.insert(
+        organisationId,
+        sql`${rma.id}::uuid, ${rma.number}, ${rma.order_id}::uuid, ${rma.contact_id}::uuid, ${rma.status},
+          ${rma.reason}, ${json(rma.items)}::jsonb, ${rma.created_at}::timestamptz, ${rma.updated_at}::timestamptz`
+      ),
+    get: live.get,
+    getForUpdate: live.getForUpdate,
+    update: (organisationId, rma) =>
+      live.update(
+        organisationId,
+        rma.id,
+        sql`number = ${rma.number}, order_id = ${rma.order_id}::uuid, contact_id = ${rma.contact_id}::uuid,
+          status = ${rma.status}, reason = ${rma.reason}, items = ${json(rma.items)}::jsonb,
+          updated_at = ${rma.updated_at}::timestamptz`
+      ),
+    list: (organisationId, filter, page) =>
+      live.list(organisationId, {}, page, [
+        ...(filter.status !== undefined ? [sql`status = ${filter.status}`] : []),
+        ...(filter.orderId !== undefined ? [sql`order_id = ${filter.orderId}::uuid`] : []),
+        ...(filter.contactId !== undefined ? [sql`contact_id = ${filter.contactId}::uuid`] : [])
+      ])
+  })
+})
+
+export const layer = Layer.effect(Returns.ReturnRepository, make)

@@ -1,0 +1,147 @@
+/** Rows of the service tables (tickets, returns, purchase orders, survey answers, calls) and their records. */
+import type { Calls, PurchaseOrders, Returns, Surveys, Tickets } from "@crm/core"
+import { iso, isoOrNull, jsonValue } from "./rows.js"
+
+type Timestamp = Date | string
+
+export interface TicketRow {
+  readonly id: string
+  readonly number: string
+  readonly subject: string
+  readonly description: string | null
+  readonly status: string
+  readonly priority: string
+  readonly channel: string
+  readonly contact_id: string | null
+  readonly requester_email: string
+  readonly assigned_to: string | null
+  readonly sla_due_at: Timestamp | null
+  readonly created_at: Timestamp
+  readonly updated_at: Timestamp
+}
+
+export const toTicket = (row: TicketRow): Tickets.TicketRecord => ({
+  id: row.id,
+  number: row.number,
+  subject: row.subject,
+  description: row.description,
+  status: row.status as Tickets.TicketRecord["status"],
+  priority: row.priority as Tickets.TicketRecord["priority"],
+  channel: row.channel as Tickets.TicketRecord["channel"],
+  contact_id: row.contact_id,
+  requester_email: row.requester_email,
+  assigned_to: row.assigned_to,
+  sla_due_at: isoOrNull(row.sla_due_at),
+  created_at: iso(row.created_at),
+  updated_at: iso(row.updated_at)
+})
+
+export interface ReturnRow {
+  readonly id: string
+  readonly number: string
+  readonly order_id: string
+  readonly contact_id: string | null
+  readonly status: string
+  readonly reason: string | null
+  readonly items: unknown
+  readonly created_at: Timestamp
+  readonly updated_at: Timestamp
+}
+
+export const toReturn = (row: ReturnRow): Returns.Return => ({
+  id: row.id,
+  number: row.number,
+  order_id: row.order_id,
+  contact_id: row.contact_id,
+  status: row.status as Returns.Return["status"],
+  reason: row.reason,
+  items: jsonValue<Returns.Return["items"]>(row.items),
+  created_at: iso(row.created_at),
+  updated_at: iso(row.updated_at)
+})
+
+export interface PurchaseOrderRow {
+  readonly id: string
+  readonly number: string
+  readonly supplier: string
+  readonly status: string
+  readonly items: unknown
+  readonly note: string | null
+  readonly ordered_at: Timestamp | null
+  readonly received_at: Timestamp | null
+  readonly created_at: Timestamp
+  readonly updated_at: Timestamp
+}
+
+export const toPurchaseOrder = (row: PurchaseOrderRow): PurchaseOrders.PurchaseOrder => ({
+  id: row.id,
+  number: row.number,
+  supplier: row.supplier,
+  status: row.status as PurchaseOrders.PurchaseOrder["status"],
+  items: jsonValue<PurchaseOrders.PurchaseOrder["items"]>(row.items),
+  note: row.note,
+  ordered_at: isoOrNull(row.ordered_at),
+  received_at: isoOrNull(row.received_at),
+  created_at: iso(row.created_at),
+  updated_at: iso(row.updated_at)
+})
+
+export interface SurveyResponseRow {
+  readonly id: string
+  readonly survey_id: string
+  readonly kind: string
+  readonly score: number
+  readonly comment: string | null
+  readonly contact_id: string
+  readonly deal_id: string | null
+  readonly created_at: Timestamp
+  readonly updated_at: Timestamp
+}
+
+export const toSurveyResponse = (row: SurveyResponseRow): Surveys.SurveyResponse => ({
+  id: row.id,
+  survey_id: row.survey_id,
+  kind: row.kind as Surveys.SurveyResponse["kind"],
+  score: Number(row.score),
+  comment: row.comment,
+  contact_id: row.contact_id,
+  deal_id: row.deal_id,
+  created_at: iso(row.created_at),
+  updated_at: iso(row.updated_at)
+})
+
+export interface CallRow {
+  readonly id: string
+  readonly provider: string
+  readonly external_id: string | null
+  readonly direction: string
+  readonly status: string
+  readonly duration_seconds: number
+  readonly from_number: string
+  readonly to_number: string
+  readonly contact_id: string | null
+  readonly recording_url: string | null
+  readonly started_at: Timestamp
+  readonly transcript: string | null
+  readonly summary: string | null
+  readonly created_at: Timestamp
+  readonly updated_at: Timestamp
+}
+
+export const toCall = (row: CallRow): Calls.Call => ({
+  id: row.id,
+  provider: row.provider,
+  external_id: row.external_id,
+  direction: row.direction as Calls.Call["direction"],
+  status: row.status as Calls.Call["status"],
+  duration_seconds: Number(row.duration_seconds),
+  from_number: row.from_number,
+  to_number: row.to_number,
+  contact_id: row.contact_id,
+  recording_url: row.recording_url,
+  started_at: iso(row.started_at),
+  transcript: row.transcript,
+  summary: row.summary,
+  created_at: iso(row.created_at),
+  updated_at: iso(row.updated_at)
+})
