@@ -48,13 +48,13 @@ type Payment = Invoicing.Payment
 
 const T0 = Date.parse("2026-01-01T00:00:00.000Z")
 /** A timestamp `ms` after a fixed origin, in the wire form (UTC, milliseconds). */
-const at = (ms: number): string => new Date(T0 + ms).toISOString()
-const page = (limit: number, offset = 0) => ({ limit, offset })
-const ids = (rows: ReadonlyArray<{ readonly id: string }>): Array<string> => rows.map((row) => row.id)
-const uuid = (): string => crypto.randomUUID()
+export const at = (ms: number): string => new Date(T0 + ms).toISOString()
+export const page = (limit: number, offset = 0) => ({ limit, offset })
+export const ids = (rows: ReadonlyArray<{ readonly id: string }>): Array<string> => rows.map((row) => row.id)
+export const uuid = (): string => crypto.randomUUID()
 
 /** The order every list promises: newest `created_at` first, ties by id descending. */
-const newestFirst = <A extends { readonly id: string; readonly created_at: string }>(
+export const newestFirst = <A extends { readonly id: string; readonly created_at: string }>(
   rows: ReadonlyArray<A>
 ): Array<A> =>
   [...rows].sort((a, b) =>
@@ -81,6 +81,7 @@ const settingsFor = (name: string): Settings.Settings => ({
     }
   ],
   record_types: [],
+  forms: [],
   stock: { low_stock_threshold: 5 }
 })
 
@@ -173,6 +174,8 @@ const todo = (overrides: Partial<Task> = {}): Task => ({
 })
 
 const line = (overrides: Partial<Pricing.Line> = {}): Pricing.Line => ({
+  product_id: null,
+  variant_id: null,
   name: "Consulting",
   quantity: 1,
   unit: null,
@@ -296,7 +299,7 @@ const apiKey = (organisationId: string, overrides: Partial<Access.ApiKeyRecord> 
 })
 
 /** Two organisations, so that every case can also check that the other one sees nothing. */
-const seed = Effect.gen(function* () {
+export const seed = Effect.gen(function* () {
   const access = yield* Access.AccessRepository
   const a = organisation("Alpha")
   const b = organisation("Beta")
@@ -326,7 +329,7 @@ class Boom extends Data.TaggedError("Boom")<{ readonly step: string }> {}
  * A unit of work that read `record` for update holds it: another unit's `getForUpdate` of it
  * waits until the first commits, and then reads what the first wrote.
  */
-const expectHeldUntilCommit = <A>(
+export const expectHeldUntilCommit = <A>(
   getForUpdate: Effect.Effect<Option.Option<A>, Errors.StorageError>,
   update: Effect.Effect<void, Errors.StorageError>,
   record: A,
@@ -2621,7 +2624,9 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
             default_currency: "CZK",
             payment_terms_days: 30,
             plan: { read_only: true, max_contacts: 10, max_companies: 0 },
-            record_types: [{ key: "visit", fields: [{ key: "note" }] }],
+            record_types: [
+              { id: uuid(), key: "visit", name: "Visit", fields: [{ key: "note", type: "text", required: false }] }
+            ],
             stock: { low_stock_threshold: 2 }
           }
           const expected: Organisation = { id: a.id, name: "Renamed", settings }

@@ -1,5 +1,6 @@
 /** Starts the real server (the shipped composition) on a free port over a given store. */
 
+import type { Webhooks } from "@crm/core"
 import type { Storage } from "@crm/server"
 import { Server } from "@crm/server"
 import * as HttpServer from "@effect/platform/HttpServer"
@@ -46,7 +47,19 @@ export interface TestServer {
     settings?: unknown
     name?: string
   }) => Promise<{ organisation: any; key: string; keyId: string; client: Client }>
+  /** Runs an effect against the server's own services (a webhook dispatch round, under a test clock). */
+  readonly run: <A, E>(
+    effect: Effect.Effect<A, E, Webhooks.Webhooks>,
+    options?: { readonly signal?: AbortSignal }
+  ) => Promise<A>
   readonly close: () => Promise<void>
+}
+
+export interface ServerTestOptions {
+  readonly trustedProxies?: ReadonlyArray<string>
+  readonly publicUrl?: string
+  readonly webhooks?: Server.ServerOptions["webhooks"]
+  readonly mail?: Server.ServerOptions["mail"]
 }
 
 const client = (base: string, defaults: Record<string, string>): Client => {
@@ -80,7 +93,7 @@ const client = (base: string, defaults: Record<string, string>): Client => {
 
 export const startServer = async (
   storage: Layer.Layer<Storage.StoragePorts, unknown>,
-  options: { trustedProxies?: ReadonlyArray<string> } = {}
+  options: ServerTestOptions = {}
 ): Promise<TestServer> => {
   const scope = Effect.runSync(Scope.make())
   const context = await Effect.runPromise(
@@ -92,7 +105,10 @@ export const startServer = async (
           adminToken: Option.some(Redacted.make(ADMIN_TOKEN)),
           trustedProxies: options.trustedProxies ?? [],
           bootstrap: false,
-          rateLimit: 120
+          rateLimit: 120,
+          ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
+          ...(options.webhooks === undefined ? {} : { webhooks: options.webhooks }),
+          ...(options.mail === undefined ? {} : { mail: options.mail })
         },
         storage
       ),
@@ -122,6 +138,7 @@ export const startServer = async (
       if (key.status !== 201) throw new Error(`key not created: ${key.status} ${key.text}`)
       return { organisation: org.body, key: key.body.key, keyId: key.body.id, client: as(key.body.key) }
     },
+    run: (effect, runOptions) => Effect.runPromise(Effect.provide(effect, context), runOptions),
     close: () => Effect.runPromise(Scope.close(scope, Exit.void))
   }
 }

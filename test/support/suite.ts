@@ -1,12 +1,12 @@
 /** Runs a black-box suite once per store, each against its own freshly started server. */
 import { afterAll, beforeAll, describe } from "vitest"
-import { startServer, type TestServer } from "./server.js"
+import { type ServerTestOptions, startServer, type TestServer } from "./server.js"
 import { storages } from "./storages.js"
 
 export const onEveryStore = (
   title: string,
   body: (server: () => TestServer) => void,
-  options: { trustedProxies?: ReadonlyArray<string> } = {}
+  options: ServerTestOptions = {}
 ) => {
   for (const storage of storages) {
     describe(`${title} [${storage.name}]`, () => {

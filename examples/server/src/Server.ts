@@ -4,7 +4,7 @@
  */
 
 import { createServer } from "node:http"
-import { Access, Events, Idempotency, Invoicing, Kernel, Quotes } from "@crm/core"
+import { Access, Events, Idempotency, Invoicing, Kernel, Quotes, Webhooks } from "@crm/core"
 import { Api, App } from "@crm/http"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
@@ -13,7 +13,9 @@ import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
+import * as MailWorker from "./MailWorker.js"
 import type { StoragePorts } from "./Storage.js"
+import * as WebhookWorker from "./WebhookWorker.js"
 
 export interface ServerOptions {
   readonly port: number
@@ -23,6 +25,11 @@ export interface ServerOptions {
   /** On an empty store, create a first organisation and key and print the key (once, to stdout). */
   readonly bootstrap: boolean
   readonly rateLimit: number
+  /** Where the CRM is served (CRM_PUBLIC_URL); https there makes webhook targets https-only. */
+  readonly publicUrl?: string
+  readonly webhooks?: Partial<WebhookWorker.WebhookSettings>
+  /** SMTP and polling of the mail outbox worker; without SMTP mail is recorded as delivered. */
+  readonly mail?: MailWorker.MailSettings
 }
 
 const firstRun = (options: ServerOptions) =>
@@ -47,10 +54,10 @@ const firstRun = (options: ServerOptions) =>
   )
 
 /**
- * Housekeeping: events older than thirty days and idempotency records past their window go; sent
- * quotes past `valid_until` expire and unpaid invoices past due become overdue. The date rules are
- * "daily in the organisation's time zone"; running hourly makes them take effect within an hour of
- * each organisation's midnight, and running again changes nothing.
+ * Housekeeping: events (and their webhook deliveries) older than thirty days and idempotency records
+ * past their window go; sent quotes past `valid_until` expire and unpaid invoices past due become
+ * overdue. The date rules are "daily in the organisation's time zone"; running hourly makes them take
+ * effect within an hour of each organisation's midnight, and running again changes nothing.
  */
 const housekeeping = Layer.scopedDiscard(
   Effect.gen(function* () {
@@ -59,12 +66,13 @@ const housekeeping = Layer.scopedDiscard(
     const access = yield* Access.Access
     const quotes = yield* Quotes.Quotes
     const invoicing = yield* Invoicing.Invoicing
+    const webhooks = yield* Webhooks.Webhooks
     const calendar = Effect.flatMap(access.organisations, (organisations) =>
       Effect.forEach(organisations, (organisation) =>
         Effect.all([quotes.expire(organisation), invoicing.markOverdue(organisation)])
       )
     )
-    const sweep = Effect.all([events.purge, idempotency.purge, calendar]).pipe(
+    const sweep = Effect.all([events.purge, webhooks.purge, idempotency.purge, calendar]).pipe(
       Effect.catchAll((error) => Effect.logWarning("housekeeping failed; retrying at the next run", error))
     )
     yield* Effect.forkScoped(Effect.repeat(sweep, Schedule.spaced("1 hour")))
@@ -91,7 +99,15 @@ export const http = (options: ServerOptions) =>
  * before the socket listens: a request never waits on a half-built dependency.
  */
 export const layer = <E, R>(options: ServerOptions, storage: Layer.Layer<StoragePorts, E, R>) =>
-  Layer.mergeAll(http(options), housekeeping, options.bootstrap ? firstRun(options) : Layer.empty).pipe(
+  Layer.mergeAll(
+    http(options),
+    housekeeping,
+    WebhookWorker.worker(WebhookWorker.settingsOf(options.webhooks)),
+    MailWorker.worker(options.mail),
+    options.bootstrap ? firstRun(options) : Layer.empty
+  ).pipe(
+    // Merged into the output so that a test can run a dispatch round itself.
+    Layer.provideMerge(WebhookWorker.service(WebhookWorker.settingsOf(options.webhooks), options.publicUrl)),
     Layer.provide(kernel(storage, options)),
     Layer.provide(Layer.setTracerEnabled(false))
   )

@@ -33,7 +33,10 @@ Environment:
   CRM_ADMIN_TOKEN (enables the admin API; the org and key commands send it),
   CRM_TRUSTED_PROXIES (comma-separated proxy addresses/CIDRs whose X-Forwarded-For is believed),
   CRM_RATE_LIMIT (requests per key per rolling minute, default 120),
-  CRM_URL (admin commands: the server to talk to, default http://HOST:PORT)
+  CRM_SMTP_URL (smtp://user:pass@host:587; unset: mail is recorded as delivered, not sent), CRM_MAIL_FROM,
+  CRM_URL (admin commands: the server to talk to, default http://HOST:PORT),
+  CRM_PUBLIC_URL (where the CRM is served; https there makes webhook targets https-only),
+  CRM_WEBHOOK_ALLOW_PRIVATE_TARGETS (1 lets webhooks target private addresses: local development only)
 `
 
 const ServeConfig = Config.all({
@@ -49,14 +52,34 @@ const ServeConfig = Config.all({
         .map((entry) => entry.trim())
         .filter((entry) => entry.length > 0)
     )
-  )
+  ),
+  publicUrl: Config.option(Config.string("CRM_PUBLIC_URL")),
+  allowPrivateTargets: Config.boolean("CRM_WEBHOOK_ALLOW_PRIVATE_TARGETS").pipe(Config.withDefault(false))
+})
+
+/** Mail goes out through SMTP when CRM_SMTP_URL is set; otherwise it is only recorded as delivered. */
+const MailConfig = Config.all({
+  smtpUrl: Config.option(Config.redacted("CRM_SMTP_URL")),
+  from: Config.string("CRM_MAIL_FROM").pipe(Config.withDefault("crm@localhost"))
 })
 
 const serve = Effect.gen(function* () {
-  const options = yield* ServeConfig
+  const { publicUrl, allowPrivateTargets, ...options } = yield* ServeConfig
   const storage = yield* Storage.StorageConfig
+  const mail = yield* MailConfig
   yield* Effect.logInfo(`storage: ${Storage.describe(storage)}`)
-  return yield* Layer.launch(Server.layer({ ...options, bootstrap: true }, Storage.layerFrom(storage)))
+  return yield* Layer.launch(
+    Server.layer(
+      {
+        ...options,
+        bootstrap: true,
+        ...(Option.isSome(publicUrl) ? { publicUrl: publicUrl.value } : {}),
+        webhooks: { allowPrivateTargets },
+        mail: Option.isSome(mail.smtpUrl) ? { smtp: { url: mail.smtpUrl.value, from: mail.from } } : {}
+      },
+      Storage.layerFrom(storage)
+    )
+  )
 })
 
 const migrate = Effect.gen(function* () {

@@ -74,6 +74,12 @@ export class StorageError extends Data.TaggedError("StorageError")<{
   readonly code = "storage_error" as const
 }
 
+/** A mail transport could not hand a message over; the outbox worker retries it. Never on the wire. */
+export class MailNotSent extends Data.TaggedError("MailNotSent")<{
+  readonly message: string
+  readonly cause?: unknown
+}> {}
+
 export type DomainError =
   | MissingBearerToken
   | InvalidApiKey

@@ -4,6 +4,8 @@ import type { AccessRepository } from "./Access/AccessRepository.js"
 import type { IdempotencyStore } from "./Access/IdempotencyStore.js"
 import type { RateLimiter } from "./Access/RateLimiter.js"
 import * as Access from "./Access.js"
+import type { CallRepository } from "./Calls/CallRepository.js"
+import * as Calls from "./Calls.js"
 import type { CompanyRepository } from "./Companies/CompanyRepository.js"
 import * as Companies from "./Companies.js"
 import type { ContactRepository } from "./Contacts/ContactRepository.js"
@@ -13,16 +15,40 @@ import * as Playbooks from "./Deals/Playbooks.js"
 import * as Deals from "./Deals.js"
 import type { EventLog } from "./Events/EventLog.js"
 import * as Events from "./Events.js"
+import type { FormSubmissionRepository } from "./Forms/FormSubmissionRepository.js"
+import * as Forms from "./Forms.js"
 import * as Idempotency from "./Idempotency.js"
+import type { ProductRepository } from "./Inventory/ProductRepository.js"
+import type { StockLedgerStore } from "./Inventory/StockLedgerStore.js"
+import * as Inventory from "./Inventory.js"
 import type { ExchangeRates } from "./Invoicing/ExchangeRates.js"
 import type { InvoiceRepository } from "./Invoicing/InvoiceRepository.js"
 import type { NumberSequence } from "./Invoicing/NumberSequence.js"
 import * as Invoicing from "./Invoicing.js"
+import type { LeadRepository } from "./Leads/LeadRepository.js"
+import * as Leads from "./Leads.js"
+import type { MailOutbox } from "./Mail/MailOutbox.js"
+import * as Mail from "./Mail.js"
+import type { OrderRepository } from "./Orders/OrderRepository.js"
+import * as Orders from "./Orders.js"
+import type { PurchaseOrderRepository } from "./PurchaseOrders/PurchaseOrderRepository.js"
+import * as PurchaseOrders from "./PurchaseOrders.js"
 import type { QuoteRepository } from "./Quotes/QuoteRepository.js"
 import * as Quotes from "./Quotes.js"
+import type { RecordRepository } from "./Records/RecordRepository.js"
+import * as Records from "./Records.js"
+import type { ReturnRepository } from "./Returns/ReturnRepository.js"
+import * as Returns from "./Returns.js"
+import type { SurveyResponseRepository } from "./Surveys/SurveyResponseRepository.js"
+import * as Surveys from "./Surveys.js"
 import type { TaskRepository } from "./Tasks/TaskRepository.js"
 import * as Tasks from "./Tasks.js"
+import type { TicketRepository } from "./Tickets/TicketRepository.js"
+import * as Tickets from "./Tickets.js"
 import type { Transaction } from "./Transaction.js"
+import type { VisitRepository } from "./Visits/VisitRepository.js"
+import * as Visits from "./Visits.js"
+import type { WebhookRepository } from "./Webhooks/WebhookRepository.js"
 
 /** Every storage port the kernel needs: what each adapter's aggregate layer provides. */
 export type StoragePorts =
@@ -35,10 +61,24 @@ export type StoragePorts =
   | CompanyRepository
   | DealRepository
   | TaskRepository
+  | ProductRepository
+  | StockLedgerStore
+  | RecordRepository
+  | FormSubmissionRepository
+  | VisitRepository
+  | LeadRepository
   | QuoteRepository
   | InvoiceRepository
   | NumberSequence
   | ExchangeRates
+  | TicketRepository
+  | ReturnRepository
+  | PurchaseOrderRepository
+  | SurveyResponseRepository
+  | CallRepository
+  | WebhookRepository
+  | OrderRepository
+  | MailOutbox
 
 export interface KernelOptions {
   /** Requests per key per rolling minute; the contract's 120 unless an operator says otherwise. */
@@ -58,7 +98,21 @@ export const layerWith = (options: KernelOptions) =>
     Quotes.layer.pipe(Layer.provide(Invoicing.layer)),
     Invoicing.layer,
     Events.layer,
-    Idempotency.layer
+    Idempotency.layer,
+    Tickets.layer,
+    Returns.layer,
+    PurchaseOrders.layer,
+    Surveys.layer,
+    Calls.layer,
+    Inventory.layer,
+    Mail.layer,
+    // Orders take stock through `Inventory`, create buyers through `Contacts` and mail through the Mailer.
+    Orders.layer.pipe(Layer.provide(Inventory.layer), Layer.provide(Contacts.layer), Layer.provide(Mail.layer)),
+    Records.layer,
+    // Submissions and leads create their contacts through `Contacts`, with its rules and event.
+    Forms.layer.pipe(Layer.provide(Contacts.layer)),
+    Leads.layer.pipe(Layer.provide(Contacts.layer)),
+    Visits.layer
   )
 
 export const layer = layerWith({ rateLimit: Access.RATE_LIMIT })

@@ -44,7 +44,8 @@ export const complete = (name: string, input: z.output<typeof SettingsInput>): E
           playbook: stage.playbook
         }))
       })),
-      record_types: input.record_types,
+      record_types: input.record_types.map((type) => ({ ...type, id: type.id ?? newId() })),
+      forms: input.forms.map((form) => ({ ...form, id: form.id ?? newId() })),
       stock: input.stock
     }
   })

@@ -5,10 +5,17 @@ import { type Mounted, mount } from "./Router.js"
 import { adminRoutes } from "./routes/admin.js"
 import { companyRoutes, contactRoutes } from "./routes/crm.js"
 import { dealRoutes } from "./routes/deals.js"
+import { formRoutes } from "./routes/forms.js"
+import { adminHookRoutes, hookRoutes } from "./routes/hooks.js"
 import { invoiceRoutes } from "./routes/invoices.js"
+import { adminMailRoutes } from "./routes/mail.js"
 import { eventsRoute, meRoute, openApiRoute } from "./routes/meta.js"
+import { orderRoutes } from "./routes/orders.js"
+import { productRoutes } from "./routes/products.js"
 import { quoteRoutes } from "./routes/quotes.js"
+import { recordRoutes } from "./routes/records.js"
 import { taskRoutes } from "./routes/tasks.js"
+import { visitRoutes } from "./routes/visits.js"
 
 export const API_PREFIX = "/api/v1"
 export const ADMIN_PREFIX = "/admin/v1"
@@ -21,13 +28,19 @@ const build = (): ReadonlyArray<Mounted> => {
       ...companyRoutes,
       ...dealRoutes,
       ...taskRoutes,
+      ...recordRoutes,
+      ...formRoutes,
+      ...visitRoutes,
       ...quoteRoutes,
       ...invoiceRoutes,
+      ...productRoutes,
+      ...orderRoutes,
+      ...hookRoutes,
       meRoute,
       eventsRoute,
       openApiRoute(() => (cached ??= OpenApi.document(table)))
     ]),
-    ...mount(ADMIN_PREFIX, adminRoutes)
+    ...mount(ADMIN_PREFIX, [...adminRoutes, ...adminMailRoutes, ...adminHookRoutes])
   ]
   return table
 }

@@ -2,7 +2,24 @@
  * The route table entry. The router, the request validation and the OpenAPI document are all
  * read from these records, so they cannot drift apart.
  */
-import type { Access, Companies, Contacts, Deals, Events, Idempotency, Invoicing, Quotes, Tasks } from "@crm/core"
+import type {
+  Access,
+  Companies,
+  Contacts,
+  Deals,
+  Events,
+  Forms,
+  Idempotency,
+  Inventory,
+  Invoicing,
+  Mail,
+  Orders,
+  Quotes,
+  Records,
+  Tasks,
+  Visits,
+  Webhooks
+} from "@crm/core"
 import type * as Effect from "effect/Effect"
 import type { z } from "zod"
 import type { ErrorCode } from "./ErrorStatus.js"
@@ -17,6 +34,13 @@ export type Services =
   | Companies.Companies
   | Deals.Deals
   | Tasks.Tasks
+  | Webhooks.Webhooks
+  | Inventory.Inventory
+  | Orders.Orders
+  | Mail.Mailer
+  | Records.Records
+  | Forms.Forms
+  | Visits.Visits
   | Quotes.Quotes
   | Invoicing.Invoicing
   | Events.Events
@@ -95,6 +119,8 @@ export const route = <Q extends z.ZodObject | undefined = undefined, B extends z
 export const read = (spendsBudget = true): Guard => ({ kind: "key", scope: "read", spendsBudget })
 export const write: Guard = { kind: "key", scope: "write", spendsBudget: true }
 export const quotesWrite: Guard = { kind: "key", scope: "quotes:write", spendsBudget: true }
+export const formsSubmit: Guard = { kind: "key", scope: "forms:submit", spendsBudget: true }
+export const analyticsWrite: Guard = { kind: "key", scope: "analytics:write", spendsBudget: true }
 export const invoicesWrite: Guard = { kind: "key", scope: "invoices:write", spendsBudget: true }
 export const admin: Guard = { kind: "admin" }
 export const open: Guard = { kind: "public" }

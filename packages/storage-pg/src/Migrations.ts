@@ -14,6 +14,11 @@ import events from "./migrations/0004_events.js"
 import records from "./migrations/0005_records.js"
 import dealsTasks from "./migrations/0006_deals_tasks.js"
 import quotesInvoices from "./migrations/0007_quotes_invoices.js"
+import inventory from "./migrations/0008_inventory.js"
+import ordersMail from "./migrations/0009_orders_mail.js"
+import recordsForms from "./migrations/0010_records_forms.js"
+import webhooks from "./migrations/0011_webhooks.js"
+import serviceEntities from "./migrations/0012_service_entities.js"
 
 export const migrations = {
   "0001_access": access,
@@ -22,7 +27,12 @@ export const migrations = {
   "0004_events": events,
   "0005_records": records,
   "0006_deals_tasks": dealsTasks,
-  "0007_quotes_invoices": quotesInvoices
+  "0007_quotes_invoices": quotesInvoices,
+  "0008_inventory": inventory,
+  "0009_orders_mail": ordersMail,
+  "0010_records_forms": recordsForms,
+  "0011_webhooks": webhooks,
+  "0012_service_entities": serviceEntities
 }
 
 const TABLE = "crm_migrations"

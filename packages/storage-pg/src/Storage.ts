@@ -7,21 +7,35 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Pg from "pg"
 import * as AccessRepository from "./AccessRepository.js"
+import * as CallRepository from "./CallRepository.js"
 import * as CompanyRepository from "./CompanyRepository.js"
 import * as ContactRepository from "./ContactRepository.js"
 import * as DealRepository from "./DealRepository.js"
 import * as EventLog from "./EventLog.js"
 import * as ExchangeRates from "./ExchangeRates.js"
+import * as FormSubmissionRepository from "./FormSubmissionRepository.js"
 import * as IdempotencyStore from "./IdempotencyStore.js"
 import * as InvoiceRepository from "./InvoiceRepository.js"
 import { toStorageError } from "./internal/errors.js"
+import * as LeadRepository from "./LeadRepository.js"
+import * as MailOutbox from "./MailOutbox.js"
 import { migrate } from "./Migrations.js"
 import * as NumberSequence from "./NumberSequence.js"
+import * as OrderRepository from "./OrderRepository.js"
 import * as PgliteClient from "./PgliteClient.js"
+import * as ProductRepository from "./ProductRepository.js"
+import * as PurchaseOrderRepository from "./PurchaseOrderRepository.js"
 import * as QuoteRepository from "./QuoteRepository.js"
 import * as RateLimiter from "./RateLimiter.js"
+import * as RecordRepository from "./RecordRepository.js"
+import * as ReturnRepository from "./ReturnRepository.js"
+import * as StockLedgerStore from "./StockLedgerStore.js"
+import * as SurveyResponseRepository from "./SurveyResponseRepository.js"
 import * as TaskRepository from "./TaskRepository.js"
+import * as TicketRepository from "./TicketRepository.js"
 import * as TransactionPort from "./Transaction.js"
+import * as VisitRepository from "./VisitRepository.js"
+import * as WebhookRepository from "./WebhookRepository.js"
 
 export type Ports = Kernel.StoragePorts
 
@@ -39,10 +53,24 @@ export const layerWith = (options: LayerOptions = {}): Layer.Layer<Ports, never,
     CompanyRepository.layer,
     DealRepository.layer,
     TaskRepository.layer,
+    ProductRepository.layer,
+    StockLedgerStore.layer,
+    RecordRepository.layer,
+    FormSubmissionRepository.layer,
+    VisitRepository.layer,
+    LeadRepository.layer,
     QuoteRepository.layer,
     InvoiceRepository.layer,
     NumberSequence.layer,
-    ExchangeRates.layer
+    ExchangeRates.layer,
+    TicketRepository.layer,
+    ReturnRepository.layer,
+    PurchaseOrderRepository.layer,
+    SurveyResponseRepository.layer,
+    CallRepository.layer,
+    WebhookRepository.layer,
+    OrderRepository.layer,
+    MailOutbox.layer
   )
 
 export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient> = layerWith()

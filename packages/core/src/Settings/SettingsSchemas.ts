@@ -1,5 +1,7 @@
 /** The organisation settings document: one schema validates the admin API, the CLI and storage reads. */
 import { z } from "zod"
+import { checkForms, Form, FormInput } from "../Forms/FormDefinitions.js"
+import { crossCheck, RecordType, RecordTypeInput } from "../Records/RecordTypes.js"
 
 const isIanaZone = (zone: string): boolean => {
   try {
@@ -77,7 +79,11 @@ export const DEFAULT_NUMBERING = {
   proforma: { prefix: "PF", digits: 4 },
   corrective: { prefix: "OD", digits: 4 },
   storno: { prefix: "DD", digits: 4 },
-  quote: { prefix: "Q", digits: 4 }
+  quote: { prefix: "Q", digits: 4 },
+  ticket: { prefix: "T", digits: 5 },
+  return: { prefix: "RMA", digits: 4 },
+  purchase_order: { prefix: "PO", digits: 4 },
+  order: { prefix: "ORD", digits: 6 }
 }
 
 export const NumberingInput = z.strictObject({
@@ -86,7 +92,11 @@ export const NumberingInput = z.strictObject({
   proforma: SeriesInput.default(DEFAULT_NUMBERING.proforma),
   corrective: SeriesInput.default(DEFAULT_NUMBERING.corrective),
   storno: SeriesInput.default(DEFAULT_NUMBERING.storno),
-  quote: SeriesInput.default(DEFAULT_NUMBERING.quote)
+  quote: SeriesInput.default(DEFAULT_NUMBERING.quote),
+  ticket: SeriesInput.default(DEFAULT_NUMBERING.ticket),
+  return: SeriesInput.default(DEFAULT_NUMBERING.return),
+  purchase_order: SeriesInput.default(DEFAULT_NUMBERING.purchase_order),
+  order: SeriesInput.default(DEFAULT_NUMBERING.order)
 })
 
 const CountryCode = z
@@ -117,8 +127,18 @@ export const SettingsInput = z.strictObject({
         seen.add(id)
       }
     }),
-  // Shapes arrive with the custom-records issue; until then they are kept as given.
-  record_types: z.array(z.record(z.string(), z.unknown())).default([]),
+  record_types: z
+    .array(RecordTypeInput)
+    .default([])
+    .superRefine((types, ctx) => {
+      for (const issue of crossCheck(types)) ctx.addIssue({ code: "custom", ...issue, path: [...issue.path] })
+    }),
+  forms: z
+    .array(FormInput)
+    .default([])
+    .superRefine((forms, ctx) => {
+      for (const issue of checkForms(forms)) ctx.addIssue({ code: "custom", ...issue, path: [...issue.path] })
+    }),
   stock: StockSettingsInput.default({ low_stock_threshold: 5 })
 })
 export type SettingsInput = z.input<typeof SettingsInput>
@@ -152,7 +172,14 @@ export const Settings = z.object({
       proforma: z.object({ prefix: z.string(), digits: z.number().int() }),
       corrective: z.object({ prefix: z.string(), digits: z.number().int() }),
       storno: z.object({ prefix: z.string(), digits: z.number().int() }),
-      quote: z.object({ prefix: z.string(), digits: z.number().int() })
+      quote: z.object({ prefix: z.string(), digits: z.number().int() }),
+      // Documents stored before these series existed have none: they get the defaults.
+      ticket: z.object({ prefix: z.string(), digits: z.number().int() }).default(DEFAULT_NUMBERING.ticket),
+      return: z.object({ prefix: z.string(), digits: z.number().int() }).default(DEFAULT_NUMBERING.return),
+      purchase_order: z
+        .object({ prefix: z.string(), digits: z.number().int() })
+        .default(DEFAULT_NUMBERING.purchase_order),
+      order: z.object({ prefix: z.string(), digits: z.number().int() }).default(DEFAULT_NUMBERING.order)
     })
     .default(DEFAULT_NUMBERING),
   plan: z.object({
@@ -161,7 +188,9 @@ export const Settings = z.object({
     max_companies: z.number().int().nullable()
   }),
   pipelines: z.array(Pipeline),
-  record_types: z.array(z.record(z.string(), z.unknown())),
+  record_types: z.array(RecordType).default([]),
+  // Documents stored before forms existed have none.
+  forms: z.array(Form).default([]),
   stock: z.object({ low_stock_threshold: z.number().int() })
 })
 export type Settings = z.infer<typeof Settings>

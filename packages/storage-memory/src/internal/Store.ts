@@ -4,15 +4,28 @@
  */
 import type {
   Access,
+  Calls,
   Companies,
   Contacts,
   Deals,
   Events,
+  Forms,
   Idempotency,
+  Inventory,
   Invoicing,
+  Leads,
+  Mail,
+  Orders,
+  PurchaseOrders,
   Quotes,
+  Records,
+  Returns,
   Settings,
-  Tasks
+  Surveys,
+  Tasks,
+  Tickets,
+  Visits,
+  Webhooks
 } from "@crm/core"
 import { Errors } from "@crm/core"
 import * as Effect from "effect/Effect"
@@ -54,7 +67,44 @@ export interface Tenant {
   readonly payments: HashMap.HashMap<string, ReadonlyArray<Invoicing.Payment>>
   /** The last number given, per series and year. */
   readonly numberSequences: HashMap.HashMap<string, number>
+  readonly orders: HashMap.HashMap<string, Row<Orders.Order>>
+  /** The order holding each `external_id`: the uniqueness rule, checked in O(1). */
+  readonly orderExternalIds: HashMap.HashMap<string, string>
+  readonly mail: HashMap.HashMap<string, Mail.MailMessage>
   readonly events: RedBlackTree.RedBlackTree<bigint, Events.EventEnvelope>
+  readonly records: HashMap.HashMap<string, Row<Records.CustomRecord>>
+  /** Form submissions and page views by id (written once, never changed). */
+  readonly formSubmissions: HashMap.HashMap<string, Forms.Submission>
+  readonly visits: HashMap.HashMap<string, Visits.Visit>
+  /** Provider leads by provider and provider id; null while claimed by the running unit of work. */
+  readonly leads: HashMap.HashMap<string, Leads.LeadReceived | null>
+  readonly hooks: HashMap.HashMap<string, HookRow>
+  /** The webhook outbox: one row per event and matching hook, written by the event log's `append`. */
+  readonly deliveries: HashMap.HashMap<string, DeliveryRow>
+  readonly tickets: HashMap.HashMap<string, Row<Tickets.TicketRecord>>
+  readonly returns: HashMap.HashMap<string, Row<Returns.Return>>
+  readonly purchaseOrders: HashMap.HashMap<string, Row<PurchaseOrders.PurchaseOrder>>
+  readonly surveyResponses: HashMap.HashMap<string, Row<Surveys.SurveyResponse>>
+  readonly calls: HashMap.HashMap<string, Row<Calls.Call>>
+  /** Products with their stock levels in place (`stock`, each variant's `stock`). */
+  readonly products: HashMap.HashMap<string, Row<Inventory.Product>>
+  /** The product holding each SKU: the uniqueness rule, checked in O(1). */
+  readonly productSkus: HashMap.HashMap<string, string>
+  /** Each product's stock ledger, in the order the movements were recorded. */
+  readonly stockMovements: HashMap.HashMap<string, ReadonlyArray<Inventory.StockMovement>>
+}
+
+export interface HookRow {
+  readonly record: Webhooks.HookRecord
+  /** The dispatcher's lease (epoch ms) and who holds it. */
+  readonly leaseUntil: number | null
+  readonly leaseToken: string | null
+}
+
+export interface DeliveryRow {
+  readonly delivery: Omit<Webhooks.Delivery, "attempts">
+  readonly body: string
+  readonly attempts: ReadonlyArray<Webhooks.DeliveryAttempt>
 }
 
 export interface State {
@@ -102,7 +152,24 @@ export const emptyTenant: Tenant = {
   invoices: HashMap.empty(),
   payments: HashMap.empty(),
   numberSequences: HashMap.empty(),
-  events: RedBlackTree.empty<bigint, Events.EventEnvelope>(Order.bigint)
+  orders: HashMap.empty(),
+  orderExternalIds: HashMap.empty(),
+  mail: HashMap.empty(),
+  events: RedBlackTree.empty<bigint, Events.EventEnvelope>(Order.bigint),
+  records: HashMap.empty(),
+  formSubmissions: HashMap.empty(),
+  visits: HashMap.empty(),
+  leads: HashMap.empty(),
+  hooks: HashMap.empty(),
+  deliveries: HashMap.empty(),
+  tickets: HashMap.empty(),
+  returns: HashMap.empty(),
+  purchaseOrders: HashMap.empty(),
+  surveyResponses: HashMap.empty(),
+  calls: HashMap.empty(),
+  products: HashMap.empty(),
+  productSkus: HashMap.empty(),
+  stockMovements: HashMap.empty()
 }
 
 const emptyState: State = {

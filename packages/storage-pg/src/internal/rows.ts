@@ -3,7 +3,19 @@
  * (int8 and numeric as strings, json parsed, timestamptz as Date), but the readers below accept
  * either form so that a driver default changing cannot silently corrupt a record.
  */
-import type { Access, Companies, Contacts, Deals, Events, Idempotency, Invoicing, Quotes, Tasks } from "@crm/core"
+import type {
+  Access,
+  Companies,
+  Contacts,
+  Deals,
+  Events,
+  Idempotency,
+  Invoicing,
+  Mail,
+  Orders,
+  Quotes,
+  Tasks
+} from "@crm/core"
 import { type Errors, Settings } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { toStorageError } from "./errors.js"
@@ -408,4 +420,63 @@ export const toPublishedRate = (row: ExchangeRateRow): Invoicing.PublishedRate =
   from: row.from_currency,
   to: row.to_currency,
   rate: row.rate
+})
+
+export interface OrderRow extends DocumentAmountsRow {
+  readonly id: string
+  readonly order_number: string
+  readonly external_id: string
+  readonly fulfilment: string
+  readonly payment_status: string
+  readonly payment_method: string | null
+  readonly currency: string
+  readonly tracking_url: string | null
+  readonly contact_id: string
+  readonly deal_id: string | null
+  readonly created_at: Timestamp
+  readonly updated_at: Timestamp
+}
+
+export const toOrder = (row: OrderRow): Orders.Order => ({
+  id: row.id,
+  order_number: row.order_number,
+  external_id: row.external_id,
+  fulfilment: row.fulfilment as Orders.Order["fulfilment"],
+  payment_status: row.payment_status as Orders.Order["payment_status"],
+  payment_method: row.payment_method as Orders.Order["payment_method"],
+  currency: row.currency,
+  ...documentAmounts(row),
+  items: jsonValue<Orders.Order["items"]>(row.items),
+  tracking_url: row.tracking_url,
+  contact_id: row.contact_id,
+  deal_id: row.deal_id,
+  created_at: iso(row.created_at),
+  updated_at: iso(row.updated_at)
+})
+
+export interface MailRow {
+  readonly id: string
+  readonly organisation_id: string
+  readonly recipient: string
+  readonly subject: string
+  readonly body: string
+  readonly status: string
+  readonly attempts: number
+  readonly last_error: string | null
+  readonly next_attempt_at: Timestamp | null
+  readonly created_at: Timestamp
+  readonly sent_at: Timestamp | null
+}
+
+export const toMailMessage = (row: MailRow): Mail.MailMessage => ({
+  id: row.id,
+  to: row.recipient,
+  subject: row.subject,
+  body: row.body,
+  status: row.status as Mail.MailMessage["status"],
+  attempts: Number(row.attempts),
+  last_error: row.last_error,
+  next_attempt_at: isoOrNull(row.next_attempt_at),
+  created_at: iso(row.created_at),
+  sent_at: isoOrNull(row.sent_at)
 })
