@@ -63,9 +63,22 @@ const CONTACT_LIST = `SELECT ${COLUMNS} FROM "contacts" WHERE organisation_id = 
 const CONTACT_INSERT = `INSERT INTO "contacts" (${COLUMNS}, organisation_id) VALUES ($1::uuid, $2, $3, $4, $5,
           $6::uuid, $7, $8, $9::jsonb, $10::timestamptz, $11::timestamptz, $12::uuid)`
 
-// EventLog.append (one event)
+// EventLog.append (one event), with the webhook outbox in the same statement
 const EVENT_LOCK = `SELECT pg_advisory_xact_lock(hashtextextended($1::text, $2::bigint))`
-const EVENT_INSERT = `INSERT INTO events (organisation_id, event, data, created_at) VALUES ($1::uuid, $2, $3::json, $4::timestamptz)`
+const EVENT_INSERT = `WITH appended AS (
+          INSERT INTO events (organisation_id, event, data, created_at) VALUES ($1::uuid, $2, $3::json, $4::timestamptz)
+          RETURNING id, event, data
+        )
+        INSERT INTO webhook_deliveries (id, organisation_id, hook_id, event_id, event, body, status,
+          attempt_count, next_attempt_at, created_at)
+        SELECT gen_random_uuid(), h.organisation_id, h.id, e.id, e.event,
+          '{"id":"' || e.id || '","event":"' || e.event || '","data":' || e.data::text
+            || ',"created_at":"' || $5::text || '"}',
+          'pending', 0, $6::timestamptz, $7::timestamptz
+        FROM appended e
+        JOIN webhook_hooks h ON h.organisation_id = $8::uuid AND h.active
+          AND e.event = ANY (h.events)
+        JOIN api_keys k ON k.id = h.key_id AND k.revoked_at IS NULL`
 const EVENT_LOCK_SEED = "42"
 
 // IdempotencyStore.claim / save
@@ -268,7 +281,16 @@ const createContact = async (req: IncomingMessage, key: KeyRow, url: URL): Promi
     await client.query("SAVEPOINT effect_sql_2")
     await client.query(EVENT_LOCK, [key.organisation_id, EVENT_LOCK_SEED])
     const { updated_at: _, ...created } = contact
-    await client.query(EVENT_INSERT, [key.organisation_id, "contact.created", JSON.stringify(created), now])
+    await client.query(EVENT_INSERT, [
+      key.organisation_id,
+      "contact.created",
+      JSON.stringify(created),
+      now,
+      now,
+      now,
+      now,
+      key.organisation_id
+    ])
     const response = JSON.stringify(contact)
     if (typeof idempotencyKey === "string") {
       await client.query(IDEM_SAVE, [

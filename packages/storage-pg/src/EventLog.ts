@@ -3,7 +3,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { orStorageError } from "./internal/errors.js"
-import { count, decimal, type EventRow, iso, toEvent } from "./internal/rows.js"
+import { count, type EventRow, iso, toEvent } from "./internal/rows.js"
 import { json } from "./internal/values.js"
 
 export interface EventLogOptions {
@@ -31,32 +31,6 @@ export const make = (options: EventLogOptions = {}) =>
         ? Effect.void
         : sql`SELECT pg_advisory_xact_lock(hashtextextended(${organisationId}::text, ${LOCK_SEED}::bigint))`
 
-    // The webhook outbox, in the event's own transaction: one delivery per active hook subscribed to
-    // the event, carrying the envelope serialised once (every attempt sends these very bytes).
-    const outbox = (
-      organisationId: string,
-      events: ReadonlyArray<Events.NewEvent>,
-      inserted: ReadonlyArray<{ readonly id: string | number | bigint }>,
-      at: string
-    ) => {
-      const createdAt = iso(at)
-      // Ids are drawn in VALUES order; sorting makes the pairing independent of RETURNING's order.
-      const ids = inserted.map((row) => BigInt(decimal(row.id))).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-      return sql`INSERT INTO webhook_deliveries (id, organisation_id, hook_id, event_id, event, body, status,
-          attempt_count, next_attempt_at, created_at)
-        SELECT gen_random_uuid(), h.organisation_id, h.id, e.event_id, e.event, e.body, 'pending', 0,
-          ${createdAt}::timestamptz, ${createdAt}::timestamptz
-        FROM (VALUES ${sql.csv(
-          events.map((event, i) => {
-            const id = ids[i]!.toString()
-            const body = JSON.stringify({ id, event: event.event, data: event.data, created_at: createdAt })
-            return sql`(${id}::bigint, ${event.event}, ${body})`
-          })
-        )}) AS e (event_id, event, body)
-        JOIN webhook_hooks h ON h.organisation_id = ${organisationId}::uuid AND h.active AND e.event = ANY (h.events)
-        JOIN api_keys k ON k.id = h.key_id AND k.revoked_at IS NULL`
-    }
-
     return Events.EventLog.of({
       append: (organisationId, events, at) =>
         events.length === 0
@@ -65,13 +39,29 @@ export const make = (options: EventLogOptions = {}) =>
               .withTransaction(
                 Effect.zipRight(
                   lock(organisationId),
-                  sql<{ id: string | number | bigint }>`INSERT INTO events (organisation_id, event, data, created_at)
-                  VALUES ${sql.csv(
-                    events.map(
-                      (event) =>
-                        sql`(${organisationId}::uuid, ${event.event}, ${json(event.data)}::json, ${at}::timestamptz)`
+                  // One statement writes the events and the webhook outbox: a delivery per active hook of
+                  // a live key subscribed to the event, carrying the envelope serialised once, here (every
+                  // attempt sends these very bytes). `json` keeps the text it was given, so the body is
+                  // exactly JSON.stringify({id, event, data, created_at}), what the memory store writes.
+                  sql`WITH appended AS (
+                      INSERT INTO events (organisation_id, event, data, created_at) VALUES ${sql.csv(
+                        events.map(
+                          (event) =>
+                            sql`(${organisationId}::uuid, ${event.event}, ${json(event.data)}::json, ${at}::timestamptz)`
+                        )
+                      )}
+                      RETURNING id, event, data
                     )
-                  )} RETURNING id`.pipe(Effect.flatMap((rows) => outbox(organisationId, events, rows, at)))
+                    INSERT INTO webhook_deliveries (id, organisation_id, hook_id, event_id, event, body, status,
+                      attempt_count, next_attempt_at, created_at)
+                    SELECT gen_random_uuid(), h.organisation_id, h.id, e.id, e.event,
+                      '{"id":"' || e.id || '","event":"' || e.event || '","data":' || e.data::text
+                        || ',"created_at":"' || ${iso(at)}::text || '"}',
+                      'pending', 0, ${at}::timestamptz, ${at}::timestamptz
+                    FROM appended e
+                    JOIN webhook_hooks h ON h.organisation_id = ${organisationId}::uuid AND h.active
+                      AND e.event = ANY (h.events)
+                    JOIN api_keys k ON k.id = h.key_id AND k.revoked_at IS NULL`
                 )
               )
               .pipe(Effect.asVoid, orStorageError("EventLog.append")),
