@@ -223,7 +223,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
           yield* repo.insert(a, submission({ visitor_id: "v", contact_id: newer, created_at: at(20) }))
           yield* repo.insert(a, submission({ visitor_id: "v", contact_id: older, created_at: at(10) }))
           yield* repo.insert(a, submission({ visitor_id: "w", created_at: at(30) }))
-          expect(yield* repo.contactOfVisitor(a, "v")).toEqual(Option.some(newer))
+          expect(yield* repo.contactOfVisitor(a, "v")).toEqual(Option.some({ contactId: newer, at: at(20) }))
           expect(Option.isNone(yield* repo.contactOfVisitor(b, "v"))).toBe(true)
           expect(Option.isNone(yield* repo.contactOfVisitor(a, "unknown"))).toBe(true)
         })
@@ -309,7 +309,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
           yield* repo.insert(a, visit({ visitor_id: "v", contact_id: newer, created_at: at(20), referrer: "r" }))
           yield* repo.insert(a, visit({ visitor_id: "v", created_at: at(30) }))
           yield* repo.insert(a, visit({ created_at: at(40) }))
-          expect(yield* repo.contactOfVisitor(a, "v")).toEqual(Option.some(newer))
+          expect(yield* repo.contactOfVisitor(a, "v")).toEqual(Option.some({ contactId: newer, at: at(20) }))
           expect(Option.isNone(yield* repo.contactOfVisitor(b, "v"))).toBe(true)
           yield* Effect.either(
             tx.run(
@@ -319,7 +319,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
               )
             )
           )
-          expect(yield* repo.contactOfVisitor(a, "v")).toEqual(Option.some(newer))
+          expect(yield* repo.contactOfVisitor(a, "v")).toEqual(Option.some({ contactId: newer, at: at(20) }))
         })
       )
     })

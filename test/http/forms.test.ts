@@ -209,6 +209,88 @@ onEveryStore("forms and visits", (server) => {
     expect(await events(client)).toEqual([])
   })
 
+  it("refuses a date that is not a day of the calendar, and reads a field named constructor as any other", async () => {
+    const { client, organisation } = await server().tenant({
+      scopes: ALL_SCOPES,
+      settings: {
+        forms: [
+          {
+            name: "Odd",
+            fields: [
+              { key: "email", type: "email", required: true, maps_to: "email" },
+              { key: "day", type: "date" },
+              { key: "constructor", type: "text" }
+            ]
+          }
+        ]
+      }
+    })
+    const formId = organisation.settings.forms[0].id
+    for (const day of ["2026-02-31", "2026-13-01", "2026-04-31"]) {
+      const refused = await client.post(`/forms/${formId}/submissions`, { fields: { email: "a@example.com", day } })
+      expect(refused.status, day).toBe(422)
+      expect(refused.body).toMatchObject({
+        error: "submission_refused",
+        detail: { reason: "invalid_value", field: "day" }
+      })
+    }
+    const accepted = await client.post(`/forms/${formId}/submissions`, {
+      fields: { email: "a@example.com", day: "2028-02-29" }
+    })
+    expect(accepted.status).toBe(201)
+    expect(accepted.body.fields).toEqual({ email: "a@example.com", day: "2028-02-29" })
+    const named = await client.post(`/forms/${formId}/submissions`, {
+      fields: { email: "a@example.com", constructor: "yes" }
+    })
+    expect(named.status).toBe(201)
+    expect(named.body.fields).toEqual({ email: "a@example.com", constructor: "yes" })
+  })
+
+  it("refuses answers no store can keep (a NUL character) with 422 rather than failing", async () => {
+    const { client, forms } = await setup(server)
+    const refused = await client.post(`/forms/${forms.contactUs}/submissions`, {
+      fields: { ...ANSWERS, message: "hello\u0000" }
+    })
+    expect(refused.status).toBe(422)
+    expect(refused.body.error).toBe("validation_failed")
+    expect(refused.body.detail.map((issue: any) => issue.path)).toEqual(["fields.message"])
+    const visit = await client.post("/visits", { url: "https://example.com/", visitor_id: "v\u0000" })
+    expect(visit.status).toBe(422)
+    expect(visit.body.detail.map((issue: any) => issue.path)).toEqual(["visitor_id"])
+    expect((await client.get("/contacts")).body.data).toEqual([])
+    expect(await events(client)).toEqual([])
+  })
+
+  it("attaches a visit to the contact its visitor id was linked to last, by a visit or a later form submission", async () => {
+    const { client, forms } = await setup(server)
+    const first = await client.post("/contacts", { first_name: "Ada" })
+    const visit = await client.post("/visits", {
+      url: "https://example.com/",
+      visitor_id: "shared",
+      contact_id: first.body.id
+    })
+    expect(visit.body.contact_id).toBe(first.body.id)
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    const submitted = await client.post(`/forms/${forms.contactUs}/submissions`, {
+      fields: { ...ANSWERS, email: "second@example.com" },
+      visitor_id: "shared"
+    })
+    expect(submitted.body.contact_id).not.toBe(first.body.id)
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    const after = await client.post("/visits", { url: "https://example.com/next", visitor_id: "shared" })
+    expect(after.body.contact_id).toBe(submitted.body.contact_id)
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    const back = await client.post("/visits", {
+      url: "https://example.com/",
+      visitor_id: "shared",
+      contact_id: first.body.id
+    })
+    expect(back.body.contact_id).toBe(first.body.id)
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    const later = await client.post("/visits", { url: "https://example.com/again", visitor_id: "shared" })
+    expect(later.body.contact_id).toBe(first.body.id)
+  })
+
   it("rolls the whole submission back when the contact cannot be created", async () => {
     const { client, forms } = await setup(server, { plan: { max_contacts: 0 } })
     const refused = await client.post(`/forms/${forms.ads}/submissions`, { fields: { email: "x@example.com" } })
@@ -287,6 +369,12 @@ onEveryStore("forms and visits", (server) => {
       contact_id: contact.body.id,
       occurred_at: "2026-11-22T08:00:00.000Z"
     })
+    const upper = await a.client.post("/visits", {
+      url: "https://example.com/",
+      contact_id: contact.body.id.toUpperCase()
+    })
+    expect(upper.status).toBe(202)
+    expect(upper.body.contact_id).toBe(contact.body.id)
     const later = await a.client.post("/visits", { url: "https://example.com/docs", visitor_id: "v-9" })
     expect(later.body).toMatchObject({ contact_id: contact.body.id, referrer: null })
     expect(later.body.occurred_at).toMatch(ISO_MS)

@@ -418,6 +418,110 @@ onEveryStore("records", (server) => {
     expect((await a.client.get(`/records/${record.body.id}`)).body.title).toBe("Mine")
   })
 
+  it("refuses text no store can keep (a NUL character, an unpaired surrogate) with 422, writing nothing", async () => {
+    const { client } = await tenant(server)
+    const record = await client.post("/records", { type: "timesheet", title: "Kept" })
+    for (const [body, path] of [
+      [{ type: "timesheet", title: "a\u0000b" }, "title"],
+      [{ type: "project", custom: { stage: "idea", note: "x\u0000y" } }, "custom.note"],
+      [{ type: "project", custom: { stage: "idea", note: "x\ud800y" } }, "custom.note"],
+      [{ type: "project", custom: { stage: "idea", tags: ["red", "\udc00"] } }, "custom.tags.1"]
+    ] as const) {
+      const refused = await client.post("/records", body)
+      expect(refused.status, JSON.stringify(body)).toBe(422)
+      expect(refused.body.error).toBe("validation_failed")
+      expect(paths(refused)).toEqual([path])
+    }
+    const patched = await client.patch(`/records/${record.body.id}`, { title: "\u0000" })
+    expect(patched.status).toBe(422)
+    expect(paths(patched)).toEqual(["title"])
+    const query = await client.get("/records?q=%00")
+    expect(query.status).toBe(422)
+    expect(paths(query)).toEqual(["q"])
+    expect((await client.get("/records")).body.data.map((r: any) => r.title)).toEqual(["Kept"])
+    expect(await events(client, "record.updated")).toEqual([])
+  })
+
+  it("reads fields named like Object.prototype members as plain fields", async () => {
+    const { client } = await server().tenant({
+      settings: {
+        record_types: [
+          {
+            key: "odd",
+            name: "Odd",
+            fields: [
+              { key: "constructor", type: "text", required: true },
+              { key: "tostring", type: "number" }
+            ]
+          }
+        ]
+      }
+    })
+    const missing = await client.post("/records", { type: "odd", custom: {} })
+    expect(missing.status).toBe(422)
+    expect(paths(missing)).toEqual(["custom.constructor"])
+    const created = await client.post("/records", { type: "odd", custom: { constructor: "x" } })
+    expect(created.status).toBe(201)
+    expect(created.body.custom).toEqual({ constructor: "x" })
+  })
+
+  it("keeps reading records whose relation field held other values before the settings made it a relation", async () => {
+    const { client, organisation } = await server().tenant({
+      settings: {
+        record_types: [
+          {
+            key: "thing",
+            name: "Thing",
+            fields: [
+              { key: "n", type: "number" },
+              { key: "links", type: "multiselect", options: ["red"] }
+            ]
+          }
+        ]
+      }
+    })
+    const [thing] = organisation.settings.record_types
+    const record = await client.post("/records", { type: "thing", custom: { n: 2, links: ["red"] } })
+    expect(record.status).toBe(201)
+    const changed = await server().admin.put(`/organisations/${organisation.id}/settings`, {
+      ...organisation.settings,
+      record_types: [
+        {
+          ...thing,
+          fields: [
+            { key: "n", type: "number" },
+            { key: "links", type: "relation", target: "thing" },
+            { key: "total", type: "rollup", rollup: { relation: "links", field: "n", aggregate: "sum" } }
+          ]
+        }
+      ]
+    })
+    expect(changed.status, changed.text).toBe(200)
+    const read = await client.get(`/records/${record.body.id}`)
+    expect(read.status).toBe(200)
+    expect(read.body.custom).toEqual({ n: 2, links: ["red"], total: 0 })
+    const listed = await client.get("/records?type=thing")
+    expect(listed.status).toBe(200)
+    expect(listed.body.data[0].custom.total).toBe(0)
+  })
+
+  it("takes ids in upper case as the same ids, in paths, links and filters, on every store", async () => {
+    const { client } = await tenant(server)
+    const contact = await client.post("/contacts", { first_name: "Ada" })
+    const upper = contact.body.id.toUpperCase()
+    const created = await client.post("/records", { type: "timesheet", contact_id: upper, owner_id: upper })
+    expect(created.status).toBe(201)
+    expect(created.body).toMatchObject({ contact_id: contact.body.id, owner_id: contact.body.id })
+    const read = await client.get(`/records/${created.body.id.toUpperCase()}`)
+    expect(read.status).toBe(200)
+    expect(read.body).toMatchObject({ id: created.body.id, contact_id: contact.body.id })
+    const patched = await client.patch(`/records/${created.body.id.toUpperCase()}`, { title: "Upper" })
+    expect(patched.status).toBe(200)
+    expect(patched.body.id).toBe(created.body.id)
+    const listed = await client.get(`/records?contact_id=${upper}`)
+    expect(listed.body.data.map((r: any) => r.id)).toEqual([created.body.id])
+  })
+
   it("needs write to create or change and read to list", async () => {
     const owner = await tenant(server)
     const record = await owner.client.post("/records", { type: "timesheet" })

@@ -5,7 +5,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
 import type { StorageError, ValidationFailed } from "./Errors.js"
-import { FormSubmissionRepository } from "./Forms/FormSubmissionRepository.js"
+import { FormSubmissionRepository, type VisitorLink } from "./Forms/FormSubmissionRepository.js"
 import { nowIso, requireLink } from "./internal/records.js"
 import type { Organisation } from "./Settings/SettingsSchemas.js"
 import { Transaction } from "./Transaction.js"
@@ -36,11 +36,23 @@ export const make = Effect.gen(function* () {
   const contacts = yield* ContactRepository
   const tx = yield* Transaction
 
+  // The latest link wins, whether a visit or a form submission made it.
   const known = (organisationId: string, visitorId: string | undefined) =>
     visitorId === undefined
       ? Effect.succeed(Option.none<string>())
-      : Effect.flatMap(repo.contactOfVisitor(organisationId, visitorId), (byVisit) =>
-          Option.isSome(byVisit) ? Effect.succeed(byVisit) : submissions.contactOfVisitor(organisationId, visitorId)
+      : Effect.map(
+          Effect.all([
+            repo.contactOfVisitor(organisationId, visitorId),
+            submissions.contactOfVisitor(organisationId, visitorId)
+          ]),
+          ([byVisit, bySubmission]) => {
+            const links = [...Option.toArray(byVisit), ...Option.toArray(bySubmission)]
+            const latest = links.reduce<VisitorLink | undefined>(
+              (best, link) => (best === undefined || Date.parse(link.at) > Date.parse(best.at) ? link : best),
+              undefined
+            )
+            return Option.map(Option.fromNullable(latest), (link) => link.contactId)
+          }
         )
 
   return Visits.of({

@@ -37,6 +37,44 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
 
 const json = "application/json; charset=utf-8"
 
+// PostgreSQL keeps neither a NUL character nor an unpaired surrogate in text or jsonb: such input
+// is refused up front as a validation issue rather than surfacing as a 500 from the database.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+const isUnstorable = (text: string): boolean => text.includes("\u0000") || LONE_SURROGATE.test(text)
+
+/** Every string (value or key) of a parsed JSON value that cannot be stored; iterative, so any depth is safe. */
+const unstorableText = (input: unknown): ReadonlyArray<Errors.ValidationIssue> => {
+  const issues: Array<Errors.ValidationIssue> = []
+  const pending: Array<{ readonly value: unknown; readonly path: ReadonlyArray<string> }> = [{ value: input, path: [] }]
+  const refuse = (path: ReadonlyArray<string>) =>
+    issues.push({
+      path: path.join("."),
+      message: "must not contain NUL characters or unpaired surrogates",
+      code: "invalid_characters"
+    })
+  while (pending.length > 0 && issues.length < 20) {
+    const { value, path } = pending.pop()!
+    if (typeof value === "string") {
+      if (isUnstorable(value)) refuse(path)
+    } else if (Array.isArray(value)) {
+      value.forEach((item, index) => {
+        pending.push({ value: item, path: [...path, String(index)] })
+      })
+    } else if (value !== null && typeof value === "object") {
+      for (const [key, item] of Object.entries(value)) {
+        if (isUnstorable(key)) refuse([...path, key])
+        else pending.push({ value: item, path: [...path, key] })
+      }
+    }
+  }
+  return issues
+}
+
+const refuseUnstorable = (input: unknown): Effect.Effect<void, Errors.ValidationFailed> => {
+  const issues = unstorableText(input)
+  return issues.length === 0 ? Effect.void : Effect.fail(new Errors.ValidationFailed({ detail: issues }))
+}
+
 const errorBody = (code: string, detail: unknown, requestId: string): string =>
   JSON.stringify({ error: code, detail, request_id: requestId })
 
@@ -180,10 +218,11 @@ export const makeApp = (table: ReadonlyArray<Mounted>, options: HttpOptions) => 
     contentType: string | undefined
   ): Effect.Effect<{ readonly query: unknown; readonly body: unknown }, unknown> =>
     Effect.gen(function* () {
-      const query =
-        route.query === undefined
-          ? undefined
-          : yield* Validation.parse(route.query, Object.fromEntries(url.searchParams))
+      const params = Object.fromEntries(url.searchParams)
+      // `GET /events` answers its own 400 `invalid_parameter` for any `since` or `event` it cannot use
+      // (the contract's status for that endpoint) and reads nothing else from its query.
+      if (route.query !== undefined && route.path !== "/events") yield* refuseUnstorable(params)
+      const query = route.query === undefined ? undefined : yield* Validation.parse(route.query, params)
       if (route.body === undefined) return { query, body: undefined }
       let value: unknown
       if (raw !== undefined && raw.length > 0) {
@@ -197,6 +236,7 @@ export const makeApp = (table: ReadonlyArray<Mounted>, options: HttpOptions) => 
         }
       }
       if (value === undefined && route.body.optional) value = {}
+      yield* refuseUnstorable(value)
       const body = route.body.patch
         ? yield* Validation.parsePatch(route.body.schema as never, value)
         : yield* Validation.parse(route.body.schema, value)
@@ -224,6 +264,8 @@ export const makeApp = (table: ReadonlyArray<Mounted>, options: HttpOptions) => 
         for (const value of Object.values(found.params)) {
           if (!UUID.test(value)) return yield* HttpFailure.of("not_found", "no such record")
         }
+        // Ids are stored in lower case: PostgreSQL's uuid type ignores case, the memory store's keys do not.
+        const params = Object.fromEntries(Object.entries(found.params).map(([name, id]) => [name, id.toLowerCase()]))
 
         let principal: Access.Principal | undefined
         let rateRemaining: number | undefined
@@ -256,12 +298,10 @@ export const makeApp = (table: ReadonlyArray<Mounted>, options: HttpOptions) => 
             ? undefined
             : yield* readBody(NodeHttpServerRequest.toIncomingMessage(request), options.maxBodyBytes)
         const input = yield* parseInput(route, url, raw, request.headers["content-type"])
-        const run = route
-          .handle({ principal, params: found.params, query: input.query, body: input.body, rateRemaining })
-          .pipe(
-            Effect.map(render),
-            Effect.catchAllCause((cause) => renderFailure(cause, requestId))
-          )
+        const run = route.handle({ principal, params, query: input.query, body: input.body, rateRemaining }).pipe(
+          Effect.map(render),
+          Effect.catchAllCause((cause) => renderFailure(cause, requestId))
+        )
 
         const idempotencyKey =
           isWriting(route) && principal !== undefined

@@ -29,7 +29,7 @@ export const make = (store: Store) => {
     contactOfVisitor: (organisationId, visitorId) =>
       Effect.map(
         rows.latest(organisationId, (row) => row.visitor_id === visitorId),
-        Option.map((row) => row.contact_id)
+        Option.map((row) => ({ contactId: row.contact_id, at: row.created_at }))
       )
   })
 }

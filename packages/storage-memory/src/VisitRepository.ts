@@ -12,7 +12,9 @@ export const make = (store: Store) => {
     contactOfVisitor: (organisationId, visitorId) =>
       Effect.map(
         rows.latest(organisationId, (row) => row.visitor_id === visitorId && row.contact_id !== null),
-        Option.flatMap((row) => Option.fromNullable(row.contact_id))
+        Option.flatMap((row) =>
+          row.contact_id === null ? Option.none() : Option.some({ contactId: row.contact_id, at: row.created_at })
+        )
       )
   })
 }

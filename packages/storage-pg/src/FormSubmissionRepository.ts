@@ -5,6 +5,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { orStorageError } from "./internal/errors.js"
 import { type FormCountsRow, toFormCounts } from "./internal/recordRows.js"
+import { iso } from "./internal/rows.js"
 import { json } from "./internal/values.js"
 
 export const make = Effect.gen(function* () {
@@ -31,10 +32,12 @@ export const make = Effect.gen(function* () {
       ),
 
     contactOfVisitor: (organisationId, visitorId) =>
-      sql<{ contact_id: string }>`SELECT contact_id FROM form_submissions
+      sql<{ contact_id: string; created_at: Date | string }>`SELECT contact_id, created_at FROM form_submissions
         WHERE organisation_id = ${organisationId}::uuid AND visitor_id = ${visitorId}
         ORDER BY created_at DESC, id DESC LIMIT 1`.pipe(
-        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.contact_id)),
+        Effect.map((rows) =>
+          Option.map(Option.fromNullable(rows[0]), (row) => ({ contactId: row.contact_id, at: iso(row.created_at) }))
+        ),
         orStorageError("FormSubmissionRepository.contactOfVisitor")
       )
   })

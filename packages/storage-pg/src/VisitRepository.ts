@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { orStorageError } from "./internal/errors.js"
+import { iso } from "./internal/rows.js"
 
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -18,10 +19,12 @@ export const make = Effect.gen(function* () {
       ),
 
     contactOfVisitor: (organisationId, visitorId) =>
-      sql<{ contact_id: string }>`SELECT contact_id FROM visits
+      sql<{ contact_id: string; created_at: Date | string }>`SELECT contact_id, created_at FROM visits
         WHERE organisation_id = ${organisationId}::uuid AND visitor_id = ${visitorId} AND contact_id IS NOT NULL
         ORDER BY created_at DESC, id DESC LIMIT 1`.pipe(
-        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.contact_id)),
+        Effect.map((rows) =>
+          Option.map(Option.fromNullable(rows[0]), (row) => ({ contactId: row.contact_id, at: iso(row.created_at) }))
+        ),
         orStorageError("VisitRepository.contactOfVisitor")
       )
   })

@@ -16,7 +16,19 @@ const refuse = (reason: Reason, field: string) => new SubmissionRefused({ detail
 const MAX_TEXT = 10_000
 const Email = z.email().max(320)
 const PHONE = /^\+?[0-9 ().-]{3,50}$/
-const DATE = /^\d{4}-\d{2}-\d{2}$/
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
+
+// A day of the calendar: `Date.parse` would take 2026-02-31 as 3 March.
+const isDate = (value: string): boolean => {
+  const parts = DATE.exec(value)
+  if (parts === null) return false
+  const date = new Date(Date.UTC(Number(parts[1]), Number(parts[2]) - 1, Number(parts[3])))
+  return date.toISOString().slice(0, 10) === value
+}
+
+// Own keys only: a field named `constructor` or `toString` must not find `Object.prototype`.
+const answerOf = (answers: Readonly<Record<string, unknown>>, key: string): unknown =>
+  Object.hasOwn(answers, key) ? answers[key] : undefined
 
 /** Empty answers count as not given: a browser sends "" for a field left blank. */
 const isBlank = (value: unknown): boolean => value === undefined || value === null || value === ""
@@ -44,9 +56,7 @@ const accept = (field: FormField, value: unknown): Either.Either<unknown, Reason
     case "checkbox":
       return typeof value === "boolean" ? Either.right(value) : Either.left("invalid_value")
     case "date":
-      return typeof value === "string" && DATE.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`))
-        ? Either.right(value)
-        : Either.left("invalid_value")
+      return typeof value === "string" && isDate(value) ? Either.right(value) : Either.left("invalid_value")
   }
 }
 
@@ -59,7 +69,7 @@ export const check = (
   if (unknown !== undefined) return Either.left(refuse("unknown_field", unknown))
   const accepted: Record<string, unknown> = {}
   for (const field of form.fields) {
-    const value = answers[field.key]
+    const value = answerOf(answers, field.key)
     // An unticked required checkbox (consent) is as good as no answer.
     if (isBlank(value) || (field.required && field.type === "checkbox" && value === false)) {
       if (field.required) return Either.left(refuse("missing_required", field.key))
@@ -93,7 +103,7 @@ export const contactOf = (
   const details: Record<string, unknown> = {}
   const custom: Record<string, unknown> = {}
   for (const field of form.fields) {
-    const value = accepted[field.key]
+    const value = answerOf(accepted, field.key)
     if (field.maps_to === undefined || value === undefined) continue
     if (field.maps_to.startsWith("custom.")) custom[field.maps_to.slice("custom.".length)] = value
     else details[field.maps_to] = String(value)

@@ -4,6 +4,12 @@ import type * as Option from "effect/Option"
 import type { StorageError } from "../Errors.js"
 import type { FormCounts, Submission } from "./FormSchemas.js"
 
+/** The contact a visitor id was linked to, and when that link was recorded. */
+export interface VisitorLink {
+  readonly contactId: string
+  readonly at: string
+}
+
 /** Form submissions of one organisation: written once, never changed. */
 export class FormSubmissionRepository extends Context.Tag("@crm/core/FormSubmissionRepository")<
   FormSubmissionRepository,
@@ -15,10 +21,10 @@ export class FormSubmissionRepository extends Context.Tag("@crm/core/FormSubmiss
       formId: string,
       since: string
     ) => Effect.Effect<Omit<FormCounts, "form_id">, StorageError>
-    /** The contact of the latest submission that carried this visitor id. */
+    /** The contact of the latest submission that carried this visitor id, with the submission's time. */
     readonly contactOfVisitor: (
       organisationId: string,
       visitorId: string
-    ) => Effect.Effect<Option.Option<string>, StorageError>
+    ) => Effect.Effect<Option.Option<VisitorLink>, StorageError>
   }
 >() {}

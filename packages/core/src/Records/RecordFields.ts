@@ -118,7 +118,7 @@ export const normalise = (
     const reported = new Set(issues.map((issue) => issue.path))
     for (const field of type.fields) {
       const path = `custom.${field.key}`
-      if ("required" in field && field.required && custom[field.key] === undefined && !reported.has(path))
+      if ("required" in field && field.required && !Object.hasOwn(custom, field.key) && !reported.has(path))
         issues.push({ path, message: "is required", code: "required" })
     }
   }
@@ -144,8 +144,9 @@ export const rollupRelations = (type: RecordType): ReadonlyArray<string> => [
 
 /** The ids a relation field of `custom` holds (none when unset). */
 export const linkedIds = (custom: Values, relation: string): ReadonlyArray<string> => {
-  const value = custom[relation]
-  return Array.isArray(value) ? (value as ReadonlyArray<string>) : []
+  const value = Object.hasOwn(custom, relation) ? custom[relation] : undefined
+  // A value stored before the field became a relation (say, a multiselect's options) links nothing.
+  return Array.isArray(value) ? value.filter((id): id is string => typeof id === "string" && UUID.test(id)) : []
 }
 
 /**

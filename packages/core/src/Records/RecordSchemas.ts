@@ -1,18 +1,21 @@
 import { z } from "zod"
 import { PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
 
+// Ids compare as stored (lower case) on every store: PostgreSQL's uuid type ignores case, a map key does not.
+const Id = z.uuid().toLowerCase()
+
 const fields = {
   title: z.string().min(1).max(500).nullable().optional(),
-  owner_id: z.uuid().nullable().optional().describe("the user who owns the record"),
+  owner_id: Id.nullable().optional().describe("the user who owns the record"),
   custom: z
     .record(z.string(), z.unknown())
     .optional()
     .describe(
       "values by field key of the record type: keys the type does not define are dropped and listed in ignored_fields; on PATCH each key sent replaces that value and null clears it"
     ),
-  contact_id: z.uuid().nullable().optional().describe("a live contact of the organisation"),
-  company_id: z.uuid().nullable().optional().describe("a live company of the organisation"),
-  deal_id: z.uuid().nullable().optional().describe("a live deal of the organisation")
+  contact_id: Id.nullable().optional().describe("a live contact of the organisation"),
+  company_id: Id.nullable().optional().describe("a live company of the organisation"),
+  deal_id: Id.nullable().optional().describe("a live deal of the organisation")
 }
 
 export const RecordCreate = z.strictObject({
@@ -49,9 +52,9 @@ export const RecordPage = pageEnvelope(CustomRecord)
 
 export const RecordListQuery = z.object({
   type: z.string().min(1).max(63).optional().describe("a record type key"),
-  contact_id: z.uuid().optional(),
-  company_id: z.uuid().optional(),
-  deal_id: z.uuid().optional(),
+  contact_id: Id.optional(),
+  company_id: Id.optional(),
+  deal_id: Id.optional(),
   q: z.string().max(200).optional().describe("case-insensitive substring of the title"),
   ...PageQuery
 })

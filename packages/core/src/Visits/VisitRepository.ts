@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { StorageError } from "../Errors.js"
+import type { VisitorLink } from "../Forms/FormSubmissionRepository.js"
 import type { Visit } from "./VisitSchemas.js"
 
 /** Recorded page views of one organisation: written once, never changed. */
@@ -9,10 +10,10 @@ export class VisitRepository extends Context.Tag("@crm/core/VisitRepository")<
   VisitRepository,
   {
     readonly insert: (organisationId: string, visit: Visit) => Effect.Effect<void, StorageError>
-    /** The contact of the latest-recorded visit with this visitor id that was attached to one. */
+    /** The contact of the latest-recorded visit with this visitor id that was attached to one, with its time. */
     readonly contactOfVisitor: (
       organisationId: string,
       visitorId: string
-    ) => Effect.Effect<Option.Option<string>, StorageError>
+    ) => Effect.Effect<Option.Option<VisitorLink>, StorageError>
   }
 >() {}
