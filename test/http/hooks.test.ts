@@ -345,6 +345,44 @@ onEveryStore(
       await done()
     })
 
+    it("signs with both secrets from the moment of a rotation, also in a round already under way", async () => {
+      const { client, receiver, hook, done } = await subscribed()
+      let answerFirst: () => void = () => {}
+      receiver.script({ status: 200, after: new Promise<void>((resolve) => (answerFirst = resolve)) })
+      await client.post("/contacts", { first_name: "Before" })
+      await client.post("/contacts", { first_name: "After" })
+      const now = Date.now()
+      const round = dispatchAt(server(), now)
+      await receiver.arrived(1)
+      // The round has claimed both deliveries and the first is in flight: now the secret changes.
+      const rotated = await client.post(`/hooks/${hook.id}/rotate-secret`)
+      expect(rotated.status).toBe(200)
+      answerFirst()
+      expect(await round).toBe(2)
+      const second = receiver.received[1]!
+      const header = second.headers["x-service-signature"] as string
+      expect(signatures(header)).toHaveLength(2)
+      const at = { toleranceSeconds: 300, now: Math.floor(now / 1000) }
+      expect(await Webhooks.verifySignature(second.body, header, rotated.body.secret, at)).toBe(true)
+      expect(await Webhooks.verifySignature(second.body, header, hook.secret, at)).toBe(true)
+      await done()
+    })
+
+    it("sends nothing more to a hook deleted while a round is under way", async () => {
+      const { client, receiver, hook, done } = await subscribed()
+      let answerFirst: () => void = () => {}
+      receiver.script({ status: 200, after: new Promise<void>((resolve) => (answerFirst = resolve)) })
+      await client.post("/contacts", { first_name: "Sent" })
+      await client.post("/contacts", { first_name: "Dropped" })
+      const round = dispatchAt(server(), Date.now())
+      await receiver.arrived(1)
+      expect((await client.delete(`/hooks/${hook.id}`)).status).toBe(204)
+      answerFirst()
+      expect(await round).toBe(1)
+      expect(receiver.received.map((request) => JSON.parse(request.body).data.first_name)).toEqual(["Sent"])
+      await done()
+    })
+
     it("retries after a 500 on the ladder (5 s plus jitter), recording every attempt", async () => {
       const { client, receiver, deliveries, done } = await subscribed()
       receiver.script({ status: 500, body: "x".repeat(3000) })
@@ -365,6 +403,22 @@ onEveryStore(
       expect(delivered).toMatchObject({ status: "succeeded", attempt_count: 2, next_attempt_at: null })
       expect(delivered.attempts.map((attempt: any) => attempt.status_code)).toEqual([500, 200])
       expect(receiver.received[0]!.body).toBe(receiver.received[1]!.body)
+      await done()
+    })
+
+    it("records an answer whose body holds NUL bytes (a binary answer) and does not send the delivery again", async () => {
+      const { client, receiver, deliveries, done } = await subscribed()
+      receiver.script({ status: 200, body: "\u0000\u001f\u008bbinary\u0000" })
+      await client.post("/contacts", { first_name: "Binary" })
+      const now = Date.now()
+      expect(await dispatchAt(server(), now)).toBe(1)
+      const [delivery] = await deliveries()
+      expect(delivery).toMatchObject({ status: "succeeded", attempt_count: 1 })
+      expect(delivery.attempts[0].status_code).toBe(200)
+      expect(delivery.attempts[0].response_excerpt).toContain("binary")
+      expect(delivery.attempts[0].response_excerpt).not.toContain("\u0000")
+      expect(await dispatchAt(server(), now + DAY)).toBe(0)
+      expect(receiver.received).toHaveLength(1)
       await done()
     })
 

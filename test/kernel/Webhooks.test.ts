@@ -4,8 +4,13 @@
  */
 import { Access, Events, Webhooks } from "@crm/core"
 import * as StorageMemory from "@crm/storage-memory"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as TestClock from "effect/TestClock"
+import * as TestContext from "effect/TestContext"
 import { describe, expect, it } from "vitest"
 
 const DNS: Record<string, ReadonlyArray<string>> = {
@@ -93,4 +98,53 @@ describe("Webhooks service", () => {
     expect(request!.refuseAddress("10.0.0.7")).toMatch(/private/)
     expect(request!.refuseAddress("::ffff:127.0.0.1")).toMatch(/loopback/)
   })
+})
+
+describe("Webhooks dispatcher under load", () => {
+  // Receivers that answer only just before the timeout: the slowest a claimed batch can be.
+  const sent: Array<string> = []
+  const slowPorts = Layer.mergeAll(
+    Layer.succeed(Webhooks.Resolver, { resolve: () => Effect.succeed(["93.184.215.14"]) }),
+    Layer.succeed(Webhooks.WebhookSender, {
+      send: (request) =>
+        Effect.sync(() => sent.push(`${request.url} ${request.headers["x-service-event-id"]}`)).pipe(
+          Effect.zipRight(Effect.sleep(Duration.millis(request.timeoutMs - 1))),
+          Effect.as({ _tag: "Response", status: 204, retryAfter: undefined, excerpt: "", durationMs: 1 } as const)
+        )
+    })
+  )
+  const slowServices = Layer.mergeAll(
+    Access.layer,
+    Webhooks.layerWith({ httpsRequired: true, allowPrivateTargets: false, timeoutMs: 10_000 })
+  ).pipe(Layer.provide(slowPorts), Layer.provideMerge(StorageMemory.layer))
+
+  it("works every claimed hook within its lease, so a second dispatcher never sends a delivery again", async () => {
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        yield* TestClock.setTime(Date.parse("2026-01-01T00:00:00.000Z"))
+        const webhooks = yield* Webhooks.Webhooks
+        const events = yield* Events.EventLog
+        const who = yield* owner
+        // A full claim: 20 hooks with 10 due deliveries each.
+        for (let i = 0; i < 20; i++) {
+          yield* webhooks.create(who, { target_url: `https://hooks.example.com/${i}`, events: ["contact.created"] })
+        }
+        for (let i = 0; i < 10; i++) {
+          const at = new Date(yield* Clock.currentTimeMillis).toISOString()
+          yield* events.append(who.organisationId, [{ event: "contact.created", data: { id: `c${i}` } }], at)
+        }
+        const first = yield* Effect.fork(webhooks.dispatch)
+        // Another process's dispatcher comes by once the first one's leases (10 x 10 s + 30 s) have run out.
+        let second: Fiber.RuntimeFiber<number, unknown> | undefined
+        for (let elapsed = 1; elapsed <= 400; elapsed++) {
+          yield* TestClock.adjust(Duration.seconds(1))
+          if (elapsed === 131) second = yield* Effect.fork(webhooks.dispatch)
+        }
+        expect(yield* Fiber.join(first)).toBe(200)
+        expect(yield* Fiber.join(second!)).toBe(0)
+      }).pipe(Effect.provide(slowServices), Effect.provide(TestContext.TestContext))
+    )
+    expect(sent).toHaveLength(200)
+    expect(new Set(sent).size).toBe(200)
+  }, 30_000)
 })

@@ -9,7 +9,13 @@ export interface Received {
 
 /** How to answer one request; `hang` never answers (a timeout, or a process killed mid-delivery). */
 export type Answer =
-  | { readonly status: number; readonly headers?: Record<string, string>; readonly body?: string }
+  | {
+      readonly status: number
+      readonly headers?: Record<string, string>
+      readonly body?: string
+      /** Answers only once this settles: an attempt still in flight while the test acts. */
+      readonly after?: Promise<unknown>
+    }
   | "hang"
 
 export interface Receiver {
@@ -34,8 +40,12 @@ export const startReceiver = async (): Promise<Receiver> => {
       for (const waiter of waiters.filter((w) => received.length >= w.count)) waiter.resolve()
       const answer = answers.shift() ?? { status: 200, body: "ok" }
       if (answer === "hang") return
-      response.writeHead(answer.status, answer.headers ?? {})
-      response.end(answer.body ?? "")
+      const reply = () => {
+        response.writeHead(answer.status, answer.headers ?? {})
+        response.end(answer.body ?? "")
+      }
+      if (answer.after === undefined) reply()
+      else void answer.after.then(reply)
     })
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))

@@ -126,6 +126,10 @@ const refusedTarget = (refusal: TargetRules.Refusal) =>
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
+// A receiver's answer is any bytes (a gzip or other binary body holds NULs), but PostgreSQL text
+// cannot store U+0000: an unrecordable attempt would be sent again after every lease, forever.
+const storable = (text: string) => text.replaceAll("\u0000", "\uFFFD")
+
 export const makeWith = (options: WebhookOptions) =>
   Effect.gen(function* () {
     const repo = yield* WebhookRepository
@@ -232,8 +236,8 @@ export const makeWith = (options: WebhookOptions) =>
               attempted_at: iso(startedAt),
               status_code: outcome._tag === "Response" ? outcome.status : null,
               duration_ms: Math.round(outcome.durationMs),
-              response_excerpt: outcome._tag === "Response" ? outcome.excerpt.slice(0, EXCERPT_LIMIT) : null,
-              error: outcome._tag === "Failure" ? outcome.error : null
+              response_excerpt: outcome._tag === "Response" ? storable(outcome.excerpt.slice(0, EXCERPT_LIMIT)) : null,
+              error: outcome._tag === "Failure" ? storable(outcome.error) : null
             },
             status: decision.status,
             attemptCount: attempts,
@@ -252,9 +256,17 @@ export const makeWith = (options: WebhookOptions) =>
     // the next one still goes. The lease is left to expire if this fiber dies half-way.
     const work = (claim: Claim, token: string) =>
       Effect.gen(function* () {
+        const owner: HookOwner = { organisationId: claim.hook.organisation_id, keyId: claim.hook.key_id }
         let hook = claim.hook
         let made = 0
         for (const delivery of claim.deliveries) {
+          // The hook as it is now, not as claimed: a secret rotated since signs with both secrets
+          // from that moment, and a hook deleted or disabled since gets nothing more.
+          if (made > 0) {
+            const current = yield* repo.get(owner, hook.id)
+            if (Option.isNone(current)) break
+            hook = current.value
+          }
           if (!hook.active) break
           hook = yield* attempt(hook, delivery)
           made++
@@ -274,8 +286,10 @@ export const makeWith = (options: WebhookOptions) =>
         perHook: batch.perHook
       })
       // A storage failure on one hook must not cut the others' attempts short: all finish first.
+      // Every claimed hook is worked at once: its lease (taken now) covers one hook's batch, so a
+      // hook left waiting for others would lose its lease mid-batch and be sent twice.
       const outcomes = yield* Effect.forEach(claims, (claim) => Effect.either(work(claim, token)), {
-        concurrency: 8
+        concurrency: "unbounded"
       })
       let made = 0
       for (const outcome of outcomes) {
