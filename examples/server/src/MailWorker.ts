@@ -21,7 +21,11 @@ export const worker = (settings: MailSettings = {}) =>
     Effect.forkScoped(
       Effect.repeat(
         Mail.deliverDue(BATCH).pipe(
-          Effect.catchAll((error) => Effect.logWarning("mail delivery failed; retrying at the next round", error))
+          Effect.catchAll((error) => Effect.logWarning("mail delivery failed; retrying at the next round", error)),
+          // A defect in one round must not end mail delivery for the life of the process.
+          Effect.catchAllDefect((defect) =>
+            Effect.logError("mail delivery crashed; retrying at the next round", defect)
+          )
         ),
         Schedule.spaced(settings.every ?? "5 seconds")
       )

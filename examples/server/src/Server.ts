@@ -73,7 +73,8 @@ const housekeeping = Layer.scopedDiscard(
       )
     )
     const sweep = Effect.all([events.purge, webhooks.purge, idempotency.purge, calendar]).pipe(
-      Effect.catchAll((error) => Effect.logWarning("housekeeping failed; retrying at the next run", error))
+      Effect.catchAll((error) => Effect.logWarning("housekeeping failed; retrying at the next run", error)),
+      Effect.catchAllDefect((defect) => Effect.logError("housekeeping crashed; retrying at the next run", defect))
     )
     yield* Effect.forkScoped(Effect.repeat(sweep, Schedule.spaced("1 hour")))
   })

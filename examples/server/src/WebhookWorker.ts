@@ -44,7 +44,11 @@ export const worker = (settings: WebhookSettings) =>
           // Rounds follow each other at once while they find work (a backlog drains at full speed),
           // then the worker waits a poll interval.
           const round = Effect.repeat(webhooks.dispatch, { while: (made) => made > 0 }).pipe(
-            Effect.catchAll((error) => Effect.logWarning("webhook dispatch failed; retrying at the next poll", error))
+            Effect.catchAll((error) => Effect.logWarning("webhook dispatch failed; retrying at the next poll", error)),
+            // A defect in one round must not end delivery for the life of the process.
+            Effect.catchAllDefect((defect) =>
+              Effect.logError("webhook dispatch crashed; retrying at the next poll", defect)
+            )
           )
           yield* Effect.forkScoped(Effect.repeat(round, Schedule.spaced(`${settings.pollIntervalMs} millis`)))
         })
