@@ -271,6 +271,24 @@ onEveryStore("orders", (server) => {
       await place(other.client, { external_id: "shop-1001", buyer: { email: "a@example.com" } })
     })
 
+    it("answers a webshop's retry of an order that took the last stock with order_already_exists, not a stock error", async () => {
+      const { client } = await tenant(server)
+      const last = await product(client, 2)
+      const body = {
+        external_id: "shop-retry-1",
+        buyer: { email: "retry@example.com" },
+        items: [{ ...MUG, product_id: last.id, quantity: 2 }]
+      }
+      const first = await place(client, body)
+      expect(first.items[0].stock_taken).toBe(true)
+      expect((await client.get(`/orders/${first.id}`)).body.items[0].stock_taken).toBe(true)
+      const again = await client.post("/orders", body)
+      expect(again.status, again.text).toBe(409)
+      expect(again.body).toMatchObject({ error: "order_already_exists", detail: { id: first.id } })
+      expect(await stockOf(client, last.id)).toBe(0)
+      expect(await movements(client, last.id)).toHaveLength(2)
+    })
+
     it("validates the buyer, the links and the lines", async () => {
       const { client } = await tenant(server)
       const other = await tenant(server)
@@ -335,6 +353,78 @@ onEveryStore("orders", (server) => {
       const [back] = await movements(client, tracked.id)
       expect(back).toMatchObject({ kind: "cancel", quantity: 2, level: 5, order_id: order.id })
       expect(await movements(client, untracked.id)).toEqual([])
+    })
+
+    it("lets concurrent orders take exactly the stock there is, never below zero, level = Σ ledger", async () => {
+      const { client } = await tenant(server)
+      const scarce = await product(client, 5)
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          client.post("/orders", {
+            external_id: `race-${i}`,
+            buyer: { email: "race@example.com" },
+            items: [{ ...MUG, product_id: scarce.id, quantity: 1 }]
+          })
+        )
+      )
+      expect(results.filter((r) => r.status === 201)).toHaveLength(5)
+      for (const loser of results.filter((r) => r.status !== 201)) {
+        expect(loser.status, loser.text).toBe(409)
+        expect(loser.body.error).toBe("insufficient_stock")
+      }
+      expect(await stockOf(client, scarce.id)).toBe(0)
+      const ledger = await movements(client, scarce.id)
+      expect(ledger.filter((row) => row.kind === "sale")).toHaveLength(5)
+      expect(ledger.reduce((sum, row) => sum + row.quantity, 0)).toBe(0)
+      expect((await client.get("/orders")).body.data).toHaveLength(5)
+    })
+
+    it("still cancels an order whose variant was removed from the product since the sale", async () => {
+      const { client } = await tenant(server)
+      const shirt = await client.post("/products", {
+        sku: "SHIRT-1",
+        name: "Shirt",
+        options: [{ name: "size", values: ["S", "M"] }],
+        variants: [{ options: { size: "S" } }, { options: { size: "M" } }]
+      })
+      expect(shirt.status, shirt.text).toBe(201)
+      const [small, medium] = shirt.body.variants
+      await client.post(`/products/${shirt.body.id}/stock`, { count: 1, variant_id: small.id })
+      await client.post(`/products/${shirt.body.id}/stock`, { count: 4, variant_id: medium.id })
+      const order = await place(client, {
+        buyer: { email: "gone@example.com" },
+        items: [
+          { ...MUG, product_id: shirt.body.id, variant_id: small.id, quantity: 1 },
+          { ...MUG, product_id: shirt.body.id, variant_id: medium.id, quantity: 1 }
+        ]
+      })
+      // The small size sold out and is dropped from the range (it holds nothing, so that is allowed).
+      const dropped = await client.patch(`/products/${shirt.body.id}`, {
+        variants: [{ id: medium.id, options: { size: "M" } }]
+      })
+      expect(dropped.status, dropped.text).toBe(200)
+      const cancelled = await client.patch(`/orders/${order.id}`, { fulfilment: "cancelled" })
+      expect(cancelled.status, cancelled.text).toBe(200)
+      expect(cancelled.body.fulfilment).toBe("cancelled")
+      // What can go back does.
+      expect(await stockOf(client, shirt.body.id)).toBe(4)
+    })
+
+    it("takes a product and buyer named by an upper-case id as the same records, and gives the stock back on cancel", async () => {
+      const { client } = await tenant(server)
+      const tracked = await product(client, 5)
+      const buyer = await newContact(client, "upper@example.com")
+      const order = await place(client, {
+        contact_id: buyer.id.toUpperCase(),
+        items: [{ ...MUG, product_id: tracked.id.toUpperCase(), quantity: 2 }]
+      })
+      expect(order.contact_id).toBe(buyer.id)
+      expect(order.items[0]).toMatchObject({ product_id: tracked.id, stock_taken: true })
+      expect(await stockOf(client, tracked.id)).toBe(3)
+      const listed = await client.get(`/orders?contact_id=${buyer.id.toUpperCase()}`)
+      expect(listed.body.data.map((row: any) => row.id)).toEqual([order.id])
+      await walk(client, order.id, ["cancelled"])
+      expect(await stockOf(client, tracked.id)).toBe(5)
     })
 
     it("does not give back stock the sale never took, even if tracking started since", async () => {

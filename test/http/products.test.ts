@@ -331,6 +331,49 @@ onEveryStore("products", (server) => {
     )
   })
 
+  it("answers a level past what one item holds with 422 naming delta, never a 500, and sums large variant levels", async () => {
+    const { client } = await server().tenant()
+    const plain = await client.post("/products", { sku: "BIG-1", name: "Screw" })
+    const stock = (id: string, body: unknown) => client.post(`/products/${id}/stock`, body)
+    expect((await stock(plain.body.id, { count: 1_000_000_000 })).status).toBe(200)
+    const over = await stock(plain.body.id, { delta: 1, reason: "restock" })
+    refused(over, 422, "validation_failed")
+    expect(paths(over)).toEqual(["delta"])
+    expect((await client.get(`/products/${plain.body.id}`)).body.stock).toBe(1_000_000_000)
+    expect(await movements(client, plain.body.id)).toHaveLength(1)
+
+    const shirt = await client.post("/products", {
+      ...SHIRT,
+      sku: "BIG-2",
+      variants: [
+        { options: { size: "S", colour: "red" } },
+        { options: { size: "M", colour: "red" } },
+        { options: { size: "L", colour: "red" } }
+      ]
+    })
+    expect(shirt.status, shirt.text).toBe(201)
+    for (const variant of shirt.body.variants) {
+      const counted = await stock(shirt.body.id, { count: 1_000_000_000, variant_id: variant.id })
+      expect(counted.status, counted.text).toBe(200)
+    }
+    expect((await client.get(`/products/${shirt.body.id}`)).body.stock).toBe(3_000_000_000)
+    const ok = await client.get("/products?stock=ok")
+    expect(ok.status).toBe(200)
+    expect(ok.body.data.map((row: any) => row.id).sort()).toEqual([plain.body.id, shirt.body.id].sort())
+  })
+
+  it("refuses a low_stock_threshold past the largest level (422), and filters with a huge organisation default", async () => {
+    const { client } = await server().tenant({ settings: { stock: { low_stock_threshold: 3_000_000_000 } } })
+    const huge = await client.post("/products", { sku: "HUGE", name: "Huge", low_stock_threshold: 3_000_000_000 })
+    refused(huge, 422, "validation_failed")
+    expect(paths(huge)).toEqual(["low_stock_threshold"])
+    const created = await client.post("/products", { sku: "LOW", name: "Low" })
+    expect((await client.post(`/products/${created.body.id}/stock`, { count: 7 })).status).toBe(200)
+    const low = await client.get("/products?stock=low")
+    expect(low.status, low.text).toBe(200)
+    expect(low.body.data.map((row: any) => row.id)).toEqual([created.body.id])
+  })
+
   it("checks variant options against the product's and keeps variant stock across a PATCH by id", async () => {
     const { client } = await server().tenant()
     for (const [variants, path] of [

@@ -1,6 +1,7 @@
 /** Inventory: products with variants, and their stock as an append-only ledger. */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { z } from "zod"
@@ -85,7 +86,10 @@ export class Inventory extends Context.Tag("@crm/core/Inventory")<
       id: string,
       query: StockMovementQuery
     ) => Effect.Effect<PageResult<StockMovement>, NotFound | ValidationFailed | StorageError>
-    /** Takes (sale) or returns (cancel) stock for order lines, inside the caller's unit of work; all or nothing. */
+    /**
+     * Takes (sale) or returns (cancel) stock for order lines, inside the caller's unit of work; all or
+     * nothing. A cancel skips an item that no longer exists (a variant removed since the sale).
+     */
     readonly moveForOrder: (
       organisation: Organisation,
       moves: ReadonlyArray<OrderMove>,
@@ -106,20 +110,20 @@ const itemOf = (
   product: Product,
   variantId: string | null | undefined,
   at = ""
-): Effect.Effect<StockLedger.Item, VariantRequired | ValidationFailed> => {
+): Either.Either<StockLedger.Item, VariantRequired | ValidationFailed> => {
   if (product.options.length === 0) {
     return variantId == null
-      ? Effect.succeed({ product_id: product.id, variant_id: null })
-      : Effect.fail(invalidField(`${at}variant_id`, "the product has no variants", "unknown_reference"))
+      ? Either.right({ product_id: product.id, variant_id: null })
+      : Either.left(invalidField(`${at}variant_id`, "the product has no variants", "unknown_reference"))
   }
   if (variantId == null) {
-    return Effect.fail(
+    return Either.left(
       new VariantRequired({ detail: { product_id: product.id, message: "the product is sold in variants" } })
     )
   }
   return product.variants.some((variant) => variant.id === variantId)
-    ? Effect.succeed({ product_id: product.id, variant_id: variantId })
-    : Effect.fail(invalidField(`${at}variant_id`, "not a variant of this product", "unknown_reference"))
+    ? Either.right({ product_id: product.id, variant_id: variantId })
+    : Either.left(invalidField(`${at}variant_id`, "not a variant of this product", "unknown_reference"))
 }
 
 const levelOf = (product: Product, item: StockLedger.Item): StockLedger.Level =>
@@ -294,6 +298,11 @@ export const make = Effect.gen(function* () {
           for (const [i, move] of moves.entries()) {
             const at = `items.${i}.`
             const product = locked.get(move.product_id)
+            // A cancel gives back to the items the sale took from; one that is gone since (a variant
+            // removed once it held nothing) has nowhere to take it back, and must not keep the order
+            // from being cancelled.
+            const gone = kind === "cancel" && (product === undefined || Either.isLeft(itemOf(product, move.variant_id)))
+            if (gone) continue
             if (product === undefined) {
               return yield* invalidField(`${at}product_id`, "no such product in this organisation", "unknown_reference")
             }

@@ -242,14 +242,10 @@ export const make = Effect.gen(function* () {
             currency
           )
           const lines = priced.lines
-          yield* moveStock(organisation, stockMoves(lines), "sale", { orderId: id, keyId: actor.keyId, at: now })
-          const items = yield* Effect.forEach(lines, (line) =>
-            Effect.map(tookStock(organisation.id, line), (taken): OrderLine => ({ ...line, stock_taken: taken }))
-          )
           const orderNumber = yield* nextNumber(sequence, organisation, "order")
           const contactId =
             input.buyer === undefined ? input.contact_id! : (yield* buyerContact(organisation, input.buyer, actor)).id
-          const order: Order = {
+          const placed: Order = {
             id,
             order_number: orderNumber,
             external_id: input.external_id,
@@ -257,7 +253,7 @@ export const make = Effect.gen(function* () {
             payment_status: input.payment_status ?? "none",
             payment_method: input.payment_method ?? null,
             currency,
-            items,
+            items: lines.map((line) => ({ ...line, stock_taken: false })),
             subtotal: priced.subtotal,
             vat_total: priced.vat_total,
             total: priced.total,
@@ -268,7 +264,15 @@ export const make = Effect.gen(function* () {
             created_at: now,
             updated_at: now
           }
-          yield* repo.insert(organisation.id, order)
+          // The order is written before the sale, so that a repeated external_id is answered as
+          // such (naming the order that holds it) even when the first sale left too little stock.
+          yield* repo.insert(organisation.id, placed)
+          yield* moveStock(organisation, stockMoves(lines), "sale", { orderId: id, keyId: actor.keyId, at: now })
+          const items = yield* Effect.forEach(lines, (line) =>
+            Effect.map(tookStock(organisation.id, line), (taken): OrderLine => ({ ...line, stock_taken: taken }))
+          )
+          const order: Order = { ...placed, items }
+          if (items.some((line) => line.stock_taken)) yield* repo.update(organisation.id, order)
           yield* events.append(
             organisation.id,
             [webshopEvent(order), ...(PaymentStatus.becamePaid(null, order.payment_status) ? [paidEvent(order)] : [])],

@@ -48,7 +48,10 @@ export const make = Effect.gen(function* () {
       sql`INSERT INTO stock_levels (item_id, organisation_id, product_id, level)
         SELECT key, ${organisationId}::uuid, ${product.id}::uuid, NULL FROM unnest(${itemKeys(product)}::uuid[]) AS key
         ON CONFLICT (item_id) DO NOTHING`,
-      sql`UPDATE products SET stock = (SELECT sum(level) FROM stock_levels WHERE stock_levels.product_id = products.id)
+      // Clamped to the integer column: only the stock filter reads it, and a sum over many variants
+      // (each at most StockLedger.MAX_LEVEL) may pass 2^31 while every band stays the same.
+      sql`UPDATE products SET stock = (SELECT CASE WHEN sum(level) > 2147483647 THEN 2147483647 ELSE sum(level) END
+        FROM stock_levels WHERE stock_levels.product_id = products.id)
         WHERE id = ${product.id}::uuid`
     ])
 
@@ -97,7 +100,7 @@ export const make = Effect.gen(function* () {
       const threshold =
         filter.stock === undefined
           ? undefined
-          : sql`COALESCE(low_stock_threshold, ${filter.stock.defaultThreshold}::integer)`
+          : sql`COALESCE(low_stock_threshold, ${filter.stock.defaultThreshold}::bigint)`
       const band =
         filter.stock === undefined || threshold === undefined
           ? []

@@ -34,8 +34,10 @@ export const make = Effect.gen(function* () {
                 ${movement.variant_id}::uuid, ${movement.kind}, ${movement.quantity}::integer,
                 ${movement.level}::integer, ${movement.key_id}::uuid, ${movement.order_id}::uuid, ${movement.note},
                 ${movement.created_at}::timestamptz)`
+            // Clamped like ProductRepository's: the filter column is an integer, a variant sum may pass it.
             yield* sql`UPDATE products
-              SET stock = (SELECT sum(level) FROM stock_levels WHERE stock_levels.product_id = products.id)
+              SET stock = (SELECT CASE WHEN sum(level) > 2147483647 THEN 2147483647 ELSE sum(level) END
+                FROM stock_levels WHERE stock_levels.product_id = products.id)
               WHERE id = ${movement.product_id}::uuid`
           })
         )

@@ -53,6 +53,7 @@ const fields = {
     .number()
     .int()
     .min(0)
+    .max(1e9)
     .nullable()
     .optional()
     .describe("stock at or below it (and above 0) is low; null: the organisation's settings.stock.low_stock_threshold"),

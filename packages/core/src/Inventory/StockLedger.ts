@@ -7,7 +7,7 @@
  * 0 with quantity n. So the level is also Σ quantity since tracking last (re)started.
  */
 import * as Either from "effect/Either"
-import { InsufficientStock, StockNotTracked } from "../Errors.js"
+import { InsufficientStock, invalidField, StockNotTracked, type ValidationFailed } from "../Errors.js"
 import type { MovementKind, StockBand } from "./ProductSchemas.js"
 
 export type Level = number | null
@@ -31,11 +31,17 @@ export interface Entry {
 /** The key a level is stored under: the variant's id, or the product's own for a product without variants. */
 export const itemKey = (item: Item): string => item.variant_id ?? item.product_id
 
+/**
+ * The highest level one item may hold, the same bound as a stocktake `count`. Beyond it a level
+ * would no longer fit the stores' integer columns (a stream of restocks could otherwise get there).
+ */
+export const MAX_LEVEL = 1_000_000_000
+
 export const apply = (
   item: Item,
   level: Level,
   move: Move
-): Either.Either<Entry, InsufficientStock | StockNotTracked> => {
+): Either.Either<Entry, InsufficientStock | StockNotTracked | ValidationFailed> => {
   if (move.kind === "count") {
     return Either.right({ kind: "count", quantity: (move.count ?? 0) - (level ?? 0), level: move.count })
   }
@@ -48,6 +54,11 @@ export const apply = (
       new InsufficientStock({
         detail: { ...item, level, quantity: move.delta, message: `only ${level} in stock` }
       })
+    )
+  }
+  if (next > MAX_LEVEL) {
+    return Either.left(
+      invalidField("delta", `the level would be ${next}, above the most one item holds (${MAX_LEVEL})`, "too_big")
     )
   }
   return Either.right({ kind: move.kind, quantity: move.delta, level: next })

@@ -14,10 +14,16 @@ export type OrderPaymentMethod = z.infer<typeof OrderPaymentMethod>
 
 const name = z.string().max(500)
 
+/**
+ * A uuid in the form ids are stored and compared in: lower case. A reference sent in upper case
+ * then names the same record on every store, and an order line keeps the product's own id.
+ */
+const Id = z.uuid().transform((id) => id.toLowerCase())
+
 export const OrderLineInput = z
   .strictObject({
-    product_id: z.uuid().nullable().optional().describe("a product of the organisation; its tracked stock is taken"),
-    variant_id: z.uuid().nullable().optional().describe("required for a product sold in variants"),
+    product_id: Id.nullable().optional().describe("a product of the organisation; its tracked stock is taken"),
+    variant_id: Id.nullable().optional().describe("required for a product sold in variants"),
     name: z.string().min(1).max(500),
     quantity: z.number().positive().max(1e9),
     unit_price: z.number().min(-1e12).max(1e12).describe("net price of one unit (negative for a discount line)"),
@@ -59,9 +65,9 @@ export const OrderBuyer = z.strictObject({
 export const OrderCreate = z
   .strictObject({
     external_id: z.string().min(1).max(200).describe("the webshop's own order id; unique per organisation"),
-    contact_id: z.uuid().optional().describe("a live contact of the organisation; or send buyer instead"),
+    contact_id: Id.optional().describe("a live contact of the organisation; or send buyer instead"),
     buyer: OrderBuyer.optional(),
-    deal_id: z.uuid().nullable().optional().describe("a live deal of the organisation"),
+    deal_id: Id.nullable().optional().describe("a live deal of the organisation"),
     currency: Currency.optional().describe("ISO 4217; defaults to the organisation's default currency"),
     payment_method: OrderPaymentMethod.nullable().optional().describe("default null"),
     payment_status: OrderPaymentStatus.optional().describe("default none"),
@@ -106,7 +112,7 @@ export const OrderPage = pageEnvelope(Order)
 export const OrderListQuery = z.object({
   fulfilment: OrderFulfilment.optional(),
   payment_status: OrderPaymentStatus.optional(),
-  contact_id: z.uuid().optional(),
+  contact_id: Id.optional(),
   ...PageQuery
 })
 export type OrderListQuery = z.output<typeof OrderListQuery>

@@ -19,7 +19,9 @@ const spec = {
     "email_already_exists",
     "insufficient_stock",
     "stock_not_tracked",
-    "variant_required"
+    "variant_required",
+    // Creating the buyer counts against the plan's contact limit.
+    "plan_refused"
   ],
   updateErrors: ["transition_not_allowed", "insufficient_stock", "stock_not_tracked", "variant_required"],
   notes: {
