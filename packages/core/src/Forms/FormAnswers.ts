@@ -6,6 +6,7 @@
 import * as Either from "effect/Either"
 import { z } from "zod"
 import { SubmissionRefused } from "../Errors.js"
+import { isCalendarDate } from "../internal/dates.js"
 import { normaliseEmail } from "../Wire.js"
 import type { Form, FormField } from "./FormDefinitions.js"
 
@@ -16,15 +17,6 @@ const refuse = (reason: Reason, field: string) => new SubmissionRefused({ detail
 const MAX_TEXT = 10_000
 const Email = z.email().max(320)
 const PHONE = /^\+?[0-9 ().-]{3,50}$/
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
-
-// A day of the calendar: `Date.parse` would take 2026-02-31 as 3 March.
-const isDate = (value: string): boolean => {
-  const parts = DATE.exec(value)
-  if (parts === null) return false
-  const date = new Date(Date.UTC(Number(parts[1]), Number(parts[2]) - 1, Number(parts[3])))
-  return date.toISOString().slice(0, 10) === value
-}
 
 // Own keys only: a field named `constructor` or `toString` must not find `Object.prototype`.
 const answerOf = (answers: Readonly<Record<string, unknown>>, key: string): unknown =>
@@ -56,7 +48,7 @@ const accept = (field: FormField, value: unknown): Either.Either<unknown, Reason
     case "checkbox":
       return typeof value === "boolean" ? Either.right(value) : Either.left("invalid_value")
     case "date":
-      return typeof value === "string" && isDate(value) ? Either.right(value) : Either.left("invalid_value")
+      return typeof value === "string" && isCalendarDate(value) ? Either.right(value) : Either.left("invalid_value")
   }
 }
 

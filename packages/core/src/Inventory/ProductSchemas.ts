@@ -2,6 +2,7 @@
 import { z } from "zod"
 import { Currency } from "../Money/Currency.js"
 import { PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+import { MAX_LEVEL } from "./StockLedger.js"
 
 export const ProductKind = z.enum(["physical", "service", "digital", "dropship", "gift_card"])
 export type ProductKind = z.infer<typeof ProductKind>
@@ -53,7 +54,7 @@ const fields = {
     .number()
     .int()
     .min(0)
-    .max(1e9)
+    .max(MAX_LEVEL)
     .nullable()
     .optional()
     .describe("stock at or below it (and above 0) is low; null: the organisation's settings.stock.low_stock_threshold"),
@@ -132,7 +133,7 @@ export const StockMove = z
       .number()
       .int()
       .refine((n) => n !== 0, "must not be zero")
-      .refine((n) => Math.abs(n) <= 1e9, "too large")
+      .refine((n) => Math.abs(n) <= MAX_LEVEL, "too large")
       .optional()
       .describe("a movement, added to the level"),
     reason: z.enum(["restock", "return", "adjust"]).optional().describe("what the delta was, default adjust"),
@@ -140,7 +141,7 @@ export const StockMove = z
       .number()
       .int()
       .min(0)
-      .max(1e9)
+      .max(MAX_LEVEL)
       .nullable()
       .optional()
       .describe("a stocktake, recorded as the difference from the level; null stops tracking"),

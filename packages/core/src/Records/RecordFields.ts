@@ -6,6 +6,7 @@
  */
 import * as Either from "effect/Either"
 import { ValidationFailed, type ValidationIssue } from "../Errors.js"
+import { isCalendarDate } from "../internal/dates.js"
 import * as Formula from "./Formula.js"
 import type { Aggregate, RecordField, RecordType } from "./RecordTypes.js"
 
@@ -31,14 +32,6 @@ const MAX_TEXT = 10_000
 const MAX_LINKS = 100
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
-
-const isDate = (value: string): boolean => {
-  const parts = DATE.exec(value)
-  if (parts === null) return false
-  const date = new Date(Date.UTC(Number(parts[1]), Number(parts[2]) - 1, Number(parts[3])))
-  return date.toISOString().slice(0, 10) === value
-}
 
 type Computed = Extract<RecordField, { readonly type: "formula" | "rollup" }>
 
@@ -54,7 +47,9 @@ const check = (field: Exclude<RecordField, Computed>, value: unknown): Either.Ei
     case "number":
       return typeof value === "number" && Number.isFinite(value) ? Either.right(value) : Either.left("must be a number")
     case "date":
-      return typeof value === "string" && isDate(value) ? Either.right(value) : Either.left("must be a date YYYY-MM-DD")
+      return typeof value === "string" && isCalendarDate(value)
+        ? Either.right(value)
+        : Either.left("must be a date YYYY-MM-DD")
     case "boolean":
       return typeof value === "boolean" ? Either.right(value) : Either.left("must be true or false")
     case "select":

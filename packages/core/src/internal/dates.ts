@@ -18,3 +18,13 @@ export const addDays = (date: string, days: number): string =>
   new Date(Date.parse(`${date}T00:00:00.000Z`) + days * DAY_MS).toISOString().slice(0, 10)
 
 export const yearOf = (date: string): number => Number(date.slice(0, 4))
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
+
+/** A day of the calendar written `YYYY-MM-DD`: `Date.parse` would take 2026-02-31 as 3 March. */
+export const isCalendarDate = (value: string): boolean => {
+  const parts = DATE.exec(value)
+  if (parts === null) return false
+  const date = new Date(Date.UTC(Number(parts[1]), Number(parts[2]) - 1, Number(parts[3])))
+  return date.toISOString().slice(0, 10) === value
+}
