@@ -546,6 +546,15 @@ onEveryStore("products", (server) => {
         [shirt.id, shirt.variants[1].id],
         [null, null]
       ])
+      // An id in upper case names the same product on every store, and is stored as PostgreSQL would.
+      const shouted = await client.post(path, {
+        items: [line({ product_id: shirt.id.toUpperCase(), variant_id: shirt.variants[0].id.toUpperCase() })]
+      })
+      expect(shouted.status, path).toBe(201)
+      expect([shouted.body.items[0].product_id, shouted.body.items[0].variant_id]).toEqual([
+        shirt.id,
+        shirt.variants[0].id
+      ])
       for (const [items, field] of [
         [[line({ product_id: theirs.id })], "items.0.product_id"],
         [[line({}), line({ product_id: crypto.randomUUID() })], "items.1.product_id"],

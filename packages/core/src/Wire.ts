@@ -2,6 +2,8 @@
 import { z } from "zod"
 
 export const Uuid = z.uuid()
+/** An id in a request: PostgreSQL's uuid ignores case and the memory store's keys do not, so ids are lower-cased. */
+export const IdInput = z.uuid().toLowerCase()
 export const Timestamp = z.string().describe("ISO 8601 UTC timestamp with milliseconds")
 /** Requests may carry any offset; responses are always normalised to UTC with milliseconds. */
 export const TimestampInput = z.iso.datetime({ offset: true })

@@ -1,7 +1,7 @@
 import { z } from "zod"
 import { Currency } from "../Money/Currency.js"
 import { DocumentAmounts } from "../Pricing/LineSchemas.js"
-import { PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+import { IdInput as Id, PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
 
 export const OrderFulfilment = z.enum(["new", "confirmed", "shipped", "delivered", "cancelled"])
 export type OrderFulfilment = z.infer<typeof OrderFulfilment>
@@ -18,7 +18,6 @@ const name = z.string().max(500)
  * A uuid in the form ids are stored and compared in: lower case. A reference sent in upper case
  * then names the same record on every store, and an order line keeps the product's own id.
  */
-const Id = z.uuid().transform((id) => id.toLowerCase())
 
 export const OrderLineInput = z
   .strictObject({

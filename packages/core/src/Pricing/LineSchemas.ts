@@ -1,9 +1,10 @@
 /** Document lines as quotes and invoices carry them: what a client sends, and the priced line it gets back. */
 import { z } from "zod"
+import { IdInput } from "../Wire.js"
 
 export const LineInput = z.strictObject({
-  product_id: z.uuid().nullable().optional().describe("a product of the organisation the line sells"),
-  variant_id: z.uuid().nullable().optional().describe("one of that product's variants; needs product_id"),
+  product_id: IdInput.nullable().optional().describe("a product of the organisation the line sells"),
+  variant_id: IdInput.nullable().optional().describe("one of that product's variants; needs product_id"),
   name: z.string().min(1).max(500),
   quantity: z
     .number()

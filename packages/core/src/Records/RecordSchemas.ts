@@ -1,8 +1,7 @@
 import { z } from "zod"
-import { PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+import { IdInput as Id, PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
 
 // Ids compare as stored (lower case) on every store: PostgreSQL's uuid type ignores case, a map key does not.
-const Id = z.uuid().toLowerCase()
 
 const fields = {
   title: z.string().min(1).max(500).nullable().optional(),

@@ -1,12 +1,12 @@
 import { z } from "zod"
 import { VisitorId } from "../Forms/FormSchemas.js"
-import { Timestamp, TimestampInput } from "../Wire.js"
+import { IdInput, Timestamp, TimestampInput } from "../Wire.js"
 
 export const VisitCreate = z.strictObject({
   url: z.url().max(2000).describe("the page visited"),
   referrer: z.string().max(2000).nullable().optional(),
   visitor_id: VisitorId.optional(),
-  contact_id: z.uuid().toLowerCase().optional().describe("a live contact of the organisation"),
+  contact_id: IdInput.optional().describe("a live contact of the organisation"),
   occurred_at: TimestampInput.optional().describe("when the page was viewed; default now")
 })
 export type VisitCreate = z.output<typeof VisitCreate>
