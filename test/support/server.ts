@@ -1,6 +1,6 @@
 /** Starts the real server (the shipped composition) on a free port over a given store. */
 
-import type { Webhooks } from "@crm/core"
+import type { Kernel, Webhooks } from "@crm/core"
 import type { Storage } from "@crm/server"
 import { Server } from "@crm/server"
 import * as HttpServer from "@effect/platform/HttpServer"
@@ -47,9 +47,9 @@ export interface TestServer {
     settings?: unknown
     name?: string
   }) => Promise<{ organisation: any; key: string; keyId: string; client: Client }>
-  /** Runs an effect against the server's own services (a webhook dispatch round, under a test clock). */
+  /** Runs an effect against the server's own services (a webhook dispatch round, a kernel operation). */
   readonly run: <A, E>(
-    effect: Effect.Effect<A, E, Webhooks.Webhooks>,
+    effect: Effect.Effect<A, E, Webhooks.Webhooks | Kernel.Services>,
     options?: { readonly signal?: AbortSignal }
   ) => Promise<A>
   readonly close: () => Promise<void>

@@ -109,6 +109,7 @@ export const layer = <E, R>(options: ServerOptions, storage: Layer.Layer<Storage
   ).pipe(
     // Merged into the output so that a test can run a dispatch round itself.
     Layer.provideMerge(WebhookWorker.service(WebhookWorker.settingsOf(options.webhooks), options.publicUrl)),
-    Layer.provide(kernel(storage, options)),
+    // Merged too, so that an embedding test can call the kernel's services on the server's own store.
+    Layer.provideMerge(kernel(storage, options)),
     Layer.provide(Layer.setTracerEnabled(false))
   )

@@ -116,3 +116,6 @@ export const layerWith = (options: KernelOptions) =>
   )
 
 export const layer = layerWith({ rateLimit: Access.RATE_LIMIT })
+
+/** Every service the kernel provides: what a transport's handlers may call. */
+export type Services = Layer.Layer.Success<ReturnType<typeof layerWith>>

@@ -1,0 +1,83 @@
+/**
+ * One assistant tool: its name, the words an assistant reads to choose it, the scope it needs, the
+ * truthful hints, one zod input schema (listed as JSON Schema and used to validate, with the same
+ * `validation_failed` detail as REST) and a handler calling the kernel's services.
+ */
+import type { Access, Kernel } from "@crm/core"
+import type * as Effect from "effect/Effect"
+import { z } from "zod"
+
+export type ToolServices = Kernel.Services
+
+export interface ToolContext {
+  readonly principal: Access.Principal
+  /** Who acts, for records that keep it (deal stage history, tasks). */
+  readonly actor: { readonly keyId: string }
+}
+
+export interface ToolAnnotations {
+  /** The tool changes nothing. */
+  readonly readOnlyHint: boolean
+  /** The tool may overwrite or remove what is there (only meaningful when not read-only). */
+  readonly destructiveHint: boolean
+  /** Calling it again with the same arguments has no further effect. */
+  readonly idempotentHint: boolean
+}
+
+export interface Tool {
+  readonly name: string
+  readonly title: string
+  readonly description: string
+  /** `read` tools need the key's `read` scope; `write` tools need `write` and a plan that allows writing. */
+  readonly scope: "read" | "write"
+  readonly annotations: ToolAnnotations
+  readonly input: z.ZodObject
+  readonly run: (input: unknown, context: ToolContext) => Effect.Effect<unknown, unknown, ToolServices>
+}
+
+export interface ToolSpec<I extends z.ZodObject> {
+  readonly name: string
+  readonly title: string
+  readonly description: string
+  readonly scope: "read" | "write"
+  readonly annotations: ToolAnnotations
+  readonly input: I
+  readonly run: (input: z.output<I>, context: ToolContext) => Effect.Effect<unknown, unknown, ToolServices>
+}
+
+/** Keeps each handler typed against its own schema while the list holds tools uniformly. */
+export const tool = <I extends z.ZodObject>(spec: ToolSpec<I>): Tool => ({
+  ...spec,
+  // The server validates the arguments with `spec.input` before calling, so the erasure is safe.
+  run: spec.run as Tool["run"]
+})
+
+export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true }
+/** Creates something new on every call. */
+export const CREATES: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false }
+/** Changes existing fields to the given values: repeating it changes nothing more. */
+export const UPDATES: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true }
+
+/**
+ * `limit` of a list tool: asking for more than the cap returns at most the cap (decisions page:
+ * MCP caps clamp rather than refuse).
+ */
+export const limitInput = (cap: number, fallback = Math.min(cap, 20)) =>
+  z
+    .number()
+    .int()
+    .min(1)
+    .default(fallback)
+    .transform((limit) => Math.min(limit, cap))
+    .describe(`how many items to return, at most ${cap} (a larger value returns ${cap}); default ${fallback}`)
+
+/** The shape every list tool answers: `{items, has_more}`. */
+export interface ListResult<A> {
+  readonly items: ReadonlyArray<A>
+  readonly has_more: boolean
+}
+
+export const listOf = <A>(page: { readonly data: ReadonlyArray<A>; readonly has_more: boolean }): ListResult<A> => ({
+  items: page.data,
+  has_more: page.has_more
+})
