@@ -1,0 +1,40 @@
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type { StorageError } from "../Errors.js"
+import type { Page } from "../Wire.js"
+import type { Booking, BookingStatus, Series } from "./BookingSchemas.js"
+
+export interface BookingFilter {
+  readonly status?: BookingStatus
+  readonly seriesId?: string
+  readonly seriesSeq?: number
+  readonly contactId?: string
+  /**
+   * By start time relative to `asOf`: `upcoming` keeps `starts_at >= asOf`, soonest first; `past`
+   * keeps `starts_at < asOf`, latest first. Without it: every booking, newest created first.
+   */
+  readonly when?: { readonly asOf: string; readonly side: "upcoming" | "past" }
+}
+
+/** Booking series and the bookings of one organisation. */
+export class BookingRepository extends Context.Tag("@crm/core/BookingRepository")<
+  BookingRepository,
+  {
+    readonly insertSeries: (organisationId: string, series: Series) => Effect.Effect<void, StorageError>
+    readonly getSeries: (organisationId: string, id: string) => Effect.Effect<Option.Option<Series>, StorageError>
+    /** Newest first, ties by id; at most `limit + 1` rows. */
+    readonly listSeries: (organisationId: string, page: Page) => Effect.Effect<ReadonlyArray<Series>, StorageError>
+    readonly insert: (organisationId: string, booking: Booking) => Effect.Effect<void, StorageError>
+    readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<Booking>, StorageError>
+    /** Like `get`, and no other unit of work changes the booking until the calling one ends. */
+    readonly getForUpdate: (organisationId: string, id: string) => Effect.Effect<Option.Option<Booking>, StorageError>
+    readonly update: (organisationId: string, booking: Booking) => Effect.Effect<void, StorageError>
+    /** In the order `filter.when` says (ties by id); at most `limit + 1` rows. */
+    readonly list: (
+      organisationId: string,
+      filter: BookingFilter,
+      page: Page
+    ) => Effect.Effect<ReadonlyArray<Booking>, StorageError>
+  }
+>() {}

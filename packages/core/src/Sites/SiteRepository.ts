@@ -1,0 +1,53 @@
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import { DomainAlreadyExists, PathAlreadyExists, SlugAlreadyExists, type StorageError } from "../Errors.js"
+import type { Page as WirePage } from "../Wire.js"
+import type { Page, Post, PublicationStatus, Site } from "./SiteSchemas.js"
+
+export interface PageFilter {
+  readonly siteId?: string
+  readonly status?: PublicationStatus
+}
+
+export interface PostFilter {
+  readonly siteId?: string
+  readonly status?: PublicationStatus
+  /** Posts whose `tags` contain this one (tags are stored lower-case). */
+  readonly tag?: string
+}
+
+/**
+ * The sites of one organisation with their pages and posts. The uniqueness rules (a domain per
+ * organisation, a path or a slug per site) are the store's: an insert breaking one fails with the
+ * conflict naming the record that holds the value, even when two inserts race.
+ */
+export class SiteRepository extends Context.Tag("@crm/core/SiteRepository")<
+  SiteRepository,
+  {
+    readonly insertSite: (organisationId: string, site: Site) => Effect.Effect<void, DomainAlreadyExists | StorageError>
+    readonly getSite: (organisationId: string, id: string) => Effect.Effect<Option.Option<Site>, StorageError>
+    /** Newest first, ties by id; at most `limit + 1` rows. */
+    readonly listSites: (organisationId: string, page: WirePage) => Effect.Effect<ReadonlyArray<Site>, StorageError>
+    readonly insertPage: (organisationId: string, page: Page) => Effect.Effect<void, PathAlreadyExists | StorageError>
+    readonly listPages: (
+      organisationId: string,
+      filter: PageFilter,
+      page: WirePage
+    ) => Effect.Effect<ReadonlyArray<Page>, StorageError>
+    readonly insertPost: (organisationId: string, post: Post) => Effect.Effect<void, SlugAlreadyExists | StorageError>
+    readonly listPosts: (
+      organisationId: string,
+      filter: PostFilter,
+      page: WirePage
+    ) => Effect.Effect<ReadonlyArray<Post>, StorageError>
+  }
+>() {}
+
+/** The conflicts as every adapter reports them: the value and the record holding it (null if unseen). */
+export const domainTaken = (domain: string, siteId: string | null) =>
+  new DomainAlreadyExists({ detail: { domain, site_id: siteId } })
+export const pathTaken = (path: string, pageId: string | null) =>
+  new PathAlreadyExists({ detail: { path, page_id: pageId } })
+export const slugTaken = (slug: string, postId: string | null) =>
+  new SlugAlreadyExists({ detail: { slug, post_id: postId } })

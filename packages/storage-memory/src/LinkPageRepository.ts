@@ -1,0 +1,21 @@
+/** Link-in-bio pages in memory; slugs kept unique per organisation through the `siteKeys` index. */
+import { type Errors, LinkPages } from "@crm/core"
+import * as LiveRecords from "./internal/liveRecords.js"
+import type { Store } from "./internal/Store.js"
+import { uniqueKey } from "./internal/uniqueKeys.js"
+
+export const make = (store: Store) => {
+  const live = LiveRecords.make<LinkPages.LinkPage, Errors.SlugAlreadyExists>(store, {
+    table: "linkPages",
+    noun: "link page",
+    onWrite: uniqueKey(
+      (page) => `link:${page.slug}`,
+      (holder, page) => LinkPages.slugTaken(page.slug, holder)
+    )
+  })
+  return LinkPages.LinkPageRepository.of({
+    insert: live.insert,
+    list: (organisationId, filter, page) =>
+      live.list(organisationId, {}, page, (row) => filter.status === undefined || row.status === filter.status)
+  })
+}

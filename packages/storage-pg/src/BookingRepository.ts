@@ -1,0 +1,86 @@
+import { Bookings } from "@crm/core"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { orStorageError } from "./internal/errors.js"
+import * as LiveRecords from "./internal/liveRecords.js"
+import { type BookingRow, type SeriesRow, toBooking, toSeries } from "./internal/siteRows.js"
+import { json } from "./internal/values.js"
+
+const series: LiveRecords.LiveTable<SeriesRow, Bookings.Series> = {
+  table: "booking_series",
+  columns: "id, name, duration_minutes, location, questions, created_at, updated_at",
+  toRecord: toSeries,
+  repository: "BookingRepository"
+}
+
+const bookings: LiveRecords.LiveTable<BookingRow, Bookings.Booking> = {
+  table: "bookings",
+  columns: `id, series_id, series_seq, contact_id, name, email, starts_at, ends_at, status, answers, created_at,
+    updated_at`,
+  toRecord: toBooking,
+  repository: "BookingRepository"
+}
+
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const seriesRows = LiveRecords.make(sql, series)
+  const live = LiveRecords.make(sql, bookings)
+
+  return Bookings.BookingRepository.of({
+    insertSeries: (organisationId, record) =>
+      seriesRows.insert(
+        organisationId,
+        sql`${record.id}::uuid, ${record.name}, ${record.duration_minutes}::integer, ${record.location},
+          ${json(record.questions)}::jsonb, ${record.created_at}::timestamptz, ${record.updated_at}::timestamptz`
+      ),
+    getSeries: seriesRows.get,
+    listSeries: (organisationId, page) => seriesRows.list(organisationId, {}, page),
+    insert: (organisationId, booking) =>
+      live.insert(
+        organisationId,
+        sql`${booking.id}::uuid, ${booking.series_id}::uuid, ${booking.series_seq}::integer,
+          ${booking.contact_id}::uuid, ${booking.name}, ${booking.email}, ${booking.starts_at}::timestamptz,
+          ${booking.ends_at}::timestamptz, ${booking.status}, ${json(booking.answers)}::jsonb,
+          ${booking.created_at}::timestamptz, ${booking.updated_at}::timestamptz`
+      ),
+    get: live.get,
+    getForUpdate: live.getForUpdate,
+    update: (organisationId, booking) =>
+      live.update(
+        organisationId,
+        booking.id,
+        sql`status = ${booking.status}, starts_at = ${booking.starts_at}::timestamptz,
+          ends_at = ${booking.ends_at}::timestamptz, contact_id = ${booking.contact_id}::uuid,
+          answers = ${json(booking.answers)}::jsonb, updated_at = ${booking.updated_at}::timestamptz`
+      ),
+    list: (organisationId, filter, page) => {
+      const conditions = [
+        live.whereLive(organisationId),
+        ...(filter.status !== undefined ? [sql`status = ${filter.status}`] : []),
+        ...(filter.seriesId !== undefined ? [sql`series_id = ${filter.seriesId}::uuid`] : []),
+        ...(filter.seriesSeq !== undefined ? [sql`series_seq = ${filter.seriesSeq}::integer`] : []),
+        ...(filter.contactId !== undefined ? [sql`contact_id = ${filter.contactId}::uuid`] : []),
+        ...(filter.when === undefined
+          ? []
+          : filter.when.side === "upcoming"
+            ? [sql`starts_at >= ${filter.when.asOf}::timestamptz`]
+            : [sql`starts_at < ${filter.when.asOf}::timestamptz`])
+      ]
+      const order = sql.literal(
+        filter.when === undefined
+          ? "created_at DESC, id DESC"
+          : filter.when.side === "upcoming"
+            ? "starts_at ASC, id ASC"
+            : "starts_at DESC, id DESC"
+      )
+      return sql<BookingRow>`SELECT ${live.selected} FROM bookings WHERE ${sql.and(conditions)}
+        ORDER BY ${order} LIMIT ${page.limit + 1} OFFSET ${page.offset}`.pipe(
+        Effect.map((rows) => rows.map(toBooking)),
+        orStorageError("BookingRepository.list")
+      )
+    }
+  })
+})
+
+export const layer = Layer.effect(Bookings.BookingRepository, make)

@@ -1,0 +1,39 @@
+import { LinkPages } from "@crm/core"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as LiveRecords from "./internal/liveRecords.js"
+import { type LinkPageRow, toLinkPage } from "./internal/siteRows.js"
+import { uniqueGuard } from "./internal/uniqueGuard.js"
+import { json } from "./internal/values.js"
+
+const linkPages: LiveRecords.LiveTable<LinkPageRow, LinkPages.LinkPage> = {
+  table: "link_pages",
+  columns: "id, slug, title, description, links, status, created_at, updated_at",
+  toRecord: toLinkPage,
+  repository: "LinkPageRepository"
+}
+
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const live = LiveRecords.make(sql, linkPages)
+  return LinkPages.LinkPageRepository.of({
+    insert: (organisationId, page) =>
+      live.insert(
+        organisationId,
+        sql`${page.id}::uuid, ${page.slug}, ${page.title}, ${page.description}, ${json(page.links)}::jsonb,
+          ${page.status}, ${page.created_at}::timestamptz, ${page.updated_at}::timestamptz`,
+        uniqueGuard(
+          sql,
+          "link_pages_slug",
+          sql<{ id: string }>`SELECT id FROM link_pages WHERE organisation_id = ${organisationId}::uuid
+            AND slug = ${page.slug} AND archived_at IS NULL`,
+          (holder) => LinkPages.slugTaken(page.slug, holder)
+        )
+      ),
+    list: (organisationId, filter, page) =>
+      live.list(organisationId, {}, page, filter.status !== undefined ? [sql`status = ${filter.status}`] : [])
+  })
+})
+
+export const layer = Layer.effect(LinkPages.LinkPageRepository, make)

@@ -1,0 +1,147 @@
+/** Rows of the site, booking and link page tables and their records. */
+import type { Bookings, LinkPages, Sites } from "@crm/core"
+import { iso, isoOrNull, jsonValue } from "./rows.js"
+
+type Timestamp = Date | string
+
+export interface SiteRow {
+  readonly id: string
+  readonly name: string
+  readonly domain: string | null
+  readonly language: string
+  readonly created_at: Timestamp
+  readonly updated_at: Timestamp
+}
+
+export const toSite = (row: SiteRow): Sites.Site => ({
+  id: row.id,
+  name: row.name,
+  domain: row.domain,
+  language: row.language,
+  created_at: iso(row.created_at),
+  updated_at: iso(row.updated_at)
+})
+
+export interface PageRow {
+  readonly id: string
+  readonly site_id: string
+  readonly path: string
+  readonly title: string
+  readonly status: string
+  readonly sections: unknown
+  readonly published_at: Timestamp | null
+  readonly created_at: Timestamp
+  readonly updated_at: Timestamp
+}
+
+export const toPage = (row: PageRow): Sites.Page => ({
+  id: row.id,
+  site_id: row.site_id,
+  path: row.path,
+  title: row.title,
+  status: row.status as Sites.PublicationStatus,
+  sections: jsonValue<Sites.Page["sections"]>(row.sections),
+  published_at: isoOrNull(row.published_at),
+  created_at: iso(row.created_at),
+  updated_at: iso(row.updated_at)
+})
+
+export interface PostRow {
+  readonly id: string
+  readonly site_id: string
+  readonly slug: string
+  readonly title: string
+  readonly excerpt: string | null
+  readonly body: string
+  readonly status: string
+  readonly published_at: Timestamp | null
+  readonly tags: unknown
+  readonly created_at: Timestamp
+  readonly updated_at: Timestamp
+}
+
+export const toPost = (row: PostRow): Sites.Post => ({
+  id: row.id,
+  site_id: row.site_id,
+  slug: row.slug,
+  title: row.title,
+  excerpt: row.excerpt,
+  body: row.body,
+  status: row.status as Sites.PublicationStatus,
+  published_at: isoOrNull(row.published_at),
+  tags: jsonValue<Array<string>>(row.tags),
+  created_at: iso(row.created_at),
+  updated_at: iso(row.updated_at)
+})
+
+export interface SeriesRow {
+  readonly id: string
+  readonly name: string
+  readonly duration_minutes: number | string
+  readonly location: string | null
+  readonly questions: unknown
+  readonly created_at: Timestamp
+  readonly updated_at: Timestamp
+}
+
+export const toSeries = (row: SeriesRow): Bookings.Series => ({
+  id: row.id,
+  name: row.name,
+  duration_minutes: Number(row.duration_minutes),
+  location: row.location,
+  questions: jsonValue<Bookings.Series["questions"]>(row.questions),
+  created_at: iso(row.created_at),
+  updated_at: iso(row.updated_at)
+})
+
+export interface BookingRow {
+  readonly id: string
+  readonly series_id: string | null
+  readonly series_seq: number | string | null
+  readonly contact_id: string | null
+  readonly name: string
+  readonly email: string
+  readonly starts_at: Timestamp
+  readonly ends_at: Timestamp
+  readonly status: string
+  readonly answers: unknown
+  readonly created_at: Timestamp
+  readonly updated_at: Timestamp
+}
+
+export const toBooking = (row: BookingRow): Bookings.Booking => ({
+  id: row.id,
+  series_id: row.series_id,
+  series_seq: row.series_seq === null ? null : Number(row.series_seq),
+  contact_id: row.contact_id,
+  name: row.name,
+  email: row.email,
+  starts_at: iso(row.starts_at),
+  ends_at: iso(row.ends_at),
+  status: row.status as Bookings.Booking["status"],
+  answers: jsonValue<Bookings.Booking["answers"]>(row.answers),
+  created_at: iso(row.created_at),
+  updated_at: iso(row.updated_at)
+})
+
+export interface LinkPageRow {
+  readonly id: string
+  readonly slug: string
+  readonly title: string
+  readonly description: string | null
+  readonly links: unknown
+  readonly status: string
+  readonly created_at: Timestamp
+  readonly updated_at: Timestamp
+}
+
+export const toLinkPage = (row: LinkPageRow): LinkPages.LinkPage => ({
+  id: row.id,
+  slug: row.slug,
+  title: row.title,
+  description: row.description,
+  links: jsonValue<LinkPages.LinkPage["links"]>(row.links),
+  status: row.status as Sites.PublicationStatus,
+  created_at: iso(row.created_at),
+  updated_at: iso(row.updated_at)
+})
