@@ -1,0 +1,36 @@
+/** Notes in memory: written once, never changed or archived. */
+import { Errors, Notes } from "@crm/core"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as HashMap from "effect/HashMap"
+import { copy, copyOut, newestFirst, read, type Store, tenant, withTenant, write } from "./internal/Store.js"
+
+export const make = (store: Store) =>
+  Notes.NoteRepository.of({
+    insert: (organisationId, input) =>
+      Effect.flatMap(copy(input), (note) =>
+        write(store, (state) => {
+          const t = tenant(state, organisationId)
+          if (HashMap.has(t.notes, note.id)) {
+            return [Either.left(new Errors.StorageError({ message: `duplicate note id ${note.id}` })), state]
+          }
+          return [
+            Either.right(undefined),
+            withTenant(state, organisationId, { ...t, notes: HashMap.set(t.notes, note.id, note) })
+          ]
+        })
+      ),
+
+    list: (organisationId, filter, page) =>
+      read(store, (state) =>
+        [...HashMap.values(tenant(state, organisationId).notes)]
+          .filter(
+            (note) =>
+              (filter.entityType === undefined || note.entity_type === filter.entityType) &&
+              (filter.entityId === undefined || note.entity_id === filter.entityId)
+          )
+          .sort(newestFirst)
+          .slice(page.offset, page.offset + page.limit + 1)
+          .map(copyOut)
+      )
+  })

@@ -1,0 +1,106 @@
+/**
+ * The storage contract of notes and of API key owners: every adapter must pass it unchanged, like
+ * the main contract in StorageContract.ts.
+ */
+import { Access, Notes } from "@crm/core"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { at, ids, newestFirst, page, type StoragePorts, seed, uuid } from "./StorageContract.js"
+
+type Note = Notes.Note
+
+const note = (overrides: Partial<Note> = {}): Note => ({
+  id: uuid(),
+  entity_type: "contact",
+  entity_id: uuid(),
+  type: "note",
+  body: "Called about the renewal",
+  call_id: null,
+  author_key_id: null,
+  created_at: at(0),
+  ...overrides
+})
+
+export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, unknown>): void => {
+  const test = <A, E>(title: string, body: Effect.Effect<A, E, StoragePorts>, timeout = 60_000) =>
+    it.live(title, () => Effect.provide(body, makeLayer()), timeout)
+
+  describe(`notes storage contract: ${name}`, () => {
+    test(
+      "round-trips every field, only within its organisation",
+      Effect.gen(function* () {
+        const { a, b } = yield* seed
+        const repo = yield* Notes.NoteRepository
+        const entity = uuid()
+        const full = note({
+          entity_type: "deal",
+          entity_id: entity,
+          type: "call",
+          body: 'Příliš žluťoučký kůň said "yes"\nfollow up Monday',
+          call_id: uuid(),
+          author_key_id: uuid(),
+          created_at: at(5)
+        })
+        const bare = note({ entity_type: "deal", entity_id: entity, created_at: at(1) })
+        yield* repo.insert(a.id, full)
+        yield* repo.insert(a.id, bare)
+        expect(yield* repo.list(a.id, { entityType: "deal", entityId: entity }, page(50))).toEqual([full, bare])
+        expect(yield* repo.list(b.id, { entityType: "deal", entityId: entity }, page(50))).toEqual([])
+        expect(yield* repo.list(b.id, {}, page(50))).toEqual([])
+        const again = yield* Effect.either(repo.insert(a.id, full))
+        expect(again._tag).toBe("Left")
+      })
+    )
+
+    test(
+      "filters by entity type and id, newest first with ties by id, paged",
+      Effect.gen(function* () {
+        const { a } = yield* seed
+        const repo = yield* Notes.NoteRepository
+        const entity = uuid()
+        const mine = [3, 7, 3, 3, 0, 7].map((t) => note({ entity_id: entity, created_at: at(t) }))
+        // The same id under another type, and another entity of the same type: neither matches.
+        const sameIdOtherType = note({ entity_type: "company", entity_id: entity, created_at: at(4) })
+        const otherEntity = note({ entity_id: uuid(), created_at: at(4) })
+        for (const row of [...mine, sameIdOtherType, otherEntity]) yield* repo.insert(a.id, row)
+        const list = (limit: number, offset: number) =>
+          repo.list(a.id, { entityType: "contact", entityId: entity }, page(limit, offset))
+        const expected = ids(newestFirst(mine))
+        expect(ids(yield* list(50, 0))).toEqual(expected)
+        expect(ids(yield* list(2, 0))).toEqual(expected.slice(0, 3))
+        expect(ids(yield* list(2, 2))).toEqual(expected.slice(2, 5))
+        expect(ids(yield* list(2, 6))).toEqual([])
+        expect(ids(yield* repo.list(a.id, { entityType: "company", entityId: entity }, page(50)))).toEqual([
+          sameIdOtherType.id
+        ])
+        expect(yield* repo.list(a.id, {}, page(50))).toHaveLength(8)
+      })
+    )
+
+    test(
+      "stores a key's owner, or its lack of one",
+      Effect.gen(function* () {
+        const { a } = yield* seed
+        const access = yield* Access.AccessRepository
+        const owner = uuid()
+        const base = {
+          organisation_id: a.id,
+          name: null,
+          scopes: ["read" as const],
+          expires_at: null,
+          allowed_ips: [],
+          revoked_at: null,
+          created_at: at(0)
+        }
+        const owned: Access.ApiKeyRecord = { ...base, id: uuid(), hash: "a".repeat(64), owner_id: owner }
+        const nobody: Access.ApiKeyRecord = { ...base, id: uuid(), hash: "b".repeat(64), owner_id: null }
+        yield* access.insertKey(owned)
+        yield* access.insertKey(nobody)
+        expect(Option.getOrThrow(yield* access.findKeyByHash(owned.hash)).key.owner_id).toBe(owner)
+        expect(Option.getOrThrow(yield* access.findKeyByHash(nobody.hash)).key.owner_id).toBeNull()
+      })
+    )
+  })
+}
