@@ -25,7 +25,8 @@ const allowed: Record<string, ReadonlyArray<RegExp>> = {
     /^@effect\/(platform|platform-node)(\/|$)/,
     /^zod$/,
     /^node:(crypto|http)$/
-  ]
+  ],
+  "packages/mcp": [/^@crm\/core$/, /^effect(\/|$)/, /^zod$/, /^@modelcontextprotocol\/sdk\//]
 }
 
 const sources = (dir: string): Array<string> =>

@@ -6,7 +6,10 @@
 import { createServer } from "node:http"
 import { Access, Events, Idempotency, Invoicing, Kernel, Quotes, Webhooks } from "@crm/core"
 import { Api, App } from "@crm/http"
+import { McpServer } from "@crm/mcp"
 import * as HttpServer from "@effect/platform/HttpServer"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -83,12 +86,32 @@ const housekeeping = Layer.scopedDiscard(
 export const kernel = <E, R>(storage: Layer.Layer<StoragePorts, E, R>, options: Kernel.KernelOptions) =>
   Kernel.layerWith(options).pipe(Layer.provideMerge(storage))
 
+/**
+ * The assistant interface at `/api/mcp`, behind the REST pipeline's authentication and budget:
+ * the request is handed to the MCP SDK as a web Request, with the kernel's runtime for the tools.
+ */
+const mcpEndpoint = (): App.Endpoint<Kernel.Services> => {
+  // Made once per server: refuses to start when two tools share a name.
+  const mcp = McpServer.make()
+  return {
+    path: "/api/mcp",
+    handle: (request, principal) =>
+      Effect.gen(function* () {
+        const runtime = yield* Effect.runtime<Kernel.Services>()
+        const web = yield* HttpServerRequest.toWeb(request)
+        const response = yield* Effect.promise(() => mcp.handle(web, principal, runtime))
+        return HttpServerResponse.fromWeb(response)
+      })
+  }
+}
+
 export const http = (options: ServerOptions) =>
   HttpServer.serve(
     App.makeApp(Api.table, {
       adminToken: options.adminToken,
       trustedProxies: options.trustedProxies,
-      maxBodyBytes: App.MAX_BODY_BYTES
+      maxBodyBytes: App.MAX_BODY_BYTES,
+      endpoints: [mcpEndpoint()]
     })
   ).pipe(
     HttpServer.withLogAddress,

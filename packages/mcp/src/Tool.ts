@@ -71,6 +71,17 @@ export const limitInput = (cap: number, fallback = Math.min(cap, 20)) =>
     .transform((limit) => Math.min(limit, cap))
     .describe(`how many items to return, at most ${cap} (a larger value returns ${cap}); default ${fallback}`)
 
+/** `offset` of a list tool: how an assistant pages on when `has_more` was true. */
+export const offsetInput = z
+  .number()
+  .int()
+  .min(0)
+  .default(0)
+  .describe("items to skip: pass the number already seen to get the next items when has_more was true")
+
+/** `limit` and `offset` of the plain list tools: the kernel's page is `{limit, offset}`. */
+export const paging = { limit: limitInput(200, 50), offset: offsetInput }
+
 /** The shape every list tool answers: `{items, has_more}`. */
 export interface ListResult<A> {
   readonly items: ReadonlyArray<A>

@@ -1,0 +1,194 @@
+/**
+ * The assistant interface over the Model Context Protocol: one low-level SDK `Server` per
+ * connection (per HTTP request when stateless, one per stdio process) answering `tools/list` and
+ * `tools/call` from the tool list. A call runs: scope and plan check → refusal of text PostgreSQL
+ * cannot store → validation with the tool's zod schema (the REST `validation_failed` detail) →
+ * the tool's handler. The core's tagged errors become tool errors `{"error": code, "detail": ...}`;
+ * anything else is an `internal_error` whose cause is logged, never shown.
+ */
+import { Access, Validation } from "@crm/core"
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  type Tool as ListedTool,
+  ListToolsRequestSchema,
+  McpError
+} from "@modelcontextprotocol/sdk/types.js"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
+import { z } from "zod"
+import type { Tool, ToolServices } from "./Tool.js"
+import { tools as allTools, assertUniqueNames } from "./Tools.js"
+
+export const SERVER_NAME = "crm-kernel"
+export const SERVER_VERSION = "0.1.0"
+
+/** The largest JSON-RPC body read over HTTP: the same limit as a REST body. */
+export const MAX_BODY_BYTES = 1024 * 1024
+
+export const INSTRUCTIONS =
+  "This server is the CRM of one organisation (the one the API key belongs to): contacts, companies, " +
+  "deals and pipelines, tasks, quotes, invoices, products, orders, tickets and custom records. " +
+  "Use `search` to find contacts, companies or deals by name, email or title, then `fetch` with the id it " +
+  "returns (`contact:<uuid>`, `company:<uuid>`, `deal:<uuid>`) to read one record; the other tools list, " +
+  "summarise or change records by their UUID ids. Read tools never change anything; write tools need a key " +
+  "with the `write` scope. Errors carry the same codes as the REST API (`not_found`, `validation_failed`, " +
+  "`missing_scope:write`, ...)."
+
+/** Who calls, and what each tool call costs first (stdio spends the key's budget per call). */
+export interface Session {
+  readonly principal: Access.Principal
+  /** Runs before every tool call; a failure with a `code` becomes the call's tool error. */
+  readonly beforeCall?: Effect.Effect<void, unknown, ToolServices>
+}
+
+interface Coded {
+  readonly code: string
+  readonly detail?: unknown
+}
+
+const isCoded = (error: unknown): error is Coded =>
+  typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
+
+const textResult = (value: unknown, isError: boolean): CallToolResult => ({
+  ...(isError ? { isError: true } : {}),
+  content: [{ type: "text", text: JSON.stringify(value) }]
+})
+
+/** A tool's success: the JSON text and, for an object, the same value as structured content. */
+export const success = (value: unknown): CallToolResult => {
+  const text = JSON.stringify(value ?? null)
+  // Round-trip so the structured content is exactly the JSON the text carries (dates, undefined).
+  const json: unknown = JSON.parse(text)
+  return {
+    content: [{ type: "text", text }],
+    ...(json !== null && typeof json === "object" && !Array.isArray(json)
+      ? { structuredContent: json as Record<string, unknown> }
+      : {})
+  }
+}
+
+export const toolError = (code: string, detail: unknown): CallToolResult =>
+  textResult({ error: code, detail: detail ?? null }, true)
+
+const INTERNAL = toolError("internal_error", "an unexpected error occurred; the server logged it")
+
+/** One tool's listing: JSON Schema of the zod input (as the caller writes it) and the truthful hints. */
+export const describeTool = (entry: Tool): ListedTool => {
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(entry.input, {
+    io: "input",
+    unrepresentable: "any"
+  }) as Record<string, unknown>
+  return {
+    name: entry.name,
+    title: entry.title,
+    description: entry.description,
+    inputSchema: { ...schema, type: "object" } as ListedTool["inputSchema"],
+    annotations: {
+      title: entry.title,
+      readOnlyHint: entry.annotations.readOnlyHint,
+      destructiveHint: entry.annotations.destructiveHint,
+      idempotentHint: entry.annotations.idempotentHint,
+      openWorldHint: false
+    }
+  }
+}
+
+/** The checks and the handler of one call, as one Effect whose typed failures are the core's errors. */
+export const callEffect = (
+  entry: Tool,
+  args: unknown,
+  session: Session
+): Effect.Effect<unknown, unknown, ToolServices> =>
+  Effect.gen(function* () {
+    if (session.beforeCall !== undefined) yield* session.beforeCall
+    const { principal } = session
+    yield* Access.authorize(principal, entry.scope, entry.scope === "write")
+    yield* Validation.refuseUnstorable(args)
+    const input = yield* Validation.parse(entry.input, args)
+    return yield* entry.run(input, { principal, actor: { keyId: principal.key.id } })
+  })
+
+export interface McpKernel {
+  /** Every tool, by name (names checked unique when the kernel is made). */
+  readonly tools: ReadonlyArray<Tool>
+  /** A fresh low-level server for one connection of the given caller. */
+  readonly server: (session: Session, runtime: Runtime.Runtime<ToolServices>) => Server
+  /** Answers one stateless Streamable HTTP request (the caller authenticated and spent the budget). */
+  readonly handle: (
+    request: Request,
+    principal: Access.Principal,
+    runtime: Runtime.Runtime<ToolServices>
+  ) => Promise<Response>
+  /** Serves a long-lived transport (stdio) for one caller. */
+  readonly connect: (transport: Transport, session: Session, runtime: Runtime.Runtime<ToolServices>) => Promise<Server>
+}
+
+/** Builds the interface over a tool list; throws when two tools share a name. */
+export const make = (list: ReadonlyArray<Tool> = allTools): McpKernel => {
+  assertUniqueNames(list)
+  const byName = new Map(list.map((entry) => [entry.name, entry]))
+  // Listing is the same for every caller (a read-only key sees every tool too), so it is built once.
+  let listed: ReadonlyArray<ListedTool> | undefined
+  const listing = () => {
+    listed ??= list.map(describeTool)
+    return listed
+  }
+
+  const server = (session: Session, runtime: Runtime.Runtime<ToolServices>): Server => {
+    const instance = new Server(
+      { name: SERVER_NAME, title: "CRM kernel", version: SERVER_VERSION },
+      { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS }
+    )
+    instance.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...listing()] }))
+    instance.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+      const entry = byName.get(request.params.name)
+      if (entry === undefined) {
+        throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${request.params.name}`)
+      }
+      const exit = await Runtime.runPromiseExit(runtime)(callEffect(entry, request.params.arguments ?? {}, session))
+      if (Exit.isSuccess(exit)) return success(exit.value)
+      const failure = Cause.failureOption(exit.cause)
+      if (Option.isSome(failure) && isCoded(failure.value)) return toolError(failure.value.code, failure.value.detail)
+      await Runtime.runPromise(runtime)(
+        Effect.logError("tool call failed", { tool: entry.name, cause: Cause.pretty(exit.cause) })
+      ).catch(() => undefined)
+      return INTERNAL
+    })
+    return instance
+  }
+
+  const handle: McpKernel["handle"] = async (request, principal, runtime) => {
+    // Stateless: no server-initiated stream to offer, so GET is refused as the protocol allows.
+    if (request.method === "GET") {
+      return new Response(null, { status: 405, headers: { allow: "POST, DELETE" } })
+    }
+    const instance = server({ principal }, runtime)
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      enableJsonResponse: true,
+      maxRequestBodySize: MAX_BODY_BYTES
+    })
+    await instance.connect(transport)
+    try {
+      return await transport.handleRequest(request)
+    } finally {
+      // With JSON responses the answer is complete once returned; nothing outlives the request.
+      await instance.close().catch(() => undefined)
+    }
+  }
+
+  const connect: McpKernel["connect"] = async (transport, session, runtime) => {
+    const instance = server(session, runtime)
+    await instance.connect(transport)
+    return instance
+  }
+
+  return { tools: list, server, handle, connect }
+}

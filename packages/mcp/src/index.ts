@@ -1,0 +1,3 @@
+export * as McpServer from "./McpServer.js"
+export * from "./Tool.js"
+export { assertUniqueNames, tools } from "./Tools.js"

@@ -1,0 +1,356 @@
+/**
+ * The CRM tools of the assistant interface: contacts, companies, deals and tasks, each a thin call
+ * of the same kernel operation REST uses, with inputs built from the core's wire schemas.
+ */
+import { type Access, Calendar, Companies, Contacts, Deals, Errors, Tasks, Validation, Wire } from "@crm/core"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import { z } from "zod"
+import { CREATES, limitInput, listOf, offsetInput, paging, READ_ONLY, type Tool, tool, UPDATES } from "../Tool.js"
+
+const { addDays, dateIn, startOfDay } = Calendar
+
+import { searchTools, stageOf } from "./search.js"
+
+export const SEARCH_CONTACTS_CAP = 25
+
+const idInput = (what: string) => Wire.IdInput.describe(`the ${what}'s id (uuid)`)
+
+/**
+ * `mine`: the person the key acts for. A key without an owner has no "mine": refused naming `mine`
+ * rather than answering an empty list the assistant would take for "nothing to do".
+ */
+const ownerOf = (principal: Access.Principal) => {
+  const owner = principal.key.owner_id ?? null
+  return owner === null
+    ? Effect.fail(
+        Errors.invalidField(
+          "mine",
+          "this API key has no owner, so nothing is 'mine': leave mine out, or use a key created with an owner_id",
+          "key_has_no_owner"
+        )
+      )
+    : Effect.succeed(owner)
+}
+
+const mineInput = (what: string) =>
+  z.boolean().optional().describe(`true: only ${what} of the person this API key belongs to (the key's owner)`)
+
+const searchContacts = tool({
+  name: "search_contacts",
+  title: "Search contacts",
+  description:
+    "Lists contacts whose first name, last name, email or phone contains `q` (case-insensitive), optionally only one `status` or one exact `email`, newest first, at most 25. " +
+    "Use it to find a person; use `get_contact` for one contact by id.",
+  scope: "read",
+  annotations: READ_ONLY,
+  input: Contacts.ContactListQuery.pick({ q: true, status: true, email: true }).extend({
+    limit: limitInput(SEARCH_CONTACTS_CAP, SEARCH_CONTACTS_CAP),
+    offset: offsetInput
+  }),
+  run: (input, { principal }) =>
+    Effect.flatMap(Contacts.Contacts, (contacts) =>
+      contacts.list(principal.organisation, input).pipe(Effect.map(listOf))
+    )
+})
+
+const getContact = tool({
+  name: "get_contact",
+  title: "Get a contact",
+  description: "Returns one contact by id with every field (name, email, phone, company_id, status, source, custom).",
+  scope: "read",
+  annotations: READ_ONLY,
+  input: z.object({ id: idInput("contact") }),
+  run: ({ id }, { principal }) =>
+    Effect.flatMap(Contacts.Contacts, (contacts) => contacts.get(principal.organisation, id))
+})
+
+const getCompany = tool({
+  name: "get_company",
+  title: "Get a company",
+  description: "Returns one company by id with every field (name, domain, email, VAT number, city, country, custom).",
+  scope: "read",
+  annotations: READ_ONLY,
+  input: z.object({ id: idInput("company") }),
+  run: ({ id }, { principal }) =>
+    Effect.flatMap(Companies.Companies, (companies) => companies.get(principal.organisation, id))
+})
+
+const getDeal = tool({
+  name: "get_deal",
+  title: "Get a deal",
+  description:
+    "Returns one deal by id plus `pipeline`: its pipeline's id, name and ordered stages (id, name, kind open/won/lost, required fields, playbook). " +
+    "Use the stage ids or names with `move_deal`.",
+  scope: "read",
+  annotations: READ_ONLY,
+  input: z.object({ id: idInput("deal") }),
+  run: ({ id }, { principal }) =>
+    Effect.gen(function* () {
+      const deals = yield* Deals.Deals
+      const deal = yield* deals.get(principal.organisation, id)
+      const { pipeline } = stageOf(principal.organisation, deal)
+      return {
+        ...deal,
+        pipeline: pipeline === undefined ? null : { id: pipeline.id, name: pipeline.name, stages: pipeline.stages }
+      }
+    })
+})
+
+const listDeals = tool({
+  name: "list_deals",
+  title: "List deals",
+  description:
+    "Lists deals, most recently changed first. Filters: `stage_kind` (open, won or lost), `contact_id`, `company_id`, `pipeline_id`, " +
+    "`mine` (deals owned by this key's owner) and `overdue_close` (open deals whose expected close date is before today in the organisation's time zone).",
+  scope: "read",
+  annotations: READ_ONLY,
+  input: z.object({
+    stage_kind: Deals.DealListQuery.shape.status_kind.describe("open, won or lost: the kind of the deal's stage"),
+    // REST calls the same filter `status_kind`; an assistant that learnt the REST name is understood too.
+    status_kind: Deals.DealListQuery.shape.status_kind.describe("the same as stage_kind (the REST list's name)"),
+    contact_id: Wire.IdInput.optional().describe("only deals of this contact"),
+    company_id: Wire.IdInput.optional().describe("only deals of this company"),
+    pipeline_id: Wire.IdInput.optional().describe("only deals in this pipeline"),
+    mine: mineInput("deals owned by"),
+    overdue_close: z
+      .boolean()
+      .optional()
+      .describe("true: only open deals whose expected_close_date is before today (organisation's time zone)"),
+    ...paging
+  }),
+  run: (input, { principal }) =>
+    Effect.gen(function* () {
+      const organisation = principal.organisation
+      const ownerId = input.mine === true ? yield* ownerOf(principal) : undefined
+      const kind = input.stage_kind ?? input.status_kind
+      // A won or lost deal is never overdue to close: that combination matches nothing.
+      if (input.overdue_close === true && kind !== undefined && kind !== "open") {
+        return { items: [], has_more: false }
+      }
+      const today = dateIn(organisation.settings.timezone, yield* Clock.currentTimeMillis)
+      const statusKind = input.overdue_close === true ? "open" : kind
+      const deals = yield* Deals.Deals
+      const page = yield* deals.listBy(
+        organisation,
+        {
+          order: "updated",
+          ...(statusKind !== undefined ? { statusKind } : {}),
+          ...(input.contact_id !== undefined ? { contactId: input.contact_id } : {}),
+          ...(input.company_id !== undefined ? { companyId: input.company_id } : {}),
+          ...(input.pipeline_id !== undefined ? { pipelineId: input.pipeline_id } : {}),
+          ...(ownerId !== undefined ? { ownerId } : {}),
+          ...(input.overdue_close === true ? { closeBefore: today } : {})
+        },
+        { limit: input.limit, offset: input.offset }
+      )
+      return listOf(page)
+    })
+})
+
+const listTasks = tool({
+  name: "list_tasks",
+  title: "List open tasks",
+  description:
+    "Lists open (not done) tasks, soonest due first, tasks without a due date last. Filters: `due` (overdue: due before now; today: due today in the organisation's time zone), " +
+    "`mine` (assigned to this key's owner), `entity_type` with optional `entity_id` (tasks on a contact, company or deal), `priority`.",
+  scope: "read",
+  annotations: READ_ONLY,
+  input: z.object({
+    due: z
+      .enum(["overdue", "today"])
+      .optional()
+      .describe("overdue: due before now; today: due during today in the organisation's time zone"),
+    mine: mineInput("tasks assigned to"),
+    entity_type: Tasks.EntityType.optional().describe("only tasks on a record of this kind"),
+    entity_id: Wire.IdInput.optional().describe("only tasks on this contact, company or deal"),
+    priority: Tasks.TaskListQuery.shape.priority,
+    ...paging
+  }),
+  run: (input, { principal }) =>
+    Effect.gen(function* () {
+      const organisation = principal.organisation
+      const assigneeId = input.mine === true ? yield* ownerOf(principal) : undefined
+      const now = yield* Clock.currentTimeMillis
+      const zone = organisation.settings.timezone
+      const today = dateIn(zone, now)
+      const due =
+        input.due === "overdue"
+          ? { dueBefore: new Date(now).toISOString() }
+          : input.due === "today"
+            ? {
+                dueFrom: new Date(startOfDay(zone, today)).toISOString(),
+                dueBefore: new Date(startOfDay(zone, addDays(today, 1))).toISOString()
+              }
+            : {}
+      const tasks = yield* Tasks.Tasks
+      const page = yield* tasks.listBy(
+        organisation,
+        {
+          done: false,
+          order: "due",
+          ...due,
+          ...(assigneeId !== undefined ? { assigneeId } : {}),
+          ...(input.entity_type !== undefined ? { entityType: input.entity_type } : {}),
+          ...(input.entity_id !== undefined ? { entityId: input.entity_id } : {}),
+          ...(input.priority !== undefined ? { priority: input.priority } : {})
+        },
+        { limit: input.limit, offset: input.offset }
+      )
+      return listOf(page)
+    })
+})
+
+const createContact = tool({
+  name: "create_contact",
+  title: "Create a contact",
+  description:
+    "Creates a contact and returns it. Needs at least one of first_name, last_name or email. " +
+    "An email another contact already has is refused with `email_already_exists` (the detail names that contact): nothing is merged, so use `update_contact` on it instead.",
+  scope: "write",
+  annotations: CREATES,
+  input: Contacts.ContactCreate,
+  run: (input, { principal, actor }) =>
+    Effect.flatMap(Contacts.Contacts, (contacts) => contacts.create(principal.organisation, input, actor))
+})
+
+const updateContact = tool({
+  name: "update_contact",
+  title: "Update a contact",
+  description:
+    "Changes the given fields of a contact and returns it; fields left out keep their value, null clears one. " +
+    "Pass at least one field besides `id` (else `no_fields_to_update`).",
+  scope: "write",
+  annotations: UPDATES,
+  input: Contacts.ContactPatch.extend({ id: idInput("contact") }),
+  run: ({ id, ...patch }, { principal, actor }) =>
+    Effect.gen(function* () {
+      // The same rule as REST PATCH: a body naming no field is `no_fields_to_update`.
+      if (Object.keys(patch).length === 0) {
+        return yield* Effect.fail(
+          new Errors.NoFieldsToUpdate({ detail: "name at least one field to change besides id" })
+        )
+      }
+      const contacts = yield* Contacts.Contacts
+      return yield* contacts.update(principal.organisation, id, patch, actor)
+    })
+})
+
+const createDeal = tool({
+  name: "create_deal",
+  title: "Create a deal",
+  description:
+    "Creates a deal and returns it. Only `title` is required; the pipeline defaults to the organisation's first and the stage to its first open stage, the currency to the organisation's. " +
+    "contact_id and company_id must be existing records (find them with `search`).",
+  scope: "write",
+  annotations: CREATES,
+  input: Deals.DealCreate,
+  run: (input, { principal, actor }) =>
+    Effect.flatMap(Deals.Deals, (deals) => deals.create(principal.organisation, input, actor))
+})
+
+const moveDeal = tool({
+  name: "move_deal",
+  title: "Move a deal to another stage",
+  description:
+    "Moves a deal to a stage of its pipeline (by `status_id`, or by the stage's `stage_name`) and returns `{deal, playbook_tasks}`: the stage history, won/lost events, closing time and the stage's playbook tasks follow as for the REST status change. " +
+    "A lost stage needs no reason (`lost_reason` is optional). A stage whose required fields the deal lacks refuses the move with `validation_failed` naming them. Moving to the stage the deal is in changes nothing.",
+  scope: "write",
+  annotations: UPDATES,
+  input: Deals.DealStatus.extend({
+    id: idInput("deal"),
+    status_id: Deals.DealStatus.shape.status_id.optional().describe("the target stage's id (see get_deal)"),
+    stage_name: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe("the target stage's name instead of status_id (case-insensitive; must name exactly one stage)")
+  }),
+  run: ({ id, status_id, stage_name, lost_reason }, { principal, actor }) =>
+    Effect.gen(function* () {
+      const organisation = principal.organisation
+      const deals = yield* Deals.Deals
+      const tasks = yield* Tasks.Tasks
+      const before = yield* deals.get(organisation, id)
+      const target = yield* resolveStage(organisation, before, status_id, stage_name)
+      // The playbook's tasks are the deal's playbook tasks that the move added.
+      const playbookTasks = tasks
+        .listBy(organisation, { entityType: "deal", entityId: id, order: "due" }, { limit: Wire.MAX_LIMIT, offset: 0 })
+        .pipe(Effect.map((page) => page.data.filter((task) => task.type === "playbook")))
+      const earlier = new Set((yield* playbookTasks).map((task) => task.id))
+      const deal = yield* deals.move(
+        organisation,
+        id,
+        { status_id: target, ...(lost_reason !== undefined ? { lost_reason } : {}) },
+        actor
+      )
+      const playbook_tasks =
+        deal.status_id === before.status_id ? [] : (yield* playbookTasks).filter((task) => !earlier.has(task.id))
+      return { deal, playbook_tasks }
+    })
+})
+
+const resolveStage = (
+  organisation: Access.Principal["organisation"],
+  deal: Deals.Deal,
+  statusId: string | undefined,
+  stageName: string | undefined
+) => {
+  if ((statusId === undefined) === (stageName === undefined)) {
+    return Effect.fail(Errors.invalidField("status_id", "pass exactly one of status_id or stage_name", "invalid"))
+  }
+  if (statusId !== undefined) return Effect.succeed(statusId)
+  const { pipeline } = stageOf(organisation, deal)
+  const wanted = stageName!.trim().toLowerCase()
+  const named = (pipeline?.stages ?? []).filter((stage) => stage.name.trim().toLowerCase() === wanted)
+  if (named.length === 1) return Effect.succeed(named[0]!.id)
+  const stages = (pipeline?.stages ?? []).map((stage) => stage.name).join(", ")
+  return Effect.fail(
+    Errors.invalidField(
+      "stage_name",
+      named.length === 0
+        ? `no stage of the deal's pipeline has this name; its stages: ${stages}`
+        : "several stages of the deal's pipeline have this name: pass status_id instead",
+      named.length === 0 ? "unknown_stage" : "ambiguous_stage"
+    )
+  )
+}
+
+const createTask = tool({
+  name: "create_task",
+  title: "Create a task",
+  description:
+    "Creates an open task assigned to the person this API key belongs to (unassigned when the key has no owner) and returns it. " +
+    "Attach it to a record with entity_type (contact, company or deal) and entity_id together; due_at is an ISO 8601 time.",
+  scope: "write",
+  annotations: CREATES,
+  // The assignee is not a choice here: the task is the key owner's own.
+  input: z.strictObject(Tasks.TaskCreate.shape).omit({ assignee_id: true }),
+  run: (input, { principal, actor }) =>
+    Effect.gen(function* () {
+      // `omit` drops the core schema's own cross-field rule (entity_type with entity_id): check it with the core schema.
+      const checked = yield* Validation.parse(Tasks.TaskCreate, input)
+      const tasks = yield* Tasks.Tasks
+      return yield* tasks.create(
+        principal.organisation,
+        { ...checked, assignee_id: principal.key.owner_id ?? null },
+        actor
+      )
+    })
+})
+
+export const crmTools: ReadonlyArray<Tool> = [
+  ...searchTools,
+  searchContacts,
+  getContact,
+  getCompany,
+  getDeal,
+  listDeals,
+  listTasks,
+  createContact,
+  updateContact,
+  createDeal,
+  moveDeal,
+  createTask
+]
