@@ -82,7 +82,8 @@ const settingsFor = (name: string): Settings.Settings => ({
   ],
   record_types: [],
   forms: [],
-  stock: { low_stock_threshold: 5 }
+  stock: { low_stock_threshold: 5 },
+  users: []
 })
 
 const organisation = (name: string): Organisation => ({ id: uuid(), name, settings: settingsFor(name) })
@@ -295,6 +296,7 @@ const apiKey = (organisationId: string, overrides: Partial<Access.ApiKeyRecord> 
   allowed_ips: [],
   revoked_at: null,
   created_at: at(0),
+  owner_id: null,
   ...overrides
 })
 

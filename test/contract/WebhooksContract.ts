@@ -30,7 +30,8 @@ const newKey = (organisationId: string) =>
       expires_at: null,
       allowed_ips: [],
       revoked_at: null,
-      created_at: at(0)
+      created_at: at(0),
+      owner_id: null
     }
     yield* (yield* Access.AccessRepository).insertKey(key)
     return { organisationId, keyId: key.id }

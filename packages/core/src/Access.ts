@@ -15,12 +15,14 @@ import { type RateDecision, RateLimiter } from "./Access/RateLimiter.js"
 import {
   ExpiredApiKey,
   InvalidApiKey,
+  invalidField,
   MissingBearerToken,
   MissingScope,
   NotFound,
   PlanRefused,
   RateLimited,
-  type StorageError
+  type StorageError,
+  type ValidationFailed
 } from "./Errors.js"
 import type { Organisation, OrganisationCreate, SettingsInput } from "./Settings/SettingsSchemas.js"
 import * as Settings from "./Settings.js"
@@ -68,7 +70,7 @@ export class Access extends Context.Tag("@crm/core/Access")<
     readonly createKey: (
       organisationId: string,
       input: z.output<typeof KeyCreate>
-    ) => Effect.Effect<CreatedKey, NotFound | StorageError>
+    ) => Effect.Effect<CreatedKey, NotFound | ValidationFailed | StorageError>
     readonly revokeKey: (id: string) => Effect.Effect<void, NotFound | StorageError>
     /**
      * On an empty store: a default organisation and one key with every scope, so a newcomer has a
@@ -124,6 +126,10 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
     ) {
       const organisation = yield* repo.getOrganisation(organisationId)
       if (Option.isNone(organisation)) return yield* new NotFound({ detail: "no such organisation" })
+      const ownerId = input.owner_id ?? null
+      if (ownerId !== null && !organisation.value.settings.users.some((user) => user.id === ownerId)) {
+        return yield* invalidField("owner_id", "must be the id of one of the organisation's users")
+      }
       const token = yield* ApiKey.generate
       const record: ApiKeyRecord = {
         id: crypto.randomUUID(),
@@ -134,7 +140,8 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
         expires_at: input.expires_at == null ? null : iso(Date.parse(input.expires_at)),
         allowed_ips: input.allowed_ips,
         revoked_at: null,
-        created_at: iso(yield* Clock.currentTimeMillis)
+        created_at: iso(yield* Clock.currentTimeMillis),
+        owner_id: ownerId
       }
       yield* repo.insertKey(record)
       return {
@@ -143,7 +150,8 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
         key: token,
         scopes: [...record.scopes],
         expires_at: record.expires_at,
-        allowed_ips: [...record.allowed_ips]
+        allowed_ips: [...record.allowed_ips],
+        owner_id: ownerId
       }
     })
 
@@ -208,7 +216,7 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
         if ((yield* repo.countOrganisations) > 0) return Option.none()
         const organisation = yield* createOrganisation({ name: "My organisation" })
         const key = yield* createKey(organisation.id, { name: "first key", scopes: [...SCOPES], allowed_ips: [] }).pipe(
-          Effect.catchTag("NotFound", Effect.die)
+          Effect.catchTags({ NotFound: Effect.die, ValidationFailed: Effect.die })
         )
         return Option.some({ organisation, key })
       })

@@ -5,7 +5,8 @@ import * as Layer from "effect/Layer"
 import type { z } from "zod"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
-import { DealRepository } from "./Deals/DealRepository.js"
+import { closingNotice } from "./Deals/ClosingNotice.js"
+import { type DealFilter, DealRepository } from "./Deals/DealRepository.js"
 import type { Deal, DealCreate, DealListQuery, DealPatch, DealStatus, StageVisit } from "./Deals/DealSchemas.js"
 import * as DealStage from "./Deals/DealStage.js"
 import { StageAutomations } from "./Deals/StageAutomations.js"
@@ -13,12 +14,14 @@ import type { NotFound, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog, type NewEvent } from "./Events/EventLog.js"
 import { archiveLive, merge, nowIso, orNotFound, partyLinks } from "./internal/records.js"
+import { Mailer } from "./Mail.js"
 import { checkPrecision } from "./Money/Currency.js"
 import type { Actor, ResourceService } from "./Resource.js"
 import type { Organisation, Pipeline } from "./Settings/SettingsSchemas.js"
 import { Transaction } from "./Transaction.js"
 import { type Page, type PageResult, toPage } from "./Wire.js"
 
+export * from "./Deals/ClosingNotice.js"
 export * from "./Deals/DealRepository.js"
 export * from "./Deals/DealSchemas.js"
 export * as DealStage from "./Deals/DealStage.js"
@@ -46,6 +49,12 @@ export class Deals extends Context.Tag("@crm/core/Deals")<
       id: string
     ) => Effect.Effect<ReadonlyArray<StageVisit>, NotFound | StorageError>
     readonly pipelines: (organisation: Organisation, page: Page) => PageResult<Pipeline>
+    /** A page of deals by the repository's own filter and order (what the assistant tools ask for). */
+    readonly listBy: (
+      organisation: Organisation,
+      filter: DealFilter,
+      page: Page
+    ) => Effect.Effect<PageResult<Deal>, StorageError>
   }
 >() {}
 
@@ -89,6 +98,7 @@ export const make = Effect.gen(function* () {
   const automations = yield* StageAutomations
   const events = yield* EventLog
   const tx = yield* Transaction
+  const mailer = yield* Mailer
 
   const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("deal"))
   const lock = (organisationId: string, id: string) => repo.getForUpdate(organisationId, id).pipe(orNotFound("deal"))
@@ -163,6 +173,9 @@ export const make = Effect.gen(function* () {
           yield* events.append(organisation.id, moveEvents(deal), now)
           const pipeline = organisation.settings.pipelines.find((candidate) => candidate.id === deal.pipeline_id)!
           yield* automations.entered({ organisation, deal, pipeline, from, stage: to, at: now, keyId: actor.keyId })
+          // The owner hears of a close through the outbox, in this transaction: no mail for a rolled-back move.
+          const notice = closingNotice(organisation.settings, deal, to)
+          if (notice !== null) yield* mailer.send(organisation.id, notice)
           return deal
         })
       )
@@ -170,6 +183,8 @@ export const make = Effect.gen(function* () {
     history: (organisation, id) => Effect.zipRight(find(organisation.id, id), repo.history(organisation.id, id)),
     pipelines: (organisation, page) =>
       toPage(organisation.settings.pipelines.slice(page.offset, page.offset + page.limit + 1), page),
+    listBy: (organisation, filter, page) =>
+      repo.list(organisation.id, filter, page).pipe(Effect.map((rows) => toPage(rows, page))),
     archive: Effect.fn("Deals.archive")((organisation, id) =>
       archiveLive(tx, (at) => repo.archive(organisation.id, id, at), find(organisation.id, id))
     ),

@@ -42,6 +42,14 @@ export class InsufficientStock extends coded("InsufficientStock", "insufficient_
 export class StockNotTracked extends coded("StockNotTracked", "stock_not_tracked") {}
 /** A webshop order whose `external_id` the organisation already holds; `detail` carries the existing id. */
 export class OrderAlreadyExists extends coded("OrderAlreadyExists", "order_already_exists") {}
+/** An import batch refused by one of its lines; `detail` is `{line, type, error, detail}` (nothing was imported). */
+export class ImportFailed extends coded("ImportFailed", "import_failed") {}
+/** A site page whose path its site already holds; `detail` is `{path, page_id}` of the existing page. */
+export class PathAlreadyExists extends coded("PathAlreadyExists", "path_already_exists") {}
+/** A post or link page whose slug is taken; `detail` names the slug and the existing record's id. */
+export class SlugAlreadyExists extends coded("SlugAlreadyExists", "slug_already_exists") {}
+/** A site domain another site of the organisation already uses; `detail` is `{domain, site_id}`. */
+export class DomainAlreadyExists extends coded("DomainAlreadyExists", "domain_already_exists") {}
 
 export class ValidationFailed extends Data.TaggedError("ValidationFailed")<{
   readonly detail: ReadonlyArray<ValidationIssue>
@@ -107,6 +115,9 @@ export type DomainError =
   | InsufficientStock
   | StockNotTracked
   | OrderAlreadyExists
+  | PathAlreadyExists
+  | SlugAlreadyExists
+  | DomainAlreadyExists
 
 /** One issue naming a field, the commonest shape of `validation_failed`. */
 export const invalidField = (path: string, message: string, code = "invalid"): ValidationFailed =>

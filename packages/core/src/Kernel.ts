@@ -4,6 +4,10 @@ import type { AccessRepository } from "./Access/AccessRepository.js"
 import type { IdempotencyStore } from "./Access/IdempotencyStore.js"
 import type { RateLimiter } from "./Access/RateLimiter.js"
 import * as Access from "./Access.js"
+import * as Activity from "./Activity.js"
+import * as Analytics from "./Analytics.js"
+import type { BookingRepository } from "./Bookings/BookingRepository.js"
+import * as Bookings from "./Bookings.js"
 import type { CallRepository } from "./Calls/CallRepository.js"
 import * as Calls from "./Calls.js"
 import type { CompanyRepository } from "./Companies/CompanyRepository.js"
@@ -18,6 +22,7 @@ import * as Events from "./Events.js"
 import type { FormSubmissionRepository } from "./Forms/FormSubmissionRepository.js"
 import * as Forms from "./Forms.js"
 import * as Idempotency from "./Idempotency.js"
+import * as Import from "./Import.js"
 import type { ProductRepository } from "./Inventory/ProductRepository.js"
 import type { StockLedgerStore } from "./Inventory/StockLedgerStore.js"
 import * as Inventory from "./Inventory.js"
@@ -27,8 +32,12 @@ import type { NumberSequence } from "./Invoicing/NumberSequence.js"
 import * as Invoicing from "./Invoicing.js"
 import type { LeadRepository } from "./Leads/LeadRepository.js"
 import * as Leads from "./Leads.js"
+import type { LinkPageRepository } from "./LinkPages/LinkPageRepository.js"
+import * as LinkPages from "./LinkPages.js"
 import type { MailOutbox } from "./Mail/MailOutbox.js"
 import * as Mail from "./Mail.js"
+import type { NoteRepository } from "./Notes/NoteRepository.js"
+import * as Notes from "./Notes.js"
 import type { OrderRepository } from "./Orders/OrderRepository.js"
 import * as Orders from "./Orders.js"
 import type { PurchaseOrderRepository } from "./PurchaseOrders/PurchaseOrderRepository.js"
@@ -39,6 +48,8 @@ import type { RecordRepository } from "./Records/RecordRepository.js"
 import * as Records from "./Records.js"
 import type { ReturnRepository } from "./Returns/ReturnRepository.js"
 import * as Returns from "./Returns.js"
+import type { SiteRepository } from "./Sites/SiteRepository.js"
+import * as Sites from "./Sites.js"
 import type { SurveyResponseRepository } from "./Surveys/SurveyResponseRepository.js"
 import * as Surveys from "./Surveys.js"
 import type { TaskRepository } from "./Tasks/TaskRepository.js"
@@ -79,18 +90,28 @@ export type StoragePorts =
   | WebhookRepository
   | OrderRepository
   | MailOutbox
+  | NoteRepository
+  | SiteRepository
+  | BookingRepository
+  | LinkPageRepository
 
 export interface KernelOptions {
   /** Requests per key per rolling minute; the contract's 120 unless an operator says otherwise. */
   readonly rateLimit: number
 }
 
-/** Deals publish stage entries to the playbook consumer, which creates tasks through `Tasks`. */
-const dealsWithPlaybooks = Deals.layer.pipe(Layer.provide(Playbooks.layer), Layer.provide(Tasks.layer))
+/** Deals publish stage entries to the playbook consumer, which creates tasks through `Tasks`, and mail owners on a close. */
+const dealsWithPlaybooks = Deals.layer.pipe(
+  Layer.provide(Playbooks.layer),
+  Layer.provide(Tasks.layer),
+  Layer.provide(Mail.layer)
+)
 
-export const layerWith = (options: KernelOptions) =>
+/** Every service but the import, which runs their operations. */
+const services = (options: KernelOptions) =>
   Layer.mergeAll(
     Access.layerWith(options),
+    Analytics.layer,
     Companies.layer,
     Contacts.layer,
     dealsWithPlaybooks,
@@ -99,7 +120,8 @@ export const layerWith = (options: KernelOptions) =>
     Invoicing.layer,
     Events.layer,
     Idempotency.layer,
-    Tickets.layer,
+    // A ticket reply mails the requester through the Mailer.
+    Tickets.layer.pipe(Layer.provide(Mail.layer)),
     Returns.layer,
     PurchaseOrders.layer,
     Surveys.layer,
@@ -112,8 +134,16 @@ export const layerWith = (options: KernelOptions) =>
     // Submissions and leads create their contacts through `Contacts`, with its rules and event.
     Forms.layer.pipe(Layer.provide(Contacts.layer)),
     Leads.layer.pipe(Layer.provide(Contacts.layer)),
-    Visits.layer
+    Visits.layer,
+    Sites.layer,
+    Bookings.layer,
+    LinkPages.layer,
+    // A call note logs its call through `Calls`, with its event.
+    Notes.layer.pipe(Layer.provide(Calls.layer)),
+    Activity.layer
   )
+
+export const layerWith = (options: KernelOptions) => Import.layer.pipe(Layer.provideMerge(services(options)))
 
 export const layer = layerWith({ rateLimit: Access.RATE_LIMIT })
 

@@ -41,11 +41,13 @@ export const complete = (name: string, input: z.output<typeof SettingsInput>): E
           name: stage.name,
           kind: stage.kind,
           required_fields: stage.required_fields,
-          playbook: stage.playbook
+          playbook: stage.playbook,
+          ...(stage.probability === undefined ? {} : { probability: stage.probability })
         }))
       })),
       record_types: input.record_types.map((type) => ({ ...type, id: type.id ?? newId() })),
       forms: input.forms.map((form) => ({ ...form, id: form.id ?? newId() })),
-      stock: input.stock
+      stock: input.stock,
+      users: input.users.map((user) => ({ id: (user.id ?? newId()).toLowerCase(), name: user.name, email: user.email }))
     }
   })

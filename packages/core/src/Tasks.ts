@@ -12,11 +12,11 @@ import { EventLog, type NewEvent } from "./Events/EventLog.js"
 import { archiveLive, merge, nowIso, orNotFound, requireLink } from "./internal/records.js"
 import type { ResourceService } from "./Resource.js"
 import type { Organisation } from "./Settings/SettingsSchemas.js"
-import { TaskRepository } from "./Tasks/TaskRepository.js"
+import { type TaskFilter, TaskRepository } from "./Tasks/TaskRepository.js"
 import type { EntityType, Task, TaskCreate, TaskListQuery, TaskPatch } from "./Tasks/TaskSchemas.js"
 import * as TaskState from "./Tasks/TaskState.js"
 import { Transaction } from "./Transaction.js"
-import { toPage, toUtc } from "./Wire.js"
+import { type Page, type PageResult, toPage, toUtc } from "./Wire.js"
 
 export * from "./Tasks/TaskRepository.js"
 export * from "./Tasks/TaskSchemas.js"
@@ -34,6 +34,12 @@ export class Tasks extends Context.Tag("@crm/core/Tasks")<
   > & {
     /** open → done, emitting `task.completed`; on a done task the same task, unchanged, and no event. */
     readonly complete: (organisation: Organisation, id: string) => Effect.Effect<Task, NotFound | StorageError>
+    /** A page of tasks by the repository's own filter and order (what the assistant tools ask for). */
+    readonly listBy: (
+      organisation: Organisation,
+      filter: TaskFilter,
+      page: Page
+    ) => Effect.Effect<PageResult<Task>, StorageError>
   }
 >() {}
 
@@ -123,6 +129,8 @@ export const make = Effect.gen(function* () {
         })
       )
     }),
+    listBy: (organisation, filter, page) =>
+      repo.list(organisation.id, filter, page).pipe(Effect.map((rows) => toPage(rows, page))),
     archive: Effect.fn("Tasks.archive")((organisation, id) =>
       archiveLive(tx, (at) => repo.archive(organisation.id, id, at), find(organisation.id, id))
     ),

@@ -16,9 +16,17 @@ import { EventLog } from "./Events/EventLog.js"
 import { NumberSequence } from "./Invoicing/NumberSequence.js"
 import { nextNumber } from "./internal/documentNumbers.js"
 import { linked, nowIso, orNotFound } from "./internal/records.js"
+import { Mailer } from "./Mail.js"
 import type { Organisation } from "./Settings/SettingsSchemas.js"
 import { TicketRepository } from "./Tickets/TicketRepository.js"
-import type { Ticket, TicketCreate, TicketListQuery, TicketPatch, TicketRecord } from "./Tickets/TicketSchemas.js"
+import type {
+  Ticket,
+  TicketCreate,
+  TicketListQuery,
+  TicketPatch,
+  TicketRecord,
+  TicketReply
+} from "./Tickets/TicketSchemas.js"
 import * as TicketSla from "./Tickets/TicketSla.js"
 import * as TicketStatus from "./Tickets/TicketStatus.js"
 import { Transaction } from "./Transaction.js"
@@ -48,6 +56,16 @@ export class Tickets extends Context.Tag("@crm/core/Tickets")<
       organisation: Organisation,
       query: TicketListQuery
     ) => Effect.Effect<PageResult<Ticket>, StorageError>
+    /**
+     * Mails the answer to the requester (`Re: [<number>] <subject>`) and moves an open ticket to
+     * pending (emitting `ticket.updated`); other statuses stay, and a closed ticket refuses a reply
+     * as its status machine does (`transition_not_allowed`). One unit of work.
+     */
+    readonly reply: (
+      organisation: Organisation,
+      id: string,
+      input: TicketReply
+    ) => Effect.Effect<Ticket, NotFound | TransitionNotAllowed | StorageError>
   }
 >() {}
 
@@ -79,6 +97,7 @@ export const make = Effect.gen(function* () {
   const sequence = yield* NumberSequence
   const events = yield* EventLog
   const tx = yield* Transaction
+  const mailer = yield* Mailer
 
   const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("ticket"))
   const lock = (organisationId: string, id: string) => repo.getForUpdate(organisationId, id).pipe(orNotFound("ticket"))
@@ -174,7 +193,28 @@ export const make = Effect.gen(function* () {
           rows.map((ticket) => withBreach(ticket, now)),
           query
         )
-      })
+      }),
+    reply: Effect.fn("Tickets.reply")(function* (organisation, id, input) {
+      return yield* tx.run(
+        Effect.gen(function* () {
+          const current = yield* lock(organisation.id, id)
+          // A closed ticket is final: the machine refuses the move a reply makes (closed → pending).
+          if (current.status === "closed") yield* TicketStatus.transition("closed", "pending")
+          const now = yield* nowIso
+          yield* mailer.send(organisation.id, {
+            to: current.requester_email,
+            subject: `Re: [${current.number}] ${current.subject}`,
+            body: input.body
+          })
+          // Answered: now it waits on the customer. Pending and solved tickets keep their status.
+          if (current.status !== "open") return withBreach(current, now)
+          const next: TicketRecord = { ...current, status: "pending", updated_at: now }
+          yield* repo.update(organisation.id, next)
+          yield* events.append(organisation.id, [{ event: "ticket.updated", data: pick(next, UPDATED_FIELDS) }], now)
+          return withBreach(next, now)
+        })
+      )
+    })
   })
 })
 

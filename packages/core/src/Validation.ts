@@ -43,3 +43,45 @@ export const parsePatch = <S extends z.ZodObject>(
   }
   return parse(schema, input)
 }
+
+// PostgreSQL keeps neither a NUL character nor an unpaired surrogate in text or jsonb: such input
+// is refused up front as a validation issue rather than surfacing as a 500 from the database.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+const isUnstorable = (text: string): boolean => text.includes("\u0000") || LONE_SURROGATE.test(text)
+
+/**
+ * Every string (value or key) of a parsed JSON value that PostgreSQL cannot store, as validation
+ * issues (at most 20); iterative, so any depth is safe. Shared by REST and MCP.
+ */
+export const unstorableText = (input: unknown): ReadonlyArray<ValidationIssue> => {
+  const issues: Array<ValidationIssue> = []
+  const pending: Array<{ readonly value: unknown; readonly path: ReadonlyArray<string> }> = [{ value: input, path: [] }]
+  const refuse = (path: ReadonlyArray<string>) =>
+    issues.push({
+      path: path.join("."),
+      message: "must not contain NUL characters or unpaired surrogates",
+      code: "invalid_characters"
+    })
+  while (pending.length > 0 && issues.length < 20) {
+    const { value, path } = pending.pop()!
+    if (typeof value === "string") {
+      if (isUnstorable(value)) refuse(path)
+    } else if (Array.isArray(value)) {
+      value.forEach((item, index) => {
+        pending.push({ value: item, path: [...path, String(index)] })
+      })
+    } else if (value !== null && typeof value === "object") {
+      for (const [key, item] of Object.entries(value)) {
+        if (isUnstorable(key)) refuse([...path, key])
+        else pending.push({ value: item, path: [...path, key] })
+      }
+    }
+  }
+  return issues
+}
+
+/** `validation_failed` naming every unstorable string of the input, or nothing. */
+export const refuseUnstorable = (input: unknown): Either.Either<void, ValidationFailed> => {
+  const issues = unstorableText(input)
+  return issues.length === 0 ? Either.void : Either.left(new ValidationFailed({ detail: issues }))
+}

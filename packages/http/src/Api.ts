@@ -7,6 +7,7 @@ import { companyRoutes, contactRoutes } from "./routes/crm.js"
 import { dealRoutes } from "./routes/deals.js"
 import { formRoutes } from "./routes/forms.js"
 import { adminHookRoutes, hookRoutes } from "./routes/hooks.js"
+import { importRoutes } from "./routes/import.js"
 import { invoiceRoutes } from "./routes/invoices.js"
 import { adminMailRoutes } from "./routes/mail.js"
 import { eventsRoute, meRoute, openApiRoute } from "./routes/meta.js"
@@ -15,6 +16,7 @@ import { productRoutes } from "./routes/products.js"
 import { quoteRoutes } from "./routes/quotes.js"
 import { recordRoutes } from "./routes/records.js"
 import { taskRoutes } from "./routes/tasks.js"
+import { ticketRoutes } from "./routes/tickets.js"
 import { visitRoutes } from "./routes/visits.js"
 
 export const API_PREFIX = "/api/v1"
@@ -35,12 +37,13 @@ const build = (): ReadonlyArray<Mounted> => {
       ...invoiceRoutes,
       ...productRoutes,
       ...orderRoutes,
+      ...ticketRoutes,
       ...hookRoutes,
       meRoute,
       eventsRoute,
       openApiRoute(() => (cached ??= OpenApi.document(table)))
     ]),
-    ...mount(ADMIN_PREFIX, [...adminRoutes, ...adminMailRoutes, ...adminHookRoutes])
+    ...mount(ADMIN_PREFIX, [...adminRoutes, ...importRoutes, ...adminMailRoutes, ...adminHookRoutes])
   ]
   return table
 }

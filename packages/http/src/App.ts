@@ -19,12 +19,28 @@ import { HttpFailure, type Reply } from "./Reply.js"
 import { isWriting, type Route, type Services } from "./Route.js"
 import { type Mounted, makeRouter } from "./Router.js"
 
-export interface HttpOptions {
+export interface HttpOptions<R = never> {
   /** The admin API answers only when a token is configured. */
   readonly adminToken: Option.Option<Redacted.Redacted<string>>
   /** Proxies whose `X-Forwarded-For` is believed; anything else is ignored (allow-lists use the socket address). */
   readonly trustedProxies: ReadonlyArray<string>
   readonly maxBodyBytes: number
+  /** Paths served outside the REST router (the MCP endpoint), for any method. */
+  readonly endpoints?: ReadonlyArray<Endpoint<R>>
+}
+
+/**
+ * A path answered by its own handler with the raw request (the MCP endpoint): it gets the same
+ * request id, authentication, rate budget (one unit per request) and error rendering as REST, but
+ * no scope check (its handler checks its own), no idempotency and no REST body parsing; a body
+ * declared larger than `maxBodyBytes` is refused with 413.
+ */
+export interface Endpoint<R = never> {
+  readonly path: string
+  readonly handle: (
+    request: HttpServerRequest.HttpServerRequest,
+    principal: Access.Principal
+  ) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, Services | R>
 }
 
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -34,46 +50,9 @@ type Stored = Idempotency.StoredResponse
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
+const NDJSON_TYPE = /^application\/(?:x-ndjson|jsonl|x-jsonlines)\s*(?:;|$)/i
 
 const json = "application/json; charset=utf-8"
-
-// PostgreSQL keeps neither a NUL character nor an unpaired surrogate in text or jsonb: such input
-// is refused up front as a validation issue rather than surfacing as a 500 from the database.
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
-const isUnstorable = (text: string): boolean => text.includes("\u0000") || LONE_SURROGATE.test(text)
-
-/** Every string (value or key) of a parsed JSON value that cannot be stored; iterative, so any depth is safe. */
-const unstorableText = (input: unknown): ReadonlyArray<Errors.ValidationIssue> => {
-  const issues: Array<Errors.ValidationIssue> = []
-  const pending: Array<{ readonly value: unknown; readonly path: ReadonlyArray<string> }> = [{ value: input, path: [] }]
-  const refuse = (path: ReadonlyArray<string>) =>
-    issues.push({
-      path: path.join("."),
-      message: "must not contain NUL characters or unpaired surrogates",
-      code: "invalid_characters"
-    })
-  while (pending.length > 0 && issues.length < 20) {
-    const { value, path } = pending.pop()!
-    if (typeof value === "string") {
-      if (isUnstorable(value)) refuse(path)
-    } else if (Array.isArray(value)) {
-      value.forEach((item, index) => {
-        pending.push({ value: item, path: [...path, String(index)] })
-      })
-    } else if (value !== null && typeof value === "object") {
-      for (const [key, item] of Object.entries(value)) {
-        if (isUnstorable(key)) refuse([...path, key])
-        else pending.push({ value: item, path: [...path, key] })
-      }
-    }
-  }
-  return issues
-}
-
-const refuseUnstorable = (input: unknown): Effect.Effect<void, Errors.ValidationFailed> => {
-  const issues = unstorableText(input)
-  return issues.length === 0 ? Effect.void : Effect.fail(new Errors.ValidationFailed({ detail: issues }))
-}
 
 const errorBody = (code: string, detail: unknown, requestId: string): string =>
   JSON.stringify({ error: code, detail, request_id: requestId })
@@ -194,7 +173,7 @@ const sameSecret = (given: string, expected: string): boolean => {
   return timingSafeEqual(a, b)
 }
 
-export const makeApp = (table: ReadonlyArray<Mounted>, options: HttpOptions) => {
+export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpOptions<R>) => {
   const match = makeRouter(table)
   const trusted = options.trustedProxies
 
@@ -221,9 +200,15 @@ export const makeApp = (table: ReadonlyArray<Mounted>, options: HttpOptions) => 
       const params = Object.fromEntries(url.searchParams)
       // `GET /events` answers its own 400 `invalid_parameter` for any `since` or `event` it cannot use
       // (the contract's status for that endpoint) and reads nothing else from its query.
-      if (route.query !== undefined && route.path !== "/events") yield* refuseUnstorable(params)
+      if (route.query !== undefined && route.path !== "/events") yield* Validation.refuseUnstorable(params)
       const query = route.query === undefined ? undefined : yield* Validation.parse(route.query, params)
       if (route.body === undefined) return { query, body: undefined }
+      if (route.body.raw === "ndjson") {
+        if (raw !== undefined && raw.length > 0 && (contentType === undefined || !NDJSON_TYPE.test(contentType))) {
+          return yield* HttpFailure.of("unsupported_media_type", "send the body as Content-Type: application/x-ndjson")
+        }
+        return { query, body: raw === undefined ? "" : raw.toString("utf8") }
+      }
       let value: unknown
       if (raw !== undefined && raw.length > 0) {
         if (contentType === undefined || !JSON_TYPE.test(contentType)) {
@@ -236,18 +221,48 @@ export const makeApp = (table: ReadonlyArray<Mounted>, options: HttpOptions) => 
         }
       }
       if (value === undefined && route.body.optional) value = {}
-      yield* refuseUnstorable(value)
+      yield* Validation.refuseUnstorable(value)
       const body = route.body.patch
         ? yield* Validation.parsePatch(route.body.schema as never, value)
         : yield* Validation.parse(route.body.schema, value)
       return { query, body }
     })
 
+  /** An endpoint outside the router: authentication and budget as REST, then its own handler. */
+  const serveEndpoint = (
+    endpoint: Endpoint<R>,
+    request: HttpServerRequest.HttpServerRequest,
+    requestId: string,
+    headers: Record<string, string>
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Services | R> =>
+    Effect.gen(function* () {
+      const access = yield* Access.Access
+      const principal = yield* access.authenticate(bearerToken(request.headers.authorization), clientAddress(request))
+      const decision = yield* access.budget(principal, true)
+      headers["x-ratelimit-limit"] = String(access.rateLimit)
+      headers["x-ratelimit-remaining"] = String(decision.remaining)
+      yield* Access.refuseWhenSpent(decision, access.rateLimit)
+      if (Number(request.headers["content-length"] ?? "0") > options.maxBodyBytes) {
+        return yield* HttpFailure.of("payload_too_large", `the body exceeds the limit of ${options.maxBodyBytes} bytes`)
+      }
+      return yield* endpoint.handle(request, principal)
+    }).pipe(
+      Effect.catchAllCause((cause) =>
+        Effect.map(renderFailure(cause, requestId), (stored) =>
+          HttpServerResponse.text(stored.body, { status: stored.status, headers: stored.headers, contentType: json })
+        )
+      ),
+      Effect.map((response) => HttpServerResponse.setHeaders(response, headers))
+    )
+
   return Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const given = request.headers["x-request-id"]
     const requestId = given !== undefined && SANE_REQUEST_ID.test(given) ? given : randomUUID()
     const headers: Record<string, string> = { "x-request-id": requestId }
+    const pathname = new URL(request.url, "http://localhost").pathname
+    const endpoint = options.endpoints?.find((candidate) => candidate.path === pathname)
+    if (endpoint !== undefined) return yield* serveEndpoint(endpoint, request, requestId, headers)
 
     const outcome: Effect.Effect<{ readonly stored: Stored; readonly replayed: boolean }, never, Services> = Effect.gen(
       function* () {

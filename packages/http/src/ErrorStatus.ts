@@ -25,6 +25,9 @@ export const STATUS_BY_CODE = {
   insufficient_stock: 409,
   stock_not_tracked: 409,
   order_already_exists: 409,
+  path_already_exists: 409,
+  slug_already_exists: 409,
+  domain_already_exists: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   validation_failed: 422,
@@ -34,6 +37,7 @@ export const STATUS_BY_CODE = {
   invalid_target_url: 422,
   submission_refused: 422,
   variant_required: 422,
+  import_failed: 422,
   rate_limited: 429,
   internal_error: 500
 } as const

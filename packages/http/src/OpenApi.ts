@@ -125,7 +125,11 @@ const operation = (mounted: Mounted): Json => {
       : {
           requestBody: {
             required: !route.body.patch && !route.body.optional,
-            content: { "application/json": { schema: stripDialect(jsonSchema(route.body.schema, "input")) } }
+            content: {
+              [route.body.raw === "ndjson" ? "application/x-ndjson" : "application/json"]: {
+                schema: stripDialect(jsonSchema(route.body.schema, "input"))
+              }
+            }
           }
         }),
     responses

@@ -10,6 +10,7 @@ import type {
   Events,
   Forms,
   Idempotency,
+  Import,
   Inventory,
   Invoicing,
   Mail,
@@ -17,6 +18,7 @@ import type {
   Quotes,
   Records,
   Tasks,
+  Tickets,
   Visits,
   Webhooks
 } from "@crm/core"
@@ -45,6 +47,8 @@ export type Services =
   | Invoicing.Invoicing
   | Events.Events
   | Idempotency.Idempotency
+  | Import.Import
+  | Tickets.Tickets
 
 /** Who may call a route: an API key (with a scope), the operator's admin token, or anyone. */
 export type Guard =
@@ -69,7 +73,15 @@ export interface Route {
   readonly tag: string
   readonly guard: Guard
   readonly query: z.ZodObject | undefined
-  readonly body: { readonly schema: z.ZodType; readonly patch: boolean; readonly optional: boolean } | undefined
+  readonly body:
+    | {
+        readonly schema: z.ZodType
+        readonly patch: boolean
+        readonly optional: boolean
+        /** `ndjson`: the body is JSON lines, handed to the handler as text (the schema describes that text). */
+        readonly raw: "ndjson" | undefined
+      }
+    | undefined
   readonly success: { readonly status: number; readonly schema: z.ZodType | undefined; readonly description: string }
   readonly errors: ReadonlyArray<ErrorCode>
   readonly handle: (context: Context<unknown, unknown>) => Effect.Effect<Reply, unknown, Services>
@@ -88,6 +100,8 @@ export interface RouteSpec<Q extends z.ZodObject | undefined, B extends z.ZodTyp
   readonly patch?: boolean
   /** The body may be left out entirely, which reads as `{}`. */
   readonly optionalBody?: boolean
+  /** The body is JSON lines (`application/x-ndjson` or `application/jsonl`), handed over as text. */
+  readonly rawBody?: "ndjson"
   readonly success: { readonly status: number; readonly schema?: z.ZodType; readonly description: string }
   readonly errors: ReadonlyArray<ErrorCode>
   readonly handle: (
@@ -109,7 +123,7 @@ export const route = <Q extends z.ZodObject | undefined = undefined, B extends z
   body:
     spec.body === undefined
       ? undefined
-      : { schema: spec.body, patch: spec.patch ?? false, optional: spec.optionalBody ?? false },
+      : { schema: spec.body, patch: spec.patch ?? false, optional: spec.optionalBody ?? false, raw: spec.rawBody },
   success: { status: spec.success.status, schema: spec.success.schema, description: spec.success.description },
   errors: spec.errors,
   // The pipeline validates query and body with the same schemas before calling, so the erasure is safe.

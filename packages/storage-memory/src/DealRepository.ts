@@ -5,10 +5,42 @@ import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import * as LiveRecords from "./internal/liveRecords.js"
-import { copy, copyOut, instant, read, type Store, type Tenant, tenant, withTenant, write } from "./internal/Store.js"
+import {
+  containsFolded,
+  copy,
+  copyOut,
+  instant,
+  read,
+  type Store,
+  type Tenant,
+  tenant,
+  withTenant,
+  write
+} from "./internal/Store.js"
 
 const visitsOf = (t: Tenant, dealId: string): ReadonlyArray<Deals.StageVisit> =>
   Option.getOrElse(HashMap.get(t.dealVisits, dealId), () => [])
+
+/** Most recently changed first; equal times by id descending, so pages are stable. */
+const recentlyChanged = (a: Deals.Deal, b: Deals.Deal): number => {
+  const byTime = instant(b.updated_at) - instant(a.updated_at)
+  if (byTime !== 0) return byTime
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0
+}
+
+const matching = (filter: Deals.DealFilter) => {
+  const title = filter.q === undefined ? undefined : containsFolded(filter.q)
+  const { closeBefore } = filter
+  return (deal: Deals.Deal): boolean =>
+    (filter.statusKind === undefined || deal.status_kind === filter.statusKind) &&
+    (filter.contactId === undefined || deal.contact_id === filter.contactId) &&
+    (filter.companyId === undefined || deal.company_id === filter.companyId) &&
+    (filter.pipelineId === undefined || deal.pipeline_id === filter.pipelineId) &&
+    (filter.ownerId === undefined || deal.owner_id === filter.ownerId) &&
+    (title === undefined || title(deal.title)) &&
+    // Dates compare as text (YYYY-MM-DD); a deal without an expected close date is never before anything.
+    (closeBefore === undefined || (deal.expected_close_date !== null && deal.expected_close_date < closeBefore))
+}
 
 export const make = (store: Store) => {
   const live = LiveRecords.make<Deals.Deal>(store, {
@@ -22,16 +54,11 @@ export const make = (store: Store) => {
     update: live.update,
     archive: live.archive,
     list: (organisationId, filter, page) =>
-      live.list(
-        organisationId,
-        {},
-        page,
-        (deal) =>
-          (filter.statusKind === undefined || deal.status_kind === filter.statusKind) &&
-          (filter.contactId === undefined || deal.contact_id === filter.contactId) &&
-          (filter.companyId === undefined || deal.company_id === filter.companyId) &&
-          (filter.pipelineId === undefined || deal.pipeline_id === filter.pipelineId)
-      ),
+      filter.order === "updated"
+        ? Effect.map(live.select(organisationId, matching(filter), recentlyChanged), (rows) =>
+            rows.slice(page.offset, page.offset + page.limit + 1)
+          )
+        : live.list(organisationId, {}, page, matching(filter)),
     enterStage: (organisationId, input) =>
       Effect.flatMap(copy(input), (visit) =>
         write(store, (state) => {
@@ -49,6 +76,17 @@ export const make = (store: Store) => {
         [...visitsOf(tenant(state, organisationId), dealId)]
           .sort((x, y) => instant(x.entered_at) - instant(y.entered_at))
           .map(copyOut)
+      ),
+    visits: (organisationId) =>
+      read(store, (state) => [...HashMap.values(tenant(state, organisationId).dealVisits)].flat().map(copyOut)),
+    openOrClosedSince: (organisationId, closedSince) =>
+      live.select(
+        organisationId,
+        (deal) =>
+          closedSince === null ||
+          deal.status_kind === "open" ||
+          (deal.closed_at !== null && instant(deal.closed_at) >= instant(closedSince)),
+        (x, y) => x.id.localeCompare(y.id)
       )
   })
 }

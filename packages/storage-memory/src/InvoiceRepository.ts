@@ -67,6 +67,17 @@ export const make = (store: Store) => {
         // YYYY-MM-DD compares as text in calendar order.
         (invoice) => awaitingPayment(invoice.status) && invoice.due_date < today,
         earliestFirst((invoice) => invoice.due_date)
+      ),
+    unpaid: (organisationId, filter) =>
+      live.select(
+        organisationId,
+        (invoice) =>
+          (invoice.status === "issued" || invoice.status === "partial" || invoice.status === "overdue") &&
+          invoice.kind !== "proforma" &&
+          invoice.kind !== "storno" &&
+          (filter.contactId === undefined || invoice.contact_id === filter.contactId) &&
+          (filter.companyId === undefined || invoice.company_id === filter.companyId),
+        earliestFirst((invoice) => invoice.due_date)
       )
   })
 }

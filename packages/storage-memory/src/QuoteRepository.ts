@@ -65,6 +65,12 @@ export const make = (store: Store) => {
         // YYYY-MM-DD compares as text in calendar order.
         (quote) => quote.status === "sent" && quote.valid_until !== null && quote.valid_until < today,
         earliestFirst((quote) => quote.valid_until ?? "")
+      ),
+    acceptedNotInvoiced: (organisationId) =>
+      live.select(
+        organisationId,
+        (quote) => quote.status === "accepted" && quote.invoice_id === null,
+        (x, y) => x.id.localeCompare(y.id)
       )
   })
 }

@@ -1,6 +1,7 @@
 /** The in-process reference implementation of every storage port of `@crm/core`. */
 import {
   Access,
+  Bookings,
   Calls,
   Companies,
   Contacts,
@@ -12,12 +13,15 @@ import {
   Invoicing,
   type Kernel,
   Leads,
+  LinkPages,
   Mail,
+  Notes,
   Orders,
   PurchaseOrders,
   Quotes,
   Records,
   Returns,
+  Sites,
   Surveys,
   Tasks,
   Tickets,
@@ -29,6 +33,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as AccessRepository from "./AccessRepository.js"
+import * as BookingRepository from "./BookingRepository.js"
 import * as CallRepository from "./CallRepository.js"
 import * as CompanyRepository from "./CompanyRepository.js"
 import * as ContactRepository from "./ContactRepository.js"
@@ -40,7 +45,9 @@ import * as IdempotencyStore from "./IdempotencyStore.js"
 import * as InvoiceRepository from "./InvoiceRepository.js"
 import * as Store from "./internal/Store.js"
 import * as LeadRepository from "./LeadRepository.js"
+import * as LinkPageRepository from "./LinkPageRepository.js"
 import * as MailOutbox from "./MailOutbox.js"
+import * as NoteRepository from "./NoteRepository.js"
 import * as NumberSequence from "./NumberSequence.js"
 import * as OrderRepository from "./OrderRepository.js"
 import * as ProductRepository from "./ProductRepository.js"
@@ -49,6 +56,7 @@ import * as QuoteRepository from "./QuoteRepository.js"
 import * as RateLimiter from "./RateLimiter.js"
 import * as RecordRepository from "./RecordRepository.js"
 import * as ReturnRepository from "./ReturnRepository.js"
+import * as SiteRepository from "./SiteRepository.js"
 import * as StockLedgerStore from "./StockLedgerStore.js"
 import * as SurveyResponseRepository from "./SurveyResponseRepository.js"
 import * as TaskRepository from "./TaskRepository.js"
@@ -91,7 +99,11 @@ export const make: Effect.Effect<Context.Context<Ports>> = Effect.map(Store.make
       Context.add(Surveys.SurveyResponseRepository, SurveyResponseRepository.make(store)),
       Context.add(Calls.CallRepository, CallRepository.make(store)),
       Context.add(Orders.OrderRepository, OrderRepository.make(store)),
-      Context.add(Mail.MailOutbox, MailOutbox.make(store))
+      Context.add(Mail.MailOutbox, MailOutbox.make(store)),
+      Context.add(Notes.NoteRepository, NoteRepository.make(store)),
+      Context.add(Sites.SiteRepository, SiteRepository.make(store)),
+      Context.add(Bookings.BookingRepository, BookingRepository.make(store)),
+      Context.add(LinkPages.LinkPageRepository, LinkPageRepository.make(store))
     )
 )
 

@@ -48,14 +48,18 @@ export const make = Effect.gen(function* () {
     ),
 
     insertKey: (key) =>
-      sql`INSERT INTO api_keys (id, organisation_id, name, hash, scopes, allowed_ips, expires_at, revoked_at, created_at)
+      sql`INSERT INTO api_keys (id, organisation_id, name, hash, scopes, allowed_ips, expires_at, revoked_at, created_at,
+          owner_id)
         VALUES (${key.id}::uuid, ${key.organisation_id}::uuid, ${key.name}, ${key.hash}, ${textArray(key.scopes)}::text[],
           ${textArray(key.allowed_ips)}::text[], ${key.expires_at}::timestamptz, ${key.revoked_at}::timestamptz,
-          ${key.created_at}::timestamptz)`.pipe(Effect.asVoid, orStorageError("AccessRepository.insertKey")),
+          ${key.created_at}::timestamptz, ${key.owner_id}::uuid)`.pipe(
+        Effect.asVoid,
+        orStorageError("AccessRepository.insertKey")
+      ),
 
     findKeyByHash: (hash) =>
       sql<KeyWithOrganisationRow>`SELECT k.id, k.organisation_id, k.name, k.hash, k.scopes, k.allowed_ips, k.expires_at,
-          k.revoked_at, k.created_at, o.name AS organisation_name, o.settings AS organisation_settings
+          k.revoked_at, k.created_at, k.owner_id, o.name AS organisation_name, o.settings AS organisation_settings
         FROM api_keys k JOIN organisations o ON o.id = k.organisation_id
         WHERE k.hash = ${hash}`.pipe(
         orStorageError("AccessRepository.findKeyByHash"),

@@ -5,7 +5,7 @@ import * as Layer from "effect/Layer"
 import { orStorageError } from "./internal/errors.js"
 import * as LiveRecords from "./internal/liveRecords.js"
 import { type DealRow, type StageVisitRow, toDeal, toStageVisit } from "./internal/rows.js"
-import { json } from "./internal/values.js"
+import { containsPattern, json } from "./internal/values.js"
 
 const deals: LiveRecords.LiveTable<DealRow, Deals.Deal> = {
   table: "deals",
@@ -19,6 +19,17 @@ const deals: LiveRecords.LiveTable<DealRow, Deals.Deal> = {
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const live = LiveRecords.make(sql, deals)
+
+  const conditions = (filter: Deals.DealFilter) => [
+    ...(filter.statusKind !== undefined ? [sql`status_kind = ${filter.statusKind}`] : []),
+    ...(filter.contactId !== undefined ? [sql`contact_id = ${filter.contactId}::uuid`] : []),
+    ...(filter.companyId !== undefined ? [sql`company_id = ${filter.companyId}::uuid`] : []),
+    ...(filter.pipelineId !== undefined ? [sql`pipeline_id = ${filter.pipelineId}::uuid`] : []),
+    ...(filter.ownerId !== undefined ? [sql`owner_id = ${filter.ownerId}::uuid`] : []),
+    ...(filter.q !== undefined ? [sql`title ILIKE ${containsPattern(filter.q)} ESCAPE '\\'`] : []),
+    // A NULL date compares as unknown, so a deal without an expected close date never matches.
+    ...(filter.closeBefore !== undefined ? [sql`expected_close_date < ${filter.closeBefore}::date`] : [])
+  ]
 
   return Deals.DealRepository.of({
     insert: (organisationId, deal) =>
@@ -46,12 +57,14 @@ export const make = Effect.gen(function* () {
       ),
     archive: live.archive,
     list: (organisationId, filter, page) =>
-      live.list(organisationId, {}, page, [
-        ...(filter.statusKind !== undefined ? [sql`status_kind = ${filter.statusKind}`] : []),
-        ...(filter.contactId !== undefined ? [sql`contact_id = ${filter.contactId}::uuid`] : []),
-        ...(filter.companyId !== undefined ? [sql`company_id = ${filter.companyId}::uuid`] : []),
-        ...(filter.pipelineId !== undefined ? [sql`pipeline_id = ${filter.pipelineId}::uuid`] : [])
-      ]),
+      filter.order === "updated"
+        ? sql<DealRow>`SELECT ${live.selected} FROM deals
+            WHERE ${sql.and([live.whereLive(organisationId), ...conditions(filter)])}
+            ORDER BY updated_at DESC, id DESC LIMIT ${page.limit + 1} OFFSET ${page.offset}`.pipe(
+            Effect.map((rows) => rows.map(toDeal)),
+            orStorageError("DealRepository.list")
+          )
+        : live.list(organisationId, {}, page, conditions(filter)),
     enterStage: (organisationId, visit) =>
       Effect.zipRight(
         sql`UPDATE deal_stage_visits SET left_at = ${visit.entered_at}::timestamptz
@@ -68,6 +81,20 @@ export const make = Effect.gen(function* () {
         ORDER BY entered_at, id`.pipe(
         Effect.map((rows) => rows.map(toStageVisit)),
         orStorageError("DealRepository.history")
+      ),
+    visits: (organisationId) =>
+      sql<StageVisitRow>`SELECT deal_id, pipeline_id, from_status_id, status_id, status_kind, entered_at, left_at, key_id
+        FROM deal_stage_visits WHERE organisation_id = ${organisationId}::uuid`.pipe(
+        Effect.map((rows) => rows.map(toStageVisit)),
+        orStorageError("DealRepository.visits")
+      ),
+    openOrClosedSince: (organisationId, closedSince) =>
+      sql<DealRow>`SELECT ${live.selected} FROM deals WHERE ${sql.and([
+        live.whereLive(organisationId),
+        ...(closedSince === null ? [] : [sql`(status_kind = 'open' OR closed_at >= ${closedSince}::timestamptz)`])
+      ])}`.pipe(
+        Effect.map((rows) => rows.map(toDeal)),
+        orStorageError("DealRepository.openOrClosedSince")
       )
   })
 })

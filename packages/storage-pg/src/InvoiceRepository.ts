@@ -83,6 +83,18 @@ export const make = Effect.gen(function* () {
         ORDER BY due_date, id`.pipe(
         Effect.map((rows) => rows.map(toInvoice)),
         orStorageError("InvoiceRepository.dueBefore")
+      ),
+    unpaid: (organisationId, filter) =>
+      sql<InvoiceRow>`SELECT ${live.selected} FROM invoices
+        WHERE ${sql.and([
+          live.whereLive(organisationId),
+          sql`status IN ('issued', 'partial', 'overdue')`,
+          sql`kind NOT IN ('proforma', 'storno')`,
+          ...(filter.contactId !== undefined ? [sql`contact_id = ${filter.contactId}::uuid`] : []),
+          ...(filter.companyId !== undefined ? [sql`company_id = ${filter.companyId}::uuid`] : [])
+        ])}`.pipe(
+        Effect.map((rows) => rows.map(toInvoice)),
+        orStorageError("InvoiceRepository.unpaid")
       )
   })
 })

@@ -19,6 +19,8 @@ import ordersMail from "./migrations/0009_orders_mail.js"
 import recordsForms from "./migrations/0010_records_forms.js"
 import webhooks from "./migrations/0011_webhooks.js"
 import serviceEntities from "./migrations/0012_service_entities.js"
+import sitesBookings from "./migrations/0013_sites_bookings.js"
+import keyOwnersNotes from "./migrations/0014_key_owners_notes.js"
 
 export const migrations = {
   "0001_access": access,
@@ -32,7 +34,9 @@ export const migrations = {
   "0009_orders_mail": ordersMail,
   "0010_records_forms": recordsForms,
   "0011_webhooks": webhooks,
-  "0012_service_entities": serviceEntities
+  "0012_service_entities": serviceEntities,
+  "0013_sites_bookings": sitesBookings,
+  "0014_key_owners_notes": keyOwnersNotes
 }
 
 const TABLE = "crm_migrations"

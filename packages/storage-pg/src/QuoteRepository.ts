@@ -71,6 +71,12 @@ export const make = Effect.gen(function* () {
         ORDER BY valid_until, id`.pipe(
         Effect.map((rows) => rows.map(toQuote)),
         orStorageError("QuoteRepository.sentExpiringBefore")
+      ),
+    acceptedNotInvoiced: (organisationId) =>
+      sql<QuoteRow>`SELECT ${live.selected} FROM quotes
+        WHERE ${live.whereLive(organisationId)} AND status = 'accepted' AND invoice_id IS NULL`.pipe(
+        Effect.map((rows) => rows.map(toQuote)),
+        orStorageError("QuoteRepository.acceptedNotInvoiced")
       )
   })
 })

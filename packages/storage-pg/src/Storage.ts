@@ -7,6 +7,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Pg from "pg"
 import * as AccessRepository from "./AccessRepository.js"
+import * as BookingRepository from "./BookingRepository.js"
 import * as CallRepository from "./CallRepository.js"
 import * as CompanyRepository from "./CompanyRepository.js"
 import * as ContactRepository from "./ContactRepository.js"
@@ -18,8 +19,10 @@ import * as IdempotencyStore from "./IdempotencyStore.js"
 import * as InvoiceRepository from "./InvoiceRepository.js"
 import { toStorageError } from "./internal/errors.js"
 import * as LeadRepository from "./LeadRepository.js"
+import * as LinkPageRepository from "./LinkPageRepository.js"
 import * as MailOutbox from "./MailOutbox.js"
 import { migrate } from "./Migrations.js"
+import * as NoteRepository from "./NoteRepository.js"
 import * as NumberSequence from "./NumberSequence.js"
 import * as OrderRepository from "./OrderRepository.js"
 import * as PgliteClient from "./PgliteClient.js"
@@ -29,6 +32,7 @@ import * as QuoteRepository from "./QuoteRepository.js"
 import * as RateLimiter from "./RateLimiter.js"
 import * as RecordRepository from "./RecordRepository.js"
 import * as ReturnRepository from "./ReturnRepository.js"
+import * as SiteRepository from "./SiteRepository.js"
 import * as StockLedgerStore from "./StockLedgerStore.js"
 import * as SurveyResponseRepository from "./SurveyResponseRepository.js"
 import * as TaskRepository from "./TaskRepository.js"
@@ -70,7 +74,11 @@ export const layerWith = (options: LayerOptions = {}): Layer.Layer<Ports, never,
     CallRepository.layer,
     WebhookRepository.layer,
     OrderRepository.layer,
-    MailOutbox.layer
+    MailOutbox.layer,
+    SiteRepository.layer,
+    BookingRepository.layer,
+    LinkPageRepository.layer,
+    NoteRepository.layer
   )
 
 export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient> = layerWith()

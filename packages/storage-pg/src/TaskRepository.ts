@@ -2,6 +2,7 @@ import { Tasks } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { orStorageError } from "./internal/errors.js"
 import * as LiveRecords from "./internal/liveRecords.js"
 import { type TaskRow, toTask } from "./internal/rows.js"
 
@@ -16,6 +17,17 @@ const tasks: LiveRecords.LiveTable<TaskRow, Tasks.Task> = {
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const live = LiveRecords.make(sql, tasks)
+
+  // A NULL due_at compares as unknown, so a task without a due date never matches a due bound.
+  const conditions = (filter: Tasks.TaskFilter) => [
+    ...(filter.done !== undefined ? [sql`done = ${filter.done}::boolean`] : []),
+    ...(filter.priority !== undefined ? [sql`priority = ${filter.priority}`] : []),
+    ...(filter.assigneeId !== undefined ? [sql`assignee_id = ${filter.assigneeId}::uuid`] : []),
+    ...(filter.entityId !== undefined ? [sql`entity_id = ${filter.entityId}::uuid`] : []),
+    ...(filter.entityType !== undefined ? [sql`entity_type = ${filter.entityType}`] : []),
+    ...(filter.dueFrom !== undefined ? [sql`due_at >= ${filter.dueFrom}::timestamptz`] : []),
+    ...(filter.dueBefore !== undefined ? [sql`due_at < ${filter.dueBefore}::timestamptz`] : [])
+  ]
 
   return Tasks.TaskRepository.of({
     insert: (organisationId, task) =>
@@ -39,12 +51,20 @@ export const make = Effect.gen(function* () {
       ),
     archive: live.archive,
     list: (organisationId, filter, page) =>
-      live.list(organisationId, {}, page, [
-        ...(filter.done !== undefined ? [sql`done = ${filter.done}::boolean`] : []),
-        ...(filter.priority !== undefined ? [sql`priority = ${filter.priority}`] : []),
-        ...(filter.assigneeId !== undefined ? [sql`assignee_id = ${filter.assigneeId}::uuid`] : []),
-        ...(filter.entityId !== undefined ? [sql`entity_id = ${filter.entityId}::uuid`] : [])
-      ])
+      filter.order === "due"
+        ? sql<TaskRow>`SELECT ${live.selected} FROM tasks
+            WHERE ${sql.and([live.whereLive(organisationId), ...conditions(filter)])}
+            ORDER BY due_at ASC NULLS LAST, id ASC LIMIT ${page.limit + 1} OFFSET ${page.offset}`.pipe(
+            Effect.map((rows) => rows.map(toTask)),
+            orStorageError("TaskRepository.list")
+          )
+        : live.list(organisationId, {}, page, conditions(filter)),
+    overdueCount: (organisationId, now) =>
+      sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM tasks
+        WHERE ${live.whereLive(organisationId)} AND NOT done AND due_at < ${now}::timestamptz`.pipe(
+        Effect.map((rows) => Number(rows[0]?.n ?? 0)),
+        orStorageError("TaskRepository.overdueCount")
+      )
   })
 })
 

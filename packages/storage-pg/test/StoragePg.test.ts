@@ -112,7 +112,8 @@ const suite = (it: Vitest.MethodsNonLive<Services>, concurrentConnections: boole
           expires_at: null,
           allowed_ips: [],
           revoked_at: null,
-          created_at: at(0)
+          created_at: at(0),
+          owner_id: null
         })
       )
       expect(error).toBeInstanceOf(Errors.StorageError)
@@ -137,7 +138,8 @@ const suite = (it: Vitest.MethodsNonLive<Services>, concurrentConnections: boole
         expires_at: at(86_400_000),
         allowed_ips: ["10.0.0.0/8", "2001:db8::/32"],
         revoked_at: null,
-        created_at: at(5)
+        created_at: at(5),
+        owner_id: crypto.randomUUID()
       }
       yield* repo.insertKey(key)
       expect(yield* repo.findKeyByHash(key.hash)).toEqual(Option.some({ key, organisation }))

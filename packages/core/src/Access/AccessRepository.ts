@@ -16,6 +16,8 @@ export interface ApiKeyRecord {
   readonly allowed_ips: ReadonlyArray<string>
   readonly revoked_at: string | null
   readonly created_at: string
+  /** The person (an id from the organisation's settings `users`) the key acts for; null for nobody in particular. */
+  readonly owner_id: string | null
 }
 
 export class AccessRepository extends Context.Tag("@crm/core/AccessRepository")<

@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { Timestamp, TimestampInput } from "../Wire.js"
+import { IdInput, Timestamp, TimestampInput } from "../Wire.js"
 import { CidrString } from "./IpAllowList.js"
 
 export const SCOPES = ["read", "write", "quotes:write", "invoices:write", "forms:submit", "analytics:write"] as const
@@ -10,7 +10,10 @@ export const KeyCreate = z.strictObject({
   name: z.string().min(1).max(200).optional(),
   scopes: z.array(Scope).min(1),
   expires_at: TimestampInput.nullable().optional(),
-  allowed_ips: z.array(CidrString).default([])
+  allowed_ips: z.array(CidrString).default([]),
+  owner_id: IdInput.nullable()
+    .optional()
+    .describe("the person (one of the organisation's settings users) the key acts for")
 })
 
 /** What the admin API answers at creation: the only time the key itself is shown. */
@@ -20,7 +23,8 @@ export const CreatedKey = z.object({
   key: z.string(),
   scopes: z.array(Scope),
   expires_at: Timestamp.nullable(),
-  allowed_ips: z.array(z.string())
+  allowed_ips: z.array(z.string()),
+  owner_id: z.uuid().nullable()
 })
 export type CreatedKey = z.infer<typeof CreatedKey>
 

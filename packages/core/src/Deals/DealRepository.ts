@@ -11,6 +11,13 @@ export interface DealFilter {
   readonly contactId?: string
   readonly companyId?: string
   readonly pipelineId?: string
+  /** Case-insensitive substring of the title; `%`, `_` and `*` are literal. */
+  readonly q?: string
+  readonly ownerId?: string
+  /** Only deals with an `expected_close_date` before this date (`YYYY-MM-DD`); deals without one never match. */
+  readonly closeBefore?: string
+  /** `created` (the default): newest `created_at` first; `updated`: most recently changed first. Ties by id. */
+  readonly order?: "created" | "updated"
 }
 
 /** Live (not archived) deals of one organisation and the history of their stages. */
@@ -23,7 +30,7 @@ export class DealRepository extends Context.Tag("@crm/core/DealRepository")<
     readonly getForUpdate: (organisationId: string, id: string) => Effect.Effect<Option.Option<Deal>, StorageError>
     readonly update: (organisationId: string, deal: Deal) => Effect.Effect<void, StorageError>
     readonly archive: (organisationId: string, id: string, at: string) => Effect.Effect<boolean, StorageError>
-    /** Newest first, ties by id; at most `limit + 1` rows. */
+    /** Newest first (or as `filter.order` says), ties by id; at most `limit + 1` rows. */
     readonly list: (
       organisationId: string,
       filter: DealFilter,
@@ -33,5 +40,15 @@ export class DealRepository extends Context.Tag("@crm/core/DealRepository")<
     readonly enterStage: (organisationId: string, visit: StageVisit) => Effect.Effect<void, StorageError>
     /** The deal's visits, oldest first. */
     readonly history: (organisationId: string, dealId: string) => Effect.Effect<ReadonlyArray<StageVisit>, StorageError>
+    /** Analytics: every stage visit of the organisation (archived deals' too), in no particular order. */
+    readonly visits: (organisationId: string) => Effect.Effect<ReadonlyArray<StageVisit>, StorageError>
+    /**
+     * Analytics: live deals that are open or whose `closed_at` is at or after `closedSince` (every live deal
+     * when it is null), in no particular order.
+     */
+    readonly openOrClosedSince: (
+      organisationId: string,
+      closedSince: string | null
+    ) => Effect.Effect<ReadonlyArray<Deal>, StorageError>
   }
 >() {}

@@ -37,5 +37,13 @@ export class InvoiceRepository extends Context.Tag("@crm/core/InvoiceRepository"
     ) => Effect.Effect<ReadonlyArray<Payment>, StorageError>
     /** Issued or partly paid invoices due before `today`, for the overdue job. */
     readonly dueBefore: (organisationId: string, today: string) => Effect.Effect<ReadonlyArray<Invoice>, StorageError>
+    /**
+     * Analytics: live invoices with status issued, partial or overdue that are neither proformas nor stornos,
+     * optionally of one contact or company, in no particular order.
+     */
+    readonly unpaid: (
+      organisationId: string,
+      filter: Pick<InvoiceFilter, "contactId" | "companyId">
+    ) => Effect.Effect<ReadonlyArray<Invoice>, StorageError>
   }
 >() {}

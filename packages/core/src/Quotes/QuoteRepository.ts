@@ -39,5 +39,7 @@ export class QuoteRepository extends Context.Tag("@crm/core/QuoteRepository")<
       organisationId: string,
       today: string
     ) => Effect.Effect<ReadonlyArray<Quote>, StorageError>
+    /** Analytics: accepted quotes not made into an invoice yet (`invoice_id` null), in no particular order. */
+    readonly acceptedNotInvoiced: (organisationId: string) => Effect.Effect<ReadonlyArray<Quote>, StorageError>
   }
 >() {}

@@ -41,7 +41,13 @@ export const StageInput = z.strictObject({
   name: z.string().min(1).max(200),
   kind: StageKind,
   required_fields: z.array(RequiredField).default([]),
-  playbook: z.array(PlaybookTask).max(20).default([])
+  playbook: z.array(PlaybookTask).max(20).default([]),
+  probability: z
+    .number()
+    .min(0)
+    .max(100)
+    .optional()
+    .describe("percent chance a deal in this open stage is won, for the weighted forecast")
 })
 
 export const PipelineInput = z.strictObject({
@@ -99,6 +105,19 @@ export const NumberingInput = z.strictObject({
   order: SeriesInput.default(DEFAULT_NUMBERING.order)
 })
 
+/** The most people one organisation's settings list: keys and deals refer to them by id. */
+export const MAX_USERS = 500
+
+/** A person of the organisation: the owner an API key acts for, the owner of deals and records. */
+export const UserInput = z.strictObject({
+  id: z.uuid().optional(),
+  name: z.string().min(1).max(200),
+  email: z.email().max(320)
+})
+
+export const User = z.object({ id: z.uuid(), name: z.string(), email: z.string() })
+export type User = z.infer<typeof User>
+
 const CountryCode = z
   .string()
   .regex(/^[A-Za-z]{2}$/, "must be an ISO 3166-1 alpha-2 code such as CZ")
@@ -139,7 +158,31 @@ export const SettingsInput = z.strictObject({
     .superRefine((forms, ctx) => {
       for (const issue of checkForms(forms)) ctx.addIssue({ code: "custom", ...issue, path: [...issue.path] })
     }),
-  stock: StockSettingsInput.default({ low_stock_threshold: 5 })
+  stock: StockSettingsInput.default({ low_stock_threshold: 5 }),
+  users: z
+    .array(UserInput)
+    .max(MAX_USERS)
+    .default([])
+    .superRefine((users, ctx) => {
+      // Keys and deals refer to a person by id, mail goes to one address: each names one person.
+      const ids = new Set<string>()
+      const emails = new Set<string>()
+      users.forEach((user, index) => {
+        if (user.id !== undefined) {
+          if (ids.has(user.id))
+            ctx.addIssue({ code: "custom", path: [index, "id"], message: `id ${user.id} is used more than once` })
+          ids.add(user.id)
+        }
+        const email = user.email.toLowerCase()
+        if (emails.has(email))
+          ctx.addIssue({
+            code: "custom",
+            path: [index, "email"],
+            message: `email ${user.email} is used more than once`
+          })
+        emails.add(email)
+      })
+    })
 })
 export type SettingsInput = z.input<typeof SettingsInput>
 
@@ -151,7 +194,8 @@ export const Stage = z.object({
   // Documents stored before playbooks existed have none.
   playbook: z
     .array(z.object({ title: z.string(), due_in_days: z.number().int().nullable(), priority: TaskPriority }))
-    .default([])
+    .default([]),
+  probability: z.number().optional().describe("percent; when absent the forecast uses the stage's position")
 })
 export type Stage = z.infer<typeof Stage>
 
@@ -191,7 +235,9 @@ export const Settings = z.object({
   record_types: z.array(RecordType).default([]),
   // Documents stored before forms existed have none.
   forms: z.array(Form).default([]),
-  stock: z.object({ low_stock_threshold: z.number().int() })
+  stock: z.object({ low_stock_threshold: z.number().int() }),
+  // Documents stored before people existed have none.
+  users: z.array(User).default([])
 })
 export type Settings = z.infer<typeof Settings>
 

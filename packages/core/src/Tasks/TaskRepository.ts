@@ -11,6 +11,13 @@ export interface TaskFilter {
   readonly priority?: TaskPriority
   readonly assigneeId?: string
   readonly entityId?: string
+  readonly entityType?: "contact" | "company" | "deal"
+  /** Only tasks due at or after this instant (ISO UTC); tasks without a due date never match. */
+  readonly dueFrom?: string
+  /** Only tasks due before this instant (ISO UTC); tasks without a due date never match. */
+  readonly dueBefore?: string
+  /** `created` (the default): newest `created_at` first; `due`: soonest `due_at` first, no due date last. Ties by id. */
+  readonly order?: "created" | "due"
 }
 
 /** Live (not archived) tasks of one organisation. */
@@ -23,11 +30,13 @@ export class TaskRepository extends Context.Tag("@crm/core/TaskRepository")<
     readonly getForUpdate: (organisationId: string, id: string) => Effect.Effect<Option.Option<Task>, StorageError>
     readonly update: (organisationId: string, task: Task) => Effect.Effect<void, StorageError>
     readonly archive: (organisationId: string, id: string, at: string) => Effect.Effect<boolean, StorageError>
-    /** Newest first, ties by id; at most `limit + 1` rows. */
+    /** Newest first (or as `filter.order` says), ties by id; at most `limit + 1` rows. */
     readonly list: (
       organisationId: string,
       filter: TaskFilter,
       page: Page
     ) => Effect.Effect<ReadonlyArray<Task>, StorageError>
+    /** Analytics: how many live open tasks are due before `now` (ISO UTC). */
+    readonly overdueCount: (organisationId: string, now: string) => Effect.Effect<number, StorageError>
   }
 >() {}

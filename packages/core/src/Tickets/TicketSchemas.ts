@@ -39,6 +39,12 @@ export const TicketPatch = z.strictObject({
   sla_due_at: slaDueAt
 })
 
+/** An answer to the requester: mailed to `requester_email`. */
+export const TicketReply = z.strictObject({
+  body: z.string().min(1).max(20_000).describe("the answer, plain text, mailed to the requester")
+})
+export type TicketReply = z.output<typeof TicketReply>
+
 /** A ticket as stored: everything but `breached`, which depends on the moment it is read. */
 export const TicketRecord = z.object({
   id: z.uuid(),

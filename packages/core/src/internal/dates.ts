@@ -1,5 +1,6 @@
 /** Calendar dates (`YYYY-MM-DD`) as the organisation sees them: "today" depends on its time zone. */
 const DAY_MS = 86_400_000
+const HOUR_MS = 3_600_000
 
 // en-CA formats as YYYY-MM-DD.
 const formatters = new Map<string, Intl.DateTimeFormat>()
@@ -13,6 +14,24 @@ const formatterFor = (timeZone: string) => {
 }
 
 export const dateIn = (timeZone: string, epochMs: number): string => formatterFor(timeZone).format(epochMs)
+
+/**
+ * The UTC instant at which `date` (`YYYY-MM-DD`) begins in `timeZone`: the first millisecond whose local
+ * date is `date`. A search rather than offset arithmetic, so a day whose midnight a daylight-saving
+ * change skips (it then begins at 01:00) or repeats still begins at its first instant.
+ */
+export const startOfDay = (timeZone: string, date: string): number => {
+  // Every zone's offset lies within -12h..+14h, so the day begins inside this window.
+  const midnightUtc = Date.parse(`${date}T00:00:00.000Z`)
+  let low = (midnightUtc - 15 * HOUR_MS) / 1000
+  let high = (midnightUtc + 13 * HOUR_MS) / 1000
+  while (low < high) {
+    const middle = Math.floor((low + high) / 2)
+    if (dateIn(timeZone, middle * 1000) < date) low = middle + 1
+    else high = middle
+  }
+  return low * 1000
+}
 
 export const addDays = (date: string, days: number): string =>
   new Date(Date.parse(`${date}T00:00:00.000Z`) + days * DAY_MS).toISOString().slice(0, 10)

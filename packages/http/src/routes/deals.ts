@@ -34,7 +34,7 @@ export const dealRoutes = [
     tag: "deals",
     guard: write,
     summary:
-      "Move a deal to another stage of its own pipeline: writes stage history, stamps closed_at on won/lost (clears it on open), creates the stage's playbook tasks, emits deal.status_changed and deal.won or deal.lost; the stage it is already in changes nothing",
+      "Move a deal to another stage of its own pipeline: writes stage history, stamps closed_at on won/lost (clears it on open), creates the stage's playbook tasks, emits deal.status_changed and deal.won or deal.lost, mails the owner (one of the settings users) on won/lost; the stage it is already in changes nothing",
     body: Deals.DealStatus,
     success: { status: 200, schema: Deals.Deal, description: "the deal" },
     errors: ["not_found", "validation_failed"],

@@ -4,6 +4,7 @@
  */
 import type {
   Access,
+  Bookings,
   Calls,
   Companies,
   Contacts,
@@ -14,13 +15,16 @@ import type {
   Inventory,
   Invoicing,
   Leads,
+  LinkPages,
   Mail,
+  Notes,
   Orders,
   PurchaseOrders,
   Quotes,
   Records,
   Returns,
   Settings,
+  Sites,
   Surveys,
   Tasks,
   Tickets,
@@ -86,12 +90,21 @@ export interface Tenant {
   readonly purchaseOrders: HashMap.HashMap<string, Row<PurchaseOrders.PurchaseOrder>>
   readonly surveyResponses: HashMap.HashMap<string, Row<Surveys.SurveyResponse>>
   readonly calls: HashMap.HashMap<string, Row<Calls.Call>>
+  readonly notes: HashMap.HashMap<string, Notes.Note>
   /** Products with their stock levels in place (`stock`, each variant's `stock`). */
   readonly products: HashMap.HashMap<string, Row<Inventory.Product>>
   /** The product holding each SKU: the uniqueness rule, checked in O(1). */
   readonly productSkus: HashMap.HashMap<string, string>
   /** Each product's stock ledger, in the order the movements were recorded. */
   readonly stockMovements: HashMap.HashMap<string, ReadonlyArray<Inventory.StockMovement>>
+  readonly sites: HashMap.HashMap<string, Row<Sites.Site>>
+  readonly sitePages: HashMap.HashMap<string, Row<Sites.Page>>
+  readonly sitePosts: HashMap.HashMap<string, Row<Sites.Post>>
+  readonly bookingSeries: HashMap.HashMap<string, Row<Bookings.Series>>
+  readonly bookings: HashMap.HashMap<string, Row<Bookings.Booking>>
+  readonly linkPages: HashMap.HashMap<string, Row<LinkPages.LinkPage>>
+  /** Holder of each unique site value (site domain, page path and post slug per site, link page slug). */
+  readonly siteKeys: HashMap.HashMap<string, string>
 }
 
 export interface HookRow {
@@ -167,9 +180,17 @@ export const emptyTenant: Tenant = {
   purchaseOrders: HashMap.empty(),
   surveyResponses: HashMap.empty(),
   calls: HashMap.empty(),
+  notes: HashMap.empty(),
   products: HashMap.empty(),
   productSkus: HashMap.empty(),
-  stockMovements: HashMap.empty()
+  stockMovements: HashMap.empty(),
+  sites: HashMap.empty(),
+  sitePages: HashMap.empty(),
+  sitePosts: HashMap.empty(),
+  bookingSeries: HashMap.empty(),
+  bookings: HashMap.empty(),
+  linkPages: HashMap.empty(),
+  siteKeys: HashMap.empty()
 }
 
 const emptyState: State = {

@@ -72,6 +72,7 @@ export interface ApiKeyRow {
   readonly allowed_ips: ReadonlyArray<string>
   readonly revoked_at: Timestamp | null
   readonly created_at: Timestamp
+  readonly owner_id: string | null
 }
 
 export const toApiKey = (row: ApiKeyRow): Access.ApiKeyRecord => ({
@@ -84,7 +85,8 @@ export const toApiKey = (row: ApiKeyRow): Access.ApiKeyRecord => ({
   expires_at: isoOrNull(row.expires_at),
   allowed_ips: row.allowed_ips,
   revoked_at: isoOrNull(row.revoked_at),
-  created_at: iso(row.created_at)
+  created_at: iso(row.created_at),
+  owner_id: row.owner_id ?? null
 })
 
 export interface IdempotencyRow {
