@@ -159,6 +159,22 @@ onEveryStore("MCP CRM tools", (server) => {
     }
   })
 
+  it("refuses an unknown argument of a read tool with validation_failed naming it", async () => {
+    const { mcp } = await session({ scopes: ["read"] })
+    const unknown = [{ path: "bogus", message: "unknown field", code: "unrecognized_key" }]
+    for (const [name, args] of [
+      ["search", { query: "ada", bogus: 1 }],
+      ["search_contacts", { q: "ada", bogus: 1 }],
+      ["list_deals", { bogus: 1 }],
+      ["list_tasks", { bogus: 1 }],
+      ["get_contact", { id: crypto.randomUUID(), bogus: 1 }]
+    ] as const) {
+      expect(await refused(mcp, name, args), name).toEqual({ error: "validation_failed", detail: unknown })
+    }
+    const listed = (await mcp.listTools()).tools.find((entry) => entry.name === "list_deals")!
+    expect((listed.inputSchema as any).additionalProperties).toBe(false)
+  })
+
   it("caps search at 20 and search_contacts at 25, clamping a larger limit", async () => {
     const { client, mcp } = await session()
     for (let index = 0; index < 30; index++) {
@@ -275,8 +291,9 @@ onEveryStore("MCP CRM tools", (server) => {
     expect(await ok(mcp, "get_contact", { id: contact.id.toUpperCase() })).toEqual(contact)
     expect(await ok(mcp, "get_company", { id: company.id })).toEqual(company)
     const withStages = await ok(mcp, "get_deal", { id: deal.id })
-    const { pipeline, ...record } = withStages
+    const { pipeline, stages, ...record } = withStages
     expect(record).toEqual(deal)
+    expect(stages).toEqual(pipeline.stages)
     expect(pipeline.id).toBe(ids.sales)
     expect(pipeline.name).toBe("Sales")
     expect(pipeline.stages.map((stage: any) => [stage.name, stage.kind])).toEqual([

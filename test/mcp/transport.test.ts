@@ -224,6 +224,17 @@ onEveryStore("MCP transport", (server) => {
     await client.close()
   })
 
+  it("answers arguments that are not an object (null, an array) with invalid params, not an internal error", async () => {
+    const { key } = await server().tenant({ scopes: ["read"] })
+    const client = await mcpClient(server(), key)
+    for (const args of [null, [], [1]]) {
+      await expect(client.callTool({ name: "list_deals", arguments: args as any })).rejects.toMatchObject({
+        code: -32602
+      })
+    }
+    await client.close()
+  })
+
   it("refuses a write tool to a read-only key with missing_scope:write", async () => {
     const writer = tools.find((entry) => entry.scope === "write")
     if (writer === undefined) return

@@ -42,6 +42,14 @@ export const INSTRUCTIONS =
   "with the `write` scope. Errors carry the same codes as the REST API (`not_found`, `validation_failed`, " +
   "`missing_scope:write`, ...)."
 
+/**
+ * `tools/call` as the transport reads it: any `arguments`, so that the SDK's own check of the request
+ * answers `null` or an array with invalid params (-32602) instead of an internal error (-32603).
+ */
+const CallRequest = CallToolRequestSchema.extend({
+  params: CallToolRequestSchema.shape.params.extend({ arguments: z.unknown().optional() })
+})
+
 /** Who calls, and what each tool call costs first (stdio spends the key's budget per call). */
 export interface Session {
   readonly principal: Access.Principal
@@ -148,7 +156,7 @@ export const make = (list: ReadonlyArray<Tool> = allTools): McpKernel => {
       { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS }
     )
     instance.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...listing()] }))
-    instance.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    instance.setRequestHandler(CallRequest, async (request): Promise<CallToolResult> => {
       const entry = byName.get(request.params.name)
       if (entry === undefined) {
         throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${request.params.name}`)

@@ -48,6 +48,8 @@ export interface ToolSpec<I extends z.ZodObject> {
 /** Keeps each handler typed against its own schema while the list holds tools uniformly. */
 export const tool = <I extends z.ZodObject>(spec: ToolSpec<I>): Tool => ({
   ...spec,
+  // An unknown argument is refused as REST refuses an unknown field (`validation_failed` naming it), never ignored.
+  input: spec.input.strict(),
   // The server validates the arguments with `spec.input` before calling, so the erasure is safe.
   run: spec.run as Tool["run"]
 })

@@ -10,10 +10,11 @@ import { crmTools } from "./tools/crm.js"
 import { siteTools } from "./tools/sites.js"
 
 export const tools: ReadonlyArray<Tool> = [
-  ...catalogueTools,
+  // Finding a record first (search, fetch), as an assistant usually starts.
   ...crmTools,
-  ...analyticsTools,
   ...activityTools,
+  ...analyticsTools,
+  ...catalogueTools,
   ...siteTools
 ]
 

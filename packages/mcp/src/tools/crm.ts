@@ -80,7 +80,7 @@ const getDeal = tool({
   name: "get_deal",
   title: "Get a deal",
   description:
-    "Returns one deal by id plus `pipeline`: its pipeline's id, name and ordered stages (id, name, kind open/won/lost, required fields, playbook). " +
+    "Returns one deal by id plus `pipeline` (its pipeline's id, name and ordered stages) and the same ordered `stages` at the top level (id, name, kind open/won/lost, required fields, playbook). " +
     "Use the stage ids or names with `move_deal`.",
   scope: "read",
   annotations: READ_ONLY,
@@ -90,9 +90,11 @@ const getDeal = tool({
       const deals = yield* Deals.Deals
       const deal = yield* deals.get(principal.organisation, id)
       const { pipeline } = stageOf(principal.organisation, deal)
+      // The stages also at the top level: "the deal with the stages of its pipeline" read either way.
       return {
         ...deal,
-        pipeline: pipeline === undefined ? null : { id: pipeline.id, name: pipeline.name, stages: pipeline.stages }
+        pipeline: pipeline === undefined ? null : { id: pipeline.id, name: pipeline.name, stages: pipeline.stages },
+        stages: pipeline?.stages ?? []
       }
     })
 })
