@@ -373,5 +373,19 @@ onEveryStore("MCP transport", (server) => {
       })
       await client.close()
     })
+
+    it("checks each call against the principal the session's check returns (stdio re-reads its key)", async () => {
+      const { key, keyId } = await server().tenant({ scopes: ["read", "write"] })
+      // The session began with a read-write key that was revoked since: the fresh check refuses it.
+      const reread = Effect.flatMap(Access.Access, (access) => access.authenticate(key, "127.0.0.1"))
+      const client = await inMemoryClient(server(), key, reread)
+      expect((await callTool(client, "write_something", {})).isError).toBe(false)
+      await server().admin.delete(`/keys/${keyId}`)
+      expect(await callTool(client, "echo", { text: "after" })).toMatchObject({
+        isError: true,
+        value: { error: "invalid_api_key" }
+      })
+      await client.close()
+    })
   })
 })

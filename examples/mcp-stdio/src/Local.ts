@@ -1,7 +1,8 @@
 /**
  * Local mode: the tools in this process, on the CRM's own store (the same storage settings as the
- * server). The key is authenticated once at start; each tool call spends one unit of its budget
- * and is checked against its scopes and plan exactly as over HTTP.
+ * server). The key is authenticated at start (a bad key stops the process) and again on every tool
+ * call, which spends one unit of its budget and is checked against its scopes and plan exactly as
+ * over HTTP.
  */
 import { Access, Kernel } from "@crm/core"
 import { McpServer } from "@crm/mcp"
@@ -35,17 +36,18 @@ const serve = (apiKey: Redacted.Redacted<string>) =>
   Effect.gen(function* () {
     const access = yield* Access.Access
     // A local process: the key's IP allow-list is checked against the loopback address.
-    const principal = yield* access
-      .authenticate(Redacted.value(apiKey), "127.0.0.1")
-      .pipe(
-        Effect.catchTag("MissingBearerToken", "InvalidApiKey", "ExpiredApiKey", (error) =>
-          Effect.fail(new BadKey(`CRM_API_KEY was refused (${error.code}): ${String(error.detail)}`))
-        )
+    const authenticate = access.authenticate(Redacted.value(apiKey), "127.0.0.1")
+    const principal = yield* authenticate.pipe(
+      Effect.catchTag("MissingBearerToken", "InvalidApiKey", "ExpiredApiKey", (error) =>
+        Effect.fail(new BadKey(`CRM_API_KEY was refused (${error.code}): ${String(error.detail)}`))
       )
-    const runtime = yield* Effect.runtime<Kernel.Services>()
-    const beforeCall = Effect.flatMap(access.budget(principal, true), (decision) =>
-      Access.refuseWhenSpent(decision, access.rateLimit)
     )
+    const runtime = yield* Effect.runtime<Kernel.Services>()
+    const beforeCall = Effect.gen(function* () {
+      const current = yield* authenticate
+      yield* Access.refuseWhenSpent(yield* access.budget(current, true), access.rateLimit)
+      return current
+    })
     const server = yield* Effect.promise(() =>
       McpServer.make().connect(new StdioServerTransport(), { principal, beforeCall }, runtime)
     )

@@ -53,8 +53,12 @@ const CallRequest = CallToolRequestSchema.extend({
 /** Who calls, and what each tool call costs first (stdio spends the key's budget per call). */
 export interface Session {
   readonly principal: Access.Principal
-  /** Runs before every tool call; a failure with a `code` becomes the call's tool error. */
-  readonly beforeCall?: Effect.Effect<void, unknown, ToolServices>
+  /**
+   * Runs before every tool call; a failure with a `code` becomes the call's tool error. A principal
+   * it returns replaces `principal` for that call: a long-lived stdio session re-reads its key, so a
+   * revoked key or a changed plan takes effect at once, as over HTTP.
+   */
+  readonly beforeCall?: Effect.Effect<Access.Principal | void, unknown, ToolServices>
 }
 
 interface Coded {
@@ -116,8 +120,8 @@ export const callEffect = (
   session: Session
 ): Effect.Effect<unknown, unknown, ToolServices> =>
   Effect.gen(function* () {
-    if (session.beforeCall !== undefined) yield* session.beforeCall
-    const { principal } = session
+    const fresh = session.beforeCall === undefined ? undefined : yield* session.beforeCall
+    const principal = typeof fresh === "object" ? fresh : session.principal
     yield* Access.authorize(principal, entry.scope, entry.scope === "write")
     yield* Validation.refuseUnstorable(args)
     const input = yield* Validation.parse(entry.input, args)
