@@ -363,7 +363,7 @@ onEveryStore("MCP transport", (server) => {
           calls++
           return calls > 1
             ? Effect.fail(new Errors.RateLimited({ detail: "spent", retryAfterSeconds: 1 }))
-            : Effect.void
+            : Effect.succeed(undefined)
         })
       )
       expect((await callTool(client, "echo", { text: "one" })).isError).toBe(false)

@@ -58,7 +58,7 @@ export interface Session {
    * it returns replaces `principal` for that call: a long-lived stdio session re-reads its key, so a
    * revoked key or a changed plan takes effect at once, as over HTTP.
    */
-  readonly beforeCall?: Effect.Effect<Access.Principal | void, unknown, ToolServices>
+  readonly beforeCall?: Effect.Effect<Access.Principal | undefined, unknown, ToolServices>
 }
 
 interface Coded {
@@ -121,7 +121,7 @@ export const callEffect = (
 ): Effect.Effect<unknown, unknown, ToolServices> =>
   Effect.gen(function* () {
     const fresh = session.beforeCall === undefined ? undefined : yield* session.beforeCall
-    const principal = typeof fresh === "object" ? fresh : session.principal
+    const principal = fresh ?? session.principal
     yield* Access.authorize(principal, entry.scope, entry.scope === "write")
     yield* Validation.refuseUnstorable(args)
     const input = yield* Validation.parse(entry.input, args)
