@@ -191,6 +191,19 @@ onEveryStore("MCP notes and activity", (server) => {
     const short = await ok(mcp, "recent_activity", { entity_type: "deal", entity_id: deal.body.id, limit: 2 })
     expect(short.items.map((item: any) => item.kind)).toEqual(["stage", "note"])
     expect(short.has_more).toBe(true)
+
+    // The id `search` returns names the same record.
+    expect(await ok(mcp, "recent_activity", { id: `deal:${deal.body.id}` })).toEqual(timeline)
+    const neither = await refused(mcp, "recent_activity", {})
+    expect(neither).toMatchObject({ error: "validation_failed", detail: [{ path: "entity_id" }] })
+    const both = await refused(mcp, "recent_activity", {
+      id: `deal:${deal.body.id}`,
+      entity_type: "deal",
+      entity_id: deal.body.id
+    })
+    expect(both).toMatchObject({ error: "validation_failed", detail: [{ path: "id" }] })
+    const malformed = await refused(mcp, "recent_activity", { id: deal.body.id })
+    expect(malformed).toMatchObject({ error: "validation_failed", detail: [{ path: "id" }] })
   })
 
   it("answers not_found for another organisation's record and refuses a note on it naming entity_id", async () => {

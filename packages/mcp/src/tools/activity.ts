@@ -2,9 +2,11 @@
  * Notes and the activity timeline: what the assistant reads before a call ("what happened with
  * this client lately?") and writes after one (a note, optionally logging the call itself).
  */
-import { Activity, Notes } from "@crm/core"
+import { Activity, Errors, Notes } from "@crm/core"
 import * as Effect from "effect/Effect"
+import { z } from "zod"
 import { CREATES, limitInput, READ_ONLY, type Tool, tool } from "../Tool.js"
+import { parseFetchId } from "./search.js"
 
 export const RECENT_ACTIVITY_CAP = 50
 
@@ -13,14 +15,38 @@ const recentActivity = tool({
   title: "Recent activity",
   description:
     "Returns the activity timeline of one contact, company, deal or custom record, newest first: notes, calls (contacts), tasks created and completed, deal stage changes and the record's creation, each as {at, kind, title, detail, ref}. " +
-    "Use it to catch up on a client before a call or to answer 'what happened with X lately'.",
+    "Use it to catch up on a client before a call or to answer 'what happened with X lately'. " +
+    "Name the record by `entity_type` and `entity_id`, or by an `id` as `search` returns it (`contact:<uuid>`, `company:<uuid>`, `deal:<uuid>`).",
   scope: "read",
   annotations: READ_ONLY,
-  input: Activity.TimelineQuery.pick({ entity_type: true, entity_id: true }).extend({
-    limit: limitInput(RECENT_ACTIVITY_CAP)
-  }),
-  run: (input, { principal }) =>
-    Effect.flatMap(Activity.Activity, (activity) => activity.timeline(principal.organisation, input))
+  input: Activity.TimelineQuery.pick({ entity_type: true, entity_id: true })
+    .partial()
+    .extend({
+      id: z.string().min(1).max(100).optional().describe("instead of entity_type and entity_id: an id from search"),
+      limit: limitInput(RECENT_ACTIVITY_CAP)
+    }),
+  run: ({ id, entity_type, entity_id, limit }, { principal }) =>
+    Effect.gen(function* () {
+      const named =
+        id !== undefined && entity_type === undefined && entity_id === undefined
+          ? parseFetchId(id)
+          : id === undefined && entity_type !== undefined && entity_id !== undefined
+            ? { kind: entity_type, uuid: entity_id }
+            : undefined
+      if (named === undefined) {
+        return yield* Effect.fail(
+          id === undefined
+            ? Errors.invalidField("entity_id", "give entity_type and entity_id, or an id from search", "required")
+            : Errors.invalidField("id", "must be contact:<uuid>, company:<uuid> or deal:<uuid> as returned by search")
+        )
+      }
+      const activity = yield* Activity.Activity
+      return yield* activity.timeline(principal.organisation, {
+        entity_type: named.kind,
+        entity_id: named.uuid,
+        limit
+      })
+    })
 })
 
 const logNote = tool({
