@@ -11,23 +11,17 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 
 /**
  * Which store: PostgreSQL when DATABASE_URL is set, else PGlite in CRM_DATA_DIR (default ./data).
- * The same variables as the server's; repeated here (a few lines) because an example may not
+ * The same variables and the same rule (`StoragePg.layerFor`) as the server's; an example may not
  * import another example. No memory store: a fresh memory store holds no key to authenticate.
  */
 export const StorageConfig = Config.all({
   databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
   dataDir: Config.string("CRM_DATA_DIR").pipe(Config.withDefault("./data"))
 })
-
-export const storageLayer = (config: Config.Config.Success<typeof StorageConfig>) =>
-  Option.isSome(config.databaseUrl)
-    ? StoragePg.layerServer({ url: config.databaseUrl.value })
-    : StoragePg.layerPglite({ dataDir: config.dataDir })
 
 export class BadKey extends Error {}
 
@@ -64,7 +58,9 @@ export const run = (options: {
 }) =>
   serve(options.apiKey).pipe(
     Effect.provide(
-      Kernel.layerWith({ rateLimit: options.rateLimit }).pipe(Layer.provideMerge(storageLayer(options.storage)))
+      Kernel.layerWith({ rateLimit: options.rateLimit }).pipe(
+        Layer.provideMerge(StoragePg.layerFor({ url: options.storage.databaseUrl, dataDir: options.storage.dataDir }))
+      )
     ),
     Effect.provide(Layer.setTracerEnabled(false))
   )

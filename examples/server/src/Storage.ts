@@ -24,8 +24,7 @@ export const describe = (config: Config.Config.Success<typeof StorageConfig>): s
 
 export const layerFrom = (config: Config.Config.Success<typeof StorageConfig>): Layer.Layer<StoragePorts, unknown> => {
   if (Option.isSome(config.kind) && config.kind.value === "memory") return StorageMemory.layer
-  if (Option.isSome(config.databaseUrl)) return StoragePg.layerServer({ url: config.databaseUrl.value })
-  return StoragePg.layerPglite({ dataDir: config.dataDir })
+  return StoragePg.layerFor({ url: config.databaseUrl, dataDir: config.dataDir })
 }
 
 export const layerConfig: Layer.Layer<StoragePorts, unknown> = Layer.unwrapEffect(Effect.map(StorageConfig, layerFrom))

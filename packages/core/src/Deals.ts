@@ -1,4 +1,5 @@
 /** Deals: sales opportunities moving through the stages of a pipeline. */
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -13,6 +14,7 @@ import { StageAutomations } from "./Deals/StageAutomations.js"
 import type { NotFound, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog, type NewEvent } from "./Events/EventLog.js"
+import { dateIn } from "./internal/dates.js"
 import { archiveLive, merge, nowIso, orNotFound, partyLinks } from "./internal/records.js"
 import { Mailer } from "./Mail.js"
 import { checkPrecision } from "./Money/Currency.js"
@@ -49,14 +51,20 @@ export class Deals extends Context.Tag("@crm/core/Deals")<
       id: string
     ) => Effect.Effect<ReadonlyArray<StageVisit>, NotFound | StorageError>
     readonly pipelines: (organisation: Organisation, page: Page) => PageResult<Pipeline>
-    /** A page of deals by the repository's own filter and order (what the assistant tools ask for). */
+    /** A page of deals by the repository's filter and order (what the assistant tools ask for). */
     readonly listBy: (
       organisation: Organisation,
-      filter: DealFilter,
+      filter: DealQuery,
       page: Page
     ) => Effect.Effect<PageResult<Deal>, StorageError>
   }
 >() {}
+
+/** The repository's filter, with "overdue to close" said in the organisation's own calendar. */
+export type DealQuery = Omit<DealFilter, "closeBefore"> & {
+  /** Open deals whose `expected_close_date` is before today in the organisation's time zone. */
+  readonly overdueClose?: boolean
+}
 
 const CREATED_FIELDS = [
   "id",
@@ -183,8 +191,14 @@ export const make = Effect.gen(function* () {
     history: (organisation, id) => Effect.zipRight(find(organisation.id, id), repo.history(organisation.id, id)),
     pipelines: (organisation, page) =>
       toPage(organisation.settings.pipelines.slice(page.offset, page.offset + page.limit + 1), page),
-    listBy: (organisation, filter, page) =>
-      repo.list(organisation.id, filter, page).pipe(Effect.map((rows) => toPage(rows, page))),
+    listBy: Effect.fn("Deals.listBy")(function* (organisation, { overdueClose, ...filter }, page) {
+      if (overdueClose !== true) return toPage(yield* repo.list(organisation.id, filter, page), page)
+      // A won or lost deal is never overdue to close: that combination matches nothing.
+      if (filter.statusKind !== undefined && filter.statusKind !== "open") return toPage([], page)
+      const today = dateIn(organisation.settings.timezone, yield* Clock.currentTimeMillis)
+      const rows = yield* repo.list(organisation.id, { ...filter, statusKind: "open", closeBefore: today }, page)
+      return toPage(rows, page)
+    }),
     archive: Effect.fn("Deals.archive")((organisation, id) =>
       archiveLive(tx, (at) => repo.archive(organisation.id, id, at), find(organisation.id, id))
     ),

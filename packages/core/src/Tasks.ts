@@ -1,4 +1,5 @@
 /** Tasks: to-dos attached to a contact, company or deal, completed once. */
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -9,6 +10,7 @@ import { DealRepository } from "./Deals/DealRepository.js"
 import type { NotFound, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog, type NewEvent } from "./Events/EventLog.js"
+import { addDays, dateIn, startOfDay } from "./internal/dates.js"
 import { archiveLive, merge, nowIso, orNotFound, requireLink } from "./internal/records.js"
 import type { ResourceService } from "./Resource.js"
 import type { Organisation } from "./Settings/SettingsSchemas.js"
@@ -34,14 +36,30 @@ export class Tasks extends Context.Tag("@crm/core/Tasks")<
   > & {
     /** open → done, emitting `task.completed`; on a done task the same task, unchanged, and no event. */
     readonly complete: (organisation: Organisation, id: string) => Effect.Effect<Task, NotFound | StorageError>
-    /** A page of tasks by the repository's own filter and order (what the assistant tools ask for). */
+    /** A page of tasks by the repository's filter and order (what the assistant tools ask for). */
     readonly listBy: (
       organisation: Organisation,
-      filter: TaskFilter,
+      filter: TaskQuery,
       page: Page
     ) => Effect.Effect<PageResult<Task>, StorageError>
   }
 >() {}
+
+/** The repository's filter, with the due window said in the organisation's own calendar. */
+export type TaskQuery = Omit<TaskFilter, "dueFrom" | "dueBefore"> & {
+  /** `overdue`: due before now; `today`: due during today in the organisation's time zone. */
+  readonly due?: "overdue" | "today"
+}
+
+/** The instants bounding a due window: "today" begins and ends at the zone's midnights, DST included. */
+const dueWindow = (due: "overdue" | "today", timeZone: string, now: number) => {
+  if (due === "overdue") return { dueBefore: new Date(now).toISOString() }
+  const today = dateIn(timeZone, now)
+  return {
+    dueFrom: new Date(startOfDay(timeZone, today)).toISOString(),
+    dueBefore: new Date(startOfDay(timeZone, addDays(today, 1))).toISOString()
+  }
+}
 
 const CREATED_FIELDS = ["id", "title", "type", "priority", "due_at", "entity_type", "entity_id"] as const
 const COMPLETED_FIELDS = ["id", "title", "entity_type", "entity_id"] as const
@@ -129,8 +147,11 @@ export const make = Effect.gen(function* () {
         })
       )
     }),
-    listBy: (organisation, filter, page) =>
-      repo.list(organisation.id, filter, page).pipe(Effect.map((rows) => toPage(rows, page))),
+    listBy: Effect.fn("Tasks.listBy")(function* (organisation, { due, ...filter }, page) {
+      const window =
+        due === undefined ? {} : dueWindow(due, organisation.settings.timezone, yield* Clock.currentTimeMillis)
+      return toPage(yield* repo.list(organisation.id, { ...filter, ...window }, page), page)
+    }),
     archive: Effect.fn("Tasks.archive")((organisation, id) =>
       archiveLive(tx, (at) => repo.archive(organisation.id, id, at), find(organisation.id, id))
     ),

@@ -4,7 +4,7 @@
  */
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import * as Calendar from "../src/Calendar.js"
+import * as Calendar from "../src/internal/dates.js"
 
 const { addDays, dateIn, startOfDay } = Calendar
 

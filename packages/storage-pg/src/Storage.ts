@@ -4,6 +4,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Pg from "pg"
 import * as AccessRepository from "./AccessRepository.js"
@@ -147,3 +148,13 @@ export const layerPglite = (
     }),
     options
   )
+
+/**
+ * The deployment rule both example apps follow: the PostgreSQL server when a URL is given, else
+ * embedded PGlite in `dataDir`.
+ */
+export const layerFor = (options: {
+  readonly url: Option.Option<Redacted.Redacted>
+  readonly dataDir: string
+}): Layer.Layer<Ports | SqlClient.SqlClient, Errors.StorageError> =>
+  Option.isSome(options.url) ? layerServer({ url: options.url.value }) : layerPglite({ dataDir: options.dataDir })

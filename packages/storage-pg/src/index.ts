@@ -3,6 +3,7 @@ export * as PgliteClient from "./PgliteClient.js"
 export {
   type LayerOptions,
   layer,
+  layerFor,
   layerPglite,
   layerServer,
   layerWith,

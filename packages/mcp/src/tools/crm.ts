@@ -2,13 +2,10 @@
  * The CRM tools of the assistant interface: contacts, companies, deals and tasks, each a thin call
  * of the same kernel operation REST uses, with inputs built from the core's wire schemas.
  */
-import { type Access, Calendar, Companies, Contacts, Deals, Errors, Tasks, Validation, Wire } from "@crm/core"
-import * as Clock from "effect/Clock"
+import { type Access, Companies, Contacts, Deals, Errors, Tasks, Validation, Wire } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { z } from "zod"
 import { CREATES, limitInput, listOf, offsetInput, paging, READ_ONLY, type Tool, tool, UPDATES } from "../Tool.js"
-
-const { addDays, dateIn, startOfDay } = Calendar
 
 import { searchTools, stageOf } from "./search.js"
 
@@ -125,13 +122,7 @@ const listDeals = tool({
     Effect.gen(function* () {
       const organisation = principal.organisation
       const ownerId = input.mine === true ? yield* ownerOf(principal) : undefined
-      const kind = input.stage_kind ?? input.status_kind
-      // A won or lost deal is never overdue to close: that combination matches nothing.
-      if (input.overdue_close === true && kind !== undefined && kind !== "open") {
-        return { items: [], has_more: false }
-      }
-      const today = dateIn(organisation.settings.timezone, yield* Clock.currentTimeMillis)
-      const statusKind = input.overdue_close === true ? "open" : kind
+      const statusKind = input.stage_kind ?? input.status_kind
       const deals = yield* Deals.Deals
       const page = yield* deals.listBy(
         organisation,
@@ -142,7 +133,7 @@ const listDeals = tool({
           ...(input.company_id !== undefined ? { companyId: input.company_id } : {}),
           ...(input.pipeline_id !== undefined ? { pipelineId: input.pipeline_id } : {}),
           ...(ownerId !== undefined ? { ownerId } : {}),
-          ...(input.overdue_close === true ? { closeBefore: today } : {})
+          ...(input.overdue_close === true ? { overdueClose: true } : {})
         },
         { limit: input.limit, offset: input.offset }
       )
@@ -173,25 +164,13 @@ const listTasks = tool({
     Effect.gen(function* () {
       const organisation = principal.organisation
       const assigneeId = input.mine === true ? yield* ownerOf(principal) : undefined
-      const now = yield* Clock.currentTimeMillis
-      const zone = organisation.settings.timezone
-      const today = dateIn(zone, now)
-      const due =
-        input.due === "overdue"
-          ? { dueBefore: new Date(now).toISOString() }
-          : input.due === "today"
-            ? {
-                dueFrom: new Date(startOfDay(zone, today)).toISOString(),
-                dueBefore: new Date(startOfDay(zone, addDays(today, 1))).toISOString()
-              }
-            : {}
       const tasks = yield* Tasks.Tasks
       const page = yield* tasks.listBy(
         organisation,
         {
           done: false,
           order: "due",
-          ...due,
+          ...(input.due !== undefined ? { due: input.due } : {}),
           ...(assigneeId !== undefined ? { assigneeId } : {}),
           ...(input.entity_type !== undefined ? { entityType: input.entity_type } : {}),
           ...(input.entity_id !== undefined ? { entityId: input.entity_id } : {}),
