@@ -1,6 +1,7 @@
 /** Every storage port of the kernel over one `SqlClient`, and the two ways to get that client. */
 import { Errors, type Kernel } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
+import { SqlError } from "@effect/sql/SqlError"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -19,6 +20,7 @@ import * as FormSubmissionRepository from "./FormSubmissionRepository.js"
 import * as IdempotencyStore from "./IdempotencyStore.js"
 import * as InvoiceRepository from "./InvoiceRepository.js"
 import { toStorageError } from "./internal/errors.js"
+import { PreparingClient } from "./internal/preparedStatements.js"
 import * as LeadRepository from "./LeadRepository.js"
 import * as LinkPageRepository from "./LinkPageRepository.js"
 import * as MailOutbox from "./MailOutbox.js"
@@ -104,18 +106,41 @@ export interface ServerOptions extends LayerOptions {
   readonly maxConnections?: number
 }
 
+/**
+ * The pool, as `@effect/sql-pg` would make it, but with clients that prepare their statements
+ * (`internal/preparedStatements.ts`). Connected once before use, so a wrong URL fails the start.
+ */
+const pool = (options: ServerOptions) =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: async () => {
+        const pool = new Pg.Pool({
+          connectionString: Redacted.value(typeof options.url === "string" ? Redacted.make(options.url) : options.url),
+          application_name: "crm",
+          max: options.maxConnections ?? 10,
+          // pg's own registry, which is also what PgliteClient parses with: int8 and numeric as
+          // strings, json parsed, timestamptz as Date, on both engines, overrides included.
+          types: Pg.types,
+          Client: PreparingClient
+        })
+        // An idle client's error (the server restarted) is the pool's to handle: it drops the client.
+        pool.on("error", () => {})
+        try {
+          await pool.query("SELECT 1")
+        } catch (error) {
+          await pool.end()
+          throw error
+        }
+        return pool
+      },
+      catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+    }),
+    (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(1000))
+  )
+
 /** A PostgreSQL server: a pool, the migrations, the ports. */
-export const layerServer = (options: ServerOptions): Layer.Layer<Ports | SqlClient.SqlClient, Errors.StorageError> => {
-  const client = PgClient.layer({
-    url: typeof options.url === "string" ? Redacted.make(options.url) : options.url,
-    applicationName: "crm",
-    ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
-    // pg's own registry, which is also what PgliteClient parses with: int8 and numeric as
-    // strings, json parsed, timestamptz as Date, on both engines, overrides included.
-    types: Pg.types
-  })
-  return onClient(client, options)
-}
+export const layerServer = (options: ServerOptions): Layer.Layer<Ports | SqlClient.SqlClient, Errors.StorageError> =>
+  onClient(PgClient.layerFromPool({ acquire: pool(options), applicationName: "crm" }), options)
 
 export interface PgliteOptions extends LayerOptions {
   /** Where the database lives on disk; in memory when omitted. */
