@@ -2002,44 +2002,60 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
       )
 
       test(
-        "a failed nested unit rolls back only its own work (savepoint); the outer unit commits the rest",
+        "a nested unit joins the enclosing one: its failure, once it escapes, undoes the whole unit",
         Effect.gen(function* () {
           const { a } = yield* seed
           const tx = yield* Transaction.Transaction
           const repo = yield* Contacts.ContactRepository
           const log = yield* Events.EventLog
-          const [first, inner, last] = [
-            person({ first_name: "A" }),
-            person({ first_name: "B" }),
-            person({ first_name: "C" })
-          ]
+          const [first, inner] = [person({ first_name: "A" }), person({ first_name: "B" })]
           const created = (contact: Contact) =>
             log.append(a.id, [{ event: "contact.created", data: { id: contact.id } }], at(0))
-          const nested = yield* tx.run(
-            Effect.gen(function* () {
-              yield* repo.insert(a.id, first)
-              yield* created(first)
-              const result = yield* Effect.either(
-                tx.run(
+          const error = yield* Effect.flip(
+            tx.run(
+              Effect.gen(function* () {
+                yield* repo.insert(a.id, first)
+                yield* created(first)
+                yield* tx.run(
                   Effect.gen(function* () {
                     yield* repo.insert(a.id, inner)
                     yield* created(inner)
                     return yield* new Boom({ step: "inner" })
                   })
                 )
-              )
+              })
+            )
+          )
+          expect(error).toEqual(new Boom({ step: "inner" }))
+          expect(Option.isNone(yield* repo.get(a.id, first.id))).toBe(true)
+          expect(Option.isNone(yield* repo.get(a.id, inner.id))).toBe(true)
+          expect(yield* allEvents(a.id)).toEqual([])
+        })
+      )
+
+      test(
+        "a port's conflict leaves the unit usable: caught, the unit goes on and commits the rest",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const tx = yield* Transaction.Transaction
+          const repo = yield* Contacts.ContactRepository
+          const log = yield* Events.EventLog
+          const holder = person({ email: "held@example.com" })
+          yield* tx.run(repo.insert(a.id, holder))
+          const [clash, last] = [person({ email: "held@example.com" }), person({ first_name: "C" })]
+          const conflict = yield* tx.run(
+            Effect.gen(function* () {
+              const refused = yield* Effect.flip(repo.insert(a.id, clash))
               yield* repo.insert(a.id, last)
-              yield* created(last)
-              return result
+              yield* log.append(a.id, [{ event: "contact.created", data: { id: last.id } }], at(0))
+              return refused
             })
           )
-          expect(Either.isLeft(nested)).toBe(true)
-          expect(Option.isSome(yield* repo.get(a.id, first.id))).toBe(true)
-          expect(Option.isNone(yield* repo.get(a.id, inner.id))).toBe(true)
+          expect(conflict).toBeInstanceOf(Errors.EmailAlreadyExists)
+          expect((conflict as Errors.EmailAlreadyExists).detail).toMatchObject({ id: holder.id })
+          expect(Option.isNone(yield* repo.get(a.id, clash.id))).toBe(true)
           expect(Option.isSome(yield* repo.get(a.id, last.id))).toBe(true)
-          const events = yield* allEvents(a.id)
-          expect(events.map((event) => event.data)).toEqual([{ id: first.id }, { id: last.id }])
-          expectIncreasing(ids(events))
+          expect((yield* allEvents(a.id)).map((event) => event.data)).toEqual([{ id: last.id }])
         })
       )
 

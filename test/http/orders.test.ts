@@ -463,6 +463,26 @@ onEveryStore("orders", (server) => {
       })
       expect(await stockOf(client, scarce.id)).toBe(4)
     })
+
+    it("under an Idempotency-Key, stores the refusal but none of the refused sale's writes", async () => {
+      const { client } = await tenant(server)
+      const scarce = await product(client, 1)
+      const body = {
+        external_id: "short-2",
+        buyer: { email: "short2@example.com" },
+        items: [{ ...MUG, product_id: scarce.id, quantity: 2 }]
+      }
+      const headers = { "idempotency-key": "short-sale" }
+      const short = await client.post("/orders", body, headers)
+      expect(short.status, short.text).toBe(409)
+      // The buyer's contact was written before the stock ran short; it went with the refusal.
+      expect((await client.get("/contacts?email=short2@example.com")).body.data).toEqual([])
+      expect(await events(client, "contact.created")).toEqual([])
+      const replay = await client.post("/orders", body, headers)
+      expect(replay.status).toBe(409)
+      expect(replay.headers.get("idempotency-replayed")).toBe("true")
+      expect(replay.text).toBe(short.text)
+    })
   })
 
   describe("PATCH /orders/{id}: fulfilment", () => {

@@ -28,13 +28,19 @@ export class Idempotency extends Context.Tag("@crm/core/Idempotency")<
       fingerprint: string,
       run: Effect.Effect<StoredResponse, never, R>,
       storable: (response: StoredResponse) => boolean
-    ) => Effect.Effect<Outcome, IdempotencyInProgress | IdempotencyKeyReused | StorageError, R>
+    ) => Effect.Effect<Outcome, Failure, R>
     readonly purge: Effect.Effect<number, StorageError>
   }
 >() {}
 
 const inProgress = () =>
   new IdempotencyInProgress({ detail: "a request with this Idempotency-Key is still being processed" })
+
+/** A refusal rolls back its unit of work before it is stored (see `Transaction`). */
+class Refused {
+  readonly _tag = "Refused"
+  constructor(readonly response: StoredResponse) {}
+}
 
 export const make = Effect.gen(function* () {
   const store = yield* IdempotencyStore
@@ -43,39 +49,67 @@ export const make = Effect.gen(function* () {
   // arrives in the same process at once, instead of letting it queue behind the first.
   const running = new Set<string>()
 
+  /** The stored response for this key, or nothing; a different request under the key is refused. */
+  const claim = (scope: IdempotencyScope, fingerprint: string, now: number) =>
+    Effect.flatMap(store.claim(scope, new Date(now - WINDOW_MS).toISOString()), (existing) => {
+      if (Option.isNone(existing)) return Effect.succeedNone
+      if (existing.value.fingerprint !== fingerprint) {
+        return Effect.fail(
+          new IdempotencyKeyReused({ detail: "this Idempotency-Key was used with another method, path or body" })
+        )
+      }
+      return Effect.succeedSome<Outcome>({ response: existing.value.response, replayed: true })
+    })
+
+  const save = (scope: IdempotencyScope, fingerprint: string, now: number, response: StoredResponse) =>
+    store.save(scope, { fingerprint, response, created_at: new Date(now).toISOString() })
+
   return Idempotency.of({
     execute: (scope, fingerprint, run, storable) =>
       Effect.suspend(() => {
         const slot = `${scope.keyId}\u0000${scope.idempotencyKey}`
         if (running.has(slot)) return Effect.fail(inProgress())
         running.add(slot)
-        return tx
-          .run(
-            Effect.gen(function* () {
-              const now = yield* Clock.currentTimeMillis
-              const existing = yield* store.claim(scope, new Date(now - WINDOW_MS).toISOString())
-              if (Option.isSome(existing)) {
-                if (existing.value.fingerprint !== fingerprint) {
-                  return yield* new IdempotencyKeyReused({
-                    detail: "this Idempotency-Key was used with another method, path or body"
-                  })
-                }
-                return { response: existing.value.response, replayed: true }
-              }
-              const response = yield* run
-              if (storable(response)) {
-                yield* store.save(scope, { fingerprint, response, created_at: new Date(now).toISOString() })
-              }
-              return { response, replayed: false }
-            })
-          )
-          .pipe(Effect.ensuring(Effect.sync(() => running.delete(slot))))
-      }).pipe(Effect.withSpan("Idempotency.execute")),
+        const attempt = tx.run(
+          Effect.gen(function* () {
+            const now = yield* Clock.currentTimeMillis
+            const replay = yield* claim(scope, fingerprint, now)
+            if (Option.isSome(replay)) return replay.value
+            const response = yield* run
+            if (response.status >= 400) return yield* Effect.fail(new Refused(response))
+            if (storable(response)) yield* save(scope, fingerprint, now, response)
+            return { response, replayed: false }
+          })
+        )
+        // The refused request's writes are gone with its transaction; its answer is stored in a
+        // second one under the same lock, unless a duplicate got in between and stored its own.
+        const afterRefusal = (response: StoredResponse): Effect.Effect<Outcome, Failure> =>
+          storable(response)
+            ? tx.run(
+                Effect.gen(function* () {
+                  const now = yield* Clock.currentTimeMillis
+                  const replay = yield* claim(scope, fingerprint, now)
+                  if (Option.isSome(replay)) return replay.value
+                  yield* save(scope, fingerprint, now, response)
+                  return { response, replayed: false }
+                })
+              )
+            : Effect.succeed({ response, replayed: false })
+        return attempt.pipe(
+          Effect.catchIf(
+            (error): error is Refused => error instanceof Refused,
+            (refused) => afterRefusal(refused.response)
+          ),
+          Effect.ensuring(Effect.sync(() => running.delete(slot)))
+        )
+      }),
     purge: Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
       return yield* store.purgeBefore(new Date(now - WINDOW_MS).toISOString())
     })
   })
 })
+
+type Failure = IdempotencyInProgress | IdempotencyKeyReused | StorageError
 
 export const layer = Layer.effect(Idempotency, make)

@@ -140,8 +140,8 @@ export const make = Effect.gen(function* () {
     )
 
   /**
-   * The live contact holding the buyer's address, else a new one created by the Contacts rules (in
-   * a savepoint). A contact given that address meanwhile by another unit of work (a POST /contacts,
+   * The live contact holding the buyer's address, else a new one created by the Contacts rules (whose
+   * conflict leaves this unit of work intact). A contact given that address meanwhile by another unit of work (a POST /contacts,
    * a form) wins it; the order then takes that contact.
    */
   const buyerContact = (organisation: Organisation, buyer: NonNullable<Create["buyer"]>, actor: Actor) => {

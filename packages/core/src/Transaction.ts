@@ -1,6 +1,9 @@
 /**
- * The unit-of-work port. Everything run inside commits together or not at all; a nested
- * call is a savepoint, so a failed inner operation leaves the outer work intact.
+ * The unit-of-work port. Everything run inside commits together or not at all. A nested call
+ * joins the enclosing unit (no savepoint: that would cost every write a round trip), so a caller
+ * may catch an inner failure and go on only when the failure wrote nothing: the conflicts the
+ * ports report (`EmailAlreadyExists`, ...) are such failures. A unit that fails after writing
+ * must fail as a whole (see `Idempotency`, which stores a refusal only after rolling back).
  */
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"

@@ -1,4 +1,4 @@
-/** Units of work over the in-memory store: serialised, snapshot-restored on failure, nested as savepoints. */
+/** Units of work over the in-memory store: serialised, snapshot-restored on failure; a nested unit joins the enclosing one. */
 import { Transaction } from "@crm/core"
 import { type Store, transaction } from "./internal/Store.js"
 

@@ -2,7 +2,7 @@ import { Contacts, Errors } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { isUniqueViolation } from "./internal/errors.js"
+import { isUniqueViolation, orStorageError } from "./internal/errors.js"
 import * as LiveRecords from "./internal/liveRecords.js"
 import { type ContactRow, toContact } from "./internal/rows.js"
 import { json } from "./internal/values.js"
@@ -24,8 +24,17 @@ export const make = Effect.gen(function* () {
   const holderOf = (organisationId: string, email: string) =>
     sql<{ id: string }>`SELECT id FROM contacts WHERE ${live.whereLive(organisationId)} AND email = ${email}`
 
-  // The write runs in its own savepoint: a unique violation then rolls back only the savepoint
-  // and the caller's transaction can still read the holder (and go on, or roll back itself).
+  const taken = (organisationId: string, email: string) =>
+    Effect.flatMap(holderOf(organisationId, email), (rows) =>
+      Effect.fail(
+        new Errors.EmailAlreadyExists({
+          detail: { id: rows[0]?.id ?? null, message: "a live contact already has this email" }
+        })
+      )
+    )
+
+  // An update has no ON CONFLICT: it runs in its own savepoint, so a unique violation rolls back
+  // only that and the caller's transaction can still read the holder (and go on, or roll back).
   const guardEmail =
     (organisationId: string, email: string | null): LiveRecords.Guard<Errors.EmailAlreadyExists> =>
     (write) =>
@@ -34,26 +43,27 @@ export const make = Effect.gen(function* () {
         : sql.withTransaction(write).pipe(
             Effect.catchIf(
               (error) => isUniqueViolation(error, LIVE_EMAIL),
-              () =>
-                Effect.flatMap(holderOf(organisationId, email), (rows) =>
-                  Effect.fail(
-                    new Errors.EmailAlreadyExists({
-                      detail: { id: rows[0]?.id ?? null, message: "a live contact already has this email" }
-                    })
-                  )
-                )
+              () => taken(organisationId, email)
             )
           )
 
   return Contacts.ContactRepository.of({
     insert: (organisationId, contact) =>
-      live.insert(
-        organisationId,
-        sql`${contact.id}::uuid, ${contact.first_name}, ${contact.last_name}, ${contact.email}, ${contact.phone},
-          ${contact.company_id}::uuid, ${contact.status}, ${contact.source}, ${json(contact.custom)}::jsonb,
-          ${contact.created_at}::timestamptz, ${contact.updated_at}::timestamptz`,
-        guardEmail(organisationId, contact.email)
-      ),
+      live
+        .insertUnlessTaken(
+          organisationId,
+          sql`${contact.id}::uuid, ${contact.first_name}, ${contact.last_name}, ${contact.email}, ${contact.phone},
+            ${contact.company_id}::uuid, ${contact.status}, ${contact.source}, ${json(contact.custom)}::jsonb,
+            ${contact.created_at}::timestamptz, ${contact.updated_at}::timestamptz`,
+          // The arbiter is the partial unique index LIVE_EMAIL, named by its columns and predicate.
+          sql`(organisation_id, email) WHERE archived_at IS NULL AND email IS NOT NULL`
+        )
+        .pipe(
+          Effect.flatMap((inserted) =>
+            inserted || contact.email === null ? Effect.void : taken(organisationId, contact.email)
+          ),
+          orStorageError("ContactRepository.insert")
+        ),
     get: live.get,
     update: (organisationId, contact) =>
       live.update(

@@ -26,45 +26,45 @@ export const make = (options: EventLogOptions = {}) =>
     // per-organisation lock from before the INSERT until COMMIT makes the allocation order the
     // commit order. This is why `append` must be the last write of a unit of work: the lock
     // serialises the organisation's writers for as long as their transaction stays open.
+    // The lock is taken by the appending statement itself (a volatile CTE is never inlined, and the
+    // rows to insert are joined to it), so it costs no round trip of its own.
     const lock = (organisationId: string) =>
       options.orderedEvents === false
-        ? Effect.void
-        : sql`SELECT pg_advisory_xact_lock(hashtextextended(${organisationId}::text, ${LOCK_SEED}::bigint))`
+        ? sql``
+        : sql`CROSS JOIN (SELECT pg_advisory_xact_lock(hashtextextended(${organisationId}::text, ${LOCK_SEED}::bigint))) AS held`
 
     return Events.EventLog.of({
       append: (organisationId, events, at) =>
         events.length === 0
           ? Effect.void
-          : sql
-              .withTransaction(
-                Effect.zipRight(
-                  lock(organisationId),
-                  // One statement writes the events and the webhook outbox: a delivery per active hook of
-                  // a live key subscribed to the event, carrying the envelope serialised once, here (every
-                  // attempt sends these very bytes). `json` keeps the text it was given, so the body is
-                  // exactly JSON.stringify({id, event, data, created_at}), what the memory store writes.
-                  sql`WITH appended AS (
-                      INSERT INTO events (organisation_id, event, data, created_at) VALUES ${sql.csv(
-                        events.map(
-                          (event) =>
-                            sql`(${organisationId}::uuid, ${event.event}, ${json(event.data)}::json, ${at}::timestamptz)`
-                        )
-                      )}
-                      RETURNING id, event, data
-                    )
-                    INSERT INTO webhook_deliveries (id, organisation_id, hook_id, event_id, event, body, status,
-                      attempt_count, next_attempt_at, created_at)
-                    SELECT gen_random_uuid(), h.organisation_id, h.id, e.id, e.event,
-                      '{"id":"' || e.id || '","event":"' || e.event || '","data":' || e.data::text
-                        || ',"created_at":"' || ${iso(at)}::text || '"}',
-                      'pending', 0, ${at}::timestamptz, ${at}::timestamptz
-                    FROM appended e
-                    JOIN webhook_hooks h ON h.organisation_id = ${organisationId}::uuid AND h.active
-                      AND e.event = ANY (h.events)
-                    JOIN api_keys k ON k.id = h.key_id AND k.revoked_at IS NULL`
+          : // One statement, atomic on its own (so outside a unit of work it needs no transaction),
+            // writes the events and the webhook outbox: a delivery per active hook of a live key
+            // subscribed to the event, carrying the envelope serialised once, here (every attempt
+            // sends these very bytes). `json` keeps the text it was given, so the body is exactly
+            // JSON.stringify({id, event, data, created_at}), what the memory store writes. The
+            // ordinal keeps the ids in the order the events were given.
+            sql`WITH appended AS (
+                  INSERT INTO events (organisation_id, event, data, created_at)
+                  SELECT ${organisationId}::uuid, e.event, e.data, ${at}::timestamptz
+                  FROM (VALUES ${sql.csv(
+                    events.map((event, n) => sql`(${n}::integer, ${event.event}::text, ${json(event.data)}::json)`)
+                  )}) AS e (n, event, data) ${lock(organisationId)}
+                  ORDER BY e.n
+                  RETURNING id, event, data
                 )
-              )
-              .pipe(Effect.asVoid, orStorageError("EventLog.append")),
+                INSERT INTO webhook_deliveries (id, organisation_id, hook_id, event_id, event, body, status,
+                  attempt_count, next_attempt_at, created_at)
+                SELECT gen_random_uuid(), h.organisation_id, h.id, e.id, e.event,
+                  '{"id":"' || e.id || '","event":"' || e.event || '","data":' || e.data::text
+                    || ',"created_at":"' || ${iso(at)}::text || '"}',
+                  'pending', 0, ${at}::timestamptz, ${at}::timestamptz
+                FROM appended e
+                JOIN webhook_hooks h ON h.organisation_id = ${organisationId}::uuid AND h.active
+                  AND e.event = ANY (h.events)
+                JOIN api_keys k ON k.id = h.key_id AND k.revoked_at IS NULL`.pipe(
+              Effect.asVoid,
+              orStorageError("EventLog.append")
+            ),
 
       after: (organisationId, { event, limit, since }) =>
         since >= MAX_ID

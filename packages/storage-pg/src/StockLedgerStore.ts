@@ -2,6 +2,7 @@ import { Errors, Inventory } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { atomically } from "./internal/atomically.js"
 import { orStorageError } from "./internal/errors.js"
 import { type StockMovementRow, toStockMovement } from "./internal/inventoryRows.js"
 
@@ -14,34 +15,32 @@ export const make = Effect.gen(function* () {
   return Inventory.StockLedgerStore.of({
     // One savepoint (or transaction): the level, the ledger row and the product's total change together.
     append: (organisationId, movement) =>
-      sql
-        .withTransaction(
-          Effect.gen(function* () {
-            const held = yield* sql`SELECT id FROM products WHERE organisation_id = ${organisationId}::uuid
+      atomically(sql)(
+        Effect.gen(function* () {
+          const held = yield* sql`SELECT id FROM products WHERE organisation_id = ${organisationId}::uuid
               AND id = ${movement.product_id}::uuid AND archived_at IS NULL FOR UPDATE`
-            if (held.length === 0) return yield* stale(`no product ${movement.product_id}`)
-            const key = Inventory.StockLedger.itemKey(movement)
-            // Conditional on the level the movement was computed from, so a caller that did not
-            // hold the product cannot write a level the ledger does not add up to.
-            const moved = yield* sql`UPDATE stock_levels SET level = ${movement.level}::integer
+          if (held.length === 0) return yield* stale(`no product ${movement.product_id}`)
+          const key = Inventory.StockLedger.itemKey(movement)
+          // Conditional on the level the movement was computed from, so a caller that did not
+          // hold the product cannot write a level the ledger does not add up to.
+          const moved = yield* sql`UPDATE stock_levels SET level = ${movement.level}::integer
               WHERE item_id = ${key}::uuid AND product_id = ${movement.product_id}::uuid
                 AND COALESCE(level, 0) = ${(movement.level ?? 0) - movement.quantity}::integer
               RETURNING item_id`
-            if (moved.length === 0) return yield* stale(`the level of ${key} is not the one the movement started from`)
-            yield* sql`INSERT INTO stock_movements (id, organisation_id, product_id, variant_id, kind, quantity, level,
+          if (moved.length === 0) return yield* stale(`the level of ${key} is not the one the movement started from`)
+          yield* sql`INSERT INTO stock_movements (id, organisation_id, product_id, variant_id, kind, quantity, level,
                 key_id, order_id, note, created_at)
               VALUES (${movement.id}::uuid, ${organisationId}::uuid, ${movement.product_id}::uuid,
                 ${movement.variant_id}::uuid, ${movement.kind}, ${movement.quantity}::integer,
                 ${movement.level}::integer, ${movement.key_id}::uuid, ${movement.order_id}::uuid, ${movement.note},
                 ${movement.created_at}::timestamptz)`
-            // Clamped like ProductRepository's: the filter column is an integer, a variant sum may pass it.
-            yield* sql`UPDATE products
+          // Clamped like ProductRepository's: the filter column is an integer, a variant sum may pass it.
+          yield* sql`UPDATE products
               SET stock = (SELECT CASE WHEN sum(level) > 2147483647 THEN 2147483647 ELSE sum(level) END
                 FROM stock_levels WHERE stock_levels.product_id = products.id)
               WHERE id = ${movement.product_id}::uuid`
-          })
-        )
-        .pipe(orStorageError("StockLedgerStore.append")),
+        })
+      ).pipe(orStorageError("StockLedgerStore.append")),
     list: (organisationId, productId, filter, page) =>
       sql<StockMovementRow>`SELECT id, product_id, variant_id, kind, quantity, level, key_id, order_id, note, created_at
         FROM stock_movements

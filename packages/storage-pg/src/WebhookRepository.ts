@@ -10,6 +10,7 @@ import type * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { atomically } from "./internal/atomically.js"
 import { orStorageError } from "./internal/errors.js"
 import { count, decimal, iso, isoOrNull } from "./internal/rows.js"
 import { textArray } from "./internal/values.js"
@@ -130,22 +131,20 @@ export const make = Effect.gen(function* () {
 
     // The key's row lock serialises its concurrent inserts, so the count cannot be raced past.
     insert: (hook, limit) =>
-      sql
-        .withTransaction(
-          Effect.gen(function* () {
-            yield* sql`SELECT id FROM api_keys WHERE id = ${hook.key_id}::uuid FOR UPDATE`
-            const [held] = yield* sql<{ n: string }>`SELECT count(*) AS n FROM webhook_hooks
+      atomically(sql)(
+        Effect.gen(function* () {
+          yield* sql`SELECT id FROM api_keys WHERE id = ${hook.key_id}::uuid FOR UPDATE`
+          const [held] = yield* sql<{ n: string }>`SELECT count(*) AS n FROM webhook_hooks
               WHERE key_id = ${hook.key_id}::uuid`
-            if (count(held!.n) >= limit) return false
-            yield* sql`INSERT INTO webhook_hooks (${columns}) VALUES (${hook.id}::uuid, ${hook.organisation_id}::uuid,
+          if (count(held!.n) >= limit) return false
+          yield* sql`INSERT INTO webhook_hooks (${columns}) VALUES (${hook.id}::uuid, ${hook.organisation_id}::uuid,
               ${hook.key_id}::uuid, ${hook.target_url}, ${textArray(hook.events)}::text[], ${hook.active},
               ${hook.disabled_reason}, ${hook.secret}, ${hook.previous_secret},
               ${hook.previous_secret_expires_at}::timestamptz, ${hook.failing_since}::timestamptz,
               ${hook.created_at}::timestamptz, ${hook.updated_at}::timestamptz)`
-            return true
-          })
-        )
-        .pipe(orStorageError("WebhookRepository.insert")),
+          return true
+        })
+      ).pipe(orStorageError("WebhookRepository.insert")),
 
     get: selectHook("get", ""),
     getForUpdate: selectHook("getForUpdate", " FOR UPDATE"),
@@ -194,10 +193,9 @@ export const make = Effect.gen(function* () {
     // Updating the hook row (not only locking it) matters: a concurrent claimant blocked on the
     // same row re-checks `lease_until` against the committed lease and skips the hook.
     claim: (input) =>
-      sql
-        .withTransaction(
-          Effect.gen(function* () {
-            const hooks = yield* sql<HookRow>`UPDATE webhook_hooks SET lease_until = ${input.leaseUntil}::timestamptz,
+      atomically(sql)(
+        Effect.gen(function* () {
+          const hooks = yield* sql<HookRow>`UPDATE webhook_hooks SET lease_until = ${input.leaseUntil}::timestamptz,
                 lease_token = ${input.token}::uuid
               WHERE id IN (
                 SELECT h.id FROM webhook_hooks h
@@ -210,54 +208,51 @@ export const make = Effect.gen(function* () {
                 LIMIT ${input.hooks}
                 FOR UPDATE SKIP LOCKED)
               RETURNING ${columns}`
-            return yield* Effect.forEach(hooks, (row) =>
-              sql<DueRow>`SELECT id, event_id, body, attempt_count FROM webhook_deliveries
+          return yield* Effect.forEach(hooks, (row) =>
+            sql<DueRow>`SELECT id, event_id, body, attempt_count FROM webhook_deliveries
                 WHERE hook_id = ${row.id}::uuid AND status = 'pending'
                   AND (attempt_count = 0 OR next_attempt_at <= ${input.now}::timestamptz)
                 ORDER BY event_id LIMIT ${input.perHook}`.pipe(
-                Effect.map(
-                  (due): Webhooks.Claim => ({
-                    hook: toHook(row),
-                    deliveries: due.map((delivery) => ({
-                      id: delivery.id,
-                      event_id: decimal(delivery.event_id),
-                      body: delivery.body,
-                      attempt_count: count(delivery.attempt_count)
-                    }))
-                  })
-                )
+              Effect.map(
+                (due): Webhooks.Claim => ({
+                  hook: toHook(row),
+                  deliveries: due.map((delivery) => ({
+                    id: delivery.id,
+                    event_id: decimal(delivery.event_id),
+                    body: delivery.body,
+                    attempt_count: count(delivery.attempt_count)
+                  }))
+                })
               )
             )
-          })
-        )
-        .pipe(orStorageError("WebhookRepository.claim")),
+          )
+        })
+      ).pipe(orStorageError("WebhookRepository.claim")),
 
     recordAttempt: (record) =>
-      sql
-        .withTransaction(
-          Effect.gen(function* () {
-            const { attempt } = record
-            yield* sql`INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, duration_ms,
+      atomically(sql)(
+        Effect.gen(function* () {
+          const { attempt } = record
+          yield* sql`INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, duration_ms,
                 response_excerpt, error)
               SELECT id, ${attempt.attempted_at}::timestamptz, ${attempt.status_code}::integer,
                 ${attempt.duration_ms}::integer, ${attempt.response_excerpt}, ${attempt.error}
               FROM webhook_deliveries WHERE id = ${record.deliveryId}::uuid`
-            yield* sql`UPDATE webhook_deliveries SET status = ${record.status}, attempt_count = ${record.attemptCount},
+          yield* sql`UPDATE webhook_deliveries SET status = ${record.status}, attempt_count = ${record.attemptCount},
                 next_attempt_at = ${record.nextAttemptAt}::timestamptz
               WHERE id = ${record.deliveryId}::uuid`
-            yield* record.disable === null
-              ? sql`UPDATE webhook_hooks SET failing_since = ${record.failingSince}::timestamptz
+          yield* record.disable === null
+            ? sql`UPDATE webhook_hooks SET failing_since = ${record.failingSince}::timestamptz
                   WHERE id = ${record.hookId}::uuid`
-              : Effect.zipRight(
-                  sql`UPDATE webhook_hooks SET failing_since = ${record.failingSince}::timestamptz, active = false,
+            : Effect.zipRight(
+                sql`UPDATE webhook_hooks SET failing_since = ${record.failingSince}::timestamptz, active = false,
                     disabled_reason = ${record.disable}, updated_at = ${record.at}::timestamptz
                     WHERE id = ${record.hookId}::uuid`,
-                  sql`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL
+                sql`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL
                     WHERE hook_id = ${record.hookId}::uuid AND status = 'pending'`
-                )
-          })
-        )
-        .pipe(Effect.asVoid, orStorageError("WebhookRepository.recordAttempt")),
+              )
+        })
+      ).pipe(Effect.asVoid, orStorageError("WebhookRepository.recordAttempt")),
 
     purgeBefore: (at) =>
       sql<{ n: string }>`WITH purged AS (DELETE FROM webhook_deliveries WHERE created_at < ${at}::timestamptz

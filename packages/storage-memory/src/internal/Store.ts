@@ -262,22 +262,9 @@ const outermost = <A, E, R>(store: Store, self: Effect.Effect<A, E, R>): Effect.
     )
   )
 
-/** A savepoint: the lock is already ours; undo only what this nested part did. */
-const savepoint = <A, E, R>(store: Store, self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(Ref.get(store.ref), (before) =>
-      restore(self).pipe(
-        Effect.onExit((exit) =>
-          Exit.isSuccess(exit)
-            ? Effect.void
-            : Ref.update(store.ref, (db) => ({ live: before.live, committed: db.committed }))
-        )
-      )
-    )
-  )
-
+/** A nested unit joins the enclosing one, as on PostgreSQL (see the core's `Transaction`). */
 export const transaction = <A, E, R>(store: Store, self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  FiberRef.getWith(store.currentUnit, (unit) => (insideUnit(unit) ? savepoint(store, self) : outermost(store, self)))
+  FiberRef.getWith(store.currentUnit, (unit) => (insideUnit(unit) ? self : outermost(store, self)))
 
 export const tenant = (state: State, organisationId: string): Tenant =>
   Option.getOrElse(HashMap.get(state.tenants, organisationId), () => emptyTenant)

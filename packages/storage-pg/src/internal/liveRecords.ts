@@ -77,6 +77,18 @@ export const make = <Row extends object, A>(sql: SqlClient.SqlClient, spec: Live
         )
       ).pipe(operation("insert")),
 
+    /**
+     * An insert a unique index may refuse: `false` when it did. `ON CONFLICT DO NOTHING` leaves the
+     * caller's transaction usable (a violation would abort it), so no savepoint is needed; it also
+     * waits for a concurrent holder to commit, so the caller can then read who holds the value.
+     */
+    insertUnlessTaken: (organisationId: string, values: Statement.Fragment, conflict: Statement.Fragment) =>
+      sql`INSERT INTO ${table} (${columns}, organisation_id) VALUES (${values}, ${organisationId}::uuid)
+        ON CONFLICT ${conflict} DO NOTHING RETURNING id`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        operation("insert")
+      ),
+
     /** Like the port: an archived or unknown id is left alone, without an error. */
     update: <E = never>(
       organisationId: string,
