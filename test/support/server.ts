@@ -1,9 +1,9 @@
 /** Starts the real server (the shipped composition) on a free port over a given store. */
 
 import type { Kernel, Webhooks } from "@crm/core"
+import { Listener } from "@crm/http"
 import type { Storage } from "@crm/server"
 import { Server } from "@crm/server"
-import * as HttpServer from "@effect/platform/HttpServer"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -115,8 +115,7 @@ export const startServer = async (
       scope
     )
   )
-  const address = Context.get(context, HttpServer.HttpServer).address
-  if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
+  const address = Context.get(context, Listener.Address)
   const url = `http://127.0.0.1:${address.port}`
   const admin = client(`${url}/admin/v1`, { authorization: `Bearer ${ADMIN_TOKEN}` })
   const as = (key: string) => client(`${url}/api/v1`, { authorization: `Bearer ${key}` })

@@ -3,14 +3,9 @@
  * background jobs. Tests build exactly this layer, so they exercise what ships.
  */
 
-import { createServer } from "node:http"
 import { Access, Events, Idempotency, Invoicing, Kernel, Quotes, Webhooks } from "@crm/core"
-import { Api, App } from "@crm/http"
+import { Api, App, Listener } from "@crm/http"
 import { McpServer } from "@crm/mcp"
-import * as HttpServer from "@effect/platform/HttpServer"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
@@ -98,24 +93,20 @@ const mcpEndpoint = (): App.Endpoint<Kernel.Services> => {
     handle: (request, principal) =>
       Effect.gen(function* () {
         const runtime = yield* Effect.runtime<Kernel.Services>()
-        const web = yield* HttpServerRequest.toWeb(request)
-        const response = yield* Effect.promise(() => mcp.handle(web, principal, runtime))
-        return HttpServerResponse.fromWeb(response)
+        return yield* Effect.promise(() => mcp.handle(request, principal, runtime))
       })
   }
 }
 
 export const http = (options: ServerOptions) =>
-  HttpServer.serve(
+  Listener.layer(
     App.makeApp(Api.table, {
       adminToken: options.adminToken,
       trustedProxies: options.trustedProxies,
       maxBodyBytes: App.MAX_BODY_BYTES,
       endpoints: [mcpEndpoint()]
-    })
-  ).pipe(
-    HttpServer.withLogAddress,
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: options.port, host: options.host }))
+    }),
+    { port: options.port, host: options.host }
   )
 
 /**

@@ -37,6 +37,8 @@ export * from "./Access/RateLimiter.js"
 export const RATE_LIMIT = 120
 export const RATE_WINDOW_MS = 60_000
 
+const MAX_REMEMBERED_KEYS = 10_000
+
 export interface Principal {
   readonly key: ApiKeyRecord
   readonly organisation: Organisation
@@ -155,13 +157,30 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
       }
     })
 
+    // The checksum check and the digest of a key are pure but not cheap (BigInt base62, an async
+    // WebCrypto job), and a client sends the same key on every request: remember the tokens
+    // recently seen to be well formed, with their hash. Bounded; a revoked key is refused by the
+    // repository, never by this memo.
+    const hashes = new Map<string, string>()
+    const hashOf = (token: string): Effect.Effect<string | undefined> => {
+      const known = hashes.get(token)
+      if (known !== undefined) return Effect.succeed(known)
+      if (!ApiKey.isWellFormed(token)) return Effect.succeed(undefined)
+      return Effect.map(ApiKey.hash(token), (hash) => {
+        if (hashes.size >= MAX_REMEMBERED_KEYS) hashes.clear()
+        hashes.set(token, hash)
+        return hash
+      })
+    }
+
     return Access.of({
       rateLimit,
       authenticate: Effect.fn("Access.authenticate")(function* (token, clientAddress) {
         if (token === undefined)
           return yield* new MissingBearerToken({ detail: "send Authorization: Bearer <API key>" })
-        if (!ApiKey.isWellFormed(token)) return yield* invalidKey()
-        const found = yield* repo.findKeyByHash(yield* ApiKey.hash(token))
+        const hash = yield* hashOf(token)
+        if (hash === undefined) return yield* invalidKey()
+        const found = yield* repo.findKeyByHash(hash)
         if (Option.isNone(found) || found.value.key.revoked_at !== null) return yield* invalidKey()
         const { key } = found.value
         if (key.allowed_ips.length > 0 && !IpAllowList.isAllowed(clientAddress, key.allowed_ips))

@@ -1,14 +1,16 @@
 /**
  * The request pipeline: request id → route match → authentication → rate limit → scope and plan
  * → input validation → idempotency → handler → error rendering. Handlers only translate.
+ *
+ * It reads node's `IncomingMessage` and answers an `Answer` that `Listener` writes: one fiber per
+ * request and no request or response objects of its own, because per-request wrappers, routers and
+ * spans cost more CPU than the statements a request needs (see docs/benchmarks.md).
  */
 
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto"
-import type { IncomingMessage } from "node:http"
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http"
+import { Readable } from "node:stream"
 import { Access, Errors, Idempotency, Validation } from "@crm/core"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -30,17 +32,21 @@ export interface HttpOptions<R = never> {
 }
 
 /**
- * A path answered by its own handler with the raw request (the MCP endpoint): it gets the same
- * request id, authentication, rate budget (one unit per request) and error rendering as REST, but
- * no scope check (its handler checks its own), no idempotency and no REST body parsing; a body
- * declared larger than `maxBodyBytes` is refused with 413.
+ * A path answered by its own handler with the request as a web `Request` (the MCP endpoint): it
+ * gets the same request id, authentication, rate budget (one unit per request) and error rendering
+ * as REST, but no scope check (its handler checks its own), no idempotency and no REST body
+ * parsing; a body declared larger than `maxBodyBytes` is refused with 413.
  */
 export interface Endpoint<R = never> {
   readonly path: string
-  readonly handle: (
-    request: HttpServerRequest.HttpServerRequest,
-    principal: Access.Principal
-  ) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, Services | R>
+  readonly handle: (request: Request, principal: Access.Principal) => Effect.Effect<Response, unknown, Services | R>
+}
+
+/** What the pipeline answers: a rendered body, or an endpoint's web `Response` to stream as it is. */
+export interface Answer {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string | Response
 }
 
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -173,14 +179,42 @@ const sameSecret = (given: string, expected: string): boolean => {
   return timingSafeEqual(a, b)
 }
 
+/** A header as one string: node gives an array only for headers that may repeat, none of which we read. */
+const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {
+  const value = headers[name]
+  return Array.isArray(value) ? value[0] : value
+}
+
+/** The request as a web `Request`, for an endpoint that speaks the fetch API (the MCP SDK). */
+const toWebRequest = (incoming: IncomingMessage, url: URL): Request => {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(incoming.headers)) {
+    if (value === undefined) continue
+    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item)
+  }
+  const method = incoming.method ?? "GET"
+  const hasBody = method !== "GET" && method !== "HEAD"
+  return new Request(url, {
+    method,
+    headers,
+    ...(hasBody ? { body: Readable.toWeb(incoming) as ReadableStream, duplex: "half" } : {})
+  } as RequestInit)
+}
+
+const failureAnswer = (cause: Cause.Cause<unknown>, requestId: string, headers: Record<string, string>) =>
+  Effect.map(
+    renderFailure(cause, requestId),
+    (stored): Answer => ({ status: stored.status, headers: { ...stored.headers, ...headers }, body: stored.body })
+  )
+
 export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpOptions<R>) => {
   const match = makeRouter(table)
   const trusted = options.trustedProxies
 
-  const clientAddress = (request: HttpServerRequest.HttpServerRequest): string => {
-    const socket = Option.getOrElse(request.remoteAddress, () => "")
+  const clientAddress = (incoming: IncomingMessage): string => {
+    const socket = incoming.socket.remoteAddress ?? ""
     if (trusted.length === 0 || !Access.IpAllowList.isAllowed(socket, trusted)) return socket
-    const hops = (request.headers["x-forwarded-for"] ?? "")
+    const hops = (header(incoming.headers, "x-forwarded-for") ?? "")
       .split(",")
       .map((hop) => hop.trim())
       .filter(Boolean)
@@ -188,6 +222,37 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
       if (!Access.IpAllowList.isAllowed(hops[i]!, trusted)) return hops[i]!
     }
     return socket
+  }
+
+  /**
+   * Authentication and the rate budget, the same for a REST route and an endpoint: the key, then
+   * one unit of its budget (or only a look at it), with the budget headers set either way.
+   */
+  const admit = (incoming: IncomingMessage, headers: Record<string, string>, spendsBudget: boolean) =>
+    Effect.gen(function* () {
+      const access = yield* Access.Access
+      const principal = yield* access.authenticate(
+        bearerToken(header(incoming.headers, "authorization")),
+        clientAddress(incoming)
+      )
+      const decision = yield* access.budget(principal, spendsBudget)
+      headers["x-ratelimit-limit"] = String(access.rateLimit)
+      headers["x-ratelimit-remaining"] = String(decision.remaining)
+      // `GET /me` only reports the budget, so it answers even when the budget is spent.
+      if (spendsBudget) yield* Access.refuseWhenSpent(decision, access.rateLimit)
+      return { principal, remaining: decision.remaining }
+    })
+
+  const admitAdmin = (incoming: IncomingMessage) => {
+    if (Option.isNone(options.adminToken)) {
+      return HttpFailure.of("not_found", "the admin API is not enabled (set CRM_ADMIN_TOKEN)")
+    }
+    const token = bearerToken(header(incoming.headers, "authorization"))
+    if (token === undefined) return HttpFailure.of("missing_bearer_token", "send Authorization: Bearer <admin token>")
+    if (!sameSecret(token, Redacted.value(options.adminToken.value))) {
+      return HttpFailure.of("invalid_api_key", "the admin token is not valid")
+    }
+    return Effect.void
   }
 
   const parseInput = (
@@ -231,120 +296,99 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
   /** An endpoint outside the router: authentication and budget as REST, then its own handler. */
   const serveEndpoint = (
     endpoint: Endpoint<R>,
-    request: HttpServerRequest.HttpServerRequest,
+    incoming: IncomingMessage,
+    url: URL,
     requestId: string,
     headers: Record<string, string>
-  ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Services | R> =>
+  ): Effect.Effect<Answer, never, Services | R> =>
     Effect.gen(function* () {
-      const access = yield* Access.Access
-      const principal = yield* access.authenticate(bearerToken(request.headers.authorization), clientAddress(request))
-      const decision = yield* access.budget(principal, true)
-      headers["x-ratelimit-limit"] = String(access.rateLimit)
-      headers["x-ratelimit-remaining"] = String(decision.remaining)
-      yield* Access.refuseWhenSpent(decision, access.rateLimit)
-      if (Number(request.headers["content-length"] ?? "0") > options.maxBodyBytes) {
+      const { principal } = yield* admit(incoming, headers, true)
+      if (Number(header(incoming.headers, "content-length") ?? "0") > options.maxBodyBytes) {
         return yield* HttpFailure.of("payload_too_large", `the body exceeds the limit of ${options.maxBodyBytes} bytes`)
       }
-      return yield* endpoint.handle(request, principal)
-    }).pipe(
-      Effect.catchAllCause((cause) =>
-        Effect.map(renderFailure(cause, requestId), (stored) =>
-          HttpServerResponse.text(stored.body, { status: stored.status, headers: stored.headers, contentType: json })
-        )
-      ),
-      Effect.map((response) => HttpServerResponse.setHeaders(response, headers))
-    )
+      const response = yield* endpoint.handle(toWebRequest(incoming, url), principal)
+      return { status: response.status, headers, body: response } satisfies Answer
+    }).pipe(Effect.catchAllCause((cause) => failureAnswer(cause, requestId, headers)))
 
-  return Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const given = request.headers["x-request-id"]
+  /** A REST route: the stages from the route match to the stored (or replayed) response. */
+  const serveRoute = (
+    incoming: IncomingMessage,
+    url: URL,
+    requestId: string,
+    headers: Record<string, string>
+  ): Effect.Effect<{ readonly stored: Stored; readonly replayed: boolean }, unknown, Services> =>
+    Effect.gen(function* () {
+      const method = incoming.method ?? "GET"
+      const found = match(method, url.pathname)
+      if (found._tag === "NotFound") return yield* HttpFailure.of("not_found", `no route for ${url.pathname}`)
+      if (found._tag === "MethodNotAllowed") {
+        return yield* HttpFailure.of("method_not_allowed", `allowed: ${found.allow.join(", ")}`, {
+          allow: found.allow.join(", ")
+        })
+      }
+      const { route } = found.mounted
+      // A malformed id can name no record: the same answer as a missing one.
+      for (const value of Object.values(found.params)) {
+        if (!UUID.test(value)) return yield* HttpFailure.of("not_found", "no such record")
+      }
+      // Ids are stored in lower case: PostgreSQL's uuid type ignores case, the memory store's keys do not.
+      const params = Object.fromEntries(Object.entries(found.params).map(([name, id]) => [name, id.toLowerCase()]))
+
+      let principal: Access.Principal | undefined
+      let rateRemaining: number | undefined
+      const guard = route.guard
+      if (guard.kind === "key") {
+        const admitted = yield* admit(incoming, headers, guard.spendsBudget)
+        principal = admitted.principal
+        rateRemaining = admitted.remaining
+        yield* Access.authorize(principal, guard.scope, isWriting(route))
+      } else if (guard.kind === "admin") {
+        yield* admitAdmin(incoming)
+      }
+
+      const raw = route.body === undefined ? undefined : yield* readBody(incoming, options.maxBodyBytes)
+      const input = yield* parseInput(route, url, raw, header(incoming.headers, "content-type"))
+      const run = route.handle({ principal, params, query: input.query, body: input.body, rateRemaining }).pipe(
+        Effect.map(render),
+        Effect.catchAllCause((cause) => renderFailure(cause, requestId))
+      )
+
+      const idempotencyKey =
+        isWriting(route) && principal !== undefined
+          ? yield* idempotencyKeyOf(header(incoming.headers, "idempotency-key"))
+          : undefined
+      if (idempotencyKey === undefined || principal === undefined) return { stored: yield* run, replayed: false }
+      const fingerprint = createHash("sha256")
+        .update(`${method} ${url.pathname}${url.search}\n`)
+        .update(raw ?? Buffer.alloc(0))
+        .digest("hex")
+      const result = yield* (yield* Idempotency.Idempotency).execute(
+        { keyId: principal.key.id, idempotencyKey },
+        fingerprint,
+        run,
+        storable
+      )
+      return { stored: result.response, replayed: result.replayed }
+    })
+
+  return (incoming: IncomingMessage): Effect.Effect<Answer, never, Services | R> => {
+    const given = header(incoming.headers, "x-request-id")
     const requestId = given !== undefined && SANE_REQUEST_ID.test(given) ? given : randomUUID()
     const headers: Record<string, string> = { "x-request-id": requestId }
-    const pathname = new URL(request.url, "http://localhost").pathname
-    const endpoint = options.endpoints?.find((candidate) => candidate.path === pathname)
-    if (endpoint !== undefined) return yield* serveEndpoint(endpoint, request, requestId, headers)
-
-    const outcome: Effect.Effect<{ readonly stored: Stored; readonly replayed: boolean }, never, Services> = Effect.gen(
-      function* () {
-        const url = new URL(request.url, "http://localhost")
-        const found = match(request.method, url.pathname)
-        if (found._tag === "NotFound") return yield* HttpFailure.of("not_found", `no route for ${url.pathname}`)
-        if (found._tag === "MethodNotAllowed") {
-          return yield* HttpFailure.of("method_not_allowed", `allowed: ${found.allow.join(", ")}`, {
-            allow: found.allow.join(", ")
-          })
-        }
-        const { route } = found.mounted
-        // A malformed id can name no record: the same answer as a missing one.
-        for (const value of Object.values(found.params)) {
-          if (!UUID.test(value)) return yield* HttpFailure.of("not_found", "no such record")
-        }
-        // Ids are stored in lower case: PostgreSQL's uuid type ignores case, the memory store's keys do not.
-        const params = Object.fromEntries(Object.entries(found.params).map(([name, id]) => [name, id.toLowerCase()]))
-
-        let principal: Access.Principal | undefined
-        let rateRemaining: number | undefined
-        const guard = route.guard
-        if (guard.kind === "key") {
-          const access = yield* Access.Access
-          principal = yield* access.authenticate(bearerToken(request.headers.authorization), clientAddress(request))
-          const decision = yield* access.budget(principal, guard.spendsBudget)
-          rateRemaining = decision.remaining
-          headers["x-ratelimit-limit"] = String(access.rateLimit)
-          headers["x-ratelimit-remaining"] = String(decision.remaining)
-          // `GET /me` only reports the budget, so it answers even when the budget is spent.
-          if (guard.spendsBudget) yield* Access.refuseWhenSpent(decision, access.rateLimit)
-          yield* Access.authorize(principal, guard.scope, isWriting(route))
-        } else if (guard.kind === "admin") {
-          if (Option.isNone(options.adminToken)) {
-            return yield* HttpFailure.of("not_found", "the admin API is not enabled (set CRM_ADMIN_TOKEN)")
-          }
-          const token = bearerToken(request.headers.authorization)
-          if (token === undefined) {
-            return yield* HttpFailure.of("missing_bearer_token", "send Authorization: Bearer <admin token>")
-          }
-          if (!sameSecret(token, Redacted.value(options.adminToken.value))) {
-            return yield* HttpFailure.of("invalid_api_key", "the admin token is not valid")
-          }
-        }
-
-        const raw =
-          route.body === undefined
-            ? undefined
-            : yield* readBody(NodeHttpServerRequest.toIncomingMessage(request), options.maxBodyBytes)
-        const input = yield* parseInput(route, url, raw, request.headers["content-type"])
-        const run = route.handle({ principal, params, query: input.query, body: input.body, rateRemaining }).pipe(
-          Effect.map(render),
-          Effect.catchAllCause((cause) => renderFailure(cause, requestId))
-        )
-
-        const idempotencyKey =
-          isWriting(route) && principal !== undefined
-            ? yield* idempotencyKeyOf(request.headers["idempotency-key"])
-            : undefined
-        if (idempotencyKey === undefined || principal === undefined) return { stored: yield* run, replayed: false }
-        const fingerprint = createHash("sha256")
-          .update(`${request.method} ${url.pathname}${url.search}\n`)
-          .update(raw ?? Buffer.alloc(0))
-          .digest("hex")
-        const result = yield* (yield* Idempotency.Idempotency).execute(
-          { keyId: principal.key.id, idempotencyKey },
-          fingerprint,
-          run,
-          storable
-        )
-        return { stored: result.response, replayed: result.replayed }
-      }
-    ).pipe(
+    const url = new URL(incoming.url ?? "/", "http://localhost")
+    const endpoint = options.endpoints?.find((candidate) => candidate.path === url.pathname)
+    if (endpoint !== undefined) return serveEndpoint(endpoint, incoming, url, requestId, headers)
+    return serveRoute(incoming, url, requestId, headers).pipe(
       Effect.catchAllCause((cause) =>
         Effect.map(renderFailure(cause, requestId), (stored) => ({ stored, replayed: false }))
+      ),
+      Effect.map(
+        ({ stored, replayed }): Answer => ({
+          status: stored.status,
+          headers: { ...stored.headers, ...headers, ...(replayed ? { "idempotency-replayed": "true" } : {}) },
+          body: stored.body
+        })
       )
     )
-
-    const { stored, replayed } = yield* outcome
-    const responseHeaders = { ...stored.headers, ...headers, ...(replayed ? { "idempotency-replayed": "true" } : {}) }
-    return stored.status === 204
-      ? HttpServerResponse.empty({ status: 204, headers: responseHeaders })
-      : HttpServerResponse.text(stored.body, { status: stored.status, headers: responseHeaders, contentType: json })
-  })
+  }
 }

@@ -1,6 +1,7 @@
 export * as Api from "./Api.js"
 export * as App from "./App.js"
 export * as ErrorStatus from "./ErrorStatus.js"
+export * as Listener from "./Listener.js"
 export * as OpenApi from "./OpenApi.js"
 export * as Route from "./Route.js"
 export * as Router from "./Router.js"

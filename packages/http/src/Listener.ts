@@ -1,0 +1,88 @@
+/**
+ * Serves the pipeline (`App.makeApp`) on a `node:http` server: each request runs as one fiber of
+ * the layer's runtime, and its `Answer` is written back as it is. The server listens only once the
+ * layer's dependencies are built, and stops taking requests when its scope closes.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import { Readable } from "node:stream"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Runtime from "effect/Runtime"
+import type { Answer } from "./App.js"
+
+/** Where the server listens (the port is the one bound, so port 0 reads back as the real one). */
+export class Address extends Context.Tag("@crm/http/Listener/Address")<
+  Address,
+  { readonly host: string; readonly port: number }
+>() {}
+
+export interface ListenOptions {
+  readonly port: number
+  readonly host: string
+}
+
+const write = (response: ServerResponse, answer: Answer) => {
+  if (typeof answer.body === "string") {
+    // A body passed to `end` gets its Content-Length from node; a 204 has none.
+    response.writeHead(answer.status, answer.headers)
+    response.end(answer.status === 204 ? undefined : answer.body)
+    return
+  }
+  const web = answer.body
+  const headers: Record<string, string> = {}
+  web.headers.forEach((value, name) => {
+    headers[name] = value
+  })
+  response.writeHead(answer.status, { ...headers, ...answer.headers })
+  if (web.body === null) response.end()
+  else Readable.fromWeb(web.body as import("node:stream/web").ReadableStream).pipe(response)
+}
+
+// The pipeline renders every failure itself; this is for a defect in writing, never a client's error.
+const crashed = (response: ServerResponse) => {
+  if (response.headersSent) response.destroy()
+  else response.writeHead(500, { "content-type": "application/json; charset=utf-8" }).end('{"error":"internal_error"}')
+}
+
+export const layer = <R>(
+  app: (incoming: IncomingMessage) => Effect.Effect<Answer, never, R>,
+  options: ListenOptions
+): Layer.Layer<Address, never, R> =>
+  Layer.scoped(
+    Address,
+    Effect.gen(function* () {
+      const runtime = yield* Effect.runtime<R>()
+      const run = Runtime.runCallback(runtime)
+      const server = createServer((incoming, response) => {
+        run(app(incoming), {
+          onExit: (exit) => {
+            if (Exit.isSuccess(exit)) write(response, exit.value)
+            else crashed(response)
+          }
+        })
+      })
+      yield* Effect.acquireRelease(
+        Effect.async<void>((resume) => {
+          const refused = (error: Error) =>
+            resume(Effect.dieMessage(`cannot listen on ${options.host}:${options.port}: ${error.message}`))
+          server.once("error", refused)
+          server.listen(options.port, options.host, () => {
+            server.off("error", refused)
+            resume(Effect.void)
+          })
+        }),
+        () =>
+          Effect.async<void>((resume) => {
+            server.close(() => resume(Effect.void))
+            // Keep-alive sockets would hold `close` open until their clients go away.
+            server.closeAllConnections()
+          })
+      )
+      const bound = server.address() as AddressInfo
+      yield* Effect.logInfo(`Listening on http://${options.host}:${bound.port}`)
+      return { host: options.host, port: bound.port }
+    })
+  )
