@@ -1,63 +1,68 @@
+/**
+ * Organisations and API keys. `findKeyByHash` runs on every request, so its answers are cached in
+ * process (`internal/KeyCache.ts`): on a PostgreSQL server only while this process LISTENs on
+ * `crm_access`, where every write below announces itself with `pg_notify` in the writing statement
+ * (delivered on COMMIT, to every process); on PGlite (one process) the repository's own writes
+ * invalidate it directly; on any other `SqlClient` nothing is cached.
+ */
 import { Access } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { orStorageError } from "./internal/errors.js"
+import {
+  CHANNEL,
+  defaultCacheOptions,
+  defaultListenerOptions,
+  KeyCache,
+  type KeyCacheOptions,
+  type ListenerOptions,
+  makeListener
+} from "./internal/KeyCache.js"
 import { type ApiKeyRow, count, type OrganisationRow, toApiKey, toOrganisation } from "./internal/rows.js"
 import { json, textArray } from "./internal/values.js"
+import { PgliteClient } from "./PgliteClient.js"
 
 interface KeyWithOrganisationRow extends ApiKeyRow {
   readonly organisation_name: string
   readonly organisation_settings: unknown
 }
 
-export const make = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
+export interface AccessRepositoryOptions {
+  readonly cache?: KeyCacheOptions
+  readonly listener?: ListenerOptions
+}
 
-  return Access.AccessRepository.of({
-    insertOrganisation: (organisation, at) =>
-      sql`INSERT INTO organisations (id, name, settings, created_at)
-        VALUES (${organisation.id}::uuid, ${organisation.name}, ${json(organisation.settings)}::jsonb, ${at}::timestamptz)`.pipe(
-        Effect.asVoid,
-        orStorageError("AccessRepository.insertOrganisation")
-      ),
+export const makeWith = (options: AccessRepositoryOptions = {}) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const pg = yield* Effect.serviceOption(PgClient.PgClient)
+    // PGlite: one process, no LISTEN, the repository's own writes are all there is to hear of.
+    // A client that is neither PgClient nor PGlite gets a cache that never answers.
+    const embedded = Option.isNone(pg) && Option.isSome(yield* Effect.serviceOption(PgliteClient))
+    const cache = new KeyCache(options.cache ?? defaultCacheOptions, embedded)
+    const listener = Option.map(pg, (client) =>
+      makeListener(
+        cache,
+        client.listen(CHANNEL),
+        (payload) => sql`SELECT pg_notify(${CHANNEL}, ${payload})`,
+        options.listener ?? defaultListenerOptions
+      )
+    )
+    if (Option.isSome(listener)) {
+      yield* Effect.forkScoped(listener.value.run)
+      // Finalizers run last first: this one, before the fiber above is interrupted.
+      yield* Effect.addFinalizer(() => listener.value.stop)
+    }
+    // A revocation or a settings change returns once every process caching keys has applied it.
+    const announced = <A, E, R>(
+      write: (suffix: string) => Effect.Effect<ReadonlyArray<A>, E, R>
+    ): Effect.Effect<ReadonlyArray<A>, E, R> =>
+      Option.isSome(listener) ? listener.value.announced(write, (rows) => rows.length > 0) : write("")
 
-    getOrganisation: (id) =>
-      sql<OrganisationRow>`SELECT id, name, settings FROM organisations WHERE id = ${id}::uuid`.pipe(
-        orStorageError("AccessRepository.getOrganisation"),
-        Effect.flatMap((rows) => (rows.length === 0 ? Effect.succeedNone : Effect.asSome(toOrganisation(rows[0]))))
-      ),
-
-    // The organisation's name lives in its settings document; the column mirrors it.
-    updateSettings: (id, settings) =>
-      sql<OrganisationRow>`UPDATE organisations SET name = ${settings.name}, settings = ${json(settings)}::jsonb
-        WHERE id = ${id}::uuid RETURNING id, name, settings`.pipe(
-        orStorageError("AccessRepository.updateSettings"),
-        Effect.flatMap((rows) => (rows.length === 0 ? Effect.succeedNone : Effect.asSome(toOrganisation(rows[0]))))
-      ),
-
-    countOrganisations: sql<{ n: string }>`SELECT count(*) AS n FROM organisations`.pipe(
-      Effect.map((rows) => count(rows[0].n)),
-      orStorageError("AccessRepository.countOrganisations")
-    ),
-
-    listOrganisations: sql<OrganisationRow>`SELECT id, name, settings FROM organisations ORDER BY created_at, id`.pipe(
-      orStorageError("AccessRepository.listOrganisations"),
-      Effect.flatMap(Effect.forEach(toOrganisation))
-    ),
-
-    insertKey: (key) =>
-      sql`INSERT INTO api_keys (id, organisation_id, name, hash, scopes, allowed_ips, expires_at, revoked_at, created_at,
-          owner_id)
-        VALUES (${key.id}::uuid, ${key.organisation_id}::uuid, ${key.name}, ${key.hash}, ${textArray(key.scopes)}::text[],
-          ${textArray(key.allowed_ips)}::text[], ${key.expires_at}::timestamptz, ${key.revoked_at}::timestamptz,
-          ${key.created_at}::timestamptz, ${key.owner_id}::uuid)`.pipe(
-        Effect.asVoid,
-        orStorageError("AccessRepository.insertKey")
-      ),
-
-    findKeyByHash: (hash) =>
+    const lookup = (hash: string) =>
       sql<KeyWithOrganisationRow>`SELECT k.id, k.organisation_id, k.name, k.hash, k.scopes, k.allowed_ips, k.expires_at,
           k.revoked_at, k.created_at, k.owner_id, o.name AS organisation_name, o.settings AS organisation_settings
         FROM api_keys k JOIN organisations o ON o.id = k.organisation_id
@@ -72,15 +77,106 @@ export const make = Effect.gen(function* () {
             settings: row.organisation_settings
           }).pipe(Effect.map((organisation) => Option.some({ key: toApiKey(row), organisation })))
         })
+      )
+
+    // In process too, at once: this process's next request may come before its own NOTIFY does.
+    // (Inside a transaction that later rolls back, this only costs a cache miss.)
+    const forget = (what: "key" | "org", id: string) =>
+      Effect.sync(() => (what === "key" ? cache.forgetKey(id) : cache.forgetOrganisation(id)))
+
+    return Access.AccessRepository.of({
+      // A new organisation has no keys, so nothing cached can be about it: no NOTIFY.
+      insertOrganisation: (organisation, at) =>
+        sql`INSERT INTO organisations (id, name, settings, created_at)
+        VALUES (${organisation.id}::uuid, ${organisation.name}, ${json(organisation.settings)}::jsonb, ${at}::timestamptz)`.pipe(
+          Effect.asVoid,
+          orStorageError("AccessRepository.insertOrganisation")
+        ),
+
+      getOrganisation: (id) =>
+        sql<OrganisationRow>`SELECT id, name, settings FROM organisations WHERE id = ${id}::uuid`.pipe(
+          orStorageError("AccessRepository.getOrganisation"),
+          Effect.flatMap((rows) => (rows.length === 0 ? Effect.succeedNone : Effect.asSome(toOrganisation(rows[0]))))
+        ),
+
+      // The organisation's name lives in its settings document; the column mirrors it.
+      updateSettings: (id, settings) =>
+        announced((suffix) =>
+          sql<OrganisationRow>`WITH updated AS (
+              UPDATE organisations SET name = ${settings.name}, settings = ${json(settings)}::jsonb
+              WHERE id = ${id}::uuid RETURNING id, name, settings
+            )
+            SELECT id, name, settings, pg_notify('crm_access', 'org:' || id || ${suffix}) AS notified FROM updated`.pipe(
+            Effect.tap(forget("org", id))
+          )
+        ).pipe(
+          orStorageError("AccessRepository.updateSettings"),
+          Effect.flatMap((rows) => (rows.length === 0 ? Effect.succeedNone : Effect.asSome(toOrganisation(rows[0]))))
+        ),
+
+      countOrganisations: sql<{ n: string }>`SELECT count(*) AS n FROM organisations`.pipe(
+        Effect.map((rows) => count(rows[0].n)),
+        orStorageError("AccessRepository.countOrganisations")
       ),
 
-    // A second revocation keeps the first time: the key was already dead then.
-    revokeKey: (id, at) =>
-      sql`UPDATE api_keys SET revoked_at = coalesce(revoked_at, ${at}::timestamptz) WHERE id = ${id}::uuid RETURNING id`.pipe(
-        Effect.map((rows) => rows.length > 0),
-        orStorageError("AccessRepository.revokeKey")
-      )
-  })
-})
+      listOrganisations:
+        sql<OrganisationRow>`SELECT id, name, settings FROM organisations ORDER BY created_at, id`.pipe(
+          orStorageError("AccessRepository.listOrganisations"),
+          Effect.flatMap(Effect.forEach(toOrganisation))
+        ),
 
-export const layer = Layer.effect(Access.AccessRepository, make)
+      // Unknown keys are not cached, so a new key works at once anyway; the NOTIFY keeps that
+      // true should negative answers ever be cached.
+      insertKey: (key) =>
+        sql`WITH inserted AS (
+            INSERT INTO api_keys (id, organisation_id, name, hash, scopes, allowed_ips, expires_at, revoked_at,
+              created_at, owner_id)
+            VALUES (${key.id}::uuid, ${key.organisation_id}::uuid, ${key.name}, ${key.hash},
+              ${textArray(key.scopes)}::text[], ${textArray(key.allowed_ips)}::text[], ${key.expires_at}::timestamptz,
+              ${key.revoked_at}::timestamptz, ${key.created_at}::timestamptz, ${key.owner_id}::uuid)
+            RETURNING id
+          )
+          SELECT pg_notify('crm_access', 'key:' || id) AS notified FROM inserted`.pipe(
+          Effect.tap(forget("key", key.id)),
+          Effect.asVoid,
+          orStorageError("AccessRepository.insertKey")
+        ),
+
+      findKeyByHash: (hash) =>
+        Effect.suspend(() => {
+          if (Option.isSome(listener)) listener.value.want()
+          const now = Date.now()
+          const cached = cache.get(hash, now)
+          if (cached !== undefined) return Effect.succeed(Option.some(cached))
+          const ticket = cache.ticket(now)
+          return lookup(hash).pipe(
+            Effect.tap((found) => {
+              if (Option.isSome(found)) cache.put(hash, found.value, ticket, Date.now())
+            })
+          )
+        }),
+
+      // A second revocation keeps the first time: the key was already dead then.
+      revokeKey: (id, at) =>
+        announced((suffix) =>
+          sql`WITH revoked AS (
+              UPDATE api_keys SET revoked_at = coalesce(revoked_at, ${at}::timestamptz) WHERE id = ${id}::uuid
+              RETURNING id
+            )
+            SELECT id, pg_notify('crm_access', 'key:' || id || ${suffix}) AS notified FROM revoked`.pipe(
+            Effect.tap(forget("key", id))
+          )
+        ).pipe(
+          Effect.map((rows) => rows.length > 0),
+          orStorageError("AccessRepository.revokeKey")
+        )
+    })
+  })
+
+export const make = makeWith()
+
+/** Scoped: on a PostgreSQL server the listener behind the key cache lives as long as the layer. */
+export const layerWith = (options: AccessRepositoryOptions = {}) =>
+  Layer.scoped(Access.AccessRepository, makeWith(options))
+
+export const layer = layerWith()

@@ -25,6 +25,10 @@ export class AccessRepository extends Context.Tag("@crm/core/AccessRepository")<
   {
     readonly insertOrganisation: (organisation: Organisation, at: string) => Effect.Effect<void, StorageError>
     readonly getOrganisation: (id: string) => Effect.Effect<Option.Option<Organisation>, StorageError>
+    /**
+     * Outside a transaction, returns once every process sharing the store sees the new settings in
+     * `findKeyByHash` (a plan turned read-only refuses the next write, whichever process takes it).
+     */
     readonly updateSettings: (
       id: string,
       settings: Settings
@@ -33,10 +37,16 @@ export class AccessRepository extends Context.Tag("@crm/core/AccessRepository")<
     /** Every organisation, oldest first: what the daily jobs walk (each in its own time zone). */
     readonly listOrganisations: Effect.Effect<ReadonlyArray<Organisation>, StorageError>
     readonly insertKey: (key: ApiKeyRecord) => Effect.Effect<void, StorageError>
-    /** The key and its organisation in one read: authentication costs one round trip. */
+    /**
+     * The key and its organisation in one read: authentication costs one round trip, or none when
+     * the adapter answers from a cache in process. Such a cache must not hide a change made
+     * through this port by any process sharing the store, once that write has returned: a new key
+     * works, a revoked key is refused, new settings apply.
+     */
     readonly findKeyByHash: (
       hash: string
     ) => Effect.Effect<Option.Option<{ readonly key: ApiKeyRecord; readonly organisation: Organisation }>, StorageError>
+    /** Outside a transaction, returns once no process sharing the store accepts the key any more. */
     readonly revokeKey: (id: string, at: string) => Effect.Effect<boolean, StorageError>
   }
 >() {}
