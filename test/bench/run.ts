@@ -1,624 +1,476 @@
 /**
- * `npm run bench`: the CRM server (as shipped, `crm serve`, in a child process) on PGlite and on
- * the PostgreSQL server, driven by autocannon, beside a bare node:http + pg baseline doing the
- * same SQL (test/bench/baseline.ts) on the PostgreSQL server. See docs/benchmarks.md.
+ * `npm run bench`: our server (as shipped: `node examples/server/bin/crm.js serve`) against the
+ * honest competitor, a bare node:http + pg server doing only what a correct server must
+ * (test/bench/baseline.ts), driven by wrk. Method and reading: test/bench/METHOD.md.
+ *
+ * On PostgreSQL (a fresh `crm_bench_<random>` database, dropped at the end), per round and route:
+ *   (a) "together": both servers loaded at once, both on the server core, one wrk at each: the
+ *       headline ratio, since whatever else the host does hits both alike;
+ *   (b) "alone": each server by itself on the server core (the order alternates between rounds).
+ * On PGlite (BENCH_ENGINES includes pglite): our server alone, same routes.
+ * Plus cold starts (spawn to first 200) and idle RSS. `BENCH_SCENARIO=scale` (`npm run bench:scale`)
+ * runs test/bench/scale.ts instead: one organisation with a million contacts and events.
  *
  * Env:
- *   BENCH_SECONDS (10)          measured seconds per route and server
- *   BENCH_WARMUP_SECONDS (2)    unmeasured warm-up before each measured run
- *   BENCH_CONNECTIONS (32)      autocannon connections
- *   BENCH_ROUNDS (3)            rounds per server and route; the report takes the median round
- *   BENCH_KEYS (128)            API keys per run, rotated per request (see "keys" in the doc)
- *   BENCH_SEED (200)            contacts seeded before the runs
- *   BENCH_ENGINES (pglite,postgres)
- *   BENCH_ROUTES (get,list,create)
- *   BENCH_DATABASE_URL (postgres://postgres@127.0.0.1:5432/postgres)  server for CREATE/DROP DATABASE
- *   BENCH_PROFILE=1             run both servers under `node --cpu-prof` and summarise the profiles
- *   BENCH_PROFILE_TOP (25)
- *   BENCH_PROFILE_OUT           a directory to keep the raw .cpuprofile files in
- *   BENCH_CHECK_SQL (1)         0 skips the SQL parity check of the baseline (needs the server log)
- *   BENCH_PG_LOG                the PostgreSQL server log, when pg_current_logfile() does not say
+ *   BENCH_SECONDS (10)          measured seconds per run
+ *   BENCH_WARMUP_SECONDS (2)    unmeasured warm-up before each measured run (same servers, same keys)
+ *   BENCH_PRIME_SECONDS (3)     once per started server, every route unmeasured (JIT warm-up); 0 skips
+ *   BENCH_CONNECTIONS (64)      wrk connections per server
+ *   BENCH_WRK_THREADS (1)       wrk threads per wrk process
+ *   BENCH_ROUNDS (3)            the report takes the median round
+ *   BENCH_KEYS (128)            API keys per run and server, rotated per request
+ *   BENCH_SEED (10000)          contacts (and their events) seeded per organisation
+ *   BENCH_ENGINES (postgres,pglite)
+ *   BENCH_MODES (together,alone)
+ *   BENCH_ROUTES (get,list,events,create,create-idem)
+ *   BENCH_DATABASE_URL (postgres://postgres@127.0.0.1:5432/postgres)  for CREATE/DROP DATABASE
+ *   BENCH_WRK (/usr/bin/wrk)
+ *   BENCH_PROFILE=1             both servers under `node --cpu-prof`; summaries of the measured windows
+ *   BENCH_PROFILE_TOP (25), BENCH_PROFILE_OUT (a directory to keep the .cpuprofile files in)
+ *   BENCH_SCENARIO (standard)   `scale`: see test/bench/scale.ts
  */
 
-import { type ChildProcess, spawn, spawnSync } from "node:child_process"
-import { randomBytes, randomUUID } from "node:crypto"
-import {
-  accessSync,
-  closeSync,
-  constants,
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  rmSync,
-  statSync
-} from "node:fs"
-import { type AddressInfo, createServer } from "node:net"
-import { tmpdir } from "node:os"
+import { spawnSync } from "node:child_process"
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
-import autocannon, { type Request, type Result } from "autocannon"
-import pg from "pg"
+import type pg from "pg"
+import {
+  CONNECTIONS,
+  CPU_COUNT,
+  call,
+  cleanup,
+  createDatabase,
+  createKeys,
+  createOrganisation,
+  envList,
+  envNumber,
+  fixed,
+  KEYS,
+  LOAD_CORE,
+  median,
+  notes,
+  PIN,
+  PROFILE,
+  PROFILE_TOP,
+  problems,
+  ROOT,
+  ROUNDS,
+  randomTag,
+  SECONDS,
+  SERVER_CORE,
+  type Served,
+  shapeOf,
+  startBaseline,
+  startOurs,
+  state,
+  stopChild,
+  tables,
+  tail,
+  tempDir,
+  WARMUP,
+  WRK_THREADS,
+  withClient
+} from "./harness.js"
+import { measure, perRequest, type Target } from "./load.js"
 import { type CpuProfile, format as formatProfile, summarise, type Window } from "./profile.js"
+import { contactIds, eventRange, type Queryable, seedOrganisation } from "./seed.js"
+import { type LuaRoute, running, runWrk, script, WRK, wrkMissing } from "./wrk.js"
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url))
+const SEED = envNumber("BENCH_SEED", 10_000)
+const ENGINES = envList("BENCH_ENGINES", "postgres,pglite")
+const MODES = envList("BENCH_MODES", "together,alone")
+const ROUTE_NAMES = envList("BENCH_ROUTES", "get,list,events,create,create-idem")
+const SCENARIO = process.env.BENCH_SCENARIO ?? "standard"
+/** Unmeasured load of every route on each freshly started server, so V8 has optimised the hot paths before round 1. */
+const PRIME = process.env.BENCH_PRIME_SECONDS === "0" ? 0 : envNumber("BENCH_PRIME_SECONDS", 3)
 
-const envNumber = (name: string, fallback: number): number => {
-  const raw = process.env[name]
-  if (raw === undefined || raw === "") return fallback
-  const value = Number(raw)
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got ${raw}`)
-  return value
-}
-
-const SECONDS = envNumber("BENCH_SECONDS", 10)
-const WARMUP = envNumber("BENCH_WARMUP_SECONDS", 2)
-const CONNECTIONS = envNumber("BENCH_CONNECTIONS", 32)
-const KEYS = envNumber("BENCH_KEYS", 128)
-const ROUNDS = envNumber("BENCH_ROUNDS", 3)
-const SEED = envNumber("BENCH_SEED", 200)
-const PROFILE = process.env.BENCH_PROFILE === "1"
-const PROFILE_TOP = envNumber("BENCH_PROFILE_TOP", 25)
-const ENGINES = (process.env.BENCH_ENGINES ?? "pglite,postgres")
-  .split(",")
-  .map((s) => s.trim())
-  .filter(Boolean)
-const ROUTE_NAMES = (process.env.BENCH_ROUTES ?? "get,list,create")
-  .split(",")
-  .map((s) => s.trim())
-  .filter(Boolean)
-const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
-const ADMIN_TOKEN = "bench"
-const RATE_LIMIT = "1000000000"
-const POOL_SIZE = "10" // @effect/sql-pg's default (pg's `max`), which layerServer keeps
-const SERVER_CORE = "1"
-const LOAD_CORE = "0"
-
-// ---------------------------------------------------------------------------------------------
-// Clean-up: everything started or created registers its undo here; run once, newest first.
-
-const cleanups: Array<{ readonly what: string; readonly run: () => Promise<void> }> = []
-let cleaning: Promise<void> | undefined
-const cleanup = (): Promise<void> =>
-  (cleaning ??= (async () => {
-    for (const step of cleanups.reverse()) {
-      try {
-        await step.run()
-      } catch (error) {
-        console.error(`clean-up of ${step.what} failed:`, error)
-      }
-    }
-  })())
-
-let interrupted = false
+// Output piped into `head` must not kill the run before its clean-up (the database would stay behind).
+for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined)
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
-    interrupted = true
-    console.error(`\n${signal}: stopping servers, removing temp dirs, dropping the bench database...`)
-    load?.stop()
+    state.interrupted = true
+    console.error(`\n${signal}: stopping wrk and the servers, removing temp files, dropping the bench database...`)
+    for (const proc of running) proc.kill("SIGTERM")
     void cleanup().finally(() => process.exit(130))
   })
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
-const nowUs = () => Number(process.hrtime.bigint() / 1000n)
-
 // ---------------------------------------------------------------------------------------------
-// Processes
+// Routes
 
-const hasTaskset = spawnSync("taskset", ["-V"], { stdio: "ignore" }).status === 0
-const cpuCount = (await import("node:os")).cpus().length
-const PIN = hasTaskset && cpuCount >= 2
-
-const CLK_TCK = (() => {
-  const out = spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" })
-  const value = Number(out.stdout?.trim())
-  return Number.isFinite(value) && value > 0 ? value : 100
-})()
-
-interface Child {
-  readonly name: string
-  readonly proc: ChildProcess
-  readonly exited: Promise<number | null>
-  /** Monotonic µs at spawn, to line the CPU profile up with the measured windows. */
-  readonly spawnedAtUs: number
-  output: string
+/** One organisation as a server under load sees it. */
+export interface Organisation {
+  readonly id: string
+  /** Live contact ids, rotated by `GET /contacts/{id}`. */
+  readonly ids: ReadonlyArray<string>
+  readonly events: { readonly min: bigint; readonly max: bigint; readonly count: number }
 }
-
-const childEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = { ...process.env }
-  for (const name of [
-    "DATABASE_URL",
-    "CRM_DATA_DIR",
-    "CRM_STORAGE",
-    "CRM_TRUSTED_PROXIES",
-    "NODE_OPTIONS",
-    "CRM_URL"
-  ]) {
-    delete env[name]
-  }
-  return { ...env, ...extra }
-}
-
-const startChild = (name: string, nodeArgs: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Child => {
-  const [command, args] = PIN
-    ? ["taskset", ["-c", SERVER_CORE, process.execPath, ...nodeArgs]]
-    : [process.execPath, [...nodeArgs]]
-  const proc = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] })
-  const child: Child = {
-    name,
-    proc,
-    spawnedAtUs: nowUs(),
-    output: "",
-    exited: new Promise((resolve) => proc.on("exit", (code, signal) => resolve(code ?? (signal === null ? null : -1))))
-  }
-  const keep = (chunk: Buffer) => {
-    child.output = (child.output + chunk.toString("utf8")).slice(-20_000)
-  }
-  proc.stdout!.on("data", keep)
-  proc.stderr!.on("data", keep)
-  cleanups.push({ what: `process ${name}`, run: () => stopChild(child) })
-  return child
-}
-
-const isRunning = (child: Child) => child.proc.exitCode === null && child.proc.signalCode === null
-
-/** SIGINT (graceful: the CRM server closes its pool, --cpu-prof writes its file), SIGKILL after 20 s. */
-const stopChild = async (child: Child): Promise<void> => {
-  if (!isRunning(child)) return
-  child.proc.kill("SIGINT")
-  const done = await Promise.race([child.exited.then(() => true), sleep(20_000).then(() => false)])
-  if (!done) {
-    console.error(`${child.name} did not stop within 20 s of SIGINT; killing it`)
-    child.proc.kill("SIGKILL")
-    await child.exited
-  }
-}
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer()
-    server.on("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-
-const tail = (child: Child) => child.output.trim().split("\n").slice(-40).join("\n")
-
-const waitUntilAnswers = async (child: Child, base: string, timeoutMs: number): Promise<void> => {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (!isRunning(child)) {
-      throw new Error(
-        `${child.name} exited with ${child.proc.exitCode ?? child.proc.signalCode} before answering:\n${tail(child)}`
-      )
-    }
-    try {
-      await fetch(`${base}/api/v1/me`, { signal: AbortSignal.timeout(2000) })
-      return
-    } catch {
-      await sleep(200)
-    }
-  }
-  throw new Error(`${child.name} did not answer within ${timeoutMs / 1000} s:\n${tail(child)}`)
-}
-
-// CPU time (user + system) of a process and of all PostgreSQL server processes, in ms.
-const procCpuMs = (pid: number): number => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK
-  } catch {
-    return Number.NaN
-  }
-}
-
-/**
- * CPU of the whole PostgreSQL server: every live postgres process, plus what the postmaster has
- * reaped from backends that exited meanwhile (its cutime + cstime), so a pool closing idle
- * connections does not make the figure go backwards.
- */
-const postgresCpuMs = (): number => {
-  const stats = new Map<number, { ppid: number; own: number; reaped: number }>()
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8")
-      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"))
-      if (comm !== "postgres") continue
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-      stats.set(Number(entry), {
-        ppid: Number(fields[1]),
-        own: Number(fields[11]) + Number(fields[12]),
-        reaped: Number(fields[13]) + Number(fields[14])
-      })
-    } catch {
-      // gone in between
-    }
-  }
-  let ticks = 0
-  for (const { ppid, own, reaped } of stats.values()) ticks += own + (stats.has(ppid) ? 0 : reaped)
-  return (ticks * 1000) / CLK_TCK
-}
-
-/** Busy CPU of the whole machine (all cores), in ms, from /proc/stat. */
-const machineBusyMs = (): number => {
-  try {
-    const fields = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number)
-    // user nice system idle iowait irq softirq steal (guest time is already in user)
-    const busy = fields[0]! + fields[1]! + fields[2]! + fields[5]! + fields[6]! + fields[7]!
-    return (busy * 1000) / CLK_TCK
-  } catch {
-    return Number.NaN
-  }
-}
-
-const selfCpuMs = () => {
-  const usage = process.cpuUsage()
-  return (usage.user + usage.system) / 1000
-}
-
-// ---------------------------------------------------------------------------------------------
-// HTTP helpers for the set-up (admin API and seeding)
-
-interface Reply {
-  readonly status: number
-  readonly text: string
-  readonly body: any
-  /** Sorted, without the ones node:http adds by itself. */
-  readonly headerNames: ReadonlyArray<string>
-}
-
-/** Keys and value types, in order (arrays by their first element): what the two servers must agree on. */
-const shapeOf = (value: unknown): string => {
-  if (Array.isArray(value)) return `[${value.length === 0 ? "" : shapeOf(value[0])}]`
-  if (value === null) return "null"
-  if (typeof value === "object")
-    return `{${Object.entries(value)
-      .map(([k, v]) => `${k}:${shapeOf(v)}`)
-      .join(",")}}`
-  return typeof value
-}
-
-const call = async (
-  base: string,
-  method: string,
-  path: string,
-  token: string,
-  body?: unknown,
-  headers: Record<string, string> = {}
-): Promise<Reply> => {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-      ...headers
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  const text = await response.text()
-  let parsed: unknown
-  try {
-    parsed = text === "" ? undefined : JSON.parse(text)
-  } catch {
-    parsed = undefined
-  }
-  const headerNames = [...response.headers.keys()]
-    .filter((name) => !["date", "connection", "keep-alive", "transfer-encoding"].includes(name))
-    .sort()
-  return { status: response.status, text, body: parsed, headerNames }
-}
-
-const expectStatus = (reply: Reply, status: number, what: string): Reply => {
-  if (reply.status !== status)
-    throw new Error(`${what}: expected ${status}, got ${reply.status}: ${reply.text.slice(0, 500)}`)
-  return reply
-}
-
-const inBatches = async <A>(n: number, width: number, f: (i: number) => Promise<A>): Promise<Array<A>> => {
-  const out: Array<A> = []
-  for (let start = 0; start < n; start += width) {
-    const batch = await Promise.all(Array.from({ length: Math.min(width, n - start) }, (_, j) => f(start + j)))
-    out.push(...batch)
-  }
-  return out
-}
-
-const createKeys = (base: string, organisationId: string, n: number): Promise<Array<string>> =>
-  inBatches(
-    n,
-    8,
-    async () =>
-      expectStatus(
-        await call(base, "POST", `/admin/v1/organisations/${organisationId}/keys`, ADMIN_TOKEN, {
-          scopes: ["read", "write"]
-        }),
-        201,
-        "POST /admin/v1/organisations/{id}/keys"
-      ).body.key as string
-  )
-
-// ---------------------------------------------------------------------------------------------
-// Routes under load
 
 interface RouteSpec {
   readonly id: string
   readonly label: string
-  readonly request: (keys: ReadonlyArray<string>, ids: ReadonlyArray<string>) => Request
-}
-
-/** Round-robin over the run's keys, so that no single rate-limit row serialises the run. */
-const rotate = <A>(values: ReadonlyArray<A>) => {
-  let i = 0
-  return () => values[i++ % values.length]!
+  readonly lua: (organisation: Organisation) => LuaRoute
 }
 
 const ROUTES: ReadonlyArray<RouteSpec> = [
   {
     id: "get",
     label: "GET /contacts/{id}",
-    request: (keys, ids) => {
-      const key = rotate(keys)
-      const id = rotate(ids)
-      return {
-        method: "GET",
-        setupRequest: (request) => ({
-          ...request,
-          path: `/api/v1/contacts/${id()}`,
-          headers: { ...request.headers, authorization: `Bearer ${key()}` }
-        })
-      }
-    }
+    lua: (o) => ({ kind: "get", pathPrefix: "/api/v1/contacts/", ids: o.ids })
   },
+  { id: "list", label: "GET /contacts?limit=50", lua: () => ({ kind: "fixed", path: "/api/v1/contacts?limit=50" }) },
   {
-    id: "list",
-    label: "GET /contacts?limit=50",
-    request: (keys) => {
-      const key = rotate(keys)
-      return {
-        method: "GET",
-        setupRequest: (request) => ({
-          ...request,
-          path: "/api/v1/contacts?limit=50",
-          headers: { ...request.headers, authorization: `Bearer ${key()}` }
-        })
-      }
-    }
+    id: "events",
+    label: "GET /events?since=N&limit=100",
+    // Cursors inside the seeded history, so every page is a full 100 with has_more.
+    lua: (o) => ({ kind: "since", from: o.events.min - 1n, span: o.events.count - 100, suffix: "&limit=100" })
   },
+  { id: "create", label: "POST /contacts", lua: () => ({ kind: "create", idempotent: false }) },
   {
-    id: "create",
-    label: "POST /contacts",
-    request: (keys) => {
-      const key = rotate(keys)
-      const tag = randomBytes(6).toString("hex")
-      let n = 0
-      return {
-        method: "POST",
-        setupRequest: (request) => {
-          const i = n++
-          return {
-            ...request,
-            path: "/api/v1/contacts",
-            headers: {
-              ...request.headers,
-              authorization: `Bearer ${key()}`,
-              "content-type": "application/json",
-              "idempotency-key": `bench-${tag}-${i}`
-            },
-            body: JSON.stringify({
-              first_name: "Bench",
-              last_name: `Load ${i}`,
-              email: `load-${tag}-${i}@bench.example`
-            })
-          }
-        }
-      }
-    }
+    id: "create-idem",
+    label: "POST /contacts + Idempotency-Key",
+    lua: () => ({ kind: "create", idempotent: true })
   }
 ]
+
+// ---------------------------------------------------------------------------------------------
+// Rows
+
+type Server = "ours" | "bare"
+type Mode = "together" | "alone"
 
 interface Row {
   readonly round: number
   readonly engine: string
-  readonly server: "ours" | "baseline"
+  readonly mode: Mode
+  readonly server: Server
   readonly route: string
   readonly rps: number
   readonly p50: number
   readonly p99: number
-  readonly total: number
-  readonly non2xx: number
-  readonly errors: number
-  readonly timeouts: number
-  readonly statusCodes: string
+  readonly requests: number
+  readonly failures: number
+  readonly detail: string
   readonly serverCpuMsPerReq: number
-  readonly serverCpuShare: number
-  readonly pgCpuMsPerReq: number | undefined
-  /** Cores busy with autocannon (this process) and with anything else on the machine. */
-  readonly loadCpuShare: number
-  readonly otherCpuShare: number
+  /** This server's PostgreSQL backends (by application_name). */
+  readonly pgCpuMsPerReq: number
+  /** Every postgres process (alone only: together, the two servers share it). */
+  readonly pgAllCpuMsPerReq: number
+  readonly rssMb: number
+  readonly hwmMb: number
 }
 
 const rows: Array<Row> = []
-const problems: Array<string> = []
 
-/** The load in flight, so that an interrupt stops it before the servers are asked to stop. */
-let load: { stop: () => void } | undefined
+interface ColdStart {
+  readonly what: string
+  readonly ms: number
+  readonly idleRssMb: number
+}
 
-const drive = async (base: string, request: Request, seconds: number): Promise<Result> => {
-  const instance = autocannon({
-    url: base,
-    connections: CONNECTIONS,
-    duration: seconds,
-    timeout: 10,
-    requests: [request]
+const coldStarts: Array<ColdStart> = []
+
+const recordStart = (what: string, served: Served) =>
+  coldStarts.push({ what, ms: served.coldStartMs, idleRssMb: served.idleRssMb })
+
+// ---------------------------------------------------------------------------------------------
+// One run: fresh keys, warm-up, measured window
+
+interface Contender {
+  readonly server: Server
+  readonly served: Served
+  readonly organisation: Organisation
+  /** Our server's admin API, which makes every key (also the baseline's). */
+  readonly admin: string
+  readonly applicationName: string | undefined
+  readonly windows: Array<Window>
+}
+
+const run = async (options: {
+  readonly round: number
+  readonly engine: string
+  readonly mode: Mode
+  readonly route: RouteSpec
+  readonly contenders: ReadonlyArray<Contender>
+  readonly dir: string
+  readonly pg: { readonly client: pg.Client; readonly database: string } | undefined
+}): Promise<void> => {
+  const { round, engine, mode, route, contenders } = options
+  // Fresh keys per run: every run starts with empty rate-limit windows (see METHOD.md, "Keys").
+  // The warm-up gets its own tag, so the measured POSTs never repeat its emails or Idempotency-Keys.
+  const targets: Array<Target> = []
+  const warmScripts: Array<string> = []
+  for (const c of contenders) {
+    const keys = await createKeys(c.admin, c.organisation.id, KEYS)
+    warmScripts.push(script(route.lua(c.organisation), keys, randomTag()))
+    targets.push({
+      name: c.server,
+      served: c.served,
+      applicationName: c.applicationName,
+      script: script(route.lua(c.organisation), keys, randomTag())
+    })
+  }
+  const label = `${engine}-${mode}-${route.id}-${round}`
+  const warm = await Promise.all(
+    targets.map((t, i) =>
+      runWrk({
+        base: t.served.base,
+        dir: options.dir,
+        name: `${label}-${t.name}-warm`,
+        script: warmScripts[i]!,
+        seconds: WARMUP
+      })
+    )
+  )
+  warm.forEach((w, i) => {
+    if (w.non2xx + w.errors + w.timeouts > 0) {
+      problems.push(
+        `${engine}/${mode}/${targets[i]!.name}/${route.label} warm-up: non-2xx ${w.non2xx}, socket errors ${w.errors}, timeouts ${w.timeouts}`
+      )
+    }
   })
-  load = instance
-  try {
-    return await instance
-  } finally {
-    load = undefined
+  if (state.interrupted) throw new Error("interrupted")
+  const window = await measure({ dir: options.dir, label, targets, seconds: SECONDS, pg: options.pg })
+  if (state.interrupted) throw new Error("interrupted")
+  const parts: Array<string> = []
+  window.targets.forEach((f, i) => {
+    const c = contenders[i]!
+    c.windows.push(f.window)
+    const r = f.result
+    const row: Row = {
+      round,
+      engine,
+      mode,
+      server: c.server,
+      route: route.label,
+      rps: r.rps,
+      p50: r.requests > 0 ? r.p50Ms : Number.NaN,
+      p99: r.requests > 0 ? r.p99Ms : Number.NaN,
+      requests: r.requests,
+      failures: r.non2xx + r.errors + r.timeouts,
+      detail: `non-2xx ${r.non2xx}, socket errors ${r.errors}, timeouts ${r.timeouts}`,
+      serverCpuMsPerReq: perRequest(f.serverCpuMs, r.requests),
+      pgCpuMsPerReq: perRequest(f.pgAppCpuMs, r.requests),
+      pgAllCpuMsPerReq: mode === "alone" ? perRequest(window.pgAllCpuMs, r.requests) : Number.NaN,
+      rssMb: f.rssMb,
+      hwmMb: f.hwmMb
+    }
+    rows.push(row)
+    parts.push(
+      `${c.server} ${fixed(row.rps, 0)} req/s p50 ${fixed(row.p50, 2)} p99 ${fixed(row.p99, 2)} ms, ` +
+        `CPU/req server ${fixed(row.serverCpuMsPerReq, 3)}` +
+        (Number.isNaN(row.pgCpuMsPerReq) ? "" : ` pg ${fixed(row.pgCpuMsPerReq, 3)}`) +
+        (Number.isNaN(row.pgAllCpuMsPerReq) ? "" : ` (all postgres ${fixed(row.pgAllCpuMsPerReq, 3)})`) +
+        ` ms, RSS ${fixed(row.rssMb, 0)}/${fixed(row.hwmMb, 0)} MB` +
+        (row.failures > 0 ? `, FAILED ${row.detail}` : "")
+    )
+    if (r.requests === 0)
+      problems.push(`${engine}/${mode}/${c.server}/${route.label}: no request completed in the window`)
+    if (row.failures > 0) {
+      problems.push(`${engine}/${mode}/${c.server}/${route.label}: ${row.detail} of ${r.requests} requests`)
+      console.log(`  !! ${c.served.child.name} output (tail):\n${tail(c.served.child)}`)
+    }
+  })
+  const other = window.otherCpuMs / 1000 / window.seconds
+  console.log(
+    `  [${mode}] ${route.label.padEnd(33)} ${parts.join(" | ")}; wrk+harness ${fixed(window.loadCpuMs / 10 / window.seconds, 0)}%, other ${fixed(other * 100, 0)}% of a core`
+  )
+  if (other > 0.15) {
+    notes.push(
+      `${engine}/${mode}/${route.label} round ${round}: other processes used ${fixed(other * 100, 0)}% of a core during the window`
+    )
   }
 }
 
-const codes = (result: Result) =>
-  Object.entries(result.statusCodeStats)
-    .map(([code, { count }]) => `${code}:${count}`)
-    .join(" ")
-
-const measure = async (
-  round: number,
-  engine: string,
-  server: "ours" | "baseline",
-  child: Child,
-  base: string,
-  route: RouteSpec,
-  keys: ReadonlyArray<string>,
-  ids: ReadonlyArray<string>,
-  windows: Array<Window>
-): Promise<void> => {
-  const warm = await drive(base, route.request(keys, ids), WARMUP)
-  if (warm.non2xx + warm.errors + warm.timeouts > 0) {
-    problems.push(
-      `${engine}/${server}/${route.label} warm-up: non-2xx ${warm.non2xx}, errors ${warm.errors}, timeouts ${warm.timeouts} (${codes(warm)})`
+/** Every selected route at every contender at once, for PRIME seconds each; nothing recorded but failures. */
+const prime = async (contenders: ReadonlyArray<Contender>, dir: string): Promise<void> => {
+  if (PRIME === 0) return
+  const started = Date.now()
+  const keys = await Promise.all(contenders.map((c) => createKeys(c.admin, c.organisation.id, KEYS)))
+  for (const route of selectedRoutes()) {
+    const results = await Promise.all(
+      contenders.map((c, i) =>
+        runWrk({
+          base: c.served.base,
+          dir,
+          name: `prime-${route.id}-${c.server}`,
+          script: script(route.lua(c.organisation), keys[i]!, randomTag()),
+          seconds: PRIME
+        })
+      )
     )
+    results.forEach((r, i) => {
+      if (r.non2xx + r.errors + r.timeouts > 0) {
+        problems.push(
+          `priming ${contenders[i]!.server}/${route.label}: non-2xx ${r.non2xx}, socket errors ${r.errors}, timeouts ${r.timeouts}`
+        )
+      }
+    })
   }
-  const cpu0 = procCpuMs(child.proc.pid!)
-  const pg0 = engine === "postgres" ? postgresCpuMs() : 0
-  const machine0 = machineBusyMs()
-  const self0 = selfCpuMs()
-  const from = nowUs()
-  const result = await drive(base, route.request(keys, ids), SECONDS)
-  const to = nowUs()
-  if (interrupted) throw new Error("interrupted")
-  const cpu1 = procCpuMs(child.proc.pid!)
-  const pg1 = engine === "postgres" ? postgresCpuMs() : 0
-  const machine1 = machineBusyMs()
-  const self1 = selfCpuMs()
-  windows.push({ from, to, requests: result.requests.total, cpuMs: cpu1 - cpu0 })
-  const total = result.requests.total
-  const seconds = (to - from) / 1e6
-  const row: Row = {
-    round,
-    engine,
-    server,
-    route: route.label,
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    total,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    statusCodes: codes(result),
-    serverCpuMsPerReq: total === 0 ? Number.NaN : (cpu1 - cpu0) / total,
-    serverCpuShare: (cpu1 - cpu0) / 1000 / seconds,
-    pgCpuMsPerReq: engine === "postgres" && total > 0 ? (pg1 - pg0) / total : undefined,
-    loadCpuShare: (self1 - self0) / 1000 / seconds,
-    // What the machine was busy with besides the server, PostgreSQL and autocannon (this process).
-    otherCpuShare: Math.max(0, machine1 - machine0 - (cpu1 - cpu0) - (pg1 - pg0) - (self1 - self0)) / 1000 / seconds
-  }
-  rows.push(row)
   console.log(
-    `  ${server.padEnd(8)} ${route.label.padEnd(22)} ${row.rps.toFixed(0).padStart(6)} req/s  p50 ${row.p50.toFixed(1)} ms  ` +
-      `p99 ${row.p99.toFixed(1)} ms  non-2xx ${row.non2xx}  errors ${row.errors}  timeouts ${row.timeouts}  [${row.statusCodes}]  ` +
-      `server CPU ${row.serverCpuMsPerReq.toFixed(3)} ms/req (${(row.serverCpuShare * 100).toFixed(0)}% of a core)` +
-      (row.pgCpuMsPerReq === undefined ? "" : `  postgres CPU ${row.pgCpuMsPerReq.toFixed(3)} ms/req`) +
-      `  autocannon ${(row.loadCpuShare * 100).toFixed(0)}%, other processes ${(row.otherCpuShare * 100).toFixed(0)}% of a core`
+    `  primed: every route at ${contenders.map((c) => c.server).join(" and ")} for ${PRIME} s (${((Date.now() - started) / 1000).toFixed(0)} s)`
   )
-  if (row.otherCpuShare > 0.15) {
-    problems.push(
-      `${engine}/${server}/${route.label}: other processes used ${(row.otherCpuShare * 100).toFixed(0)}% of a core during the run; the figures are disturbed`
-    )
-  }
-  if (row.non2xx + row.errors + row.timeouts > 0) {
-    problems.push(
-      `${engine}/${server}/${route.label}: non-2xx ${row.non2xx}, errors ${row.errors}, timeouts ${row.timeouts} (${row.statusCodes})`
-    )
-    console.log(`  !! ${child.name} output (tail):\n${tail(child)}`)
-  }
-  if (!isRunning(child))
-    throw new Error(
-      `${child.name} died under load (exit ${child.proc.exitCode ?? child.proc.signalCode}):\n${tail(child)}`
-    )
 }
 
 // ---------------------------------------------------------------------------------------------
-// One engine
+// Response shapes: both servers must answer alike (statuses, header names, JSON keys and types)
 
-/** A server under test: its process, its address and where --cpu-prof writes (when profiling). */
-interface Served {
-  readonly child: Child
-  readonly base: string
-  readonly profileDir: string | undefined
+const checkShapes = async (ours: Contender, bare: Contender): Promise<void> => {
+  const transcript = async (c: Contender): Promise<Array<string>> => {
+    const [key] = await createKeys(c.admin, c.organisation.id, 1)
+    const base = c.served.base
+    const tag = randomTag()
+    const email = `shape-${tag}@bench.example`
+    const idem = `shape-${tag}`
+    const replies = [
+      await call(base, "GET", `/api/v1/contacts/${c.organisation.ids[0]}`, key),
+      await call(base, "GET", "/api/v1/contacts?limit=50", key),
+      await call(base, "GET", `/api/v1/events?since=${c.organisation.events.min - 1n}&limit=100`, key),
+      await call(base, "POST", "/api/v1/contacts", key, { first_name: "Shape", email }),
+      await call(base, "POST", "/api/v1/contacts", key, { last_name: "Shape" }, { "idempotency-key": idem }),
+      await call(base, "POST", "/api/v1/contacts", key, { last_name: "Shape" }, { "idempotency-key": idem }),
+      await call(base, "POST", "/api/v1/contacts", key, { last_name: "Other" }, { "idempotency-key": idem }),
+      await call(base, "POST", "/api/v1/contacts", key, { first_name: "Again", email }),
+      await call(base, "POST", "/api/v1/contacts", key, {}),
+      await call(base, "POST", "/api/v1/contacts", key, "{not json"),
+      await call(base, "GET", "/api/v1/contacts/00000000-0000-4000-8000-000000000000", key),
+      await call(base, "GET", "/api/v1/contacts/not-a-uuid", key),
+      await call(base, "GET", `/api/v1/contacts/${c.organisation.ids[0]}`, undefined),
+      await call(base, "GET", "/api/v1/contacts", "mck_not_a_key"),
+      await call(base, "GET", "/api/v1/events?since=abc", key),
+      await call(base, "GET", "/api/v1/contacts?limit=0", key)
+    ]
+    return replies.map((reply) => `${reply.status} ${reply.headerNames.join(",")} ${shapeOf(reply.body)}`)
+  }
+  const a = await transcript(ours)
+  const b = await transcript(bare)
+  const differ = a.flatMap((line, i) => (line === b[i] ? [] : [`  ours: ${line}\n  bare: ${b[i]}`]))
+  if (differ.length > 0) problems.push(`the two servers answer differently:\n${differ.join("\n")}`)
+  else console.log(`  response check: ${a.length} requests, same statuses, header names and JSON shapes from both`)
 }
 
-const profileArgs = (profile: boolean): { dir: string | undefined; args: Array<string> } => {
-  if (!profile) return { dir: undefined, args: [] }
-  const dir = mkdtempSync(join(tmpdir(), "crm-bench-prof-"))
-  cleanups.push({ what: `profile dir ${dir}`, run: async () => rmSync(dir, { recursive: true, force: true }) })
-  return { dir, args: ["--cpu-prof", `--cpu-prof-dir=${dir}`] }
-}
+// ---------------------------------------------------------------------------------------------
+// Engines
 
-const startOurs = async (engine: string, storageEnv: Record<string, string>, profile = PROFILE): Promise<Served> => {
-  const port = await freePort()
-  const prof = profileArgs(profile)
-  const child = startChild(
-    `crm serve (${engine})`,
-    [...prof.args, "examples/server/bin/crm.js", "serve"],
-    childEnv({
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      CRM_ADMIN_TOKEN: ADMIN_TOKEN,
-      CRM_RATE_LIMIT: RATE_LIMIT,
-      ...storageEnv
-    })
-  )
-  const base = `http://127.0.0.1:${port}`
+const organisationData = async (db: Queryable, id: string): Promise<Organisation> => ({
+  id,
+  ids: await contactIds(db, id, SEED),
+  events: await eventRange(db, id)
+})
+
+const selectedRoutes = () => ROUTES.filter((route) => ROUTE_NAMES.includes(route.id))
+
+const profiles: Array<string> = []
+
+const runPostgres = async () => {
+  console.log("\n== PostgreSQL ==")
+  const db = await createDatabase()
+  console.log(`  database ${db.name}`)
+  const first = await startOurs("PostgreSQL, empty database", { DATABASE_URL: db.url }, false)
+  recordStart("ours, PostgreSQL, empty database (migrations run)", first)
+  const oursOrg = await createOrganisation(first.base, "Bench (ours)")
+  const bareOrg = await createOrganisation(first.base, "Bench (bare)")
   const started = Date.now()
-  await waitUntilAnswers(child, base, 180_000)
-  console.log(`  our server (${engine}) answers after ${((Date.now() - started) / 1000).toFixed(1)} s on ${base}`)
-  return { child, base, profileDir: prof.dir }
+  const [oursData, bareData] = await withClient(db.url, async (client) => {
+    await seedOrganisation(client, oursOrg, SEED, randomTag())
+    await seedOrganisation(client, bareOrg, SEED, randomTag())
+    await client.query("VACUUM ANALYZE")
+    return [await organisationData(client, oursOrg), await organisationData(client, bareOrg)] as const
+  })
+  console.log(
+    `  seeded two organisations with ${SEED} contacts and ${SEED} events each in ${((Date.now() - started) / 1000).toFixed(1)} s`
+  )
+  await stopChild(first.child)
+
+  const ours = await startOurs("PostgreSQL", { DATABASE_URL: db.url })
+  recordStart("ours, PostgreSQL, migrated database", ours)
+  const [probeKey] = await createKeys(ours.base, bareOrg, 1)
+  const bare = await startBaseline(db.url, { path: `/api/v1/contacts/${bareData.ids[0]}`, key: probeKey! })
+  recordStart("bare, PostgreSQL", bare)
+
+  const oursC: Contender = {
+    server: "ours",
+    served: ours,
+    organisation: oursData,
+    admin: ours.base,
+    applicationName: "crm",
+    windows: []
+  }
+  const bareC: Contender = {
+    server: "bare",
+    served: bare,
+    organisation: bareData,
+    admin: ours.base,
+    applicationName: "crm-baseline",
+    windows: []
+  }
+  await checkShapes(oursC, bareC)
+
+  const dir = tempDir("crm-bench-wrk-")
+  await prime([oursC, bareC], dir)
+  await withClient(db.url, async (client) => {
+    const pgInfo = { client, database: db.name }
+    for (let round = 1; round <= ROUNDS; round++) {
+      if (ROUNDS > 1) console.log(`  round ${round} of ${ROUNDS}`)
+      for (const route of selectedRoutes()) {
+        const common = { round, engine: "postgres", route, dir, pg: pgInfo }
+        if (MODES.includes("together")) await run({ ...common, mode: "together", contenders: [oursC, bareC] })
+        if (MODES.includes("alone")) {
+          // Alternating order, so neither always runs on the warmer machine.
+          for (const c of round % 2 === 1 ? [oursC, bareC] : [bareC, oursC]) {
+            await run({ ...common, mode: "alone", contenders: [c] })
+          }
+        }
+      }
+    }
+  })
+  await profileReport(ours, oursC.windows, "our server on PostgreSQL", "crm-postgres")
+  await profileReport(bare, bareC.windows, "bare server on PostgreSQL", "bare-postgres")
+  await stopChild(bare.child)
+  await stopChild(ours.child)
 }
 
-const seed = async (base: string): Promise<{ organisationId: string; ids: Array<string> }> => {
-  const organisation = expectStatus(
-    await call(base, "POST", "/admin/v1/organisations", ADMIN_TOKEN, { name: "Bench Ltd" }),
-    201,
-    "POST /admin/v1/organisations"
-  ).body as { id: string }
-  const [seedKey] = await createKeys(base, organisation.id, 1)
-  const tag = randomBytes(4).toString("hex")
-  const ids = await inBatches(
-    SEED,
-    8,
-    async (i) =>
-      expectStatus(
-        await call(
-          base,
-          "POST",
-          "/api/v1/contacts",
-          seedKey!,
-          {
-            first_name: "Seed",
-            last_name: `Contact ${i}`,
-            email: `seed-${tag}-${i}@bench.example`
-          },
-          { "idempotency-key": `seed-${tag}-${i}` }
-        ),
-        201,
-        "seeding POST /api/v1/contacts"
-      ).body.id as string
-  )
-  console.log(`  seeded organisation ${organisation.id} with ${ids.length} contacts`)
-  return { organisationId: organisation.id, ids }
+const runPglite = async () => {
+  console.log("\n== PGlite (our server alone) ==")
+  const dataDir = join(tempDir("crm-bench-pglite-"), "data")
+  const first = await startOurs("PGlite, fresh data dir", { CRM_DATA_DIR: dataDir }, false)
+  recordStart("ours, PGlite, fresh data dir (migrations run)", first)
+  const orgId = await createOrganisation(first.base, "Bench (PGlite)")
+  await stopChild(first.child)
+  const started = Date.now()
+  const { PGlite } = await import("@electric-sql/pglite")
+  const pglite = await PGlite.create({ dataDir })
+  let organisation: Organisation
+  try {
+    const db = pglite as unknown as Queryable
+    await seedOrganisation(db, orgId, SEED, randomTag())
+    await pglite.exec("VACUUM ANALYZE")
+    organisation = await organisationData(db, orgId)
+  } finally {
+    await pglite.close()
+  }
+  console.log(`  seeded ${SEED} contacts and ${SEED} events in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  const ours = await startOurs("PGlite", { CRM_DATA_DIR: dataDir })
+  recordStart("ours, PGlite, reopening the data dir", ours)
+  const c: Contender = {
+    server: "ours",
+    served: ours,
+    organisation,
+    admin: ours.base,
+    applicationName: undefined,
+    windows: []
+  }
+  const dir = tempDir("crm-bench-wrk-")
+  await prime([c], dir)
+  for (let round = 1; round <= ROUNDS; round++) {
+    if (ROUNDS > 1) console.log(`  round ${round} of ${ROUNDS}`)
+    for (const route of selectedRoutes()) {
+      await run({ round, engine: "pglite", mode: "alone", route, contenders: [c], dir, pg: undefined })
+    }
+  }
+  await profileReport(ours, c.windows, "our server on PGlite", "crm-pglite")
+  await stopChild(ours.child)
 }
 
 /** Stops the server (so --cpu-prof writes its file) and summarises the samples inside `windows`. */
@@ -627,17 +479,16 @@ const profileReport = async (
   windows: ReadonlyArray<Window>,
   label: string,
   fileLabel: string
-): Promise<string | undefined> => {
-  if (served.profileDir === undefined) return undefined
+): Promise<void> => {
+  if (served.profileDir === undefined) return
   await stopChild(served.child)
   const files = readdirSync(served.profileDir).filter((file) => file.endsWith(".cpuprofile"))
   if (files.length === 0) {
     problems.push(
       `${label}: no .cpuprofile written (exit ${served.child.proc.exitCode ?? served.child.proc.signalCode})`
     )
-    return undefined
+    return
   }
-  // One process, one file; the largest if a worker wrote another.
   const file = files
     .map((name) => join(served.profileDir!, name))
     .sort((a, b) => statSync(b).size - statSync(a).size)[0]!
@@ -654,475 +505,228 @@ const profileReport = async (
   const skew =
     Math.abs(profile.startTime - served.child.spawnedAtUs) < 10e6 ? 0 : profile.startTime - served.child.spawnedAtUs
   const shifted = windows.map((w) => ({ ...w, from: w.from + skew, to: w.to + skew }))
-  return formatProfile(
-    summarise(profile, shifted, PROFILE_TOP),
-    `${label}, measured windows only${skew === 0 ? "" : " (aligned by spawn time)"}`
+  profiles.push(
+    formatProfile(
+      summarise(profile, shifted, PROFILE_TOP),
+      `${label}, measured windows only${skew === 0 ? "" : " (aligned by spawn time)"}`
+    )
   )
-}
-
-const startBaseline = async (databaseUrl: string, profile = false): Promise<Served> => {
-  const port = await freePort()
-  const prof = profileArgs(profile)
-  const child = startChild(
-    "baseline",
-    [...prof.args, "--import", "tsx", "test/bench/baseline.ts"],
-    childEnv({
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DATABASE_URL: databaseUrl,
-      POOL_SIZE,
-      CRM_RATE_LIMIT: RATE_LIMIT
-    })
-  )
-  const base = `http://127.0.0.1:${port}`
-  await waitUntilAnswers(child, base, 60_000)
-  return { child, base, profileDir: prof.dir }
-}
-
-// ---------------------------------------------------------------------------------------------
-// SQL parity: with log_statement = 'all' on the bench database, one request of each route against
-// each server, and the logged statement sequences must be identical (parameters aside). This
-// keeps the baseline honest while the storage code changes.
-
-const withAdmin = async <A>(f: (client: pg.Client) => Promise<A>): Promise<A> => {
-  const client = new pg.Client({ connectionString: ADMIN_URL })
-  await client.connect()
-  try {
-    return await f(client)
-  } finally {
-    await client.end()
-  }
-}
-
-const serverLogFile = async (): Promise<string | undefined> => {
-  const candidates: Array<string> = []
-  if (process.env.BENCH_PG_LOG !== undefined) candidates.push(process.env.BENCH_PG_LOG)
-  try {
-    await withAdmin(async (client) => {
-      const { rows } = await client.query<{ file: string | null; dir: string; version: string }>(
-        "SELECT pg_current_logfile() AS file, current_setting('data_directory') AS dir, current_setting('server_version_num') AS version"
-      )
-      const { file, dir, version } = rows[0]!
-      if (file !== null) candidates.push(file.startsWith("/") ? file : join(dir, file))
-      candidates.push(`/var/log/postgresql/postgresql-${Math.floor(Number(version) / 10000)}-main.log`)
-    })
-  } catch {
-    // not a superuser, or an old server: the check is skipped below
-  }
-  return candidates.find((file) => {
-    try {
-      accessSync(file, constants.R_OK)
-      return true
-    } catch {
-      return false
-    }
-  })
-}
-
-const fileSize = (file: string) => statSync(file).size
-
-const readFrom = (file: string, from: number): string => {
-  const length = Math.max(0, fileSize(file) - from)
-  const buffer = Buffer.alloc(length)
-  const fd = openSync(file, "r")
-  try {
-    readSync(fd, buffer, 0, length, from)
-  } finally {
-    closeSync(fd)
-  }
-  return buffer.toString("utf8")
-}
-
-/** Statements logged for `database` after byte `from` of the server log, whitespace-normalised. */
-const loggedStatements = (file: string, from: number, database: string): Array<string> => {
-  const text = readFrom(file, from)
-  const out: Array<string> = []
-  let current: string | undefined
-  const flush = () => {
-    if (current !== undefined) out.push(current.replace(/\s+/g, " ").trim())
-    current = undefined
-  }
-  for (const line of text.split("\n")) {
-    if (line.startsWith("\t")) {
-      if (current !== undefined) current += ` ${line}`
-      continue
-    }
-    flush()
-    if (!line.includes(`@${database} `)) continue
-    const match = /LOG: {2}(?:execute <unnamed>|statement): (.*)$/.exec(line)
-    if (match !== null) current = match[1]!
-  }
-  flush()
-  return out
-}
-
-const checkSqlParity = async (database: string, databaseUrl: string): Promise<void> => {
-  const log = await serverLogFile()
-  if (log === undefined) {
-    console.log("  SQL parity check skipped: cannot read the PostgreSQL server log (set BENCH_PG_LOG)")
-    return
-  }
-  await withAdmin((client) => client.query(`ALTER DATABASE "${database}" SET log_statement = 'all'`))
-  const ours = await startOurs("postgres, SQL check", { DATABASE_URL: databaseUrl }, false)
-  let base: Served | undefined
-  try {
-    const organisation = expectStatus(
-      await call(ours.base, "POST", "/admin/v1/organisations", ADMIN_TOKEN, { name: "SQL check" }),
-      201,
-      "POST /admin/v1/organisations"
-    ).body as { id: string }
-    const [key] = await createKeys(ours.base, organisation.id, 1)
-    base = await startBaseline(databaseUrl)
-    const sequences: Array<{ server: string; statements: Array<string>; shapes: string }> = []
-    for (const [server, url] of [
-      ["ours", ours.base],
-      ["baseline", base.base]
-    ] as const) {
-      await sleep(300)
-      const from = fileSize(log)
-      const tag = randomBytes(4).toString("hex")
-      const post = expectStatus(
-        await call(
-          url,
-          "POST",
-          "/api/v1/contacts",
-          key!,
-          { first_name: "Check", last_name: server, email: `check-${tag}@bench.example` },
-          {
-            "idempotency-key": `check-${tag}`
-          }
-        ),
-        201,
-        `${server} POST /api/v1/contacts`
-      )
-      const get = expectStatus(
-        await call(url, "GET", `/api/v1/contacts/${post.body.id}`, key!),
-        200,
-        `${server} GET /api/v1/contacts/{id}`
-      )
-      const list = expectStatus(
-        await call(url, "GET", "/api/v1/contacts?limit=50", key!),
-        200,
-        `${server} GET /api/v1/contacts?limit=50`
-      )
-      await sleep(500)
-      const shapes = [post, get, list]
-        .map((reply) => `${reply.status} ${reply.headerNames.join(",")} ${shapeOf(reply.body)}`)
-        .join("\n")
-      sequences.push({ server, statements: loggedStatements(log, from, database), shapes })
-    }
-    if (sequences[0]!.shapes !== sequences[1]!.shapes) {
-      problems.push(`response shapes differ:\n  ours:\n${sequences[0]!.shapes}\n  baseline:\n${sequences[1]!.shapes}`)
-    } else {
-      console.log("  response check: same statuses, headers and JSON shapes from both servers")
-    }
-    const [a, b] = [sequences[0]!.statements, sequences[1]!.statements]
-    if (a.length === 0) {
-      problems.push(`SQL parity check: no statements of ${database} found in ${log}; log format not understood`)
-      return
-    }
-    const differ = a.length !== b.length || a.some((statement, i) => statement !== b[i])
-    if (!differ) {
-      console.log(
-        `  SQL parity check: identical statement sequences (${a.length} statements for POST + GET + list), from ${log}`
-      )
-    } else {
-      const lines = Array.from({ length: Math.max(a.length, b.length) }, (_, i) =>
-        a[i] === b[i]
-          ? `      = ${a[i]!.slice(0, 140)}`
-          : `      ours:     ${a[i]?.slice(0, 140) ?? "(none)"}\n      baseline: ${b[i]?.slice(0, 140) ?? "(none)"}`
-      )
-      problems.push(
-        `SQL parity check: the baseline's statements differ from ours; update test/bench/baseline.ts:\n${lines.join("\n")}`
-      )
-      console.log(`  !! SQL parity check: statements differ (see PROBLEMS)`)
-    }
-  } finally {
-    if (base !== undefined) await stopChild(base.child)
-    await stopChild(ours.child)
-    await withAdmin((client) => client.query(`ALTER DATABASE "${database}" RESET log_statement`))
-  }
-}
-
-const runEngine = async (engine: string): Promise<Array<string>> => {
-  console.log(`\n== ${engine} ==`)
-  let storageEnv: Record<string, string>
-  let databaseUrl: string | undefined
-  if (engine === "pglite") {
-    const dir = mkdtempSync(join(tmpdir(), "crm-bench-pglite-"))
-    cleanups.push({ what: `PGlite dir ${dir}`, run: async () => rmSync(dir, { recursive: true, force: true }) })
-    storageEnv = { CRM_DATA_DIR: join(dir, "data") }
-  } else if (engine === "postgres") {
-    const name = `crm_bench_${randomUUID().replace(/-/g, "").slice(0, 12)}`
-    const admin = new pg.Client({ connectionString: ADMIN_URL })
-    await admin.connect()
-    try {
-      await admin.query(`CREATE DATABASE "${name}"`)
-    } finally {
-      await admin.end()
-    }
-    cleanups.push({
-      what: `database ${name}`,
-      run: async () => {
-        const dropper = new pg.Client({ connectionString: ADMIN_URL })
-        await dropper.connect()
-        try {
-          await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
-          console.log(`  dropped database ${name}`)
-        } finally {
-          await dropper.end()
-        }
-      }
-    })
-    const url = new URL(ADMIN_URL)
-    url.pathname = `/${name}`
-    databaseUrl = url.toString()
-    storageEnv = { DATABASE_URL: databaseUrl }
-    console.log(`  database ${name}`)
-    if (process.env.BENCH_CHECK_SQL !== "0") await checkSqlParity(name, databaseUrl)
-  } else {
-    throw new Error(`unknown engine ${engine} (pglite or postgres)`)
-  }
-
-  const ours = await startOurs(engine, storageEnv)
-  const { organisationId, ids } = await seed(ours.base)
-
-  let baseline: Served | undefined
-  if (databaseUrl !== undefined) {
-    baseline = await startBaseline(databaseUrl, PROFILE)
-    console.log(`  baseline answers on ${baseline.base}`)
-  }
-
-  const windows: Array<Window> = []
-  const baselineWindows: Array<Window> = []
-  const routes = ROUTES.filter((route) => ROUTE_NAMES.includes(route.id))
-  for (let round = 1; round <= ROUNDS; round++) {
-    if (ROUNDS > 1) console.log(`  round ${round} of ${ROUNDS}`)
-    for (const route of routes) {
-      // Fresh keys per run: every run starts with empty rate-limit windows. The order of the two
-      // servers alternates between rounds, so neither always runs on the warmer machine.
-      const runOurs = async () =>
-        measure(
-          round,
-          engine,
-          "ours",
-          ours.child,
-          ours.base,
-          route,
-          await createKeys(ours.base, organisationId, KEYS),
-          ids,
-          windows
-        )
-      const runBaseline = async () => {
-        if (baseline !== undefined) {
-          const keys = await createKeys(ours.base, organisationId, KEYS)
-          await measure(round, engine, "baseline", baseline.child, baseline.base, route, keys, ids, baselineWindows)
-        }
-      }
-      if (round % 2 === 1) {
-        await runOurs()
-        await runBaseline()
-      } else {
-        await runBaseline()
-        await runOurs()
-      }
-    }
-  }
-  const reports: Array<string> = []
-  const oursReport = await profileReport(ours, windows, `our server on ${engine}`, `crm-${engine}`)
-  if (oursReport !== undefined) reports.push(oursReport)
-  if (baseline !== undefined) {
-    const baselineReport = await profileReport(baseline, baselineWindows, `baseline on ${engine}`, `baseline-${engine}`)
-    if (baselineReport !== undefined) reports.push(baselineReport)
-    await stopChild(baseline.child)
-  }
-  return reports
 }
 
 // ---------------------------------------------------------------------------------------------
 // Report
 
-const fixed = (x: number | undefined, digits: number) => (x === undefined || Number.isNaN(x) ? "-" : x.toFixed(digits))
-
-/** Per engine, server and route: the round with the median req/s, and the spread over rounds. */
 interface Summary extends Row {
   readonly rounds: number
   readonly minRps: number
   readonly maxRps: number
-  /** Over all rounds. */
-  readonly failures: number
+  readonly allFailures: number
 }
 
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
-
-const medianRounds = (): Array<Summary> => {
+/** Per engine, mode, server and route: the round with the median req/s, and the spread. */
+const summaries = (): Array<Summary> => {
   const groups = new Map<string, Array<Row>>()
   for (const row of rows) {
-    const key = `${row.engine}\u0000${row.server}\u0000${row.route}`
+    const key = [row.engine, row.mode, row.route, row.server].join("\u0000")
     groups.set(key, [...(groups.get(key) ?? []), row])
   }
   return [...groups.values()].map((group) => {
     const sorted = [...group].sort((a, b) => a.rps - b.rps)
-    const middle = sorted[Math.floor((sorted.length - 1) / 2)]!
     return {
-      ...middle,
+      ...sorted[Math.floor((sorted.length - 1) / 2)]!,
       rounds: group.length,
       minRps: sorted[0]!.rps,
       maxRps: sorted[sorted.length - 1]!.rps,
-      failures: group.reduce((sum, r) => sum + r.non2xx + r.errors + r.timeouts, 0)
+      allFailures: group.reduce((sum, r) => sum + r.failures, 0)
     }
   })
 }
 
-/** ours/baseline per round (the two runs of a round are minutes apart at most), then the median. */
-const roundRatios = (route: string) => {
-  const pick = (server: string) =>
-    rows.filter((r) => r.engine === "postgres" && r.server === server && r.route === route)
-  const ours = pick("ours")
-  const base = pick("baseline")
-  const rps: Array<number> = []
-  const cpu: Array<number> = []
-  for (const o of ours) {
-    const b = base.find((r) => r.round === o.round)
-    if (b === undefined) continue
-    rps.push(o.rps / b.rps)
-    cpu.push(b.serverCpuMsPerReq / o.serverCpuMsPerReq)
+/** ours/bare per round (the same window in "together"), then the median over rounds. */
+const ratios = (mode: Mode, route: string) => {
+  const pick = (server: Server) =>
+    rows.filter((r) => r.engine === "postgres" && r.mode === mode && r.server === server && r.route === route)
+  const bare = pick("bare")
+  const per = pick("ours").flatMap((o) => {
+    const b = bare.find((r) => r.round === o.round)
+    return b === undefined
+      ? []
+      : [
+          {
+            rps: o.rps / b.rps,
+            cpu: o.serverCpuMsPerReq / b.serverCpuMsPerReq,
+            pg: o.pgCpuMsPerReq / b.pgCpuMsPerReq,
+            total: (o.serverCpuMsPerReq + o.pgCpuMsPerReq) / (b.serverCpuMsPerReq + b.pgCpuMsPerReq),
+            p99: o.p99 / b.p99
+          }
+        ]
+  })
+  if (per.length === 0) return undefined
+  const of = (f: (x: (typeof per)[number]) => number) => ({
+    median: median(per.map(f)),
+    min: Math.min(...per.map(f)),
+    max: Math.max(...per.map(f))
+  })
+  return {
+    rps: of((x) => x.rps),
+    cpu: of((x) => x.cpu),
+    pg: of((x) => x.pg),
+    total: of((x) => x.total),
+    p99: of((x) => x.p99)
   }
-  return rps.length === 0
-    ? undefined
-    : {
-        rps: median(rps),
-        rpsMin: Math.min(...rps),
-        rpsMax: Math.max(...rps),
-        cpu: median(cpu),
-        cpuMin: Math.min(...cpu),
-        cpuMax: Math.max(...cpu)
-      }
 }
 
-const printTables = () => {
-  const rows = medianRounds()
-  const header = [
-    "engine",
-    "server",
-    "route",
-    "req/s",
-    "(min-max)",
-    "p50 ms",
-    "p99 ms",
-    "failed",
-    "server CPU ms/req",
-    "postgres CPU ms/req"
-  ]
-  const body = rows.map((r) => [
-    r.engine,
-    r.server,
-    r.route,
-    fixed(r.rps, 0),
-    r.rounds > 1 ? `(${fixed(r.minRps, 0)}-${fixed(r.maxRps, 0)})` : "",
-    fixed(r.p50, 1),
-    fixed(r.p99, 1),
-    String(r.failures),
-    fixed(r.serverCpuMsPerReq, 3),
-    fixed(r.pgCpuMsPerReq, 3)
-  ])
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((line) => line[i]!.length)))
-  const line = (cells: ReadonlyArray<string>) =>
-    cells.map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ")
-  console.log(
-    `\nResults: median of ${ROUNDS} round(s) by req/s (p50, p99 and CPU of that round); ${SECONDS} s measured after ${WARMUP} s warm-up, ` +
-      `${CONNECTIONS} connections, ${KEYS} keys per run${PROFILE ? "; OUR SERVER UNDER --cpu-prof" : ""}. "failed" = non-2xx + errors + timeouts over all rounds.`
-  )
-  console.log(line(header))
-  for (const cells of body) console.log(line(cells))
+const MODE_TITLES: Record<string, string> = {
+  "postgres/together": `PostgreSQL, both servers loaded at once on core ${SERVER_CORE} (headline)`,
+  "postgres/alone": `PostgreSQL, each server alone on core ${SERVER_CORE}`,
+  "pglite/alone": `PGlite, our server alone on core ${SERVER_CORE} (the database runs inside it)`
+}
 
-  const ratios = ROUTES.flatMap((route) => {
-    const r = roundRatios(route.label)
-    const ours = rows.find((x) => x.engine === "postgres" && x.server === "ours" && x.route === route.label)
-    const base = rows.find((x) => x.engine === "postgres" && x.server === "baseline" && x.route === route.label)
-    return r === undefined || ours === undefined || base === undefined ? [] : [{ route: route.label, r, ours, base }]
-  })
-  if (ratios.length > 0) {
-    console.log("\nPostgreSQL server, ours / baseline (median of the per-round ratios, min-max):")
-    console.log(
-      `${"route".padEnd(22)}  ${"req/s ratio".padStart(20)}  ${"server CPU per request, baseline/ours".padStart(38)}  p50 ms ours/base  p99 ms ours/base`
-    )
-    for (const { route, r, ours, base } of ratios) {
-      console.log(
-        `${route.padEnd(22)}  ${`${r.rps.toFixed(2)} (${r.rpsMin.toFixed(2)}-${r.rpsMax.toFixed(2)})`.padStart(20)}  ` +
-          `${`${r.cpu.toFixed(2)} (${r.cpuMin.toFixed(2)}-${r.cpuMax.toFixed(2)})`.padStart(38)}  ` +
-          `${`${fixed(ours.p50, 1)}/${fixed(base.p50, 1)}`.padStart(16)}  ${`${fixed(ours.p99, 1)}/${fixed(base.p99, 1)}`.padStart(16)}`
-      )
-    }
+const printReport = () => {
+  const all = summaries()
+  const markdown: Array<string> = []
+  const say = (text: string, md: string) => {
+    console.log(text)
+    markdown.push(md)
+  }
+  console.log(
+    `\n== Results: the median round of ${ROUNDS} by req/s (its p50, p99, CPU and RSS); ${SECONDS} s measured after ${WARMUP} s warm-up, ` +
+      `wrk ${CONNECTIONS} connections per server, ${KEYS} keys per run, ${SEED} contacts per organisation` +
+      `${PROFILE ? "; BOTH SERVERS UNDER --cpu-prof" : ""} ==`
+  )
+  for (const [key, title] of Object.entries(MODE_TITLES)) {
+    const [engine, mode] = key.split("/")
+    const group = all.filter((s) => s.engine === engine && s.mode === mode)
+    if (group.length === 0) continue
+    const header = [
+      "route",
+      "server",
+      "req/s",
+      "min-max",
+      "p50 ms",
+      "p99 ms",
+      "failed",
+      "server CPU ms/req",
+      "PG CPU ms/req",
+      ...(mode === "alone" && engine === "postgres" ? ["all PG CPU ms/req"] : []),
+      "RSS MB (peak)"
+    ]
+    const body = group.map((s) => [
+      s.route,
+      s.server,
+      fixed(s.rps, 0),
+      s.rounds > 1 ? `${fixed(s.minRps, 0)}-${fixed(s.maxRps, 0)}` : "",
+      fixed(s.p50, 2),
+      fixed(s.p99, 2),
+      String(s.allFailures),
+      fixed(s.serverCpuMsPerReq, 3),
+      engine === "pglite" ? "(in server)" : fixed(s.pgCpuMsPerReq, 3),
+      ...(mode === "alone" && engine === "postgres" ? [fixed(s.pgAllCpuMsPerReq, 3)] : []),
+      `${fixed(s.rssMb, 0)} (${fixed(s.hwmMb, 0)})`
+    ])
+    const t = tables(header, body, 2)
+    say(`\n${title}\n${t.text}`, `\n**${title}**\n\n${t.markdown}`)
   }
 
-  // The same as markdown, for docs/benchmarks.md.
-  console.log("\nMarkdown:\n")
-  console.log(
-    `| engine | server | route | req/s (median) | req/s min-max | p50 ms | p99 ms | failed | server CPU ms/req | postgres CPU ms/req |`
+  const ratioRows = MODES.flatMap((mode) =>
+    selectedRoutes().flatMap((route) => {
+      const r = ratios(mode as Mode, route.label)
+      return r === undefined ? [] : [{ mode, route: route.label, r }]
+    })
   )
-  console.log(`|---|---|---|---:|---:|---:|---:|---:|---:|---:|`)
-  for (const r of rows) {
-    console.log(
-      `| ${r.engine} | ${r.server} | \`${r.route}\` | ${fixed(r.rps, 0)} | ${fixed(r.minRps, 0)}-${fixed(r.maxRps, 0)} | ` +
-        `${fixed(r.p50, 1)} | ${fixed(r.p99, 1)} | ${r.failures} | ${fixed(r.serverCpuMsPerReq, 3)} | ${fixed(r.pgCpuMsPerReq, 3)} |`
+  if (ratioRows.length > 0) {
+    const cell = (x: { median: number; min: number; max: number }) =>
+      ROUNDS > 1 ? `${fixed(x.median, 2)} (${fixed(x.min, 2)}-${fixed(x.max, 2)})` : fixed(x.median, 2)
+    const header = ["route", "mode", "req/s", "server CPU/req", "PG CPU/req", "server+PG CPU/req", "p99"]
+    const body = ratioRows.map(({ mode, route, r }) => [
+      route,
+      mode,
+      cell(r.rps),
+      cell(r.cpu),
+      cell(r.pg),
+      cell(r.total),
+      cell(r.p99)
+    ])
+    const t = tables(header, body, 2)
+    const title = `Ours / bare on PostgreSQL (per-round ratios, median${ROUNDS > 1 ? " (min-max)" : ""}): req/s below 1 and CPU above 1 are our overhead`
+    say(`\n${title}\n${t.text}`, `\n**${title}**\n\n${t.markdown}`)
+  }
+
+  if (coldStarts.length > 0) {
+    const t = tables(
+      ["server and storage", "spawn to first 200 ms", "idle RSS MB"],
+      coldStarts.map((c) => [c.what, fixed(c.ms, 0), fixed(c.idleRssMb, 0)]),
+      1
     )
+    const title = `Cold start (ours: GET /api/v1/openapi.json; bare: GET /api/v1/contacts/{id})${PROFILE ? " (servers after the first under --cpu-prof)" : ""}`
+    say(`\n${title}\n${t.text}`, `\n**${title}**\n\n${t.markdown}`)
   }
-  if (ratios.length > 0) {
-    console.log(`\n| route | ours / baseline, req/s | min-max | baseline / ours, server CPU per request | min-max |`)
-    console.log(`|---|---:|---:|---:|---:|`)
-    for (const { route, r } of ratios) {
-      console.log(
-        `| \`${route}\` | **${r.rps.toFixed(2)}** | ${r.rpsMin.toFixed(2)}-${r.rpsMax.toFixed(2)} | ${r.cpu.toFixed(2)} | ${r.cpuMin.toFixed(2)}-${r.cpuMax.toFixed(2)} |`
-      )
-    }
-  }
+  console.log("\nMarkdown:")
+  console.log(markdown.join("\n"))
 }
 
 // ---------------------------------------------------------------------------------------------
 
-const main = async (): Promise<number> => {
-  if (PIN) {
-    spawnSync("taskset", ["-a", "-cp", LOAD_CORE, String(process.pid)], { stdio: "ignore" })
-  }
+const header = () => {
   const git = (args: ReadonlyArray<string>) =>
     spawnSync("git", [...args], { cwd: ROOT, encoding: "utf8" }).stdout?.trim() ?? ""
   const head = git(["rev-parse", "--short", "HEAD"])
   const dirty = git(["status", "--porcelain"]).split("\n").filter(Boolean).length
+  const wrkVersion = spawnSync(WRK, ["--version"], { encoding: "utf8" }).stdout?.split("\n")[0]?.trim() ?? "?"
   console.log(
-    `bench: ${new Date().toISOString()}, commit ${head || "?"}${dirty > 0 ? ` + ${dirty} uncommitted changes` : ""}, ` +
-      `node ${process.version}, ${cpuCount} cores; ` +
+    `bench (${SCENARIO}): ${new Date().toISOString()}, commit ${head || "?"}${dirty > 0 ? ` + ${dirty} uncommitted changes` : ""}, ` +
+      `node ${process.version}, ${CPU_COUNT} cores, ${wrkVersion}; ` +
       (PIN
-        ? `servers pinned to core ${SERVER_CORE}, autocannon on core ${LOAD_CORE}`
+        ? `servers pinned to core ${SERVER_CORE}, wrk and the harness to core ${LOAD_CORE}`
         : "no pinning (taskset missing or one core)") +
-      `; ${SECONDS} s per run after ${WARMUP} s warm-up, ${CONNECTIONS} connections, ${KEYS} keys per run, ${SEED} seeded contacts` +
-      (PROFILE ? "; CPU profile of our server" : "")
+      `; ${SECONDS} s per run after ${WARMUP} s warm-up, ` +
+      (SCENARIO === "scale" ? "" : `${CONNECTIONS} connections and `) +
+      `${WRK_THREADS} thread(s) per wrk` +
+      (PROFILE ? "; CPU profiles on" : "")
   )
-  const profiles: Array<string> = []
-  let failed = false
-  for (const engine of ENGINES) {
-    if (interrupted) break
-    try {
-      profiles.push(...(await runEngine(engine)))
-    } catch (error) {
-      if (interrupted) break
-      failed = true
-      problems.push(`${engine}: ${error instanceof Error ? error.message : String(error)}`)
-      console.error(`!! ${engine} failed:`, error instanceof Error ? error.message : error)
-    }
+}
+
+const main = async (): Promise<number> => {
+  const missing = wrkMissing()
+  if (missing !== undefined) {
+    console.error(`bench: ${missing}`)
+    return 2
   }
-  if (interrupted) return 130
-  printTables()
-  for (const report of profiles) console.log(`\n${report}`)
+  if (PIN) spawnSync("taskset", ["-a", "-cp", LOAD_CORE, String(process.pid)], { stdio: "ignore" })
+  header()
+  if (SCENARIO === "scale") {
+    const { runScale } = await import("./scale.js")
+    await runScale()
+  } else if (SCENARIO === "standard") {
+    for (const engine of ENGINES) {
+      if (state.interrupted) break
+      try {
+        if (engine === "postgres") await runPostgres()
+        else if (engine === "pglite") await runPglite()
+        else throw new Error(`unknown engine ${engine} (postgres or pglite)`)
+      } catch (error) {
+        if (state.interrupted) break
+        problems.push(`${engine}: ${error instanceof Error ? error.message : String(error)}`)
+        console.error(`!! ${engine} failed:`, error instanceof Error ? error.message : error)
+      }
+    }
+    if (state.interrupted) return 130
+    printReport()
+    for (const report of profiles) console.log(`\n${report}`)
+  } else {
+    console.error(`bench: unknown BENCH_SCENARIO ${SCENARIO} (standard or scale)`)
+    return 2
+  }
+  if (state.interrupted) return 130
+  if (notes.length > 0) {
+    console.log("\nNOTES:")
+    for (const note of notes) console.log(`  - ${note}`)
+  }
   if (problems.length > 0) {
     console.log("\nPROBLEMS (figures with errors are not valid measurements):")
     for (const problem of problems) console.log(`  - ${problem}`)
   }
-  return failed || problems.length > 0 ? 1 : 0
+  return problems.length > 0 ? 1 : 0
 }
 
 let code = 1

@@ -1,0 +1,260 @@
+/**
+ * `npm run bench:scale` (BENCH_SCENARIO=scale): how our server's reads hold up when one
+ * organisation holds a million contacts and a million events. Seeded by SQL (generate_series)
+ * into a fresh database our server migrated; a second organisation of 10,000 gives the same routes
+ * at the usual size for comparison. Our server only, on PostgreSQL, wrk at BENCH_SCALE_CONNECTIONS
+ * (16). Then EXPLAIN (ANALYZE, BUFFERS) of the statements our server sends for those routes
+ * (texts as packages/storage-pg/src/internal/liveRecords.ts and EventLog.ts build them), run as
+ * prepared statements after five executions, as a pooled connection of our server would run them.
+ *
+ * Env (besides run.ts's): BENCH_SCALE_CONTACTS (1000000), BENCH_SCALE_EVENTS (= contacts; one
+ * contact.created per contact), BENCH_SCALE_SMALL (10000), BENCH_SCALE_CONNECTIONS (16),
+ * BENCH_SCALE_Q (12345: a rare substring, in about 20 of the million contacts and none of the small ones).
+ */
+import type pg from "pg"
+import {
+  createDatabase,
+  createKeys,
+  createOrganisation,
+  envNumber,
+  fixed,
+  KEYS,
+  PROFILE,
+  problems,
+  randomTag,
+  SECONDS,
+  startOurs,
+  state,
+  stopChild,
+  tables,
+  tempDir,
+  WARMUP,
+  withClient
+} from "./harness.js"
+import { measure, perRequest } from "./load.js"
+import { contactIds, eventRange, seedOrganisation } from "./seed.js"
+import { type LuaRoute, runWrk, script } from "./wrk.js"
+
+const BIG = envNumber("BENCH_SCALE_CONTACTS", 1_000_000)
+const SMALL = envNumber("BENCH_SCALE_SMALL", 10_000)
+const CONNECTIONS = envNumber("BENCH_SCALE_CONNECTIONS", 16)
+const Q = process.env.BENCH_SCALE_Q ?? "12345"
+
+const COLUMNS = "id, first_name, last_name, email, phone, company_id, status, source, custom, created_at, updated_at"
+
+/** The statements as @effect/sql compiles them (sql.and/sql.or parenthesise two or more clauses). */
+const STATEMENTS = {
+  get: `SELECT ${COLUMNS} FROM "contacts" WHERE organisation_id = $1::uuid AND archived_at IS NULL AND id = $2::uuid`,
+  list: `SELECT ${COLUMNS} FROM "contacts" WHERE organisation_id = $1::uuid AND archived_at IS NULL
+        ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+  search: `SELECT ${COLUMNS} FROM "contacts" WHERE (organisation_id = $1::uuid AND archived_at IS NULL AND ("first_name" ILIKE $2 ESCAPE '\\' OR "last_name" ILIKE $3 ESCAPE '\\' OR "email" ILIKE $4 ESCAPE '\\' OR "phone" ILIKE $5 ESCAPE '\\'))
+        ORDER BY created_at DESC, id DESC LIMIT $6 OFFSET $7`,
+  events: `SELECT id, event, data, created_at FROM events
+          WHERE organisation_id = $1::uuid AND id > $2::bigint
+          ORDER BY id LIMIT $3`
+}
+
+interface ScaleRoute {
+  readonly id: string
+  readonly label: string
+  readonly lua: LuaRoute
+  readonly explain: { readonly text: string; readonly params: ReadonlyArray<string> }
+}
+
+const pattern = `%${Q.replace(/[\\%_]/g, "\\$&")}%`
+
+const routesFor = (
+  organisationId: string,
+  ids: ReadonlyArray<string>,
+  events: { min: bigint; max: bigint; count: number }
+): Array<ScaleRoute> => {
+  const head = events.max - 10n
+  const back = events.min - 1n
+  return [
+    {
+      id: "get",
+      label: "GET /contacts/{id}",
+      lua: { kind: "get", pathPrefix: "/api/v1/contacts/", ids },
+      explain: { text: STATEMENTS.get, params: [organisationId, ids[0]!] }
+    },
+    {
+      id: "list",
+      label: "GET /contacts?limit=50",
+      lua: { kind: "fixed", path: "/api/v1/contacts?limit=50" },
+      explain: { text: STATEMENTS.list, params: [organisationId, "51", "0"] }
+    },
+    {
+      id: "search",
+      label: `GET /contacts?q=${Q}&limit=50`,
+      lua: { kind: "fixed", path: `/api/v1/contacts?q=${encodeURIComponent(Q)}&limit=50` },
+      explain: { text: STATEMENTS.search, params: [organisationId, pattern, pattern, pattern, pattern, "51", "0"] }
+    },
+    {
+      id: "offset",
+      label: "GET /contacts?offset=10000&limit=50",
+      lua: { kind: "fixed", path: "/api/v1/contacts?offset=10000&limit=50" },
+      explain: { text: STATEMENTS.list, params: [organisationId, "51", "10000"] }
+    },
+    {
+      id: "events-head",
+      label: "GET /events near the head (10 newer)",
+      lua: { kind: "fixed", path: `/api/v1/events?since=${head}&limit=100` },
+      explain: { text: STATEMENTS.events, params: [organisationId, head.toString(), "101"] }
+    },
+    {
+      id: "events-back",
+      label: `GET /events from ${events.count.toLocaleString("en")} back`,
+      lua: { kind: "fixed", path: `/api/v1/events?since=${back}&limit=100` },
+      explain: { text: STATEMENTS.events, params: [organisationId, back.toString(), "101"] }
+    }
+  ]
+}
+
+/** The plan of the 6th execution of a prepared statement (the plan cache has decided generic or custom by then). */
+const explain = async (client: pg.Client, text: string, params: ReadonlyArray<string>): Promise<string> => {
+  const name = `bench_${randomTag()}`
+  await client.query(`PREPARE ${name} AS ${text}`)
+  try {
+    const args = params.map((p) => client.escapeLiteral(p)).join(", ")
+    for (let i = 0; i < 5; i++) await client.query(`EXECUTE ${name}(${args})`)
+    const { rows } = await client.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS) EXECUTE ${name}(${args})`)
+    return rows.map((row) => row["QUERY PLAN"]).join("\n")
+  } finally {
+    await client.query(`DEALLOCATE ${name}`)
+  }
+}
+
+interface ScaleRow {
+  readonly size: string
+  readonly route: string
+  readonly rps: number
+  readonly p50: number
+  readonly p99: number
+  readonly failures: number
+  readonly serverCpu: number
+  readonly pgCpu: number
+}
+
+export const runScale = async (): Promise<void> => {
+  console.log(
+    `\n== Scale: one organisation with ${BIG.toLocaleString("en")} contacts and events, our server on PostgreSQL ==`
+  )
+  const db = await createDatabase()
+  console.log(`  database ${db.name}`)
+  const first = await startOurs("PostgreSQL, empty database", { DATABASE_URL: db.url }, false)
+  const big = await createOrganisation(first.base, "Scale (big)")
+  const small = await createOrganisation(first.base, "Scale (small)")
+  await stopChild(first.child)
+
+  const organisations = await withClient(db.url, async (client) => {
+    let t = Date.now()
+    await seedOrganisation(client, big, BIG, randomTag())
+    console.log(`  seeded ${BIG.toLocaleString("en")} contacts and events in ${((Date.now() - t) / 1000).toFixed(1)} s`)
+    t = Date.now()
+    await seedOrganisation(client, small, SMALL, randomTag())
+    await client.query("VACUUM ANALYZE")
+    console.log(
+      `  seeded ${SMALL.toLocaleString("en")} more and VACUUM ANALYZE in ${((Date.now() - t) / 1000).toFixed(1)} s`
+    )
+    const sizes = await client.query<{ relation: string; size: string }>(
+      `SELECT relname AS relation, pg_size_pretty(pg_total_relation_size(oid)) AS size FROM pg_class
+       WHERE relname IN ('contacts', 'events') ORDER BY relname`
+    )
+    console.log(`  table sizes with indexes: ${sizes.rows.map((r) => `${r.relation} ${r.size}`).join(", ")}`)
+    return [
+      {
+        size: `${SMALL.toLocaleString("en")}`,
+        id: small,
+        ids: await contactIds(client, small, 10_000),
+        events: await eventRange(client, small)
+      },
+      {
+        size: `${BIG.toLocaleString("en")}`,
+        id: big,
+        ids: await contactIds(client, big, 10_000),
+        events: await eventRange(client, big)
+      }
+    ]
+  })
+
+  const ours = await startOurs(`PostgreSQL, ${BIG.toLocaleString("en")} contacts`, { DATABASE_URL: db.url })
+  const dir = tempDir("crm-bench-wrk-")
+  const rows: Array<ScaleRow> = []
+  await withClient(db.url, async (client) => {
+    for (const org of organisations) {
+      for (const route of routesFor(org.id, org.ids, org.events)) {
+        if (state.interrupted) return
+        const keys = await createKeys(ours.base, org.id, KEYS)
+        const lua = script(route.lua, keys, randomTag())
+        const label = `scale-${org.size.replace(/\D/g, "")}-${route.id}`
+        await runWrk({
+          base: ours.base,
+          dir,
+          name: `${label}-warm`,
+          script: lua,
+          seconds: WARMUP,
+          connections: CONNECTIONS
+        })
+        const window = await measure({
+          dir,
+          label,
+          targets: [{ name: "ours", served: ours, applicationName: "crm", script: lua, connections: CONNECTIONS }],
+          seconds: SECONDS,
+          pg: { client, database: db.name }
+        })
+        const f = window.targets[0]!
+        const r = f.result
+        const row: ScaleRow = {
+          size: org.size,
+          route: route.label,
+          rps: r.rps,
+          p50: r.requests > 0 ? r.p50Ms : Number.NaN,
+          p99: r.requests > 0 ? r.p99Ms : Number.NaN,
+          failures: r.non2xx + r.errors + r.timeouts,
+          serverCpu: perRequest(f.serverCpuMs, r.requests),
+          pgCpu: perRequest(f.pgAppCpuMs, r.requests)
+        }
+        rows.push(row)
+        console.log(
+          `  ${org.size.padStart(9)} ${route.label.padEnd(38)} ${fixed(row.rps, 0).padStart(6)} req/s  p50 ${fixed(row.p50, 2)} ms  p99 ${fixed(row.p99, 2)} ms  ` +
+            `CPU/req server ${fixed(row.serverCpu, 3)} pg ${fixed(row.pgCpu, 3)} ms` +
+            (row.failures > 0 ? `  FAILED ${r.non2xx} non-2xx, ${r.errors} socket errors, ${r.timeouts} timeouts` : "")
+        )
+        if (row.failures > 0) problems.push(`scale/${org.size}/${route.label}: ${row.failures} failed requests`)
+        if (r.requests === 0) {
+          problems.push(
+            `scale/${org.size}/${route.label}: no request completed within ${SECONDS} s at ${CONNECTIONS} connections`
+          )
+        }
+      }
+    }
+
+    const t = tables(
+      ["contacts", "route", "req/s", "p50 ms", "p99 ms", "failed", "server CPU ms/req", "PG CPU ms/req"],
+      rows.map((r) => [
+        r.size,
+        r.route,
+        fixed(r.rps, 0),
+        fixed(r.p50, 2),
+        fixed(r.p99, 2),
+        String(r.failures),
+        fixed(r.serverCpu, 3),
+        fixed(r.pgCpu, 3)
+      ]),
+      2
+    )
+    const title = `Scale: our server, wrk ${CONNECTIONS} connections, ${SECONDS} s per route after ${WARMUP} s warm-up${PROFILE ? ", under --cpu-prof" : ""}`
+    console.log(`\n${title}\n${t.text}\n\nMarkdown:\n\n**${title}**\n\n${t.markdown}`)
+
+    for (const org of organisations) {
+      console.log(
+        `\n== EXPLAIN (ANALYZE, BUFFERS), organisation with ${org.size} contacts (6th execution of the prepared statement) ==`
+      )
+      for (const route of routesFor(org.id, org.ids, org.events)) {
+        const plan = await explain(client, route.explain.text, route.explain.params)
+        console.log(`\n-- ${route.label}\n${plan}`)
+      }
+    }
+  })
+  await stopChild(ours.child)
+}
