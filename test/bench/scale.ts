@@ -50,8 +50,8 @@ const STATEMENTS = {
   search: `SELECT ${COLUMNS} FROM "contacts" WHERE (organisation_id = $1::uuid AND archived_at IS NULL AND ("first_name" ILIKE $2 ESCAPE '\\' OR "last_name" ILIKE $3 ESCAPE '\\' OR "email" ILIKE $4 ESCAPE '\\' OR "phone" ILIKE $5 ESCAPE '\\'))
         ORDER BY created_at DESC, id DESC LIMIT $6 OFFSET $7`,
   events: `SELECT id, event, data, created_at FROM events
-          WHERE organisation_id = $1::uuid AND id > $2::bigint
-          ORDER BY id LIMIT $3`
+          WHERE organisation_id >= $1::uuid AND organisation_id <= $2::uuid AND id > $3::bigint
+          ORDER BY organisation_id, id LIMIT $4`
 }
 
 interface ScaleRoute {
@@ -99,13 +99,13 @@ const routesFor = (
       id: "events-head",
       label: "GET /events near the head (10 newer)",
       lua: { kind: "fixed", path: `/api/v1/events?since=${head}&limit=100` },
-      explain: { text: STATEMENTS.events, params: [organisationId, head.toString(), "101"] }
+      explain: { text: STATEMENTS.events, params: [organisationId, organisationId, head.toString(), "101"] }
     },
     {
       id: "events-back",
       label: `GET /events from ${events.count.toLocaleString("en")} back`,
       lua: { kind: "fixed", path: `/api/v1/events?since=${back}&limit=100` },
-      explain: { text: STATEMENTS.events, params: [organisationId, back.toString(), "101"] }
+      explain: { text: STATEMENTS.events, params: [organisationId, organisationId, back.toString(), "101"] }
     }
   ]
 }

@@ -69,10 +69,18 @@ export const make = (options: EventLogOptions = {}) =>
       after: (organisationId, { event, limit, since }) =>
         since >= MAX_ID
           ? Effect.succeed([])
-          : sql<EventRow>`SELECT id, event, data, created_at FROM events
-          WHERE organisation_id = ${organisationId}::uuid AND id > ${since.toString()}::bigint
+          : // The organisation as a range of one value, not an equality, and the order by it: with
+            // `organisation_id = $1` the planner drops it from the ORDER BY (it is constant), and
+            // both the primary key and `events_organisation_id` then give `ORDER BY id`; guessing
+            // that a big organisation's rows fill the key's range, it walked the primary key from
+            // the cursor, through every other organisation's newer events. `ORDER BY
+            // organisation_id, id` under a range is an order only `events_organisation_id` gives,
+            // and the scan starts at (organisation, cursor) and ends with the organisation.
+            sql<EventRow>`SELECT id, event, data, created_at FROM events
+          WHERE organisation_id >= ${organisationId}::uuid AND organisation_id <= ${organisationId}::uuid
+            AND id > ${since.toString()}::bigint
           ${event === undefined ? sql`` : sql`AND event = ${event}`}
-          ORDER BY id LIMIT ${limit + 1}`.pipe(
+          ORDER BY organisation_id, id LIMIT ${limit + 1}`.pipe(
               Effect.map((rows) => rows.map(toEvent)),
               orStorageError("EventLog.after")
             ),

@@ -21,6 +21,7 @@ import webhooks from "./migrations/0011_webhooks.js"
 import serviceEntities from "./migrations/0012_service_entities.js"
 import sitesBookings from "./migrations/0013_sites_bookings.js"
 import keyOwnersNotes from "./migrations/0014_key_owners_notes.js"
+import searchTrigrams from "./migrations/0015_search_trigrams.js"
 
 export const migrations = {
   "0001_access": access,
@@ -36,7 +37,8 @@ export const migrations = {
   "0011_webhooks": webhooks,
   "0012_service_entities": serviceEntities,
   "0013_sites_bookings": sitesBookings,
-  "0014_key_owners_notes": keyOwnersNotes
+  "0014_key_owners_notes": keyOwnersNotes,
+  "0015_search_trigrams": searchTrigrams
 }
 
 const TABLE = "crm_migrations"
