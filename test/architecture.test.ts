@@ -24,7 +24,7 @@ const allowed: Record<string, ReadonlyArray<RegExp>> = {
     /^effect(\/|$)/,
     /^@effect\/(platform|platform-node)(\/|$)/,
     /^zod$/,
-    /^node:(crypto|http)$/
+    /^node:(crypto|http|net|stream|stream\/web)$/
   ],
   "packages/mcp": [/^@crm\/core$/, /^effect(\/|$)/, /^zod$/, /^@modelcontextprotocol\/sdk\//]
 }

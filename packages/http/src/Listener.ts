@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Readable } from "node:stream"
+import type { ReadableStream as NodeReadableStream } from "node:stream/web"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -38,7 +39,7 @@ const write = (response: ServerResponse, answer: Answer) => {
   })
   response.writeHead(answer.status, { ...headers, ...answer.headers })
   if (web.body === null) response.end()
-  else Readable.fromWeb(web.body as import("node:stream/web").ReadableStream).pipe(response)
+  else Readable.fromWeb(web.body as NodeReadableStream).pipe(response)
 }
 
 // The pipeline renders every failure itself; this is for a defect in writing, never a client's error.
