@@ -1,7 +1,16 @@
 #!/usr/bin/env node
-// The sources are TypeScript; tsx compiles them on load so `npx crm-mcp` works straight after `npm install`.
-import { register } from "tsx/esm/api"
+// Runs the built tools (`dist/main.js`, made by `npm run build`, which `npm install` runs too).
+// Development and tests run the TypeScript sources through tsx instead; this file never does.
+// stdout carries the protocol only: the message below goes to stderr.
+import { existsSync } from "node:fs"
 
-register()
-const { main } = await import("../src/main.ts")
-main()
+const built = new URL("../dist/main.js", import.meta.url)
+if (!existsSync(built)) {
+  process.stderr.write(
+    "crm-mcp: not built (examples/mcp-stdio/dist/main.js is missing).\n" +
+      "Run `npm run build` in the repository root (npm install runs it too), then try again.\n"
+  )
+  process.exit(1)
+}
+const { main } = await import(built.href)
+await main()

@@ -3,7 +3,8 @@
  * the admin API (so the command line and a settings page go through the same rules).
  */
 
-import { readFileSync } from "node:fs"
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync } from "node:fs"
+import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Config from "effect/Config"
@@ -63,9 +64,42 @@ const MailConfig = Config.all({
   from: Config.string("CRM_MAIL_FROM").pipe(Config.withDefault("crm@localhost"))
 })
 
+/**
+ * `npm run build` leaves an empty, migrated PGlite data directory next to the built command line
+ * (`dist/pglite-template`). A new data directory starts as a copy of it: copying takes a fraction
+ * of a second where PGlite's initdb and the migrations take several. Migrations added since the
+ * build are applied on top as usual. Run from the sources there is no template, and PGlite runs
+ * initdb as before; so it does when anything here fails.
+ */
+const seedDataDir = (storage: Config.Config.Success<typeof Storage.StorageConfig>) =>
+  Effect.gen(function* () {
+    const onPglite = Option.isNone(storage.databaseUrl) && Option.getOrUndefined(storage.kind) !== "memory"
+    if (!onPglite) return
+    const template = fileURLToPath(new URL("./pglite-template", import.meta.url))
+    const target = storage.dataDir
+    const isNew = !existsSync(target) || readdirSync(target).length === 0
+    if (!isNew || !existsSync(`${template}/PG_VERSION`)) return
+    // Copied beside the target and renamed into place, so a copy cut short never looks like a database.
+    const partial = `${target}.seeding-${process.pid}`
+    yield* Effect.try(() => {
+      cpSync(template, partial, { recursive: true })
+      if (existsSync(target)) rmdirSync(target)
+      renameSync(partial, target)
+    }).pipe(
+      Effect.tap(() => Effect.logDebug(`PGlite data directory ${target} started from ${template}`)),
+      Effect.catchAll((error) =>
+        Effect.zipRight(
+          Effect.sync(() => rmSync(partial, { recursive: true, force: true })),
+          Effect.logWarning(`could not copy ${template} to ${target}; PGlite will run initdb`, error.error)
+        )
+      )
+    )
+  })
+
 const serve = Effect.gen(function* () {
   const { publicUrl, allowPrivateTargets, ...options } = yield* ServeConfig
   const storage = yield* Storage.StorageConfig
+  yield* seedDataDir(storage)
   const mail = yield* MailConfig
   yield* Effect.logInfo(`storage: ${Storage.describe(storage)}`)
   return yield* Layer.launch(
@@ -84,6 +118,7 @@ const serve = Effect.gen(function* () {
 
 const migrate = Effect.gen(function* () {
   const storage = yield* Storage.StorageConfig
+  yield* seedDataDir(storage)
   yield* Layer.build(Storage.layerFrom(storage)).pipe(Effect.scoped)
   yield* Effect.logInfo(`migrations applied: ${Storage.describe(storage)}`)
 })

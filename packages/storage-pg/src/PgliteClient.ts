@@ -47,6 +47,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import * as Statement from "@effect/sql/Statement"
 import { makeCompiler, type PgCustom } from "@effect/sql-pg/PgClient"
 import { PGlite, type PGliteOptions, type Results } from "@electric-sql/pglite"
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -172,9 +173,22 @@ const serializeLikePg = (db: PGlite) => {
   }
 }
 
+/**
+ * PostgreSQL's settings for an embedded, single-connection database. PGlite starts with a
+ * server's shared_buffers (128MB), which its start zero-fills: about a second of every start and
+ * 128MB of resident memory before the first query. 16MB holds the working set of a CRM that
+ * fits in an embedded store; what does not fit is read back from the data directory (the
+ * operating system's cache), as it is on a server.
+ */
+const START_PARAMS: ReadonlyArray<string> = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"]
+
 const pgliteOptions = (options: PgliteClientOptions): PGliteOptions => ({
   ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
-  ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {})
+  ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {}),
+  startParams: [...START_PARAMS],
+  // The extensions the migrations create (`CREATE EXTENSION` finds only those loaded here): pg_trgm
+  // for the trigram indexes behind `q`. Loading one into an existing data directory is harmless.
+  extensions: { pg_trgm }
 })
 
 const makeConnection = (db: PGlite): Connection => {

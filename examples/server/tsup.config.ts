@@ -1,0 +1,115 @@
+/**
+ * The server as built JavaScript: `bin/crm.js` runs `dist/cli.js`. `npm install` builds it (the
+ * root `prepare` script runs `npm run build`); after changing a source, run `npm run build` again.
+ * Development and tests run the TypeScript sources through tsx and vitest instead.
+ *
+ * Bundled: the workspace packages (`@crm/*`, whose exports point at their TypeScript sources for
+ * the tests) and the plain-JavaScript npm packages under them. Loaded as separate files, Effect and
+ * its platform packages alone are several hundred ES modules, and resolving, reading and compiling
+ * them took longer than the rest of start-up together; one file loads in a fraction of that.
+ *
+ * Left to node_modules (`EXTERNAL`): packages that carry files besides their JavaScript (PGlite's
+ * WebAssembly and data files) or an optional native part (`pg` tries `pg-native`). The build fails
+ * if one of those imports would find another copy from `dist/` than from the file that imports it
+ * (a version nested under some package's own node_modules), instead of running the wrong one.
+ *
+ * The migrations are listed by hand (`Migrator.fromRecord`), so they are bundled with the storage
+ * package. `examples/mcp-stdio` builds the same way (`bundle` below).
+ */
+import { spawn } from "node:child_process"
+import { rmSync } from "node:fs"
+import { dirname, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
+import { defineConfig, type Options } from "tsup"
+
+type Plugin = NonNullable<Options["esbuildPlugins"]>[number]
+
+export const EXTERNAL: ReadonlyArray<string> = ["@electric-sql/pglite", "pg", "pg-native"]
+
+const isExternal = (path: string) => EXTERNAL.some((name) => path === name || path.startsWith(`${name}/`))
+
+/**
+ * Leaves `EXTERNAL` to node_modules, after checking that each import resolves to the same file from
+ * the package's directory (what `dist/` resolves from: it holds no node_modules of its own).
+ */
+const keepExternal = (dir: string): Plugin => ({
+  name: "crm-keep-external",
+  setup(build) {
+    const MARK = "crm-keep-external"
+    const checked = new Set<string>()
+    build.onResolve({ filter: /^[^./]/ }, async (args) => {
+      if (args.pluginData === MARK || !isExternal(args.path)) return undefined
+      const key = `${args.resolveDir}\0${args.path}`
+      if (!checked.has(key)) {
+        const [fromImporter, fromPackage] = await Promise.all(
+          [args.resolveDir, dir].map((resolveDir) =>
+            build.resolve(args.path, { kind: args.kind, resolveDir, pluginData: MARK })
+          )
+        )
+        if (fromImporter.errors.length > 0 || fromPackage.errors.length > 0 || fromImporter.path !== fromPackage.path) {
+          const where = (path: string) => (path === "" ? "nothing" : path)
+          const text = `${args.path} is ${where(fromImporter.path)} for ${args.importer} but ${where(fromPackage.path)} for ${dir}/dist: bundle it or align the versions`
+          return { errors: [{ text }] }
+        }
+        checked.add(key)
+      }
+      return { path: args.path, external: true }
+    })
+  }
+})
+
+/** One self-contained ESM file per entry in `<dir>/dist`, for Node 20. */
+export const bundle = (dir: string, entry: Record<string, string>): Options => ({
+  entry,
+  format: ["esm"],
+  platform: "node",
+  target: "node20",
+  outDir: resolve(dir, "dist"),
+  clean: true,
+  splitting: false,
+  bundle: true,
+  // Everything is bundled but what `keepExternal` leaves out (tsup would leave out every dependency).
+  noExternal: [/./],
+  esbuildPlugins: [keepExternal(dir)],
+  // The CommonJS packages bundled in (ajv, ws, nodemailer...) `require` Node's built-in modules.
+  banner: {
+    js: 'import { createRequire as __crmCreateRequire } from "node:module";\nconst require = __crmCreateRequire(import.meta.url);'
+  },
+  removeNodeProtocol: false,
+  // Names are kept (stack traces read), whitespace and redundant syntax go: about a third less to
+  // read and compile at every start. `node --enable-source-maps` maps traces back to the sources.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  sourcemap: true,
+  dts: false,
+  shims: false,
+  silent: true
+})
+
+/**
+ * After the bundle, `crm migrate` on a new PGlite data directory, `dist/pglite-template`: a new data
+ * directory starts as a copy of it (see `seedDataDir` in src/cli.ts), which spares the first start
+ * PGlite's initdb. It also runs the bundle once: a build whose output cannot migrate fails here.
+ */
+const makePgliteTemplate = (dir: string) => async () => {
+  const template = resolve(dir, "dist", "pglite-template")
+  const env: Record<string, string | undefined> = { ...process.env, CRM_DATA_DIR: template }
+  delete env.DATABASE_URL
+  delete env.CRM_STORAGE
+  const output: Array<Buffer> = []
+  const code = await new Promise<number | null>((done, fail) => {
+    const child = spawn(process.execPath, [resolve(dir, "bin", "crm.js"), "migrate"], { env, stdio: "pipe" })
+    child.stdout.on("data", (chunk: Buffer) => output.push(chunk))
+    child.stderr.on("data", (chunk: Buffer) => output.push(chunk))
+    child.on("error", fail)
+    child.on("close", done)
+  })
+  if (code !== 0) {
+    rmSync(template, { recursive: true, force: true })
+    throw new Error(`crm migrate for ${template} exited with ${code}:\n${Buffer.concat(output).toString()}`)
+  }
+}
+
+const here = dirname(fileURLToPath(import.meta.url))
+
+export default defineConfig({ ...bundle(here, { cli: "src/cli.ts" }), onSuccess: makePgliteTemplate(here) })
