@@ -118,6 +118,9 @@ const storable = (response: Stored): boolean =>
 const readBody = (incoming: IncomingMessage, limit: number): Effect.Effect<Buffer, HttpFailure> =>
   Effect.async<Buffer, HttpFailure>((resume) => {
     const tooLarge = () => HttpFailure.of("payload_too_large", `the body exceeds the limit of ${limit} bytes`)
+    const gone = () => HttpFailure.of("invalid_json", "the request body could not be read")
+    // A client that went away before its body was read: node emits nothing more for it.
+    if (incoming.destroyed) return resume(Effect.fail(gone()))
     const declared = Number(incoming.headers["content-length"] ?? "0")
     if (declared > limit) {
       incoming.resume()
@@ -142,12 +145,14 @@ const readBody = (incoming: IncomingMessage, limit: number): Effect.Effect<Buffe
         resume(Effect.succeed(Buffer.concat(chunks)))
       }
     })
-    incoming.on("error", () => {
+    const fail = () => {
       if (!done) {
         done = true
-        resume(Effect.fail(HttpFailure.of("invalid_json", "the request body could not be read")))
+        resume(Effect.fail(gone()))
       }
-    })
+    }
+    incoming.on("error", fail)
+    incoming.on("close", fail)
   })
 
 const bearerToken = (header: string | undefined): string | undefined => {

@@ -58,11 +58,16 @@ export const layer = <R>(
       const runtime = yield* Effect.runtime<R>()
       const run = Runtime.runCallback(runtime)
       const server = createServer((incoming, response) => {
-        run(app(incoming), {
+        const cancel = run(app(incoming), {
           onExit: (exit) => {
             if (Exit.isSuccess(exit)) write(response, exit.value)
-            else crashed(response)
+            else if (!Exit.isInterrupted(exit)) crashed(response)
           }
+        })
+        // A client gone before its answer: the request's fiber is interrupted (its unit of work
+        // rolls back), rather than left waiting on a body that will never come.
+        response.once("close", () => {
+          if (!response.writableFinished) cancel()
         })
       })
       yield* Effect.acquireRelease(
