@@ -440,7 +440,9 @@ const runPglite = async () => {
   await stopChild(first.child)
   const started = Date.now()
   const { PGlite } = await import("@electric-sql/pglite")
-  const pglite = await PGlite.create({ dataDir })
+  const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm")
+  // The extensions the migrations created must be loaded to write to the indexed tables.
+  const pglite = await PGlite.create({ dataDir, extensions: { pg_trgm } })
   let organisation: Organisation
   try {
     const db = pglite as unknown as Queryable
