@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: our server (as shipped: `node examples/server/bin/crm.js serve`) against the
  * honest competitor, a bare node:http + pg server doing only what a correct server must
- * (test/bench/baseline.ts), driven by wrk. Method and reading: test/bench/METHOD.md.
+ * (test/bench/baseline.ts), driven by wrk. Method and reading: test/bench/docs/benchmarks.md.
  *
  * On PostgreSQL (a fresh `crm_bench_<random>` database, dropped at the end), per round and route:
  *   (a) "together": both servers loaded at once, both on the server core, one wrk at each: the
@@ -197,7 +197,7 @@ const run = async (options: {
   readonly pg: { readonly client: pg.Client; readonly database: string } | undefined
 }): Promise<void> => {
   const { round, engine, mode, route, contenders } = options
-  // Fresh keys per run: every run starts with empty rate-limit windows (see METHOD.md, "Keys").
+  // Fresh keys per run: every run starts with empty rate-limit windows (see docs/benchmarks.md, "Keys").
   // The warm-up gets its own tag, so the measured POSTs never repeat its emails or Idempotency-Keys.
   const targets: Array<Target> = []
   const warmScripts: Array<string> = []
