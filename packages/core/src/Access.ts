@@ -24,6 +24,7 @@ import {
   type StorageError,
   type ValidationFailed
 } from "./Errors.js"
+import { operation } from "./internal/operation.js"
 import type { Organisation, OrganisationCreate, SettingsInput } from "./Settings/SettingsSchemas.js"
 import * as Settings from "./Settings.js"
 
@@ -113,7 +114,7 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
     const repo = yield* AccessRepository
     const limiter = yield* RateLimiter
 
-    const createOrganisation = Effect.fn("Access.createOrganisation")(function* (
+    const createOrganisation = operation("Access.createOrganisation")(function* (
       input: z.output<typeof OrganisationCreate>
     ) {
       const settings = yield* Settings.complete(input.name, input.settings ?? Settings.SettingsInput.parse({}))
@@ -122,7 +123,7 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
       return organisation
     })
 
-    const createKey = Effect.fn("Access.createKey")(function* (
+    const createKey = operation("Access.createKey")(function* (
       organisationId: string,
       input: z.output<typeof KeyCreate>
     ) {
@@ -175,7 +176,7 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
 
     return Access.of({
       rateLimit,
-      authenticate: Effect.fn("Access.authenticate")(function* (token, clientAddress) {
+      authenticate: operation("Access.authenticate")(function* (token, clientAddress) {
         if (token === undefined)
           return yield* new MissingBearerToken({ detail: "send Authorization: Bearer <API key>" })
         const hash = yield* hashOf(token)
@@ -219,7 +220,7 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
             })
           )
         ),
-      replaceSettings: Effect.fn("Access.replaceSettings")(function* (id, input) {
+      replaceSettings: operation("Access.replaceSettings")(function* (id, input) {
         const current = yield* repo.getOrganisation(id)
         if (Option.isNone(current)) return yield* new NotFound({ detail: "no such organisation" })
         const settings = yield* Settings.complete(current.value.name, input)
@@ -227,7 +228,7 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
         return Option.getOrElse(updated, () => ({ ...current.value, name: settings.name, settings }))
       }),
       createKey,
-      revokeKey: Effect.fn("Access.revokeKey")(function* (id) {
+      revokeKey: operation("Access.revokeKey")(function* (id) {
         const revoked = yield* repo.revokeKey(id, iso(yield* Clock.currentTimeMillis))
         if (!revoked) return yield* new NotFound({ detail: "no such key" })
       }),

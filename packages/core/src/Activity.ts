@@ -13,6 +13,7 @@ import { CompanyRepository } from "./Companies/CompanyRepository.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
 import { DealRepository } from "./Deals/DealRepository.js"
 import { NotFound, type StorageError } from "./Errors.js"
+import { operation } from "./internal/operation.js"
 import { findEntity } from "./Notes/NoteEntities.js"
 import { NoteRepository } from "./Notes/NoteRepository.js"
 import { RecordRepository } from "./Records/RecordRepository.js"
@@ -47,7 +48,7 @@ export const make = Effect.gen(function* () {
   }
 
   return Activity.of({
-    timeline: Effect.fn("Activity.timeline")(function* (organisation, query) {
+    timeline: operation("Activity.timeline")(function* (organisation, query) {
       const organisationId = organisation.id
       const { entity_type: type, entity_id: id, limit } = query
       const found = yield* findEntity(repos, organisationId, type, id)

@@ -29,6 +29,7 @@ import { DealRepository } from "./Deals/DealRepository.js"
 import { NotFound, type StorageError } from "./Errors.js"
 import { InvoiceRepository } from "./Invoicing/InvoiceRepository.js"
 import { dateIn } from "./internal/dates.js"
+import { operation } from "./internal/operation.js"
 import { QuoteRepository } from "./Quotes/QuoteRepository.js"
 import type { Organisation, Pipeline } from "./Settings/SettingsSchemas.js"
 import { TaskRepository } from "./Tasks/TaskRepository.js"
@@ -115,7 +116,7 @@ export const make = Effect.gen(function* () {
     )
 
   return Analytics.of({
-    pipelineSummary: Effect.fn("Analytics.pipelineSummary")(function* (organisation, query) {
+    pipelineSummary: operation("Analytics.pipelineSummary")(function* (organisation, query) {
       const pipelines = yield* pipelinesOf(organisation, query.pipeline_id)
       const { now } = yield* clockOf(organisation)
       // Stage rows count every live deal in the stage, won and lost stages included.
@@ -123,17 +124,17 @@ export const make = Effect.gen(function* () {
       return Pipelines.summarise(pipelines, live, now)
     }),
 
-    unpaidInvoices: Effect.fn("Analytics.unpaidInvoices")(function* (organisation, query) {
+    unpaidInvoices: operation("Analytics.unpaidInvoices")(function* (organisation, query) {
       const { today } = yield* clockOf(organisation)
       return page(yield* unpaidOf(organisation, query, today, query.overdue_only === true), query.limit)
     }),
 
-    receivablesAgeing: Effect.fn("Analytics.receivablesAgeing")(function* (organisation, query) {
+    receivablesAgeing: operation("Analytics.receivablesAgeing")(function* (organisation, query) {
       const { today } = yield* clockOf(organisation)
       return Receivables.ageing(yield* unpaidOf(organisation, query, today), today)
     }),
 
-    stalledDeals: Effect.fn("Analytics.stalledDeals")(function* (organisation, query) {
+    stalledDeals: operation("Analytics.stalledDeals")(function* (organisation, query) {
       const pipelines = yield* pipelinesOf(organisation, query.pipeline_id)
       const { now } = yield* clockOf(organisation)
       const [open, visits] = yield* Effect.all([
@@ -146,7 +147,7 @@ export const make = Effect.gen(function* () {
       return page(Stalled.stalledDeals(organisation.settings.pipelines, inScope, visits, now), query.limit)
     }),
 
-    cashFlowForecast: Effect.fn("Analytics.cashFlowForecast")(function* (organisation, query) {
+    cashFlowForecast: operation("Analytics.cashFlowForecast")(function* (organisation, query) {
       const { now, today } = yield* clockOf(organisation)
       const [unpaid, accepted, open] = yield* Effect.all([
         invoices.unpaid(organisation.id, {}),
@@ -163,7 +164,7 @@ export const make = Effect.gen(function* () {
       })
     }),
 
-    salesHealth: Effect.fn("Analytics.salesHealth")(function* (organisation, query) {
+    salesHealth: operation("Analytics.salesHealth")(function* (organisation, query) {
       const { now, today } = yield* clockOf(organisation)
       const [live, visits, unpaid, overdueTasks] = yield* Effect.all([
         deals.openOrClosedSince(organisation.id, new Date(Pipelines.since(now, query.days)).toISOString()),

@@ -26,6 +26,7 @@ import {
   type TransitionNotAllowed,
   ValidationFailed
 } from "./Errors.js"
+import { operation } from "./internal/operation.js"
 import { linked, nowIso, orNotFound, requireLink } from "./internal/records.js"
 import type { Organisation } from "./Settings/SettingsSchemas.js"
 import { Transaction } from "./Transaction.js"
@@ -75,7 +76,7 @@ export const make = Effect.gen(function* () {
   const tx = yield* Transaction
 
   return Bookings.of({
-    createSeries: Effect.fn("Bookings.createSeries")(function* (organisation, input) {
+    createSeries: operation("Bookings.createSeries")(function* (organisation, input) {
       return yield* tx.run(
         Effect.gen(function* () {
           const now = yield* nowIso
@@ -95,7 +96,7 @@ export const make = Effect.gen(function* () {
     }),
     listSeries: (organisation, query) =>
       Effect.map(repo.listSeries(organisation.id, query), (rows) => toPage(rows, query)),
-    create: Effect.fn("Bookings.create")(function* (organisation, input) {
+    create: operation("Bookings.create")(function* (organisation, input) {
       return yield* tx.run(
         Effect.gen(function* () {
           const seriesId = input.series_id ?? null
@@ -137,7 +138,7 @@ export const make = Effect.gen(function* () {
       )
     }),
     get: (organisation, id) => repo.get(organisation.id, id).pipe(orNotFound("booking")),
-    setStatus: Effect.fn("Bookings.setStatus")(function* (organisation, id, status) {
+    setStatus: operation("Bookings.setStatus")(function* (organisation, id, status) {
       return yield* tx.run(
         Effect.gen(function* () {
           const current = yield* repo.getForUpdate(organisation.id, id).pipe(orNotFound("booking"))

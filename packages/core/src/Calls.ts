@@ -10,6 +10,7 @@ import { ContactRepository } from "./Contacts/ContactRepository.js"
 import type { NotFound, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
+import { operation } from "./internal/operation.js"
 import { nowIso, orNotFound, requireLink } from "./internal/records.js"
 import type { Organisation } from "./Settings/SettingsSchemas.js"
 import { Transaction } from "./Transaction.js"
@@ -61,7 +62,7 @@ export const make = Effect.gen(function* () {
   const lock = (organisationId: string, id: string) => repo.getForUpdate(organisationId, id).pipe(orNotFound("call"))
 
   return Calls.of({
-    log: Effect.fn("Calls.log")(function* (organisation, input) {
+    log: operation("Calls.log")(function* (organisation, input) {
       return yield* tx.run(
         Effect.gen(function* () {
           yield* requireLink("contact_id", input.contact_id, (id) => contacts.get(organisation.id, id))
@@ -90,7 +91,7 @@ export const make = Effect.gen(function* () {
         })
       )
     }),
-    transcribe: Effect.fn("Calls.transcribe")(function* (organisation, id, input) {
+    transcribe: operation("Calls.transcribe")(function* (organisation, id, input) {
       return yield* tx.run(
         Effect.gen(function* () {
           const current = yield* lock(organisation.id, id)

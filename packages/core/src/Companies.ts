@@ -8,6 +8,7 @@ import type { Company, CompanyCreate, CompanyListQuery, CompanyPatch } from "./C
 import type { PlanRefused } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
+import { operation } from "./internal/operation.js"
 import { archiveLive, merge, nowIso, orNotFound, withinLimit } from "./internal/records.js"
 import type { ResourceService } from "./Resource.js"
 import { Transaction } from "./Transaction.js"
@@ -44,7 +45,7 @@ export const make = Effect.gen(function* () {
   const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("company"))
 
   return Companies.of({
-    create: Effect.fn("Companies.create")(function* (organisation, input) {
+    create: operation("Companies.create")(function* (organisation, input) {
       return yield* tx.run(
         Effect.gen(function* () {
           yield* withinLimit(organisation.settings.plan.max_companies, "MAX_COMPANIES", repo.countLive(organisation.id))
@@ -72,7 +73,7 @@ export const make = Effect.gen(function* () {
       )
     }),
     get: (organisation, id) => find(organisation.id, id),
-    update: Effect.fn("Companies.update")(function* (organisation, id, patch) {
+    update: operation("Companies.update")(function* (organisation, id, patch) {
       return yield* tx.run(
         Effect.gen(function* () {
           const current = yield* find(organisation.id, id)
@@ -88,7 +89,7 @@ export const make = Effect.gen(function* () {
         })
       )
     }),
-    archive: Effect.fn("Companies.archive")((organisation, id) =>
+    archive: operation("Companies.archive")((organisation, id) =>
       archiveLive(tx, (at) => repo.archive(organisation.id, id, at), find(organisation.id, id))
     ),
     list: (organisation, query) =>

@@ -9,6 +9,7 @@ import type { Contact, ContactCreate, ContactListQuery, ContactPatch } from "./C
 import type { EmailAlreadyExists, PlanRefused, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
+import { operation } from "./internal/operation.js"
 import { archiveLive, merge, nowIso, orNotFound, requireLink, withinLimit } from "./internal/records.js"
 import type { ResourceService } from "./Resource.js"
 import { Transaction } from "./Transaction.js"
@@ -54,7 +55,7 @@ export const make = Effect.gen(function* () {
   const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("contact"))
 
   return Contacts.of({
-    create: Effect.fn("Contacts.create")(function* (organisation, input) {
+    create: operation("Contacts.create")(function* (organisation, input) {
       return yield* tx.run(
         Effect.gen(function* () {
           yield* withinLimit(organisation.settings.plan.max_contacts, "MAX_CONTACTS", repo.countLive(organisation.id))
@@ -84,7 +85,7 @@ export const make = Effect.gen(function* () {
       )
     }),
     get: (organisation, id) => find(organisation.id, id),
-    update: Effect.fn("Contacts.update")(function* (organisation, id, patch) {
+    update: operation("Contacts.update")(function* (organisation, id, patch) {
       return yield* tx.run(
         Effect.gen(function* () {
           const current = yield* find(organisation.id, id)
@@ -101,7 +102,7 @@ export const make = Effect.gen(function* () {
         })
       )
     }),
-    archive: Effect.fn("Contacts.archive")((organisation, id) =>
+    archive: operation("Contacts.archive")((organisation, id) =>
       archiveLive(tx, (at) => repo.archive(organisation.id, id, at), find(organisation.id, id))
     ),
     list: (organisation, query) =>

@@ -15,6 +15,7 @@ import type { NotFound, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog, type NewEvent } from "./Events/EventLog.js"
 import { dateIn } from "./internal/dates.js"
+import { operation } from "./internal/operation.js"
 import { archiveLive, merge, nowIso, orNotFound, partyLinks } from "./internal/records.js"
 import { Mailer } from "./Mail.js"
 import { checkPrecision } from "./Money/Currency.js"
@@ -114,7 +115,7 @@ export const make = Effect.gen(function* () {
   const requireLinks = partyLinks(contacts, companies)
 
   return Deals.of({
-    create: Effect.fn("Deals.create")(function* (organisation, input, actor) {
+    create: operation("Deals.create")(function* (organisation, input, actor) {
       return yield* tx.run(
         Effect.gen(function* () {
           const { pipeline, stage } = yield* DealStage.place(organisation.settings, input)
@@ -153,7 +154,7 @@ export const make = Effect.gen(function* () {
       )
     }),
     get: (organisation, id) => find(organisation.id, id),
-    update: Effect.fn("Deals.update")(function* (organisation, id, patch) {
+    update: operation("Deals.update")(function* (organisation, id, patch) {
       return yield* tx.run(
         Effect.gen(function* () {
           const current = yield* lock(organisation.id, id)
@@ -168,7 +169,7 @@ export const make = Effect.gen(function* () {
         })
       )
     }),
-    move: Effect.fn("Deals.move")(function* (organisation, id, request, actor) {
+    move: operation("Deals.move")(function* (organisation, id, request, actor) {
       return yield* tx.run(
         Effect.gen(function* () {
           const current = yield* lock(organisation.id, id)
@@ -191,7 +192,7 @@ export const make = Effect.gen(function* () {
     history: (organisation, id) => Effect.zipRight(find(organisation.id, id), repo.history(organisation.id, id)),
     pipelines: (organisation, page) =>
       toPage(organisation.settings.pipelines.slice(page.offset, page.offset + page.limit + 1), page),
-    listBy: Effect.fn("Deals.listBy")(function* (organisation, { overdueClose, ...filter }, page) {
+    listBy: operation("Deals.listBy")(function* (organisation, { overdueClose, ...filter }, page) {
       if (overdueClose !== true) return toPage(yield* repo.list(organisation.id, filter, page), page)
       // A won or lost deal is never overdue to close: that combination matches nothing.
       if (filter.statusKind !== undefined && filter.statusKind !== "open") return toPage([], page)
@@ -199,7 +200,7 @@ export const make = Effect.gen(function* () {
       const rows = yield* repo.list(organisation.id, { ...filter, statusKind: "open", closeBefore: today }, page)
       return toPage(rows, page)
     }),
-    archive: Effect.fn("Deals.archive")((organisation, id) =>
+    archive: operation("Deals.archive")((organisation, id) =>
       archiveLive(tx, (at) => repo.archive(organisation.id, id, at), find(organisation.id, id))
     ),
     list: (organisation, query) =>

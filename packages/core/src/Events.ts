@@ -8,6 +8,7 @@ import { InvalidParameter, type StorageError } from "./Errors.js"
 import { isEventName } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
 import type { EventPage, EventsQuery } from "./Events/EventSchemas.js"
+import { operation } from "./internal/operation.js"
 
 export * from "./Events/EventCatalogue.js"
 export * from "./Events/EventLog.js"
@@ -36,7 +37,7 @@ const parseCursor = (since: string | undefined): bigint | undefined => {
 export const make = Effect.gen(function* () {
   const log = yield* EventLog
   return Events.of({
-    poll: Effect.fn("Events.poll")(function* (organisationId, query) {
+    poll: operation("Events.poll")(function* (organisationId, query) {
       const since = parseCursor(query.since)
       if (since === undefined) {
         return yield* new InvalidParameter({

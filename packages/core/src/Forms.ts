@@ -16,6 +16,7 @@ import * as FormAnswers from "./Forms/FormAnswers.js"
 import { type Form, leadProvider } from "./Forms/FormDefinitions.js"
 import { COUNT_WINDOW_DAYS, type FormCounts, type Submission, type SubmissionCreate } from "./Forms/FormSchemas.js"
 import { FormSubmissionRepository } from "./Forms/FormSubmissionRepository.js"
+import { operation } from "./internal/operation.js"
 import { nowIso } from "./internal/records.js"
 import { matchContact } from "./Leads/ContactMatch.js"
 import type { Actor } from "./Resource.js"
@@ -60,7 +61,7 @@ export const make = Effect.gen(function* () {
   const match = matchContact(contacts, contactRepo)
 
   return Forms.of({
-    submit: Effect.fn("Forms.submit")(function* (organisation, formId, input, actor) {
+    submit: operation("Forms.submit")(function* (organisation, formId, input, actor) {
       const form = yield* formOf(organisation, formId)
       const fields = yield* FormAnswers.check(form, input.fields)
       const details = yield* FormAnswers.contactOf(form, fields)

@@ -12,6 +12,7 @@ import { Access } from "./Access.js"
 import { type DomainError, ImportFailed, type NotFound, type StorageError, ValidationFailed } from "./Errors.js"
 import { type ImportServices, type ImportType, isImportType, KINDS } from "./Import/ImportKinds.js"
 import { envelopeOf, MAX_LINES, resolveRefs, type SourceLine, splitLines } from "./Import/ImportLines.js"
+import { operation } from "./internal/operation.js"
 import type { Actor } from "./Resource.js"
 import type { Organisation } from "./Settings/SettingsSchemas.js"
 import { Transaction } from "./Transaction.js"
@@ -141,7 +142,7 @@ export const make = Effect.gen(function* () {
     })
 
   return Import.of({
-    run: Effect.fn("Import.run")(function* (organisationId, text, actor) {
+    run: operation("Import.run")(function* (organisationId, text, actor) {
       const organisation = yield* access.getOrganisation(organisationId)
       const lines = splitLines(text)
       if (lines.length > MAX_LINES) {

@@ -29,6 +29,7 @@ import type {
 } from "./Inventory/ProductSchemas.js"
 import * as StockLedger from "./Inventory/StockLedger.js"
 import { StockLedgerStore } from "./Inventory/StockLedgerStore.js"
+import { operation } from "./internal/operation.js"
 import { merge, nowIso, orNotFound } from "./internal/records.js"
 import type { Actor } from "./Resource.js"
 import type { Organisation } from "./Settings/SettingsSchemas.js"
@@ -171,7 +172,7 @@ export const make = Effect.gen(function* () {
     })
 
   return Inventory.of({
-    create: Effect.fn("Inventory.create")(function* (organisation, input) {
+    create: operation("Inventory.create")(function* (organisation, input) {
       return yield* tx.run(
         Effect.gen(function* () {
           const now = yield* nowIso
@@ -206,7 +207,7 @@ export const make = Effect.gen(function* () {
       )
     }),
     get: (organisation, id) => find(organisation.id, id),
-    update: Effect.fn("Inventory.update")(function* (organisation, id, patch) {
+    update: operation("Inventory.update")(function* (organisation, id, patch) {
       return yield* tx.run(
         Effect.gen(function* () {
           const current = yield* lock(organisation.id, id)
@@ -253,7 +254,7 @@ export const make = Effect.gen(function* () {
           query
         )
         .pipe(Effect.map((rows) => toPage(rows, query))),
-    move: Effect.fn("Inventory.move")(function* (organisation, id, request, actor) {
+    move: operation("Inventory.move")(function* (organisation, id, request, actor) {
       return yield* tx.run(
         Effect.gen(function* () {
           const product = yield* lock(organisation.id, id)
@@ -285,7 +286,7 @@ export const make = Effect.gen(function* () {
         )
         return toPage(rows, query)
       }),
-    moveForOrder: Effect.fn("Inventory.moveForOrder")(function* (organisation, moves, kind, context) {
+    moveForOrder: operation("Inventory.moveForOrder")(function* (organisation, moves, kind, context) {
       yield* tx.run(
         Effect.gen(function* () {
           // Products are locked in id order, so two orders touching the same products cannot deadlock.

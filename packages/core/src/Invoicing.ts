@@ -46,6 +46,7 @@ import * as InvoiceStatus from "./Invoicing/InvoiceStatus.js"
 import { NumberSequence } from "./Invoicing/NumberSequence.js"
 import { exemptionOf } from "./Invoicing/VatExemption.js"
 import { addDays, dateIn, yearOf } from "./internal/dates.js"
+import { operation } from "./internal/operation.js"
 import { merge, nowIso, orNotFound, owningOrganisation, requireLink } from "./internal/records.js"
 import { decimal, toJson } from "./Money/Amount.js"
 import { checkPrecision } from "./Money/Currency.js"
@@ -261,16 +262,16 @@ export const make = Effect.gen(function* () {
 
   return Invoicing.of({
     // Only lines a client sends are checked: a quote's lines were checked when the quote got them.
-    create: Effect.fn("Invoicing.create")((organisation, input) =>
+    create: operation("Invoicing.create")((organisation, input) =>
       tx.run(
         Effect.zipRight(requireProducts(products, organisation.id, input.items), createDraft(organisation, input, null))
       )
     ),
-    draftFromQuote: Effect.fn("Invoicing.draftFromQuote")((organisation, input, quoteId) =>
+    draftFromQuote: operation("Invoicing.draftFromQuote")((organisation, input, quoteId) =>
       createDraft(organisation, input, quoteId)
     ),
     get: (organisation, id) => find(organisation.id, id),
-    update: Effect.fn("Invoicing.update")(function* (organisation, id, patch) {
+    update: operation("Invoicing.update")(function* (organisation, id, patch) {
       return yield* tx.run(
         Effect.gen(function* () {
           const current = yield* Either.match(InvoiceStatus.requireDraft(yield* lock(organisation.id, id)), {
@@ -304,7 +305,7 @@ export const make = Effect.gen(function* () {
           query
         )
         .pipe(Effect.map((rows) => toPage(rows, query))),
-    issue: Effect.fn("Invoicing.issue")(function* (organisation, id, request) {
+    issue: operation("Invoicing.issue")(function* (organisation, id, request) {
       return yield* tx.run(
         Effect.gen(function* () {
           const current = yield* Either.match(InvoiceStatus.requireDraft(yield* lock(organisation.id, id)), {
@@ -340,7 +341,7 @@ export const make = Effect.gen(function* () {
         })
       )
     }),
-    pay: Effect.fn("Invoicing.pay")(function* (organisation, id, request) {
+    pay: operation("Invoicing.pay")(function* (organisation, id, request) {
       return yield* tx.run(
         Effect.gen(function* () {
           const current = yield* Either.match(InvoiceStatus.requirePayable(yield* lock(organisation.id, id)), {
@@ -385,7 +386,7 @@ export const make = Effect.gen(function* () {
       )
     }),
     payments: (organisation, id) => Effect.zipRight(find(organisation.id, id), repo.payments(organisation.id, id)),
-    cancel: Effect.fn("Invoicing.cancel")(function* (organisation, id) {
+    cancel: operation("Invoicing.cancel")(function* (organisation, id) {
       return yield* tx.run(
         Effect.gen(function* () {
           const current = yield* lock(organisation.id, id)
@@ -396,7 +397,7 @@ export const make = Effect.gen(function* () {
         })
       )
     }),
-    storno: Effect.fn("Invoicing.storno")(function* (organisation, id) {
+    storno: operation("Invoicing.storno")(function* (organisation, id) {
       return yield* tx.run(
         Effect.gen(function* () {
           const original = yield* lock(organisation.id, id)

@@ -1,4 +1,5 @@
 /** Every service of the kernel in one layer: an adapter's `layer` satisfies what it needs. */
+import type * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
 import type { AccessRepository } from "./Access/AccessRepository.js"
 import type { IdempotencyStore } from "./Access/IdempotencyStore.js"
@@ -149,3 +150,44 @@ export const layer = layerWith({ rateLimit: Access.RATE_LIMIT })
 
 /** Every service the kernel provides: what a transport's handlers may call. */
 export type Services = Layer.Layer.Success<ReturnType<typeof layerWith>>
+
+/**
+ * The tags of `Services`, for a transport that runs its requests with only what its handlers may
+ * call: every span, scope and transaction copies the request's context, so a context of the
+ * services alone, without the storage ports under them, keeps each copy small.
+ */
+export const serviceTags = [
+  Access.Access,
+  Activity.Activity,
+  Analytics.Analytics,
+  Bookings.Bookings,
+  Calls.Calls,
+  Companies.Companies,
+  Contacts.Contacts,
+  Deals.Deals,
+  Events.Events,
+  Forms.Forms,
+  Idempotency.Idempotency,
+  Import.Import,
+  Inventory.Inventory,
+  Invoicing.Invoicing,
+  Leads.Leads,
+  LinkPages.LinkPages,
+  Mail.Mailer,
+  Notes.Notes,
+  Orders.Orders,
+  PurchaseOrders.PurchaseOrders,
+  Quotes.Quotes,
+  Records.Records,
+  Returns.Returns,
+  Sites.Sites,
+  Surveys.Surveys,
+  Tasks.Tasks,
+  Tickets.Tickets,
+  Visits.Visits
+] as const
+
+type Listed = Context.Tag.Identifier<(typeof serviceTags)[number]>
+// Does not compile when a service joins the layer but not this list, or the other way round.
+const listsEveryService: [Services] extends [Listed] ? ([Listed] extends [Services] ? true : never) : never = true
+void listsEveryService

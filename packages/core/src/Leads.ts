@@ -11,6 +11,7 @@ import { ContactRepository } from "./Contacts/ContactRepository.js"
 import { Contacts } from "./Contacts.js"
 import type { PlanRefused, StorageError, ValidationFailed } from "./Errors.js"
 import { EventLog } from "./Events/EventLog.js"
+import { operation } from "./internal/operation.js"
 import { nowIso } from "./internal/records.js"
 import { matchContact } from "./Leads/ContactMatch.js"
 import { LeadRepository } from "./Leads/LeadRepository.js"
@@ -41,7 +42,7 @@ export const make = Effect.gen(function* () {
   const tx = yield* Transaction
 
   return Leads.of({
-    receive: Effect.fn("Leads.receive")((organisation, lead, actor) =>
+    receive: operation("Leads.receive")((organisation, lead, actor) =>
       tx.run(
         Effect.gen(function* () {
           const now = yield* nowIso

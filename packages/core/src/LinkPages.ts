@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { z } from "zod"
 import type { SlugAlreadyExists, StorageError } from "./Errors.js"
+import { operation } from "./internal/operation.js"
 import { nowIso } from "./internal/records.js"
 import { LinkPageRepository } from "./LinkPages/LinkPageRepository.js"
 import type { LinkPage, LinkPageCreate, LinkPageListQuery } from "./LinkPages/LinkPageSchemas.js"
@@ -33,7 +34,7 @@ export const make = Effect.gen(function* () {
   const repo = yield* LinkPageRepository
   const tx = yield* Transaction
   return LinkPages.of({
-    create: Effect.fn("LinkPages.create")(function* (organisation, input) {
+    create: operation("LinkPages.create")(function* (organisation, input) {
       return yield* tx.run(
         Effect.gen(function* () {
           const now = yield* nowIso

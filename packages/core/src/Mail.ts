@@ -7,6 +7,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { StorageError } from "./Errors.js"
+import { operation } from "./internal/operation.js"
 import { nowIso } from "./internal/records.js"
 import { MailOutbox } from "./Mail/MailOutbox.js"
 import * as MailRetry from "./Mail/MailRetry.js"
@@ -35,7 +36,7 @@ export class Mailer extends Context.Tag("@crm/core/Mailer")<
 
 export const make = Effect.map(MailOutbox, (outbox) =>
   Mailer.of({
-    send: Effect.fn("Mailer.send")(function* (organisationId, mail) {
+    send: operation("Mailer.send")(function* (organisationId, mail) {
       const now = yield* nowIso
       const message: MailMessage = {
         id: crypto.randomUUID(),

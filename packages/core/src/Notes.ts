@@ -13,6 +13,7 @@ import { CompanyRepository } from "./Companies/CompanyRepository.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
 import { DealRepository } from "./Deals/DealRepository.js"
 import { invalidField, type StorageError, type ValidationFailed } from "./Errors.js"
+import { operation } from "./internal/operation.js"
 import { nowIso } from "./internal/records.js"
 import { type EntitySummary, findEntity } from "./Notes/NoteEntities.js"
 import { NoteRepository } from "./Notes/NoteRepository.js"
@@ -77,7 +78,7 @@ export const make = Effect.gen(function* () {
   }
 
   return Notes.of({
-    log: Effect.fn("Notes.log")(function* (organisation, input, actor) {
+    log: operation("Notes.log")(function* (organisation, input, actor) {
       return yield* tx.run(
         Effect.gen(function* () {
           const found = yield* findEntity(repos, organisation.id, input.entity_type, input.entity_id)

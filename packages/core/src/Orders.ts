@@ -30,6 +30,7 @@ import * as ProductRules from "./Inventory/ProductRules.js"
 import { Inventory, type OrderMove } from "./Inventory.js"
 import { NumberSequence } from "./Invoicing/NumberSequence.js"
 import { nextNumber } from "./internal/documentNumbers.js"
+import { operation } from "./internal/operation.js"
 import { nowIso, orNotFound, requireLink } from "./internal/records.js"
 import { Mailer } from "./Mail.js"
 import * as Fulfilment from "./Orders/Fulfilment.js"
@@ -222,7 +223,7 @@ export const make = Effect.gen(function* () {
     )
 
   return Orders.of({
-    create: Effect.fn("Orders.create")(function* (organisation, input, actor) {
+    create: operation("Orders.create")(function* (organisation, input, actor) {
       return yield* tx.run(
         Effect.gen(function* () {
           yield* requireLink("contact_id", input.contact_id, (id) => contactRepo.get(organisation.id, id))
@@ -283,7 +284,7 @@ export const make = Effect.gen(function* () {
       )
     }),
     get: (organisation, id) => find(organisation.id, id),
-    update: Effect.fn("Orders.update")(function* (organisation, id, patch, actor) {
+    update: operation("Orders.update")(function* (organisation, id, patch, actor) {
       return yield* tx.run(
         Effect.gen(function* () {
           const current = yield* lock(organisation.id, id)

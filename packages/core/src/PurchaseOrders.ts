@@ -8,6 +8,7 @@ import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
 import { NumberSequence } from "./Invoicing/NumberSequence.js"
 import { nextNumber } from "./internal/documentNumbers.js"
+import { operation } from "./internal/operation.js"
 import { nowIso, orNotFound } from "./internal/records.js"
 import { PurchaseOrderRepository } from "./PurchaseOrders/PurchaseOrderRepository.js"
 import type {
@@ -87,7 +88,7 @@ export const make = Effect.gen(function* () {
     )
 
   return PurchaseOrders.of({
-    create: Effect.fn("PurchaseOrders.create")(function* (organisation, input) {
+    create: operation("PurchaseOrders.create")(function* (organisation, input) {
       return yield* tx.run(
         Effect.gen(function* () {
           const now = yield* nowIso
@@ -116,9 +117,9 @@ export const make = Effect.gen(function* () {
       )
     }),
     get: (organisation, id) => find(organisation.id, id),
-    order: Effect.fn("PurchaseOrders.order")((organisation, id) => move(organisation, id, "ordered")),
-    cancel: Effect.fn("PurchaseOrders.cancel")((organisation, id) => move(organisation, id, "cancelled")),
-    receive: Effect.fn("PurchaseOrders.receive")(function* (organisation, id, receipt) {
+    order: operation("PurchaseOrders.order")((organisation, id) => move(organisation, id, "ordered")),
+    cancel: operation("PurchaseOrders.cancel")((organisation, id) => move(organisation, id, "cancelled")),
+    receive: operation("PurchaseOrders.receive")(function* (organisation, id, receipt) {
       return yield* tx.run(
         Effect.gen(function* () {
           const current = yield* lock(organisation.id, id)

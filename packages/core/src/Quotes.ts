@@ -25,6 +25,7 @@ import type { Invoice } from "./Invoicing/InvoiceSchemas.js"
 import { NumberSequence } from "./Invoicing/NumberSequence.js"
 import { Invoicing } from "./Invoicing.js"
 import { dateIn, yearOf } from "./internal/dates.js"
+import { operation } from "./internal/operation.js"
 import { merge, nowIso, orNotFound, owningOrganisation, partyLinks } from "./internal/records.js"
 import { lacksVatReason } from "./Pricing/LineSchemas.js"
 import { inputOf, price } from "./Pricing/PricedDocument.js"
@@ -112,7 +113,7 @@ export const make = Effect.gen(function* () {
   const requireLinks = partyLinks(contacts, companies)
 
   return Quotes.of({
-    create: Effect.fn("Quotes.create")(function* (organisation, input) {
+    create: operation("Quotes.create")(function* (organisation, input) {
       return yield* tx.run(
         Effect.gen(function* () {
           yield* requireLinks(organisation.id, input)
@@ -148,7 +149,7 @@ export const make = Effect.gen(function* () {
       )
     }),
     get: (organisation, id) => find(organisation.id, id),
-    update: Effect.fn("Quotes.update")(function* (organisation, id, patch) {
+    update: operation("Quotes.update")(function* (organisation, id, patch) {
       return yield* tx.run(
         Effect.gen(function* () {
           const current = yield* lock(organisation.id, id)
@@ -183,7 +184,7 @@ export const make = Effect.gen(function* () {
           query
         )
         .pipe(Effect.map((rows) => toPage(rows, query))),
-    transition: Effect.fn("Quotes.transition")(function* (organisation, id, action) {
+    transition: operation("Quotes.transition")(function* (organisation, id, action) {
       return yield* tx.run(
         Effect.gen(function* () {
           const current = yield* lock(organisation.id, id)
@@ -212,7 +213,7 @@ export const make = Effect.gen(function* () {
     }),
     owner: (id) => owningOrganisation(repo.organisationOf(id), access.getOrganisation, "quote"),
     revisions: (organisation, id) => Effect.zipRight(find(organisation.id, id), repo.revisions(organisation.id, id)),
-    invoice: Effect.fn("Quotes.invoice")(function* (organisation, id) {
+    invoice: operation("Quotes.invoice")(function* (organisation, id) {
       return yield* tx.run(
         Effect.gen(function* () {
           const quote = yield* lock(organisation.id, id)

@@ -11,6 +11,7 @@ import { DealRepository } from "./Deals/DealRepository.js"
 import { invalidField, type NotFound, type StorageError, type ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
+import { operation } from "./internal/operation.js"
 import { merge, nowIso, orNotFound, partyLinks, requireLink } from "./internal/records.js"
 import * as RecordFields from "./Records/RecordFields.js"
 import { RecordRepository } from "./Records/RecordRepository.js"
@@ -148,7 +149,7 @@ export const make = Effect.gen(function* () {
     Effect.map(presentOne(organisation, record), (shown): WrittenRecord => ({ ...shown, ignored_fields: [...ignored] }))
 
   return Records.of({
-    create: Effect.fn("Records.create")(function* (organisation, input) {
+    create: operation("Records.create")(function* (organisation, input) {
       const type = yield* typeByKey(organisation, input.type)
       const normalised = yield* RecordFields.normalise(type, input.custom ?? {})
       return yield* tx.run(
@@ -176,7 +177,7 @@ export const make = Effect.gen(function* () {
       )
     }),
     get: (organisation, id) => Effect.flatMap(find(organisation.id, id), (record) => presentOne(organisation, record)),
-    update: Effect.fn("Records.update")(function* (organisation, id, patch) {
+    update: operation("Records.update")(function* (organisation, id, patch) {
       return yield* tx.run(
         Effect.gen(function* () {
           const current = yield* repo.getForUpdate(organisation.id, id).pipe(orNotFound("record"))

@@ -8,6 +8,7 @@ import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
 import { NumberSequence } from "./Invoicing/NumberSequence.js"
 import { nextNumber } from "./internal/documentNumbers.js"
+import { operation } from "./internal/operation.js"
 import { linked, nowIso, orNotFound } from "./internal/records.js"
 import { OrderRepository } from "./Orders/OrderRepository.js"
 import { ReturnRepository } from "./Returns/ReturnRepository.js"
@@ -57,7 +58,7 @@ export const make = Effect.gen(function* () {
   const lock = (organisationId: string, id: string) => repo.getForUpdate(organisationId, id).pipe(orNotFound("return"))
 
   return Returns.of({
-    create: Effect.fn("Returns.create")(function* (organisation, input) {
+    create: operation("Returns.create")(function* (organisation, input) {
       return yield* tx.run(
         Effect.gen(function* () {
           const order = yield* linked("order_id", input.order_id, (id) => orders.get(organisation.id, id))
@@ -85,7 +86,7 @@ export const make = Effect.gen(function* () {
       )
     }),
     get: (organisation, id) => find(organisation.id, id),
-    update: Effect.fn("Returns.update")(function* (organisation, id, change) {
+    update: operation("Returns.update")(function* (organisation, id, change) {
       return yield* tx.run(
         Effect.gen(function* () {
           const current = yield* lock(organisation.id, id)

@@ -17,6 +17,7 @@ import {
   ValidationFailed,
   type ValidationIssue
 } from "./Errors.js"
+import { operation } from "./internal/operation.js"
 import { linked, nowIso } from "./internal/records.js"
 import type { Organisation } from "./Settings/SettingsSchemas.js"
 import * as SectionTypes from "./Sites/SectionTypes.js"
@@ -108,7 +109,7 @@ export const make = Effect.gen(function* () {
     })
 
   return Sites.of({
-    createSite: Effect.fn("Sites.createSite")(function* (organisation, input) {
+    createSite: operation("Sites.createSite")(function* (organisation, input) {
       return yield* tx.run(
         Effect.gen(function* () {
           const now = yield* nowIso
@@ -127,7 +128,7 @@ export const make = Effect.gen(function* () {
     }),
     listSites: (organisation, query) =>
       Effect.map(repo.listSites(organisation.id, query), (rows) => toPage(rows, query)),
-    createPage: Effect.fn("Sites.createPage")(function* (organisation, input) {
+    createPage: operation("Sites.createPage")(function* (organisation, input) {
       return yield* tx.run(
         Effect.gen(function* () {
           yield* site(organisation, input.site_id)
@@ -166,7 +167,7 @@ export const make = Effect.gen(function* () {
         ),
         (rows) => toPage(rows, query)
       ),
-    createPost: Effect.fn("Sites.createPost")(function* (organisation, input) {
+    createPost: operation("Sites.createPost")(function* (organisation, input) {
       return yield* tx.run(
         Effect.gen(function* () {
           yield* site(organisation, input.site_id)

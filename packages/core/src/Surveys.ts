@@ -8,6 +8,7 @@ import { DealRepository } from "./Deals/DealRepository.js"
 import type { NotFound, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
+import { operation } from "./internal/operation.js"
 import { nowIso, orNotFound, requireLink } from "./internal/records.js"
 import type { Organisation } from "./Settings/SettingsSchemas.js"
 import { SurveyResponseRepository } from "./Surveys/SurveyResponseRepository.js"
@@ -45,7 +46,7 @@ export const make = Effect.gen(function* () {
   const tx = yield* Transaction
 
   return Surveys.of({
-    answer: Effect.fn("Surveys.answer")(function* (organisation, input) {
+    answer: operation("Surveys.answer")(function* (organisation, input) {
       return yield* tx.run(
         Effect.gen(function* () {
           yield* requireLink("contact_id", input.contact_id, (id) => contacts.get(organisation.id, id))

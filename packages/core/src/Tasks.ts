@@ -11,6 +11,7 @@ import type { NotFound, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog, type NewEvent } from "./Events/EventLog.js"
 import { addDays, dateIn, startOfDay } from "./internal/dates.js"
+import { operation } from "./internal/operation.js"
 import { archiveLive, merge, nowIso, orNotFound, requireLink } from "./internal/records.js"
 import type { ResourceService } from "./Resource.js"
 import type { Organisation } from "./Settings/SettingsSchemas.js"
@@ -98,7 +99,7 @@ export const make = Effect.gen(function* () {
     })
 
   return Tasks.of({
-    create: Effect.fn("Tasks.create")(function* (organisation, input) {
+    create: operation("Tasks.create")(function* (organisation, input) {
       return yield* tx.run(
         Effect.gen(function* () {
           yield* requireEntity(organisation.id, input.entity_type, input.entity_id)
@@ -125,7 +126,7 @@ export const make = Effect.gen(function* () {
       )
     }),
     get: (organisation, id) => find(organisation.id, id),
-    update: Effect.fn("Tasks.update")(function* (organisation, id, patch) {
+    update: operation("Tasks.update")(function* (organisation, id, patch) {
       return yield* tx.run(
         Effect.gen(function* () {
           const current = yield* lock(organisation.id, id)
@@ -137,7 +138,7 @@ export const make = Effect.gen(function* () {
         })
       )
     }),
-    complete: Effect.fn("Tasks.complete")(function* (organisation, id) {
+    complete: operation("Tasks.complete")(function* (organisation, id) {
       return yield* tx.run(
         Effect.gen(function* () {
           const current = yield* lock(organisation.id, id)
@@ -147,12 +148,12 @@ export const make = Effect.gen(function* () {
         })
       )
     }),
-    listBy: Effect.fn("Tasks.listBy")(function* (organisation, { due, ...filter }, page) {
+    listBy: operation("Tasks.listBy")(function* (organisation, { due, ...filter }, page) {
       const window =
         due === undefined ? {} : dueWindow(due, organisation.settings.timezone, yield* Clock.currentTimeMillis)
       return toPage(yield* repo.list(organisation.id, { ...filter, ...window }, page), page)
     }),
-    archive: Effect.fn("Tasks.archive")((organisation, id) =>
+    archive: operation("Tasks.archive")((organisation, id) =>
       archiveLive(tx, (at) => repo.archive(organisation.id, id, at), find(organisation.id, id))
     ),
     list: (organisation, query) =>

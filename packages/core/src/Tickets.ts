@@ -15,6 +15,7 @@ import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
 import { NumberSequence } from "./Invoicing/NumberSequence.js"
 import { nextNumber } from "./internal/documentNumbers.js"
+import { operation } from "./internal/operation.js"
 import { linked, nowIso, orNotFound } from "./internal/records.js"
 import { Mailer } from "./Mail.js"
 import type { Organisation } from "./Settings/SettingsSchemas.js"
@@ -103,7 +104,7 @@ export const make = Effect.gen(function* () {
   const lock = (organisationId: string, id: string) => repo.getForUpdate(organisationId, id).pipe(orNotFound("ticket"))
 
   return Tickets.of({
-    create: Effect.fn("Tickets.create")(function* (organisation, input) {
+    create: operation("Tickets.create")(function* (organisation, input) {
       return yield* tx.run(
         Effect.gen(function* () {
           const contact =
@@ -144,7 +145,7 @@ export const make = Effect.gen(function* () {
     }),
     get: (organisation, id) =>
       Effect.zipWith(find(organisation.id, id), nowIso, (ticket, now) => withBreach(ticket, now)),
-    update: Effect.fn("Tickets.update")(function* (organisation, id, patch) {
+    update: operation("Tickets.update")(function* (organisation, id, patch) {
       return yield* tx.run(
         Effect.gen(function* () {
           const current = yield* lock(organisation.id, id)
@@ -194,7 +195,7 @@ export const make = Effect.gen(function* () {
           query
         )
       }),
-    reply: Effect.fn("Tickets.reply")(function* (organisation, id, input) {
+    reply: operation("Tickets.reply")(function* (organisation, id, input) {
       return yield* tx.run(
         Effect.gen(function* () {
           const current = yield* lock(organisation.id, id)

@@ -6,6 +6,7 @@ import * as Option from "effect/Option"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
 import type { StorageError, ValidationFailed } from "./Errors.js"
 import { FormSubmissionRepository, type VisitorLink } from "./Forms/FormSubmissionRepository.js"
+import { operation } from "./internal/operation.js"
 import { nowIso, requireLink } from "./internal/records.js"
 import type { Organisation } from "./Settings/SettingsSchemas.js"
 import { Transaction } from "./Transaction.js"
@@ -56,7 +57,7 @@ export const make = Effect.gen(function* () {
         )
 
   return Visits.of({
-    record: Effect.fn("Visits.record")((organisation, input) =>
+    record: operation("Visits.record")((organisation, input) =>
       tx.run(
         Effect.gen(function* () {
           yield* requireLink("contact_id", input.contact_id, (id) => contacts.get(organisation.id, id))

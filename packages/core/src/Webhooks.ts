@@ -12,6 +12,7 @@ import * as Random from "effect/Random"
 import { InvalidTargetUrl, NotFound, type StorageError, TooManyHooks, UnknownEvent } from "./Errors.js"
 import { type EventName, isEventName } from "./Events/EventCatalogue.js"
 import { RETENTION_DAYS } from "./Events.js"
+import { operation } from "./internal/operation.js"
 import { nowIso, orNotFound } from "./internal/records.js"
 import { Transaction } from "./Transaction.js"
 import { Resolver } from "./Webhooks/Resolver.js"
@@ -143,7 +144,7 @@ export const makeWith = (options: WebhookOptions) =>
 
     const find = (owner: HookOwner, id: string) => repo.get(owner, id).pipe(orNotFound("hook"))
 
-    const checkTarget = Effect.fn("Webhooks.checkTarget")(function* (url: string) {
+    const checkTarget = operation("Webhooks.checkTarget")(function* (url: string) {
       const target = TargetRules.checkUrl(url, urlOptions)
       if (Either.isLeft(target)) return yield* refusedTarget(target.left)
       if (options.allowPrivateTargets || Option.isSome(target.right.address)) return
@@ -158,7 +159,7 @@ export const makeWith = (options: WebhookOptions) =>
         : Effect.fail(new UnknownEvent({ detail: `'${unknown}' is not an event of the catalogue` }))
     }
 
-    const create = Effect.fn("Webhooks.create")(function* (owner: HookOwner, input: HookCreate) {
+    const create = operation("Webhooks.create")(function* (owner: HookOwner, input: HookCreate) {
       const events = yield* eventsOf(input.events)
       yield* checkTarget(input.target_url)
       const now = yield* nowIso
@@ -311,11 +312,11 @@ export const makeWith = (options: WebhookOptions) =>
       create,
       list: (owner, query) => repo.list(owner, query).pipe(Effect.map((rows) => toPage(rows.map(toHook), query))),
       get: (owner, id) => Effect.map(find(owner, id), toHook),
-      remove: Effect.fn("Webhooks.remove")(function* (owner, id) {
+      remove: operation("Webhooks.remove")(function* (owner, id) {
         const removed = yield* tx.run(repo.remove(owner, id))
         if (!removed) return yield* new NotFound({ detail: "no such hook" })
       }),
-      rotateSecret: Effect.fn("Webhooks.rotateSecret")(function* (owner, id) {
+      rotateSecret: operation("Webhooks.rotateSecret")(function* (owner, id) {
         return yield* tx.run(
           Effect.gen(function* () {
             const current = yield* repo.getForUpdate(owner, id).pipe(orNotFound("hook"))
@@ -332,11 +333,11 @@ export const makeWith = (options: WebhookOptions) =>
           })
         )
       }),
-      deliveries: Effect.fn("Webhooks.deliveries")(function* (owner, hookId, query) {
+      deliveries: operation("Webhooks.deliveries")(function* (owner, hookId, query) {
         yield* find(owner, hookId)
         return toPage(yield* repo.deliveries(owner, hookId, query), query)
       }),
-      redeliver: Effect.fn("Webhooks.redeliver")(function* (owner, hookId, deliveryId) {
+      redeliver: operation("Webhooks.redeliver")(function* (owner, hookId, deliveryId) {
         return yield* tx.run(
           Effect.gen(function* () {
             yield* deliveryOf(owner, hookId, deliveryId)
