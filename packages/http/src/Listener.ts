@@ -10,6 +10,7 @@ import type { ReadableStream as NodeReadableStream } from "node:stream/web"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
 import type { Answer } from "./App.js"
@@ -23,6 +24,12 @@ export class Address extends Context.Tag("@crm/http/Listener/Address")<
 export interface ListenOptions {
   readonly port: number
   readonly host: string
+  /**
+   * `false` serves requests with Effect's tracer off, so that named operations open no spans: for a
+   * server that exports no traces, where a span per operation is only cost. Left out, requests
+   * trace as the layer's runtime does.
+   */
+  readonly tracing?: boolean
 }
 
 const write = (response: ServerResponse, answer: Answer) => {
@@ -55,7 +62,9 @@ export const layer = <R>(
   Layer.scoped(
     Address,
     Effect.gen(function* () {
-      const runtime = yield* Effect.runtime<R>()
+      const given = yield* Effect.runtime<R>()
+      const runtime =
+        options.tracing === false ? Runtime.setFiberRef(given, FiberRef.currentTracerEnabled, false) : given
       const run = Runtime.runCallback(runtime)
       const server = createServer((incoming, response) => {
         const cancel = run(app(incoming), {
