@@ -3,7 +3,6 @@ import { Errors, Mail } from "@crm/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import nodemailer from "nodemailer"
 
 export interface SmtpOptions {
   /** `smtp://user:pass@host:587` (or `smtps://` for TLS from the start). */
@@ -20,7 +19,12 @@ export const smtp = (options: SmtpOptions): Layer.Layer<Mail.MailTransport> =>
     Mail.MailTransport,
     Effect.map(
       Effect.acquireRelease(
-        Effect.sync(() => nodemailer.createTransport({ url: Redacted.value(options.url), ...TIMEOUTS })),
+        // Loaded only when SMTP is configured: most of a megabyte of code a server without it never runs.
+        Effect.promise(() => import("nodemailer")).pipe(
+          Effect.map(({ default: nodemailer }) =>
+            nodemailer.createTransport({ url: Redacted.value(options.url), ...TIMEOUTS })
+          )
+        ),
         (transporter) => Effect.sync(() => transporter.close())
       ),
       (transporter) =>

@@ -5,7 +5,8 @@
 
 import { Access, Events, Idempotency, Invoicing, Kernel, Quotes, Webhooks } from "@crm/core"
 import { Api, App, Listener } from "@crm/http"
-import { McpServer } from "@crm/mcp"
+import type { McpServer } from "@crm/mcp"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
@@ -84,19 +85,34 @@ export const kernel = <E, R>(storage: Layer.Layer<StoragePorts, E, R>, options: 
 /**
  * The assistant interface at `/api/mcp`, behind the REST pipeline's authentication and budget:
  * the request is handed to the MCP SDK as a web Request, with the kernel's runtime for the tools.
+ * The SDK and the tools are loaded on the first call, not at start: they are about a fifth of the
+ * server's idle memory and of its start-up, for an interface many deployments never call.
  */
 const mcpEndpoint = (): App.Endpoint<Kernel.Services> => {
-  // Made once per server: refuses to start when two tools share a name.
-  const mcp = McpServer.make()
+  let loading: Promise<McpServer.McpKernel> | undefined
+  const mcp = () => (loading ??= import("@crm/mcp").then(({ McpServer }) => McpServer.make()))
   return {
     path: "/api/mcp",
     handle: (request, principal) =>
       Effect.gen(function* () {
         const runtime = yield* Effect.runtime<Kernel.Services>()
-        return yield* Effect.promise(() => mcp.handle(request, principal, runtime))
+        const server = yield* Effect.promise(mcp)
+        return yield* Effect.promise(() => server.handle(request, principal, runtime))
       })
   }
 }
+
+/**
+ * Requests run with the kernel's services (and the webhook service) in their context and nothing
+ * else: the storage ports under them were handed over when the services were built, and every
+ * span, scope or transaction of a request copies its context.
+ */
+const requestServices = Layer.effectContext(
+  Effect.map(
+    Effect.context<Kernel.Services | Webhooks.Webhooks>(),
+    Context.pick(...Kernel.serviceTags, Webhooks.Webhooks)
+  )
+)
 
 export const http = (options: ServerOptions) =>
   Listener.layer(
@@ -106,8 +122,9 @@ export const http = (options: ServerOptions) =>
       maxBodyBytes: App.MAX_BODY_BYTES,
       endpoints: [mcpEndpoint()]
     }),
-    { port: options.port, host: options.host }
-  )
+    // No tracer exports the server's spans, so requests open none (see `Listener.ListenOptions`).
+    { port: options.port, host: options.host, tracing: false }
+  ).pipe(Layer.provide(requestServices))
 
 /**
  * Storage and services are provided outside the HTTP layer so they are built (migrations run)
