@@ -13,6 +13,26 @@ onEveryStore("request mechanics", (server) => {
     expect((await server().anonymous.get("/openapi.json")).headers.get("x-request-id")).toBeTruthy()
   })
 
+  it("frames every body with its Content-Length, not chunked; a 204 with none", async () => {
+    const { client } = await server().tenant()
+    const created = await client.post("/contacts", { first_name: "Ann", email: "framed@example.com" })
+    const answers = [
+      created,
+      await client.get(`/contacts/${created.body.id}`),
+      await client.get("/contacts"),
+      await client.get("/nowhere"),
+      await server().anonymous.get("/openapi.json")
+    ]
+    for (const answer of answers) {
+      expect(answer.headers.get("transfer-encoding")).toBeNull()
+      expect(answer.headers.get("content-length")).toBe(String(Buffer.byteLength(answer.text)))
+    }
+    const archived = await client.delete(`/contacts/${created.body.id}`)
+    expect(archived.status).toBe(204)
+    expect(archived.headers.get("content-length")).toBeNull()
+    expect(archived.headers.get("transfer-encoding")).toBeNull()
+  })
+
   it("answers malformed JSON, wrong content types, huge bodies and unknown routes with clear 4xx", async () => {
     const { client } = await server().tenant()
     const badJson = await client.request("POST", "/contacts", {

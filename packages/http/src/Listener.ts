@@ -34,9 +34,15 @@ export interface ListenOptions {
 
 const write = (response: ServerResponse, answer: Answer) => {
   if (typeof answer.body === "string") {
-    // A body passed to `end` gets its Content-Length from node; a 204 has none.
-    response.writeHead(answer.status, answer.headers)
-    response.end(answer.status === 204 ? undefined : answer.body)
+    // `writeHead` fixes the headers at once, so without a Content-Length node would frame every
+    // body as chunked: more bytes and writes for a body whose length is known. A 204 has none.
+    if (answer.status === 204) {
+      response.writeHead(204, answer.headers)
+      response.end()
+    } else {
+      response.writeHead(answer.status, { ...answer.headers, "content-length": Buffer.byteLength(answer.body) })
+      response.end(answer.body)
+    }
     return
   }
   const web = answer.body
