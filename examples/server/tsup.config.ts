@@ -17,7 +17,7 @@
  * package. `examples/mcp-stdio` builds the same way (`bundle` below).
  */
 import { spawn } from "node:child_process"
-import { rmSync } from "node:fs"
+import { rmSync, writeFileSync } from "node:fs"
 import { dirname, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { defineConfig, type Options } from "tsup"
@@ -110,6 +110,28 @@ const makePgliteTemplate = (dir: string) => async () => {
   }
 }
 
+/** After the bundle, `crm openapi` into `dist/openapi.json`, which the built server serves (see src/cli.ts). */
+const writeOpenApi = (dir: string) => async () => {
+  const output: Array<Buffer> = []
+  const errors: Array<Buffer> = []
+  const code = await new Promise<number | null>((done, fail) => {
+    const child = spawn(process.execPath, [resolve(dir, "bin", "crm.js"), "openapi"], { stdio: "pipe" })
+    child.stdout.on("data", (chunk: Buffer) => output.push(chunk))
+    child.stderr.on("data", (chunk: Buffer) => errors.push(chunk))
+    child.on("error", fail)
+    child.on("close", done)
+  })
+  if (code !== 0) throw new Error(`crm openapi exited with ${code}:\n${Buffer.concat(errors).toString()}`)
+  // Parsed once here, so a build never ships a document the server would serve broken.
+  writeFileSync(resolve(dir, "dist", "openapi.json"), JSON.stringify(JSON.parse(Buffer.concat(output).toString())))
+}
+
 const here = dirname(fileURLToPath(import.meta.url))
 
-export default defineConfig({ ...bundle(here, { cli: "src/cli.ts" }), onSuccess: makePgliteTemplate(here) })
+export default defineConfig({
+  ...bundle(here, { cli: "src/cli.ts" }),
+  onSuccess: async () => {
+    await makePgliteTemplate(here)()
+    await writeOpenApi(here)()
+  }
+})

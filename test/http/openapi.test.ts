@@ -1,6 +1,8 @@
 import SwaggerParser from "@apidevtools/swagger-parser"
 import { Api, ErrorStatus, OpenApi } from "@crm/http"
 import { describe, expect, it } from "vitest"
+import { startServer } from "../support/server.js"
+import { memory } from "../support/storages.js"
 import { onEveryStore } from "../support/suite.js"
 
 onEveryStore("OpenAPI document", (server) => {
@@ -30,5 +32,25 @@ describe("route table", () => {
   it("has no two routes with the same method and path", () => {
     const keys = Api.table.map((mounted) => `${mounted.route.method} ${mounted.template}`)
     expect(new Set(keys).size).toBe(keys.length)
+  })
+})
+
+describe("OpenAPI document made at build time", () => {
+  it("is served as given, byte for byte, and only when given", async () => {
+    const made = JSON.stringify(Api.openApiDocument())
+    const built = await startServer(memory.fresh(), { openApiDocument: made.replace('"3.1.0"', '"3.1.0" ') })
+    try {
+      const served = await built.anonymous.get("/openapi.json")
+      expect(served.status).toBe(200)
+      expect(served.text).toBe(made.replace('"3.1.0"', '"3.1.0" '))
+    } finally {
+      await built.close()
+    }
+    const plain = await startServer(memory.fresh())
+    try {
+      expect((await plain.anonymous.get("/openapi.json")).text).toBe(made)
+    } finally {
+      await plain.close()
+    }
   })
 })

@@ -58,6 +58,8 @@ export interface TestServer {
 export interface ServerTestOptions {
   readonly trustedProxies?: ReadonlyArray<string>
   readonly publicUrl?: string
+  /** The OpenAPI document made beforehand, as the built server passes it (`Server.ServerOptions`). */
+  readonly openApiDocument?: string
   readonly webhooks?: Server.ServerOptions["webhooks"]
   readonly mail?: Server.ServerOptions["mail"]
 }
@@ -108,7 +110,8 @@ export const startServer = async (
           rateLimit: 120,
           ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
           ...(options.webhooks === undefined ? {} : { webhooks: options.webhooks }),
-          ...(options.mail === undefined ? {} : { mail: options.mail })
+          ...(options.mail === undefined ? {} : { mail: options.mail }),
+          ...(options.openApiDocument === undefined ? {} : { openApiDocument: options.openApiDocument })
         },
         storage
       ),

@@ -29,6 +29,8 @@ export interface ServerOptions {
   readonly webhooks?: Partial<WebhookWorker.WebhookSettings>
   /** SMTP and polling of the mail outbox worker; without SMTP mail is recorded as delivered. */
   readonly mail?: MailWorker.MailSettings
+  /** The OpenAPI document as JSON text, made at build time (`Api.TableOptions`); made at the first request when left out. */
+  readonly openApiDocument?: string
 }
 
 const firstRun = (options: ServerOptions) =>
@@ -116,7 +118,7 @@ const requestServices = Layer.effectContext(
 
 export const http = (options: ServerOptions) =>
   Listener.layer(
-    App.makeApp(Api.table, {
+    App.makeApp(options.openApiDocument === undefined ? Api.table : Api.makeTable(options), {
       adminToken: options.adminToken,
       trustedProxies: options.trustedProxies,
       maxBodyBytes: App.MAX_BODY_BYTES,

@@ -6,6 +6,7 @@
 import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
+import { Api } from "@crm/http"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
@@ -20,6 +21,7 @@ const HELP = `crm — the CRM kernel's server and admin command line
 Usage:
   crm serve                         serve the REST API (PGlite in CRM_DATA_DIR, or DATABASE_URL)
   crm migrate                       apply database migrations and exit
+  crm openapi                       print the OpenAPI document (what GET /api/v1/openapi.json serves)
   crm org create --name NAME [--settings FILE]
   crm org show ORG_ID
   crm org settings ORG_ID --file FILE     replace the settings document
@@ -96,8 +98,19 @@ const seedDataDir = (storage: Config.Config.Success<typeof Storage.StorageConfig
     )
   })
 
+/**
+ * `npm run build` also leaves the OpenAPI document beside the built command line
+ * (`dist/openapi.json`, printed by `crm openapi` from the same bundle): served as it is, it spares
+ * making it at start. Run from the sources there is none, and it is made at the first request.
+ */
+const prebuiltOpenApi = (): string | undefined => {
+  const file = new URL("./openapi.json", import.meta.url)
+  return existsSync(file) ? readFileSync(file, "utf8") : undefined
+}
+
 const serve = Effect.gen(function* () {
   const { publicUrl, allowPrivateTargets, ...options } = yield* ServeConfig
+  const openApiDocument = prebuiltOpenApi()
   const storage = yield* Storage.StorageConfig
   yield* seedDataDir(storage)
   const mail = yield* MailConfig
@@ -107,6 +120,7 @@ const serve = Effect.gen(function* () {
       {
         ...options,
         bootstrap: true,
+        ...(openApiDocument === undefined ? {} : { openApiDocument }),
         ...(Option.isSome(publicUrl) ? { publicUrl: publicUrl.value } : {}),
         webhooks: { allowPrivateTargets },
         mail: Option.isSome(mail.smtpUrl) ? { smtp: { url: mail.smtpUrl.value, from: mail.from } } : {}
@@ -191,6 +205,7 @@ const command = (argv: ReadonlyArray<string>) =>
     if (values.help === true || area === undefined || area === "help") return console.log(HELP)
     if (area === "serve") return yield* serve
     if (area === "migrate") return yield* migrate
+    if (area === "openapi") return yield* Effect.sync(() => process.stdout.write(JSON.stringify(Api.openApiDocument())))
     if (area === "org" && action === "create") {
       if (values.name === undefined) return yield* Effect.fail(new CliError("--name is required"))
       const settings = values.settings === undefined ? undefined : yield* readJson(values.settings)

@@ -66,7 +66,7 @@ const errorBody = (code: string, detail: unknown, requestId: string): string =>
 const render = (reply: Reply): Stored => ({
   status: reply.status,
   headers: { ...(reply.headers ?? {}), ...(reply.status === 204 ? {} : { "content-type": json }) },
-  body: reply.status === 204 || reply.body === undefined ? "" : JSON.stringify(reply.body)
+  body: reply.status === 204 ? "" : (reply.json ?? (reply.body === undefined ? "" : JSON.stringify(reply.body)))
 })
 
 interface Coded {

@@ -4,6 +4,8 @@ import type { ErrorCode } from "./ErrorStatus.js"
 export interface Reply {
   readonly status: number
   readonly body?: unknown
+  /** The body already rendered as JSON text (a large document served as it was made), in place of `body`. */
+  readonly json?: string
   readonly headers?: Readonly<Record<string, string>>
 }
 

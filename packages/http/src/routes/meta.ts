@@ -31,7 +31,8 @@ export const eventsRoute = route({
     Effect.flatMap(Events.Events, (events) => events.poll(principal!.organisation.id, query)).pipe(Effect.map(ok))
 })
 
-export const openApiRoute = (document: () => unknown) =>
+/** `document` renders the OpenAPI document as JSON text; it is asked on every request, so it should remember it. */
+export const openApiRoute = (document: () => string) =>
   route({
     method: "GET",
     path: "/openapi.json",
@@ -41,5 +42,5 @@ export const openApiRoute = (document: () => unknown) =>
     summary: "This document",
     success: { status: 200, schema: z.record(z.string(), z.unknown()), description: "the OpenAPI 3.1 document" },
     errors: [],
-    handle: () => Effect.sync(() => ok(document()))
+    handle: () => Effect.sync(() => ({ status: 200, json: document() }))
   })
