@@ -90,5 +90,15 @@ export const postgres: StorageCase = {
     )
 }
 
+/**
+ * Every store available: memory and PGlite, and the server when `DATABASE_URL` is set.
+ * `CRM_TEST_STORES` (comma-separated names) keeps only those: CI runs the suite once on memory and
+ * PGlite, then with `CRM_TEST_STORES=postgres` on the server, rather than the first two twice.
+ */
+const available: ReadonlyArray<StorageCase> = serverUrl === undefined ? [memory, pglite] : [memory, pglite, postgres]
+const chosen = process.env.CRM_TEST_STORES?.split(",")
+  .map((name) => name.trim())
+  .filter((name) => name !== "")
+
 export const storages: ReadonlyArray<StorageCase> =
-  serverUrl === undefined ? [memory, pglite] : [memory, pglite, postgres]
+  chosen === undefined ? available : available.filter((storage) => chosen.includes(storage.name))
