@@ -86,44 +86,43 @@ export const bundle = (dir: string, entry: Record<string, string>): Options => (
   silent: true
 })
 
+/** Runs the built command line, as `npm start` would, collecting what it prints. */
+const crm = (dir: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = process.env) =>
+  new Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>((done, fail) => {
+    const stdout: Array<Buffer> = []
+    const stderr: Array<Buffer> = []
+    const child = spawn(process.execPath, [resolve(dir, "bin", "crm.js"), ...args], { env, stdio: "pipe" })
+    child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk))
+    child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk))
+    child.on("error", fail)
+    child.on("close", (code) =>
+      done({ code, stdout: Buffer.concat(stdout).toString(), stderr: Buffer.concat(stderr).toString() })
+    )
+  })
+
 /**
  * After the bundle, `crm migrate` on a new PGlite data directory, `dist/pglite-template`: a new data
  * directory starts as a copy of it (see `seedDataDir` in src/cli.ts), which spares the first start
  * PGlite's initdb. It also runs the bundle once: a build whose output cannot migrate fails here.
  */
-const makePgliteTemplate = (dir: string) => async () => {
+const makePgliteTemplate = async (dir: string) => {
   const template = resolve(dir, "dist", "pglite-template")
-  const env: Record<string, string | undefined> = { ...process.env, CRM_DATA_DIR: template }
+  const env: NodeJS.ProcessEnv = { ...process.env, CRM_DATA_DIR: template }
   delete env.DATABASE_URL
   delete env.CRM_STORAGE
-  const output: Array<Buffer> = []
-  const code = await new Promise<number | null>((done, fail) => {
-    const child = spawn(process.execPath, [resolve(dir, "bin", "crm.js"), "migrate"], { env, stdio: "pipe" })
-    child.stdout.on("data", (chunk: Buffer) => output.push(chunk))
-    child.stderr.on("data", (chunk: Buffer) => output.push(chunk))
-    child.on("error", fail)
-    child.on("close", done)
-  })
+  const { code, stdout, stderr } = await crm(dir, ["migrate"], env)
   if (code !== 0) {
     rmSync(template, { recursive: true, force: true })
-    throw new Error(`crm migrate for ${template} exited with ${code}:\n${Buffer.concat(output).toString()}`)
+    throw new Error(`crm migrate for ${template} exited with ${code}:\n${stdout}${stderr}`)
   }
 }
 
 /** After the bundle, `crm openapi` into `dist/openapi.json`, which the built server serves (see src/cli.ts). */
-const writeOpenApi = (dir: string) => async () => {
-  const output: Array<Buffer> = []
-  const errors: Array<Buffer> = []
-  const code = await new Promise<number | null>((done, fail) => {
-    const child = spawn(process.execPath, [resolve(dir, "bin", "crm.js"), "openapi"], { stdio: "pipe" })
-    child.stdout.on("data", (chunk: Buffer) => output.push(chunk))
-    child.stderr.on("data", (chunk: Buffer) => errors.push(chunk))
-    child.on("error", fail)
-    child.on("close", done)
-  })
-  if (code !== 0) throw new Error(`crm openapi exited with ${code}:\n${Buffer.concat(errors).toString()}`)
+const writeOpenApi = async (dir: string) => {
+  const { code, stdout, stderr } = await crm(dir, ["openapi"])
+  if (code !== 0) throw new Error(`crm openapi exited with ${code}:\n${stderr}`)
   // Parsed once here, so a build never ships a document the server would serve broken.
-  writeFileSync(resolve(dir, "dist", "openapi.json"), JSON.stringify(JSON.parse(Buffer.concat(output).toString())))
+  writeFileSync(resolve(dir, "dist", "openapi.json"), JSON.stringify(JSON.parse(stdout)))
 }
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -131,7 +130,7 @@ const here = dirname(fileURLToPath(import.meta.url))
 export default defineConfig({
   ...bundle(here, { cli: "src/cli.ts" }),
   onSuccess: async () => {
-    await makePgliteTemplate(here)()
-    await writeOpenApi(here)()
+    await makePgliteTemplate(here)
+    await writeOpenApi(here)
   }
 })
