@@ -16,6 +16,15 @@ export interface EventLogOptions {
 
 const LOCK_SEED = "42"
 
+// Polled all the time, so sent as they are (`sql.unsafe`) rather than compiled from a template on
+// every poll. Why the organisation is a range: see `after` below.
+const AFTER = `SELECT id, event, data, created_at FROM events
+  WHERE organisation_id >= $1::uuid AND organisation_id <= $1::uuid AND id > $2::bigint
+  ORDER BY organisation_id, id LIMIT $3`
+const AFTER_OF_EVENT = `SELECT id, event, data, created_at FROM events
+  WHERE organisation_id >= $1::uuid AND organisation_id <= $1::uuid AND id > $2::bigint AND event = $4
+  ORDER BY organisation_id, id LIMIT $3`
+
 /** Ids are int8: a cursor past the largest (the wire allows 19 digits) has nothing after it. */
 const MAX_ID = 9_223_372_036_854_775_807n
 
@@ -76,11 +85,10 @@ export const make = (options: EventLogOptions = {}) =>
             // the cursor, through every other organisation's newer events. `ORDER BY
             // organisation_id, id` under a range is an order only `events_organisation_id` gives,
             // and the scan starts at (organisation, cursor) and ends with the organisation.
-            sql<EventRow>`SELECT id, event, data, created_at FROM events
-          WHERE organisation_id >= ${organisationId}::uuid AND organisation_id <= ${organisationId}::uuid
-            AND id > ${since.toString()}::bigint
-          ${event === undefined ? sql`` : sql`AND event = ${event}`}
-          ORDER BY organisation_id, id LIMIT ${limit + 1}`.pipe(
+            (event === undefined
+              ? sql.unsafe<EventRow>(AFTER, [organisationId, since.toString(), limit + 1])
+              : sql.unsafe<EventRow>(AFTER_OF_EVENT, [organisationId, since.toString(), limit + 1, event])
+            ).pipe(
               Effect.map((rows) => rows.map(toEvent)),
               orStorageError("EventLog.after")
             ),

@@ -11,12 +11,16 @@ interface DecisionRow {
   readonly retry_after_ms: string | number
 }
 
+// Sent as it is (`sql.unsafe`): every request takes from its budget, and a tagged template would
+// be compiled into this same text again each time.
+const TAKE = `SELECT admitted, remaining, retry_after_ms
+  FROM crm_rate_take($1::text, $2::bigint, $3::integer, $4::bigint, $5::boolean)`
+
 /** The window lives in `crm_rate_take` (migration 0002): one call, one round trip, one row lock. */
 export const make = Effect.map(SqlClient.SqlClient, (sql) =>
   Access.RateLimiter.of({
     take: (keyId, { limit, now, spend, windowMs }) =>
-      sql<DecisionRow>`SELECT admitted, remaining, retry_after_ms
-        FROM crm_rate_take(${keyId}::text, ${Math.floor(now)}::bigint, ${limit}::integer, ${Math.floor(windowMs)}::bigint, ${spend}::boolean)`.pipe(
+      sql.unsafe<DecisionRow>(TAKE, [keyId, Math.floor(now), limit, Math.floor(windowMs), spend]).pipe(
         Effect.map(([row]) => ({
           admitted: row.admitted,
           remaining: Number(row.remaining),

@@ -40,27 +40,31 @@ export type Guard<E> = (write: Effect.Effect<void, SqlError>) => Effect.Effect<v
 export const make = <Row extends object, A>(sql: SqlClient.SqlClient, spec: LiveTable<Row, A>) => {
   const table = sql(spec.table)
   const columns = sql.literal(spec.columns)
-  const selected = sql.literal(
-    spec.columns
-      .split(",")
-      .map((listed) => {
-        const column = listed.trim()
-        const expression = spec.readAs?.[column]
-        return expression === undefined ? column : `${expression} AS ${column}`
-      })
-      .join(", ")
-  )
+  const selectedText = spec.columns
+    .split(",")
+    .map((listed) => {
+      const column = listed.trim()
+      const expression = spec.readAs?.[column]
+      return expression === undefined ? column : `${expression} AS ${column}`
+    })
+    .join(", ")
+  const selected = sql.literal(selectedText)
   const live = (organisationId: string) => sql`organisation_id = ${organisationId}::uuid AND archived_at IS NULL`
   const one = (organisationId: string, id: string) => sql`${live(organisationId)} AND id = ${id}::uuid`
   const operation = (method: string) => orStorageError(`${spec.repository}.${method}`)
   const unguarded: Guard<never> = (write) => write
 
-  // The lock clause carries its own leading space, so a plain `get` sends exactly the statement it always did.
-  const selectOne = (method: string, lock: "" | " FOR UPDATE") => (organisationId: string, id: string) =>
-    sql<Row>`SELECT ${selected} FROM ${table} WHERE ${one(organisationId, id)}${sql.literal(lock)}`.pipe(
-      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), spec.toRecord)),
-      operation(method)
-    )
+  // Made once per table and sent as it is (`sql.unsafe`): reading one record is the commonest
+  // statement there is, and a tagged template would be compiled into this same text on every call.
+  const selectOne = (method: string, lock: "" | " FOR UPDATE") => {
+    const text = `SELECT ${selectedText} FROM "${spec.table}"
+      WHERE organisation_id = $1::uuid AND archived_at IS NULL AND id = $2::uuid${lock}`
+    return (organisationId: string, id: string) =>
+      sql.unsafe<Row>(text, [organisationId, id]).pipe(
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), spec.toRecord)),
+        operation(method)
+      )
+  }
 
   return {
     /** The rows the port can see, for a repository's own queries. */
