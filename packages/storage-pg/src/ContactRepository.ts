@@ -47,23 +47,33 @@ export const make = Effect.gen(function* () {
             )
           )
 
+  // In the order of the columns; the arbiter is the partial unique index LIVE_EMAIL, named by its
+  // columns and predicate.
+  const insertUnlessTaken = live.insertUnlessTaken(
+    ["::uuid", "", "", "", "", "::uuid", "", "", "::jsonb", "::timestamptz", "::timestamptz"],
+    "(organisation_id, email) WHERE archived_at IS NULL AND email IS NOT NULL"
+  )
+
   return Contacts.ContactRepository.of({
     insert: (organisationId, contact) =>
-      live
-        .insertUnlessTaken(
-          organisationId,
-          sql`${contact.id}::uuid, ${contact.first_name}, ${contact.last_name}, ${contact.email}, ${contact.phone},
-            ${contact.company_id}::uuid, ${contact.status}, ${contact.source}, ${json(contact.custom)}::jsonb,
-            ${contact.created_at}::timestamptz, ${contact.updated_at}::timestamptz`,
-          // The arbiter is the partial unique index LIVE_EMAIL, named by its columns and predicate.
-          sql`(organisation_id, email) WHERE archived_at IS NULL AND email IS NOT NULL`
-        )
-        .pipe(
-          Effect.flatMap((inserted) =>
-            inserted || contact.email === null ? Effect.void : taken(organisationId, contact.email)
-          ),
-          orStorageError("ContactRepository.insert")
+      insertUnlessTaken(organisationId, [
+        contact.id,
+        contact.first_name,
+        contact.last_name,
+        contact.email,
+        contact.phone,
+        contact.company_id,
+        contact.status,
+        contact.source,
+        json(contact.custom),
+        contact.created_at,
+        contact.updated_at
+      ]).pipe(
+        Effect.flatMap((inserted) =>
+          inserted || contact.email === null ? Effect.void : taken(organisationId, contact.email)
         ),
+        orStorageError("ContactRepository.insert")
+      ),
     get: live.get,
     update: (organisationId, contact) =>
       live.update(

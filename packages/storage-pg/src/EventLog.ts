@@ -35,45 +35,62 @@ export const make = (options: EventLogOptions = {}) =>
     // per-organisation lock from before the INSERT until COMMIT makes the allocation order the
     // commit order. This is why `append` must be the last write of a unit of work: the lock
     // serialises the organisation's writers for as long as their transaction stays open.
-    // The lock is taken by the appending statement itself (a volatile CTE is never inlined, and the
-    // rows to insert are joined to it), so it costs no round trip of its own.
-    const lock = (organisationId: string) =>
+    // The lock is taken by the appending statement itself (a volatile subquery is never inlined, and
+    // the rows to insert are joined to it), so it costs no round trip of its own.
+    const lock =
       options.orderedEvents === false
-        ? sql``
-        : sql`CROSS JOIN (SELECT pg_advisory_xact_lock(hashtextextended(${organisationId}::text, ${LOCK_SEED}::bigint))) AS held`
+        ? "CROSS JOIN (SELECT $4::text) AS held" // the same parameters either way
+        : `CROSS JOIN (SELECT pg_advisory_xact_lock(hashtextextended($4::text, ${LOCK_SEED}::bigint))) AS held`
+
+    // One statement, atomic on its own (so outside a unit of work it needs no transaction), writes
+    // the events and the webhook outbox: a delivery per active hook of a live key subscribed to the
+    // event, carrying the envelope serialised once, here (every attempt sends these very bytes).
+    // The data travels as text (`json` keeps it as given), so the body is exactly
+    // JSON.stringify({id, event, data, created_at}), what the memory store writes. The ordinal
+    // keeps the ids in the order the events were given. Its text depends only on how many events
+    // it appends, so it is made once per count and sent as it is (`sql.unsafe`).
+    const appendTexts = new Map<number, string>()
+    const appendText = (count: number): string => {
+      const known = appendTexts.get(count)
+      if (known !== undefined) return known
+      const rows = Array.from(
+        { length: count },
+        (_, n) => `($${5 + 3 * n}::integer, $${6 + 3 * n}::text, $${7 + 3 * n}::json)`
+      )
+      const text = `WITH appended AS (
+          INSERT INTO events (organisation_id, event, data, created_at)
+          SELECT $1::uuid, e.event, e.data, $2::timestamptz
+          FROM (VALUES ${rows.join(", ")}) AS e (n, event, data) ${lock}
+          ORDER BY e.n
+          RETURNING id, event, data
+        )
+        INSERT INTO webhook_deliveries (id, organisation_id, hook_id, event_id, event, body, status,
+          attempt_count, next_attempt_at, created_at)
+        SELECT gen_random_uuid(), h.organisation_id, h.id, e.id, e.event,
+          '{"id":"' || e.id || '","event":"' || e.event || '","data":' || e.data::text
+            || ',"created_at":"' || $3::text || '"}',
+          'pending', 0, $2::timestamptz, $2::timestamptz
+        FROM appended e
+        JOIN webhook_hooks h ON h.organisation_id = $1::uuid AND h.active AND e.event = ANY (h.events)
+        JOIN api_keys k ON k.id = h.key_id AND k.revoked_at IS NULL`
+      // A unit of work appends a handful of events; a bulk import may append more, once.
+      if (count <= 16) appendTexts.set(count, text)
+      return text
+    }
 
     return Events.EventLog.of({
       append: (organisationId, events, at) =>
         events.length === 0
           ? Effect.void
-          : // One statement, atomic on its own (so outside a unit of work it needs no transaction),
-            // writes the events and the webhook outbox: a delivery per active hook of a live key
-            // subscribed to the event, carrying the envelope serialised once, here (every attempt
-            // sends these very bytes). `json` keeps the text it was given, so the body is exactly
-            // JSON.stringify({id, event, data, created_at}), what the memory store writes. The
-            // ordinal keeps the ids in the order the events were given.
-            sql`WITH appended AS (
-                  INSERT INTO events (organisation_id, event, data, created_at)
-                  SELECT ${organisationId}::uuid, e.event, e.data, ${at}::timestamptz
-                  FROM (VALUES ${sql.csv(
-                    events.map((event, n) => sql`(${n}::integer, ${event.event}::text, ${json(event.data)}::json)`)
-                  )}) AS e (n, event, data) ${lock(organisationId)}
-                  ORDER BY e.n
-                  RETURNING id, event, data
-                )
-                INSERT INTO webhook_deliveries (id, organisation_id, hook_id, event_id, event, body, status,
-                  attempt_count, next_attempt_at, created_at)
-                SELECT gen_random_uuid(), h.organisation_id, h.id, e.id, e.event,
-                  '{"id":"' || e.id || '","event":"' || e.event || '","data":' || e.data::text
-                    || ',"created_at":"' || ${iso(at)}::text || '"}',
-                  'pending', 0, ${at}::timestamptz, ${at}::timestamptz
-                FROM appended e
-                JOIN webhook_hooks h ON h.organisation_id = ${organisationId}::uuid AND h.active
-                  AND e.event = ANY (h.events)
-                JOIN api_keys k ON k.id = h.key_id AND k.revoked_at IS NULL`.pipe(
-              Effect.asVoid,
-              orStorageError("EventLog.append")
-            ),
+          : sql
+              .unsafe(appendText(events.length), [
+                organisationId,
+                at,
+                iso(at),
+                organisationId,
+                ...events.flatMap((event, n) => [n, event.event, json(event.data)])
+              ])
+              .pipe(Effect.asVoid, orStorageError("EventLog.append")),
 
       after: (organisationId, { event, limit, since }) =>
         since >= MAX_ID

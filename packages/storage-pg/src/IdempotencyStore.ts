@@ -10,6 +10,17 @@ import { json } from "./internal/values.js"
 // A different seed from the event log's, so the two lock families do not share a hash space.
 const LOCK_SEED = "1917"
 
+// Every request with an Idempotency-Key runs these, so they are sent as they are (`sql.unsafe`)
+// rather than compiled from a template each time.
+const TRY_LOCK = `SELECT pg_try_advisory_xact_lock(
+  hashtextextended($1::text || ':' || $2::text, ${LOCK_SEED}::bigint)) AS locked`
+const FIND = `SELECT fingerprint, status, headers, body, created_at FROM idempotency
+  WHERE key_id = $1 AND idem_key = $2 AND created_at >= $3::timestamptz`
+const SAVE = `INSERT INTO idempotency (key_id, idem_key, fingerprint, status, headers, body, created_at)
+  VALUES ($1, $2, $3, $4::integer, $5::jsonb, $6, $7::timestamptz)
+  ON CONFLICT (key_id, idem_key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status,
+    headers = EXCLUDED.headers, body = EXCLUDED.body, created_at = EXCLUDED.created_at`
+
 export const make = Effect.map(SqlClient.SqlClient, (sql) =>
   Idempotency.IdempotencyStore.of({
     // A transaction-scoped lock: released by COMMIT or ROLLBACK, so a crashed request never
@@ -17,28 +28,29 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) =>
     // The key id is a uuid, so the separator cannot make two scopes collide.
     claim: ({ idempotencyKey, keyId }, notBefore) =>
       Effect.gen(function* () {
-        const [lock] = yield* sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(
-          hashtextextended(${keyId}::text || ':' || ${idempotencyKey}::text, ${LOCK_SEED}::bigint)) AS locked`
+        const [lock] = yield* sql.unsafe<{ locked: boolean }>(TRY_LOCK, [keyId, idempotencyKey])
         if (!lock.locked) {
           return yield* new Errors.IdempotencyInProgress({
             detail: "a request with this Idempotency-Key is still being processed"
           })
         }
-        const rows = yield* sql<IdempotencyRow>`SELECT fingerprint, status, headers, body, created_at FROM idempotency
-          WHERE key_id = ${keyId} AND idem_key = ${idempotencyKey} AND created_at >= ${notBefore}::timestamptz`
+        const rows = yield* sql.unsafe<IdempotencyRow>(FIND, [keyId, idempotencyKey, notBefore])
         return rows.length === 0 ? Option.none() : Option.some(toIdempotencyRecord(rows[0]))
       }).pipe(orStorageError("IdempotencyStore.claim")),
 
     // An expired record under the same key is replaced: the key is free again after the window.
     save: ({ idempotencyKey, keyId }, record) =>
-      sql`INSERT INTO idempotency (key_id, idem_key, fingerprint, status, headers, body, created_at)
-        VALUES (${keyId}, ${idempotencyKey}, ${record.fingerprint}, ${record.response.status}::integer,
-          ${json(record.response.headers)}::jsonb, ${record.response.body}, ${record.created_at}::timestamptz)
-        ON CONFLICT (key_id, idem_key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status,
-          headers = EXCLUDED.headers, body = EXCLUDED.body, created_at = EXCLUDED.created_at`.pipe(
-        Effect.asVoid,
-        orStorageError("IdempotencyStore.save")
-      ),
+      sql
+        .unsafe(SAVE, [
+          keyId,
+          idempotencyKey,
+          record.fingerprint,
+          record.response.status,
+          json(record.response.headers),
+          record.response.body,
+          record.created_at
+        ])
+        .pipe(Effect.asVoid, orStorageError("IdempotencyStore.save")),
 
     purgeBefore: (at) =>
       sql<{ n: string }>`WITH purged AS (DELETE FROM idempotency WHERE created_at < ${at}::timestamptz RETURNING 1)

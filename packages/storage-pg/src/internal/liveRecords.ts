@@ -82,16 +82,27 @@ export const make = <Row extends object, A>(sql: SqlClient.SqlClient, spec: Live
       ).pipe(operation("insert")),
 
     /**
-     * An insert a unique index may refuse: `false` when it did. `ON CONFLICT DO NOTHING` leaves the
+     * An insert a unique index may refuse, made once: `casts` holds each column's cast (`""` for
+     * none), in the order of `columns`, and `conflict` the unique index's columns and predicate.
+     * The insert answers `false` when the index refused it. `ON CONFLICT DO NOTHING` leaves the
      * caller's transaction usable (a violation would abort it), so no savepoint is needed; it also
      * waits for a concurrent holder to commit, so the caller can then read who holds the value.
+     * Its text is sent as it is (`sql.unsafe`), not compiled from a template per call.
      */
-    insertUnlessTaken: (organisationId: string, values: Statement.Fragment, conflict: Statement.Fragment) =>
-      sql`INSERT INTO ${table} (${columns}, organisation_id) VALUES (${values}, ${organisationId}::uuid)
-        ON CONFLICT ${conflict} DO NOTHING RETURNING id`.pipe(
-        Effect.map((rows) => rows.length > 0),
-        operation("insert")
-      ),
+    insertUnlessTaken: (casts: ReadonlyArray<string>, conflict: string) => {
+      if (casts.length !== spec.columns.split(",").length) {
+        throw new Error(`${spec.repository}: ${casts.length} casts for the columns ${spec.columns}`)
+      }
+      const placeholders = casts.map((cast, n) => `$${n + 1}${cast}`)
+      const text = `INSERT INTO "${spec.table}" (${spec.columns}, organisation_id)
+        VALUES (${placeholders.join(", ")}, $${casts.length + 1}::uuid)
+        ON CONFLICT ${conflict} DO NOTHING RETURNING id`
+      return (organisationId: string, values: ReadonlyArray<unknown>) =>
+        sql.unsafe(text, [...values, organisationId]).pipe(
+          Effect.map((rows) => rows.length > 0),
+          operation("insert")
+        )
+    },
 
     /** Like the port: an archived or unknown id is left alone, without an error. */
     update: <E = never>(
