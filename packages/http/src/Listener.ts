@@ -73,16 +73,17 @@ export const layer = <R>(
         options.tracing === false ? Runtime.setFiberRef(given, FiberRef.currentTracerEnabled, false) : given
       const run = Runtime.runCallback(runtime)
       const server = createServer((incoming, response) => {
-        const cancel = run(app(incoming), {
+        // A client gone before its answer is not a reason to interrupt the request: a request still
+        // reading its body fails at once (see `App`), and one past it finishes its unit of work, its
+        // answer unread. Interrupting a statement on PostgreSQL sends a cancel through the pool, so
+        // when every pooled connection belonged to a request whose client had gone (a load
+        // balancer's timeout, a benchmark's end), every cancel waited for a connection that only a
+        // cancel could free, and the server stood still for the cancels' five-second timeout.
+        run(app(incoming), {
           onExit: (exit) => {
             if (Exit.isSuccess(exit)) write(response, exit.value)
             else if (!Exit.isInterrupted(exit)) crashed(response)
           }
-        })
-        // A client gone before its answer: the request's fiber is interrupted (its unit of work
-        // rolls back), rather than left waiting on a body that will never come.
-        response.once("close", () => {
-          if (!response.writableFinished) cancel()
         })
       })
       yield* Effect.acquireRelease(

@@ -1,0 +1,46 @@
+/**
+ * The listener under a client that goes away: the request it sent is finished, not interrupted
+ * (interrupting a PostgreSQL statement needs a pooled connection for the cancel, which a burst of
+ * departed clients can leave none of), and its answer is dropped without harm.
+ */
+import { connect } from "node:net"
+import { Listener } from "@crm/http"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { expect, it } from "vitest"
+
+it("finishes a request whose client went away before its answer", async () => {
+  const outcome = await Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const started = yield* Deferred.make<void>()
+        const clientGone = yield* Deferred.make<void>()
+        const finished = yield* Deferred.make<"finished" | "interrupted">()
+        const app = () =>
+          Effect.gen(function* () {
+            yield* Deferred.succeed(started, undefined)
+            // The work goes on past the client's departure.
+            yield* Deferred.await(clientGone)
+            yield* Deferred.succeed(finished, "finished")
+            return { status: 200, headers: {}, body: "{}" }
+          }).pipe(Effect.onInterrupt(() => Deferred.succeed(finished, "interrupted")))
+        const context = yield* Layer.build(Listener.layer(app, { host: "127.0.0.1", port: 0 }))
+        const { port } = yield* Effect.provide(Listener.Address, context)
+        const socket = connect(port, "127.0.0.1")
+        socket.on("error", () => {})
+        socket.write("GET /anything HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        yield* Deferred.await(started)
+        yield* Effect.async<void>((resume) => {
+          socket.once("close", () => resume(Effect.void))
+          socket.destroy()
+        })
+        // Give the server's side of the socket time to see the close before the work goes on.
+        yield* Effect.sleep("100 millis")
+        yield* Deferred.succeed(clientGone, undefined)
+        return yield* Deferred.await(finished)
+      })
+    )
+  )
+  expect(outcome).toBe("finished")
+})
