@@ -2198,6 +2198,48 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
       )
 
       test(
+        "30 concurrent units that lock the organisation, then count and insert while under 5: exactly 5 insert",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const tx = yield* Transaction.Transaction
+          const repo = yield* Contacts.ContactRepository
+          const log = yield* Events.EventLog
+          const createUnderLimit = (organisationId: string, i: number) =>
+            tx.run(
+              Effect.gen(function* () {
+                yield* tx.lockOrganisation(organisationId)
+                if ((yield* repo.countLive(organisationId)) >= 5) return false
+                // Leave the unit open between the count and the insert, so that an adapter whose
+                // lock did not hold would let others count the same free place.
+                yield* Effect.sleep(`${i % 3} millis`)
+                const contact = person({ first_name: `P${i}` })
+                yield* repo.insert(organisationId, contact)
+                // The event log's append, which orders the organisation's events, still goes through.
+                yield* log.append(organisationId, [{ event: "contact.created", data: { id: contact.id } }], at(i))
+                return true
+              })
+            )
+          const inserted = yield* Effect.forEach(
+            Array.from({ length: 30 }, (_, i) => i),
+            (i) => createUnderLimit(i % 2 === 0 ? a.id : b.id, i),
+            { concurrency: "unbounded" }
+          )
+          expect(inserted.filter((ok, i) => ok && i % 2 === 0)).toHaveLength(5)
+          expect(inserted.filter((ok, i) => ok && i % 2 === 1)).toHaveLength(5)
+          expect(yield* repo.countLive(a.id)).toBe(5)
+          expect(yield* repo.countLive(b.id)).toBe(5)
+          expect(yield* allEvents(a.id)).toHaveLength(5)
+
+          // A unit that fails lets go of the lock: the next one takes it and commits.
+          yield* Effect.flip(tx.run(Effect.zipRight(tx.lockOrganisation(a.id), new Boom({ step: "locked" }))))
+          const last = person({ first_name: "Last" })
+          yield* tx.run(Effect.zipRight(tx.lockOrganisation(a.id), repo.insert(a.id, last)))
+          expect(yield* repo.countLive(a.id)).toBe(6)
+        }),
+        120_000
+      )
+
+      test(
         "concurrent inserts of one address: exactly one wins, the others name it",
         Effect.gen(function* () {
           const { a } = yield* seed

@@ -95,6 +95,22 @@ onEveryStore("authentication and scopes", (server) => {
     expect(over.status).toBe(403)
     expect(over.body).toMatchObject({ error: "plan_refused", detail: "MAX_CONTACTS" })
   })
+
+  it.each([
+    ["max_contacts", "/contacts", "first_name", "MAX_CONTACTS"],
+    ["max_companies", "/companies", "name", "MAX_COMPANIES"]
+  ])("holds %s exactly under 30 concurrent creates", async (limit, path, field, code) => {
+    const { client } = await server().tenant({ settings: { plan: { [limit]: 5 } } })
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => client.post(path, { [field]: `N${i}` })))
+    expect(answers.filter((answer) => answer.status === 201)).toHaveLength(5)
+    const refused = answers.filter((answer) => answer.status !== 201)
+    expect(refused).toHaveLength(25)
+    for (const answer of refused) {
+      expect(answer.status).toBe(403)
+      expect(answer.body).toMatchObject({ error: "plan_refused", detail: code })
+    }
+    expect((await client.get(`${path}?limit=200`)).body.data).toHaveLength(5)
+  })
 })
 
 onEveryStore(

@@ -1,7 +1,7 @@
 /**
- * Two servers on one PostgreSQL database behave as one API: the rate budget, revocations and
- * idempotency keys hold across them. (Two server layers with their own pools stand in for two
- * processes: they share nothing but the database.)
+ * Two servers on one PostgreSQL database behave as one API: the rate budget, revocations,
+ * idempotency keys and counted limits hold across them. (Two server layers with their own pools
+ * stand in for two processes: they share nothing but the database.)
  */
 import * as StoragePg from "@crm/storage-pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -57,5 +57,38 @@ describe.skipIf(serverUrl === undefined)("several server processes on one Postgr
     const created = race.filter((r) => r.status === 201)
     expect(new Set(created.map((r) => r.body.id)).size).toBe(1)
     expect((await a!.as(key).get("/contacts?q=Race")).body.data).toHaveLength(1)
+  })
+
+  it.each([
+    ["max_contacts", "/contacts", "first_name", "MAX_CONTACTS"],
+    ["max_companies", "/companies", "name", "MAX_COMPANIES"]
+  ])("holds %s exactly when 30 creates race on both processes", async (limit, path, field, code) => {
+    const { key } = await a!.tenant({ settings: { plan: { [limit]: 5 } } })
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? a! : b!).as(key).post(path, { [field]: `N${i}` }))
+    )
+    expect(answers.filter((r) => r.status === 201)).toHaveLength(5)
+    for (const refused of answers.filter((r) => r.status !== 201)) {
+      expect(refused.status).toBe(403)
+      expect(refused.body).toMatchObject({ error: "plan_refused", detail: code })
+    }
+    expect((await b!.as(key).get(`${path}?limit=200`)).body.data).toHaveLength(5)
+  })
+
+  it("holds a key's 20 hook subscriptions when 30 subscribe at once on both processes", async () => {
+    const { key } = await a!.tenant()
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        (i % 2 === 0 ? a! : b!)
+          .as(key)
+          .post("/hooks", { target_url: "https://1.1.1.1/hooks", events: ["deal.created"] })
+      )
+    )
+    expect(answers.filter((r) => r.status === 201)).toHaveLength(20)
+    for (const refused of answers.filter((r) => r.status !== 201)) {
+      expect(refused.status).toBe(409)
+      expect(refused.body.error).toBe("too_many_hooks")
+    }
+    expect((await b!.as(key).get("/hooks?limit=200")).body.data).toHaveLength(20)
   })
 })

@@ -48,7 +48,13 @@ export const make = Effect.gen(function* () {
     create: operation("Companies.create")(function* (organisation, input) {
       return yield* tx.run(
         Effect.gen(function* () {
-          yield* withinLimit(organisation.settings.plan.max_companies, "MAX_COMPANIES", repo.countLive(organisation.id))
+          yield* withinLimit(
+            tx,
+            organisation.id,
+            organisation.settings.plan.max_companies,
+            "MAX_COMPANIES",
+            repo.countLive
+          )
           const now = yield* nowIso
           const company: Company = {
             id: crypto.randomUUID(),

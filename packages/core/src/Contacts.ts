@@ -58,7 +58,13 @@ export const make = Effect.gen(function* () {
     create: operation("Contacts.create")(function* (organisation, input) {
       return yield* tx.run(
         Effect.gen(function* () {
-          yield* withinLimit(organisation.settings.plan.max_contacts, "MAX_CONTACTS", repo.countLive(organisation.id))
+          yield* withinLimit(
+            tx,
+            organisation.id,
+            organisation.settings.plan.max_contacts,
+            "MAX_CONTACTS",
+            repo.countLive
+          )
           yield* requireLink("company_id", input.company_id, (id) => companies.get(organisation.id, id))
           const now = yield* nowIso
           const contact: Contact = {

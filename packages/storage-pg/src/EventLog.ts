@@ -3,6 +3,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { orStorageError } from "./internal/errors.js"
+import { organisationLock } from "./internal/organisationLock.js"
 import { count, type EventRow, iso, toEvent } from "./internal/rows.js"
 import { json } from "./internal/values.js"
 
@@ -13,8 +14,6 @@ export interface EventLogOptions {
    */
   readonly orderedEvents?: boolean
 }
-
-const LOCK_SEED = "42"
 
 // Polled all the time, so sent as they are (`sql.unsafe`) rather than compiled from a template on
 // every poll. Why the organisation is a range: see `after` below.
@@ -40,7 +39,7 @@ export const make = (options: EventLogOptions = {}) =>
     const lock =
       options.orderedEvents === false
         ? "CROSS JOIN (SELECT $4::text) AS held" // the same parameters either way
-        : `CROSS JOIN (SELECT pg_advisory_xact_lock(hashtextextended($4::text, ${LOCK_SEED}::bigint))) AS held`
+        : `CROSS JOIN (SELECT ${organisationLock("$4")}) AS held`
 
     // One statement, atomic on its own (so outside a unit of work it needs no transaction), writes
     // the events and the webhook outbox: a delivery per active hook of a live key subscribed to the

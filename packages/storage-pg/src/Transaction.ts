@@ -3,7 +3,13 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { atomically } from "./internal/atomically.js"
-import { isSqlError, toStorageError } from "./internal/errors.js"
+import { isSqlError, orStorageError, toStorageError } from "./internal/errors.js"
+import { organisationLock } from "./internal/organisationLock.js"
+
+// Its own statement, before the count it guards: under READ COMMITTED a statement reads the
+// snapshot taken when it began, so a count in the statement that waited for the lock would miss
+// the rows the previous holder committed meanwhile.
+const LOCK_ORGANISATION = `SELECT ${organisationLock("$1")}`
 
 export const make = Effect.map(SqlClient.SqlClient, (sql) =>
   Transaction.Transaction.of({
@@ -12,7 +18,11 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) =>
       // SqlErrors into StorageErrors; what is left here comes from BEGIN, COMMIT or ROLLBACK.
       Effect.catchIf(atomically(sql)(self), isSqlError, (error) =>
         Effect.fail(toStorageError("Transaction.run")(error))
-      )
+      ),
+    lockOrganisation: (organisationId) =>
+      sql
+        .unsafe(LOCK_ORGANISATION, [organisationId])
+        .pipe(Effect.asVoid, orStorageError("Transaction.lockOrganisation"))
   })
 )
 

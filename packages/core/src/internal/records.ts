@@ -41,15 +41,24 @@ export const requireLink = <E, R>(
   lookup: (id: string) => Effect.Effect<Option.Option<unknown>, E, R>
 ): Effect.Effect<void, E | ValidationFailed, R> => (id == null ? Effect.void : Effect.asVoid(linked(field, id, lookup)))
 
-/** A counted plan limit (null = unlimited) refuses the create that would exceed it. */
+/**
+ * A counted plan limit (null = unlimited: no lock, no count) refuses the create that would exceed
+ * it. Run inside the create's unit of work: the organisation's lock, taken before counting and
+ * held until commit, keeps concurrent creates from all counting the same free place.
+ */
 export const withinLimit = (
+  tx: Transaction["Type"],
+  organisationId: string,
   limit: number | null,
   code: string,
-  count: Effect.Effect<number, StorageError>
+  count: (organisationId: string) => Effect.Effect<number, StorageError>
 ): Effect.Effect<void, PlanRefused | StorageError> =>
   limit === null
     ? Effect.void
-    : Effect.flatMap(count, (n) => (n >= limit ? Effect.fail(new PlanRefused({ detail: code })) : Effect.void))
+    : tx.lockOrganisation(organisationId).pipe(
+        Effect.zipRight(count(organisationId)),
+        Effect.flatMap((n) => (n >= limit ? Effect.fail(new PlanRefused({ detail: code })) : Effect.void))
+      )
 
 /** PATCH semantics: an omitted field keeps its value, `null` clears it. */
 export const merge = <T extends object>(current: T, patch: { readonly [K in keyof T]?: T[K] | undefined }): T => {
