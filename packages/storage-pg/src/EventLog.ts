@@ -3,6 +3,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { orStorageError } from "./internal/errors.js"
+import { executeOn } from "./internal/execute.js"
 import { organisationLock } from "./internal/organisationLock.js"
 import { count, type EventRow, iso, toEvent } from "./internal/rows.js"
 import { json } from "./internal/values.js"
@@ -15,8 +16,7 @@ export interface EventLogOptions {
   readonly orderedEvents?: boolean
 }
 
-// Polled all the time, so sent as they are (`sql.unsafe`) rather than compiled from a template on
-// every poll. Why the organisation is a range: see `after` below.
+// Polled all the time, so sent as they are (`internal/execute.ts`). Why the organisation is a range: see `after` below.
 const AFTER = `SELECT id, event, data, created_at FROM events
   WHERE organisation_id >= $1::uuid AND organisation_id <= $1::uuid AND id > $2::bigint
   ORDER BY organisation_id, id LIMIT $3`
@@ -29,6 +29,7 @@ const MAX_ID = 9_223_372_036_854_775_807n
 
 export const make = (options: EventLogOptions = {}) =>
   Effect.map(SqlClient.SqlClient, (sql) => {
+    const execute = executeOn(sql)
     // A sequence hands out ids at INSERT but they become visible at COMMIT, in any order: a
     // poller that read id 7 while id 6 was still uncommitted would never see 6. Holding a
     // per-organisation lock from before the INSERT until COMMIT makes the allocation order the
@@ -47,7 +48,7 @@ export const make = (options: EventLogOptions = {}) =>
     // The data travels as text (`json` keeps it as given), so the body is exactly
     // JSON.stringify({id, event, data, created_at}), what the memory store writes. The ordinal
     // keeps the ids in the order the events were given. Its text depends only on how many events
-    // it appends, so it is made once per count and sent as it is (`sql.unsafe`).
+    // it appends, so it is made once per count and sent as it is (`internal/execute.ts`).
     const appendTexts = new Map<number, string>()
     const appendText = (count: number): string => {
       const known = appendTexts.get(count)
@@ -81,15 +82,13 @@ export const make = (options: EventLogOptions = {}) =>
       append: (organisationId, events, at) =>
         events.length === 0
           ? Effect.void
-          : sql
-              .unsafe(appendText(events.length), [
-                organisationId,
-                at,
-                iso(at),
-                organisationId,
-                ...events.flatMap((event, n) => [n, event.event, json(event.data)])
-              ])
-              .pipe(Effect.asVoid, orStorageError("EventLog.append")),
+          : execute(appendText(events.length), [
+              organisationId,
+              at,
+              iso(at),
+              organisationId,
+              ...events.flatMap((event, n) => [n, event.event, json(event.data)])
+            ]).pipe(Effect.asVoid, orStorageError("EventLog.append")),
 
       after: (organisationId, { event, limit, since }) =>
         since >= MAX_ID
@@ -102,8 +101,8 @@ export const make = (options: EventLogOptions = {}) =>
             // organisation_id, id` under a range is an order only `events_organisation_id` gives,
             // and the scan starts at (organisation, cursor) and ends with the organisation.
             (event === undefined
-              ? sql.unsafe<EventRow>(AFTER, [organisationId, since.toString(), limit + 1])
-              : sql.unsafe<EventRow>(AFTER_OF_EVENT, [organisationId, since.toString(), limit + 1, event])
+              ? execute<EventRow>(AFTER, [organisationId, since.toString(), limit + 1])
+              : execute<EventRow>(AFTER_OF_EVENT, [organisationId, since.toString(), limit + 1, event])
             ).pipe(
               Effect.map((rows) => rows.map(toEvent)),
               orStorageError("EventLog.after")

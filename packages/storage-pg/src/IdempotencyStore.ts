@@ -4,14 +4,15 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { orStorageError } from "./internal/errors.js"
+import { executeOn } from "./internal/execute.js"
 import { count, type IdempotencyRow, toIdempotencyRecord } from "./internal/rows.js"
 import { json } from "./internal/values.js"
 
 // A different seed from the event log's, so the two lock families do not share a hash space.
 const LOCK_SEED = "1917"
 
-// Every request with an Idempotency-Key runs these, so they are sent as they are (`sql.unsafe`)
-// rather than compiled from a template each time.
+// Every request with an Idempotency-Key runs these, so they are sent as they are
+// (`internal/execute.ts`).
 const TRY_LOCK = `SELECT pg_try_advisory_xact_lock(
   hashtextextended($1::text || ':' || $2::text, ${LOCK_SEED}::bigint)) AS locked`
 const FIND = `SELECT fingerprint, status, headers, body, created_at FROM idempotency
@@ -21,36 +22,35 @@ const SAVE = `INSERT INTO idempotency (key_id, idem_key, fingerprint, status, he
   ON CONFLICT (key_id, idem_key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status,
     headers = EXCLUDED.headers, body = EXCLUDED.body, created_at = EXCLUDED.created_at`
 
-export const make = Effect.map(SqlClient.SqlClient, (sql) =>
-  Idempotency.IdempotencyStore.of({
+export const make = Effect.map(SqlClient.SqlClient, (sql) => {
+  const execute = executeOn(sql)
+  return Idempotency.IdempotencyStore.of({
     // A transaction-scoped lock: released by COMMIT or ROLLBACK, so a crashed request never
     // leaves its key stuck. `try` because a duplicate should hear "in progress" now, not queue.
     // The key id is a uuid, so the separator cannot make two scopes collide.
     claim: ({ idempotencyKey, keyId }, notBefore) =>
       Effect.gen(function* () {
-        const [lock] = yield* sql.unsafe<{ locked: boolean }>(TRY_LOCK, [keyId, idempotencyKey])
+        const [lock] = yield* execute<{ locked: boolean }>(TRY_LOCK, [keyId, idempotencyKey])
         if (!lock.locked) {
           return yield* new Errors.IdempotencyInProgress({
             detail: "a request with this Idempotency-Key is still being processed"
           })
         }
-        const rows = yield* sql.unsafe<IdempotencyRow>(FIND, [keyId, idempotencyKey, notBefore])
+        const rows = yield* execute<IdempotencyRow>(FIND, [keyId, idempotencyKey, notBefore])
         return rows.length === 0 ? Option.none() : Option.some(toIdempotencyRecord(rows[0]))
       }).pipe(orStorageError("IdempotencyStore.claim")),
 
     // An expired record under the same key is replaced: the key is free again after the window.
     save: ({ idempotencyKey, keyId }, record) =>
-      sql
-        .unsafe(SAVE, [
-          keyId,
-          idempotencyKey,
-          record.fingerprint,
-          record.response.status,
-          json(record.response.headers),
-          record.response.body,
-          record.created_at
-        ])
-        .pipe(Effect.asVoid, orStorageError("IdempotencyStore.save")),
+      execute(SAVE, [
+        keyId,
+        idempotencyKey,
+        record.fingerprint,
+        record.response.status,
+        json(record.response.headers),
+        record.response.body,
+        record.created_at
+      ]).pipe(Effect.asVoid, orStorageError("IdempotencyStore.save")),
 
     purgeBefore: (at) =>
       sql<{ n: string }>`WITH purged AS (DELETE FROM idempotency WHERE created_at < ${at}::timestamptz RETURNING 1)
@@ -59,6 +59,6 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) =>
         orStorageError("IdempotencyStore.purgeBefore")
       )
   })
-)
+})
 
 export const layer = Layer.effect(Idempotency.IdempotencyStore, make)

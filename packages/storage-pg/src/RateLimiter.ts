@@ -3,6 +3,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { orStorageError } from "./internal/errors.js"
+import { executeOn } from "./internal/execute.js"
 import { count } from "./internal/rows.js"
 
 interface DecisionRow {
@@ -11,16 +12,16 @@ interface DecisionRow {
   readonly retry_after_ms: string | number
 }
 
-// Sent as it is (`sql.unsafe`): every request takes from its budget, and a tagged template would
-// be compiled into this same text again each time.
+// Sent as it is (`internal/execute.ts`): every request takes from its budget.
 const TAKE = `SELECT admitted, remaining, retry_after_ms
   FROM crm_rate_take($1::text, $2::bigint, $3::integer, $4::bigint, $5::boolean)`
 
 /** The window lives in `crm_rate_take` (migration 0002): one call, one round trip, one row lock. */
-export const make = Effect.map(SqlClient.SqlClient, (sql) =>
-  Access.RateLimiter.of({
+export const make = Effect.map(SqlClient.SqlClient, (sql) => {
+  const execute = executeOn(sql)
+  return Access.RateLimiter.of({
     take: (keyId, { limit, now, spend, windowMs }) =>
-      sql.unsafe<DecisionRow>(TAKE, [keyId, Math.floor(now), limit, Math.floor(windowMs), spend]).pipe(
+      execute<DecisionRow>(TAKE, [keyId, Math.floor(now), limit, Math.floor(windowMs), spend]).pipe(
         Effect.map(([row]) => ({
           admitted: row.admitted,
           remaining: Number(row.remaining),
@@ -29,6 +30,6 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) =>
         orStorageError("RateLimiter.take")
       )
   })
-)
+})
 
 export const layer = Layer.effect(Access.RateLimiter, make)

@@ -1,8 +1,10 @@
 /** Every storage port of the kernel over one `SqlClient`, and the two ways to get that client. */
 import { Errors, type Kernel } from "@crm/core"
+import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -20,6 +22,7 @@ import * as FormSubmissionRepository from "./FormSubmissionRepository.js"
 import * as IdempotencyStore from "./IdempotencyStore.js"
 import * as InvoiceRepository from "./InvoiceRepository.js"
 import { toStorageError } from "./internal/errors.js"
+import { registerPool } from "./internal/execute.js"
 import { PreparingClient } from "./internal/preparedStatements.js"
 import * as LeadRepository from "./LeadRepository.js"
 import * as LinkPageRepository from "./LinkPageRepository.js"
@@ -140,7 +143,17 @@ const pool = (options: ServerOptions) =>
 
 /** A PostgreSQL server: a pool, the migrations, the ports. */
 export const layerServer = (options: ServerOptions): Layer.Layer<Ports | SqlClient.SqlClient, Errors.StorageError> =>
-  onClient(PgClient.layerFromPool({ acquire: pool(options), applicationName: "crm" }), options)
+  onClient(
+    Layer.scopedContext(
+      Effect.gen(function* () {
+        const opened = yield* pool(options)
+        const client = yield* PgClient.fromPool({ acquire: Effect.succeed(opened), applicationName: "crm" })
+        registerPool(client, opened)
+        return Context.make(PgClient.PgClient, client).pipe(Context.add(SqlClient.SqlClient, client))
+      })
+    ).pipe(Layer.provide(Reactivity.layer)),
+    options
+  )
 
 export interface PgliteOptions extends LayerOptions {
   /** Where the database lives on disk; in memory when omitted. */

@@ -10,6 +10,7 @@ import type * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { orStorageError } from "./errors.js"
+import { executeOn } from "./execute.js"
 import { count } from "./rows.js"
 import { containsPattern } from "./values.js"
 
@@ -53,14 +54,15 @@ export const make = <Row extends object, A>(sql: SqlClient.SqlClient, spec: Live
   const one = (organisationId: string, id: string) => sql`${live(organisationId)} AND id = ${id}::uuid`
   const operation = (method: string) => orStorageError(`${spec.repository}.${method}`)
   const unguarded: Guard<never> = (write) => write
+  const execute = executeOn(sql)
 
-  // Made once per table and sent as it is (`sql.unsafe`): reading one record is the commonest
-  // statement there is, and a tagged template would be compiled into this same text on every call.
+  // Made once per table and sent as it is (`execute.ts`): reading one record is the commonest
+  // statement there is.
   const selectOne = (method: string, lock: "" | " FOR UPDATE") => {
     const text = `SELECT ${selectedText} FROM "${spec.table}"
       WHERE organisation_id = $1::uuid AND archived_at IS NULL AND id = $2::uuid${lock}`
     return (organisationId: string, id: string) =>
-      sql.unsafe<Row>(text, [organisationId, id]).pipe(
+      execute<Row>(text, [organisationId, id]).pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), spec.toRecord)),
         operation(method)
       )
@@ -87,7 +89,7 @@ export const make = <Row extends object, A>(sql: SqlClient.SqlClient, spec: Live
      * The insert answers `false` when the index refused it. `ON CONFLICT DO NOTHING` leaves the
      * caller's transaction usable (a violation would abort it), so no savepoint is needed; it also
      * waits for a concurrent holder to commit, so the caller can then read who holds the value.
-     * Its text is sent as it is (`sql.unsafe`), not compiled from a template per call.
+     * Its text is sent as it is (`execute.ts`).
      */
     insertUnlessTaken: (casts: ReadonlyArray<string>, conflict: string) => {
       if (casts.length !== spec.columns.split(",").length) {
@@ -98,7 +100,7 @@ export const make = <Row extends object, A>(sql: SqlClient.SqlClient, spec: Live
         VALUES (${placeholders.join(", ")}, $${casts.length + 1}::uuid)
         ON CONFLICT ${conflict} DO NOTHING RETURNING id`
       return (organisationId: string, values: ReadonlyArray<unknown>) =>
-        sql.unsafe(text, [...values, organisationId]).pipe(
+        execute(text, [...values, organisationId]).pipe(
           Effect.map((rows) => rows.length > 0),
           operation("insert")
         )
