@@ -297,13 +297,21 @@ const served = async (
   return { child, base, profileDir, coldStartMs, idleRssMb: procRss(child.proc.pid!).rssMb }
 }
 
-/** Our server as `npm start` runs it: the bin, with the storage in `storageEnv`. */
-export const startOurs = async (label: string, storageEnv: Record<string, string>, profile = PROFILE) => {
+/**
+ * Our server as `npm start` runs it: the bin, with the storage in `storageEnv`. `bin` may name
+ * another copy of the server's bin (with its `dist/` beside it) for an A/B run (`BENCH_AGAINST`).
+ */
+export const startOurs = async (
+  label: string,
+  storageEnv: Record<string, string>,
+  profile = PROFILE,
+  bin = "examples/server/bin/crm.js"
+) => {
   const port = await freePort()
   const prof = profileArgs(profile)
   const child = startNode(
     `crm serve (${label})`,
-    [...prof.args, "examples/server/bin/crm.js", "serve"],
+    [...prof.args, bin, "serve"],
     childEnv({
       PORT: String(port),
       HOST: "127.0.0.1",

@@ -28,6 +28,9 @@
  *   BENCH_PROFILE=1             both servers under `node --cpu-prof`; summaries of the measured windows
  *   BENCH_PROFILE_TOP (25), BENCH_PROFILE_OUT (a directory to keep the .cpuprofile files in)
  *   BENCH_SCENARIO (standard)   `scale`: see test/bench/scale.ts
+ *   BENCH_AGAINST               A/B: a copy of examples/server (its bin/ and a built dist/) inside the
+ *                               repository, run in the bare server's place (labelled "bare"): two
+ *                               builds of ours measured side by side (docs/benchmarks.md, "A/B runs")
  */
 
 import { spawnSync } from "node:child_process"
@@ -81,6 +84,7 @@ const ENGINES = envList("BENCH_ENGINES", "postgres,pglite")
 const MODES = envList("BENCH_MODES", "together,alone")
 const ROUTE_NAMES = envList("BENCH_ROUTES", "get,list,events,create,create-idem")
 const SCENARIO = process.env.BENCH_SCENARIO ?? "standard"
+const AGAINST = process.env.BENCH_AGAINST
 /** Unmeasured load of every route on each freshly started server, so V8 has optimised the hot paths before round 1. */
 const PRIME = process.env.BENCH_PRIME_SECONDS === "0" ? 0 : envNumber("BENCH_PRIME_SECONDS", 3)
 
@@ -386,7 +390,16 @@ const runPostgres = async () => {
   const ours = await startOurs("PostgreSQL", { DATABASE_URL: db.url })
   recordStart("ours, PostgreSQL, migrated database", ours)
   const [probeKey] = await createKeys(ours.base, bareOrg, 1)
-  const bare = await startBaseline(db.url, { path: `/api/v1/contacts/${bareData.ids[0]}`, key: probeKey! })
+  const bare =
+    AGAINST === undefined
+      ? await startBaseline(db.url, { path: `/api/v1/contacts/${bareData.ids[0]}`, key: probeKey! })
+      : // Named as the bare server's connections are, so that PostgreSQL's CPU is told apart.
+        await startOurs(
+          "PostgreSQL, the other build",
+          { DATABASE_URL: `${db.url}?application_name=crm-baseline` },
+          PROFILE,
+          join(AGAINST, "bin/crm.js")
+        )
   recordStart("bare, PostgreSQL", bare)
 
   const oursC: Contender = {
