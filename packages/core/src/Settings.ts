@@ -48,6 +48,6 @@ export const complete = (name: string, input: z.output<typeof SettingsInput>): E
       record_types: input.record_types.map((type) => ({ ...type, id: type.id ?? newId() })),
       forms: input.forms.map((form) => ({ ...form, id: form.id ?? newId() })),
       stock: input.stock,
-      users: input.users.map((user) => ({ id: (user.id ?? newId()).toLowerCase(), name: user.name, email: user.email }))
+      users: input.users.map((user) => ({ id: user.id ?? newId(), name: user.name, email: user.email }))
     }
   })

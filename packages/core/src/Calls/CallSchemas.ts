@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { PageQuery, pageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
+import { IdInput, PageQuery, pageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
 
 export const CallDirection = z.enum(["inbound", "outbound"])
 export type CallDirection = z.infer<typeof CallDirection>
@@ -21,7 +21,7 @@ export const CallLog = z.strictObject({
     .describe("talk time in whole seconds"),
   from_number: phone,
   to_number: phone,
-  contact_id: z.uuid().nullable().optional().describe("a live contact of the organisation"),
+  contact_id: IdInput.nullable().optional().describe("a live contact of the organisation"),
   recording_url: z.url().max(2000).nullable().optional(),
   started_at: TimestampInput
 })
@@ -52,7 +52,7 @@ export type Call = z.infer<typeof Call>
 export const CallPage = pageEnvelope(Call)
 
 export const CallListQuery = z.object({
-  contact_id: z.uuid().optional(),
+  contact_id: IdInput.optional(),
   direction: CallDirection.optional(),
   status: CallStatus.optional(),
   ...PageQuery

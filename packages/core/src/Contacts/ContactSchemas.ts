@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { Custom, PageQuery, pageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
+import { Custom, IdInput, PageQuery, pageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
 
 export const ContactStatus = z.enum(["lead", "prospect", "customer", "inactive"])
 
@@ -10,7 +10,7 @@ const fields = {
   last_name: text.nullable().optional(),
   email: z.email().max(320).nullable().optional(),
   phone: z.string().max(50).nullable().optional(),
-  company_id: z.uuid().nullable().optional(),
+  company_id: IdInput.nullable().optional(),
   status: ContactStatus.optional(),
   source: text.nullable().optional(),
   custom: Custom.optional()

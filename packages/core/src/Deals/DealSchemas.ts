@@ -1,7 +1,7 @@
 import { z } from "zod"
 import { Currency } from "../Money/Currency.js"
 import { Pipeline, StageKind } from "../Settings/SettingsSchemas.js"
-import { Custom, PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+import { Custom, IdInput, PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
 
 export const DateOnly = z.iso.date().describe("YYYY-MM-DD")
 
@@ -15,17 +15,17 @@ const fields = {
   title: z.string().min(1).max(500),
   value: z.number().min(0).max(1e15).nullable().optional().describe("the deal's value in its currency"),
   currency: Currency.optional().describe("ISO 4217; defaults to the organisation's default currency"),
-  contact_id: z.uuid().nullable().optional(),
-  company_id: z.uuid().nullable().optional(),
-  owner_id: z.uuid().nullable().optional().describe("the user who owns the deal"),
+  contact_id: IdInput.nullable().optional(),
+  company_id: IdInput.nullable().optional(),
+  owner_id: IdInput.nullable().optional().describe("the user who owns the deal"),
   expected_close_date: DateOnly.nullable().optional(),
   custom: Custom.optional()
 }
 
 export const DealCreate = z.strictObject({
   ...fields,
-  pipeline_id: z.uuid().optional().describe("defaults to the organisation's first pipeline"),
-  status_id: z.uuid().optional().describe("a stage of the pipeline; defaults to its first open stage")
+  pipeline_id: IdInput.optional().describe("defaults to the organisation's first pipeline"),
+  status_id: IdInput.optional().describe("a stage of the pipeline; defaults to its first open stage")
 })
 
 export const DealPatch = z.strictObject({
@@ -36,7 +36,7 @@ export const DealPatch = z.strictObject({
 })
 
 export const DealStatus = z.strictObject({
-  status_id: z.uuid().describe("a stage of the deal's own pipeline"),
+  status_id: IdInput.describe("a stage of the deal's own pipeline"),
   lost_reason: z.string().max(2000).nullable().optional().describe("kept on the deal; allowed on any stage")
 })
 
@@ -63,9 +63,9 @@ export const DealPage = pageEnvelope(Deal)
 
 export const DealListQuery = z.object({
   status_kind: StageKind.optional(),
-  contact_id: z.uuid().optional(),
-  company_id: z.uuid().optional(),
-  pipeline_id: z.uuid().optional(),
+  contact_id: IdInput.optional(),
+  company_id: IdInput.optional(),
+  pipeline_id: IdInput.optional(),
   ...PageQuery
 })
 export type DealListQuery = z.output<typeof DealListQuery>

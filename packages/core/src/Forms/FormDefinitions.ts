@@ -4,6 +4,7 @@
  */
 import { z } from "zod"
 import { FieldKey, Options } from "../Records/RecordTypes.js"
+import { IdInput } from "../Wire.js"
 
 export const FORM_FIELD_TYPES = ["text", "textarea", "email", "phone", "number", "select", "checkbox", "date"] as const
 export const FormFieldType = z.enum(FORM_FIELD_TYPES)
@@ -42,7 +43,7 @@ export type FormField = z.output<typeof FormFieldInput>
 
 export const FormInput = z
   .strictObject({
-    id: z.uuid().optional(),
+    id: IdInput.optional(),
     name: z.string().min(1).max(200),
     fields: z.array(FormFieldInput).min(1).max(100),
     lead_source: z

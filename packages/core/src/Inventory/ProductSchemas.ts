@@ -1,7 +1,7 @@
 /** Products, their variants and stock movements as they travel on the wire. */
 import { z } from "zod"
 import { Currency } from "../Money/Currency.js"
-import { PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+import { IdInput, PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
 import { MAX_LEVEL } from "./StockLedger.js"
 
 export const ProductKind = z.enum(["physical", "service", "digital", "dropship", "gift_card"])
@@ -33,7 +33,7 @@ const Options = z
   .refine((options) => new Set(options.map((o) => o.name)).size === options.length, "option names must be distinct")
 
 export const VariantInput = z.strictObject({
-  id: z.uuid().optional().describe("on PATCH: an existing variant's id keeps that variant (and its stock)"),
+  id: IdInput.optional().describe("on PATCH: an existing variant's id keeps that variant (and its stock)"),
   sku: Sku.nullable().optional(),
   options: z.record(z.string(), z.string()).describe("one value for each of the product's options, by option name"),
   unit_price: Price.nullable().optional().describe("net; null or omitted: the product's unit_price")
@@ -145,7 +145,7 @@ export const StockMove = z
       .nullable()
       .optional()
       .describe("a stocktake, recorded as the difference from the level; null stops tracking"),
-    variant_id: z.uuid().optional().describe("required for a product with variants, refused for one without"),
+    variant_id: IdInput.optional().describe("required for a product with variants, refused for one without"),
     note: z.string().max(1000).optional()
   })
   .refine(onlyOne, { message: "send exactly one of delta or count", path: ["delta"] })
@@ -171,7 +171,7 @@ export type StockMovement = z.infer<typeof StockMovement>
 export const StockMovementPage = pageEnvelope(StockMovement)
 
 export const StockMovementQuery = z.object({
-  variant_id: z.uuid().optional(),
+  variant_id: IdInput.optional(),
   ...PageQuery
 })
 export type StockMovementQuery = z.output<typeof StockMovementQuery>

@@ -2,7 +2,7 @@ import { z } from "zod"
 import { DateOnly } from "../Deals/DealSchemas.js"
 import { Currency } from "../Money/Currency.js"
 import { DocumentAmounts, Line, LineInput } from "../Pricing/LineSchemas.js"
-import { PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+import { IdInput, PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
 
 export const InvoiceKind = z.enum(["normal", "storno", "corrective", "proforma", "advance"])
 export type InvoiceKind = z.infer<typeof InvoiceKind>
@@ -16,8 +16,8 @@ const ExchangeRate = z
   .describe("units of the organisation's currency per 1 unit of the invoice's")
 
 const fields = {
-  contact_id: z.uuid().nullable().optional(),
-  company_id: z.uuid().nullable().optional(),
+  contact_id: IdInput.nullable().optional(),
+  company_id: IdInput.nullable().optional(),
   currency: Currency.optional().describe("ISO 4217; defaults to the organisation's default currency"),
   items: z.array(LineInput).min(1).max(500).describe("the lines; on PATCH replaces every line"),
   issue_date: DateOnly.optional().describe("defaults to today in the organisation's time zone"),
@@ -81,8 +81,8 @@ export const InvoicePage = pageEnvelope(Invoice)
 export const InvoiceListQuery = z.object({
   status: InvoiceStatus.optional(),
   kind: InvoiceKind.optional(),
-  contact_id: z.uuid().optional(),
-  company_id: z.uuid().optional(),
+  contact_id: IdInput.optional(),
+  company_id: IdInput.optional(),
   ...PageQuery
 })
 export type InvoiceListQuery = z.output<typeof InvoiceListQuery>

@@ -2,14 +2,14 @@ import { z } from "zod"
 import { DateOnly } from "../Deals/DealSchemas.js"
 import { Currency } from "../Money/Currency.js"
 import { DocumentAmounts, Line, LineInput } from "../Pricing/LineSchemas.js"
-import { PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+import { IdInput, PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
 
 export const QuoteStatus = z.enum(["draft", "sent", "accepted", "rejected", "expired", "cancelled"])
 export type QuoteStatus = z.infer<typeof QuoteStatus>
 
 const fields = {
-  contact_id: z.uuid().nullable().optional(),
-  company_id: z.uuid().nullable().optional(),
+  contact_id: IdInput.nullable().optional(),
+  company_id: IdInput.nullable().optional(),
   currency: Currency.optional().describe("ISO 4217; defaults to the organisation's default currency"),
   items: z.array(LineInput).min(1).max(500).describe("the lines; on PATCH replaces every line"),
   valid_until: DateOnly.nullable().optional(),
@@ -42,8 +42,8 @@ export const QuotePage = pageEnvelope(Quote)
 
 export const QuoteListQuery = z.object({
   status: QuoteStatus.optional(),
-  contact_id: z.uuid().optional(),
-  company_id: z.uuid().optional(),
+  contact_id: IdInput.optional(),
+  company_id: IdInput.optional(),
   ...PageQuery
 })
 export type QuoteListQuery = z.output<typeof QuoteListQuery>

@@ -5,6 +5,7 @@
  */
 import * as Either from "effect/Either"
 import { z } from "zod"
+import { IdInput } from "../Wire.js"
 import * as Formula from "./Formula.js"
 
 export const FieldKey = z
@@ -64,7 +65,7 @@ export const RecordFieldInput = z.discriminatedUnion("type", [
 export type RecordField = z.output<typeof RecordFieldInput>
 
 export const RecordTypeInput = z.strictObject({
-  id: z.uuid().optional(),
+  id: IdInput.optional(),
   key: FieldKey,
   name: z.string().min(1).max(200),
   fields: z.array(RecordFieldInput).max(100).default([])

@@ -2,6 +2,7 @@
 import { z } from "zod"
 import { checkForms, Form, FormInput } from "../Forms/FormDefinitions.js"
 import { crossCheck, RecordType, RecordTypeInput } from "../Records/RecordTypes.js"
+import { IdInput } from "../Wire.js"
 
 const isIanaZone = (zone: string): boolean => {
   try {
@@ -37,7 +38,7 @@ export const PlaybookTask = z.strictObject({
 export type PlaybookTask = z.infer<typeof PlaybookTask>
 
 export const StageInput = z.strictObject({
-  id: z.uuid().optional(),
+  id: IdInput.optional(),
   name: z.string().min(1).max(200),
   kind: StageKind,
   required_fields: z.array(RequiredField).default([]),
@@ -51,7 +52,7 @@ export const StageInput = z.strictObject({
 })
 
 export const PipelineInput = z.strictObject({
-  id: z.uuid().optional(),
+  id: IdInput.optional(),
   name: z.string().min(1).max(200),
   // Without an open stage a deal created in the pipeline would have nowhere to land.
   stages: z
@@ -110,7 +111,7 @@ export const MAX_USERS = 500
 
 /** A person of the organisation: the owner an API key acts for, the owner of deals and records. */
 export const UserInput = z.strictObject({
-  id: z.uuid().optional(),
+  id: IdInput.optional(),
   name: z.string().min(1).max(200),
   email: z.email().max(320)
 })

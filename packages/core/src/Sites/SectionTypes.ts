@@ -8,6 +8,7 @@ import * as Either from "effect/Either"
 import { z } from "zod"
 import type { ValidationIssue } from "../Errors.js"
 import { issuesOf } from "../Validation.js"
+import { IdInput } from "../Wire.js"
 
 const text = (max: number) => z.string().trim().min(1).max(max)
 const webUrl = z
@@ -94,13 +95,13 @@ export const CATALOGUE = [
   define(
     "form",
     "Embeds one of the organisation's forms (defined in its settings); submissions create or update contacts.",
-    z.strictObject({ form_id: z.uuid().toLowerCase().describe("the id of a form in the organisation's settings") }),
+    z.strictObject({ form_id: IdInput.describe("the id of a form in the organisation's settings") }),
     { form_id: "5b1f0b8e-3c1d-4d9e-9a53-0c1c2b7e8f10" }
   ),
   define(
     "booking",
     "Embeds the booking widget of one booking series, where visitors pick a time and answer its questions.",
-    z.strictObject({ series_id: z.uuid().toLowerCase().describe("the id of a booking series of the organisation") }),
+    z.strictObject({ series_id: IdInput.describe("the id of a booking series of the organisation") }),
     { series_id: "0f8a6c2e-7d4b-4b9a-8e61-3a2d5c9b1e77" }
   ),
   define(

@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+import { IdInput, PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
 import { inScale, SCALES } from "./SurveyScale.js"
 
 export const SurveyKind = z.enum(["nps", "csat", "ces"])
@@ -7,7 +7,7 @@ export type SurveyKind = z.infer<typeof SurveyKind>
 
 export const SurveyAnswer = z
   .strictObject({
-    survey_id: z.uuid().describe("the survey answered"),
+    survey_id: IdInput.describe("the survey answered"),
     kind: SurveyKind,
     score: z
       .number()
@@ -18,8 +18,8 @@ export const SurveyAnswer = z
           .join(", ")}`
       ),
     comment: z.string().max(10_000).nullable().optional(),
-    contact_id: z.uuid().describe("a live contact of the organisation: who answered"),
-    deal_id: z.uuid().nullable().optional().describe("a live deal of the organisation the answer is about")
+    contact_id: IdInput.describe("a live contact of the organisation: who answered"),
+    deal_id: IdInput.nullable().optional().describe("a live deal of the organisation the answer is about")
   })
   .refine((answer) => inScale(answer.kind, answer.score), {
     message: "outside the scale of the survey kind",
@@ -41,10 +41,10 @@ export type SurveyResponse = z.infer<typeof SurveyResponse>
 export const SurveyResponsePage = pageEnvelope(SurveyResponse)
 
 export const SurveyResponseListQuery = z.object({
-  survey_id: z.uuid().optional(),
+  survey_id: IdInput.optional(),
   kind: SurveyKind.optional(),
-  contact_id: z.uuid().optional(),
-  deal_id: z.uuid().optional(),
+  contact_id: IdInput.optional(),
+  deal_id: IdInput.optional(),
   ...PageQuery
 })
 export type SurveyResponseListQuery = z.output<typeof SurveyResponseListQuery>

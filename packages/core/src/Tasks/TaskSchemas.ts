@@ -1,6 +1,6 @@
 import { z } from "zod"
 import { TaskPriority } from "../Settings/SettingsSchemas.js"
-import { PageQuery, pageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
+import { IdInput, PageQuery, pageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
 
 export { TaskPriority }
 export const EntityType = z.enum(["contact", "company", "deal"])
@@ -11,9 +11,9 @@ const fields = {
   type: z.string().min(1).max(50).optional().describe("free text such as todo, call, email; default todo"),
   priority: TaskPriority.optional().describe("default normal"),
   due_at: TimestampInput.nullable().optional(),
-  assignee_id: z.uuid().nullable().optional().describe("the user the task is assigned to"),
+  assignee_id: IdInput.nullable().optional().describe("the user the task is assigned to"),
   entity_type: EntityType.nullable().optional().describe("sent together with entity_id"),
-  entity_id: z.uuid().nullable().optional().describe("a live contact, company or deal of the organisation"),
+  entity_id: IdInput.nullable().optional().describe("a live contact, company or deal of the organisation"),
   description: z.string().max(10_000).nullable().optional()
 }
 
@@ -58,8 +58,8 @@ export const TaskListQuery = z.object({
     .transform((value) => value === "true")
     .optional(),
   priority: TaskPriority.optional(),
-  assignee_id: z.uuid().optional(),
-  entity_id: z.uuid().optional(),
+  assignee_id: IdInput.optional(),
+  entity_id: IdInput.optional(),
   ...PageQuery
 })
 export type TaskListQuery = z.output<typeof TaskListQuery>

@@ -1,6 +1,6 @@
 import { z } from "zod"
 import { TaskPriority } from "../Settings/SettingsSchemas.js"
-import { PageQuery, pageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
+import { IdInput, PageQuery, pageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
 
 export const TicketStatus = z.enum(["open", "pending", "solved", "closed"])
 export type TicketStatus = z.infer<typeof TicketStatus>
@@ -21,13 +21,13 @@ export const TicketCreate = z.strictObject({
   status: TicketStatus.optional().describe("default open"),
   priority: TicketPriority.optional().describe("default normal"),
   channel: TicketChannel.optional().describe("where the ticket came from; default manual"),
-  contact_id: z.uuid().nullable().optional().describe("a live contact of the organisation"),
+  contact_id: IdInput.nullable().optional().describe("a live contact of the organisation"),
   requester_email: z
     .email()
     .max(320)
     .optional()
     .describe("the address replies go to; default the contact's email, and one of the two is needed"),
-  assigned_to: z.uuid().nullable().optional().describe("the user working on the ticket"),
+  assigned_to: IdInput.nullable().optional().describe("the user working on the ticket"),
   sla_due_at: slaDueAt
 })
 
@@ -35,7 +35,7 @@ export const TicketPatch = z.strictObject({
   subject: subject.optional(),
   status: TicketStatus.optional().describe("moves along the ticket status machine"),
   priority: TicketPriority.optional().describe("re-derives sla_due_at from the new priority unless sla_due_at is sent"),
-  assigned_to: z.uuid().nullable().optional(),
+  assigned_to: IdInput.nullable().optional(),
   sla_due_at: slaDueAt
 })
 
@@ -72,7 +72,7 @@ export const TicketPage = pageEnvelope(Ticket)
 export const TicketListQuery = z.object({
   status: TicketStatus.optional(),
   channel: TicketChannel.optional(),
-  contact_id: z.uuid().optional(),
+  contact_id: IdInput.optional(),
   breached: z
     .enum(["true", "false"])
     .transform((value) => value === "true")
