@@ -220,6 +220,59 @@ onEveryStore("records", (server) => {
     expect(optional.body.custom).toEqual({ stage: "idea", ...COMPUTED_EMPTY })
   })
 
+  it("refuses an empty value for a required field, on create and on PATCH, naming the field", async () => {
+    const { client } = await server().tenant({
+      settings: {
+        record_types: [
+          {
+            key: "visit",
+            name: "Visit",
+            fields: [
+              { key: "summary", type: "text", required: true },
+              { key: "topics", type: "multiselect", options: ["price", "delivery"], required: true },
+              { key: "people", type: "relation", target: "contact", required: true },
+              { key: "remark", type: "text" },
+              { key: "labels", type: "multiselect", options: ["late"] }
+            ]
+          }
+        ]
+      }
+    })
+    const ann = (await client.post("/contacts", { first_name: "Ann" })).body.id
+    const empty = await client.post("/records", { type: "visit", custom: { summary: "", topics: [], people: [] } })
+    expect(empty.status).toBe(422)
+    expect(empty.body.error).toBe("validation_failed")
+    expect(empty.body.detail).toEqual(
+      ["custom.summary", "custom.topics", "custom.people"].map((path) => ({
+        path,
+        message: "is required: an empty value does not count",
+        code: "required"
+      }))
+    )
+    const blank = await client.post("/records", {
+      type: "visit",
+      custom: { summary: "  \t", topics: ["price"], people: [ann] }
+    })
+    expect(blank.status).toBe(422)
+    expect(paths(blank)).toEqual(["custom.summary"])
+
+    // Optional fields may be empty.
+    const custom = { summary: "Went well", topics: ["price"], people: [ann], remark: "", labels: [] }
+    const record = await client.post("/records", { type: "visit", custom })
+    expect(record.status).toBe(201)
+    expect(record.body.custom).toEqual(custom)
+    for (const [key, value] of [
+      ["summary", ""],
+      ["topics", []],
+      ["people", []]
+    ] as const) {
+      const emptied = await client.patch(`/records/${record.body.id}`, { custom: { [key]: value } })
+      expect(emptied.status).toBe(422)
+      expect(paths(emptied)).toEqual([`custom.${key}`])
+    }
+    expect((await client.get(`/records/${record.body.id}`)).body.custom).toEqual(custom)
+  })
+
   it("refuses an unknown type, links and relations outside the organisation, and relations of another type", async () => {
     const a = await tenant(server)
     const b = await tenant(server)

@@ -69,10 +69,14 @@ const check = (field: Exclude<RecordField, Computed>, value: unknown): Either.Ei
   }
 }
 
+/** What a required field may not hold: blank text, or a list of nothing. */
+const isEmpty = (value: unknown): boolean =>
+  (typeof value === "string" && value.trim() === "") || (Array.isArray(value) && value.length === 0)
+
 /**
  * `current` is the stored `custom` of the record being changed (absent on create). A key sent
  * replaces its value and `null` clears it; keys not sent keep theirs. A required field must have
- * a value on create and cannot be cleared later.
+ * a value on create and cannot be cleared later, nor set to an empty one.
  */
 export const normalise = (
   type: RecordType,
@@ -103,6 +107,10 @@ export const normalise = (
     const checked = check(field, value)
     if (Either.isLeft(checked)) {
       issues.push({ path, message: checked.left, code: "invalid_value" })
+      continue
+    }
+    if (field.required && isEmpty(checked.right)) {
+      issues.push({ path, message: "is required: an empty value does not count", code: "required" })
       continue
     }
     custom[key] = checked.right
