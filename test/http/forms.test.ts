@@ -209,6 +209,54 @@ onEveryStore("forms and visits", (server) => {
     expect(await events(client)).toEqual([])
   })
 
+  it("holds answers mapped onto contact fields to the contact's own length limits, in the form's order", async () => {
+    const { client, forms } = await setup(server)
+    const referral = await server().tenant({
+      scopes: ALL_SCOPES,
+      settings: {
+        forms: [
+          {
+            name: "Referral",
+            fields: [
+              { key: "email", type: "email", required: true, maps_to: "email" },
+              { key: "referrer", type: "text", maps_to: "source" },
+              { key: "tel", type: "text", maps_to: "phone" }
+            ]
+          }
+        ]
+      }
+    })
+    const referralForm = referral.organisation.settings.forms[0].id
+    const cases: Array<[Client, string, Record<string, unknown>, string]> = [
+      [client, forms.contactUs, { ...ANSWERS, name: "n".repeat(501) }, "name"],
+      [client, forms.contactUs, { ...ANSWERS, surname: "s".repeat(501) }, "surname"],
+      // A phone field admits 50 digits after the +, one more character than a contact's phone holds.
+      [client, forms.contactUs, { ...ANSWERS, phone: `+${"1".repeat(50)}` }, "phone"],
+      // The first refusal in the form's order wins: the name comes before the missing consent.
+      [client, forms.contactUs, { ...ANSWERS, name: "n".repeat(501), consent: false }, "name"],
+      [referral.client, referralForm, { email: "ref@example.com", referrer: "r".repeat(501) }, "referrer"],
+      [referral.client, referralForm, { email: "ref@example.com", tel: "5".repeat(51) }, "tel"]
+    ]
+    for (const [submitter, form, fields, field] of cases) {
+      const refused = await submitter.post(`/forms/${form}/submissions`, { fields })
+      expect(refused.status, field).toBe(422)
+      expect(refused.body).toMatchObject({ error: "submission_refused", detail: { reason: "invalid_value", field } })
+    }
+    for (const submitter of [client, referral.client]) {
+      expect((await submitter.get("/contacts")).body.data).toEqual([])
+      expect(await events(submitter)).toEqual([])
+    }
+
+    const longest = { ...ANSWERS, name: "n".repeat(500), surname: "s".repeat(500), phone: `+${"1".repeat(49)}` }
+    expect((await client.post(`/forms/${forms.contactUs}/submissions`, { fields: longest })).status).toBe(201)
+    const [contact] = (await client.get("/contacts")).body.data
+    expect(contact).toMatchObject({ first_name: longest.name, last_name: longest.surname, phone: longest.phone })
+    const fits = { email: "ref@example.com", referrer: "r".repeat(500), tel: "5".repeat(50) }
+    expect((await referral.client.post(`/forms/${referralForm}/submissions`, { fields: fits })).status).toBe(201)
+    const [referred] = (await referral.client.get("/contacts")).body.data
+    expect(referred).toMatchObject({ source: fits.referrer, phone: fits.tel })
+  })
+
   it("refuses a date that is not a day of the calendar, and reads a field named constructor as any other", async () => {
     const { client, organisation } = await server().tenant({
       scopes: ALL_SCOPES,

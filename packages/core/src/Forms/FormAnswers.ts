@@ -5,10 +5,11 @@
  */
 import * as Either from "effect/Either"
 import { z } from "zod"
+import { ContactPatch } from "../Contacts/ContactSchemas.js"
 import { SubmissionRefused } from "../Errors.js"
 import { isCalendarDate } from "../internal/dates.js"
 import { normaliseEmail } from "../Wire.js"
-import type { Form, FormField } from "./FormDefinitions.js"
+import { CONTACT_TARGETS, type Form, type FormField } from "./FormDefinitions.js"
 
 export type Reason = "missing_required" | "invalid_value" | "unknown_field" | "invalid_email"
 
@@ -52,6 +53,18 @@ const accept = (field: FormField, value: unknown): Either.Either<unknown, Reason
   }
 }
 
+type ContactTarget = (typeof CONTACT_TARGETS)[number]
+const isContactTarget = (target: string | undefined): target is ContactTarget =>
+  (CONTACT_TARGETS as ReadonlyArray<string | undefined>).includes(target)
+
+/**
+ * An answer that fills a contact field must fit that field as the contacts API takes it (its
+ * length limits above all): the contact is created from the answers without going through that
+ * API's validation, so a form must not store what the API refuses.
+ */
+const fitsContact = (field: FormField, value: unknown): boolean =>
+  !isContactTarget(field.maps_to) || ContactPatch.shape[field.maps_to].safeParse(String(value)).success
+
 /** The accepted answers by field key (blank optional answers left out), or the first refusal. */
 export const check = (
   form: Form,
@@ -69,6 +82,7 @@ export const check = (
     }
     const checked = accept(field, value)
     if (Either.isLeft(checked)) return Either.left(refuse(checked.left, field.key))
+    if (!fitsContact(field, checked.right)) return Either.left(refuse("invalid_value", field.key))
     accepted[field.key] = checked.right
   }
   return Either.right(accepted)
