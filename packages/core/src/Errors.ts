@@ -79,7 +79,20 @@ export class StorageError extends Data.TaggedError("StorageError")<{
   readonly message: string
   readonly cause?: unknown
 }> {
-  readonly code = "storage_error" as const
+  readonly code: "storage_error" | "service_unavailable" = "storage_error"
+}
+
+/**
+ * The store cannot be reached at all (refused, reset, shutting down, no connection to be had): no
+ * defect and no fault of the request, which may well succeed a few seconds later. A `StorageError`
+ * still, so that every port may fail with it; only the adapter that sees the driver's error can
+ * tell the two apart. `detail` says nothing of the cause: that is for the operator's log.
+ */
+export class StorageUnavailable extends StorageError {
+  override readonly code = "service_unavailable" as const
+  readonly detail = "the database cannot be reached at the moment; retry after the Retry-After seconds"
+  /** Outages that end on their own (a restart, a failover, a dropped connection) take seconds. */
+  readonly retryAfterSeconds = 5
 }
 
 /** A mail transport could not hand a message over; the outbox worker retries it. Never on the wire. */

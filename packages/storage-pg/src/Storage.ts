@@ -109,6 +109,9 @@ export interface ServerOptions extends LayerOptions {
   readonly maxConnections?: number
 }
 
+/** How long a statement waits for a connection, new or pooled, before the store counts as unreachable. */
+const CONNECT_TIMEOUT_MS = 5000
+
 /**
  * The pool, as `@effect/sql-pg` would make it, but with clients that prepare their statements
  * (`internal/preparedStatements.ts`). Connected once before use, so a wrong URL fails the start.
@@ -121,6 +124,9 @@ const pool = (options: ServerOptions) =>
           connectionString: Redacted.value(typeof options.url === "string" ? Redacted.make(options.url) : options.url),
           application_name: "crm",
           max: options.maxConnections ?? 10,
+          // pg waits forever by default, for a connection to a server that drops every packet as for
+          // a turn at a pool whose connections all hang: a request should get its 503 instead.
+          connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
           // pg's own registry, which is also what PgliteClient parses with: int8 and numeric as
           // strings, json parsed, timestamptz as Date, on both engines, overrides included.
           types: Pg.types,
