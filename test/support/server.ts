@@ -8,6 +8,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
@@ -62,6 +63,8 @@ export interface ServerTestOptions {
   readonly openApiDocument?: string
   readonly webhooks?: Server.ServerOptions["webhooks"]
   readonly mail?: Server.ServerOptions["mail"]
+  /** Takes the server's log lines in place of the console (to check what an operator would read). */
+  readonly logger?: Logger.Logger<unknown, void>
 }
 
 const client = (base: string, defaults: Record<string, string>): Client => {
@@ -114,6 +117,8 @@ export const startServer = async (
           ...(options.openApiDocument === undefined ? {} : { openApiDocument: options.openApiDocument })
         },
         storage
+      ).pipe(
+        Layer.provide(options.logger === undefined ? Layer.empty : Logger.replace(Logger.defaultLogger, options.logger))
       ),
       scope
     )

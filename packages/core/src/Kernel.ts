@@ -22,6 +22,8 @@ import type { EventLog } from "./Events/EventLog.js"
 import * as Events from "./Events.js"
 import type { FormSubmissionRepository } from "./Forms/FormSubmissionRepository.js"
 import * as Forms from "./Forms.js"
+import type { StoreProbe } from "./Health/StoreProbe.js"
+import * as Health from "./Health.js"
 import * as Idempotency from "./Idempotency.js"
 import * as Import from "./Import.js"
 import type { ProductRepository } from "./Inventory/ProductRepository.js"
@@ -95,6 +97,7 @@ export type StoragePorts =
   | SiteRepository
   | BookingRepository
   | LinkPageRepository
+  | StoreProbe
 
 export interface KernelOptions {
   /** Requests per key per rolling minute; the contract's 120 unless an operator says otherwise. */
@@ -134,6 +137,7 @@ const services = (options: KernelOptions) =>
     Records.layer,
     // Submissions and leads create their contacts through `Contacts`, with its rules and event.
     Forms.layer.pipe(Layer.provide(Contacts.layer)),
+    Health.layer,
     Leads.layer.pipe(Layer.provide(Contacts.layer)),
     Visits.layer,
     Sites.layer,
@@ -167,6 +171,7 @@ export const serviceTags = [
   Deals.Deals,
   Events.Events,
   Forms.Forms,
+  Health.Health,
   Idempotency.Idempotency,
   Import.Import,
   Inventory.Inventory,

@@ -1,4 +1,4 @@
-/** The served route table: REST under /api/v1, the admin API under /admin/v1. */
+/** The served route table: REST under /api/v1, the admin API under /admin/v1, health checks at the root. */
 
 import * as OpenApi from "./OpenApi.js"
 import { type Mounted, mount } from "./Router.js"
@@ -6,6 +6,7 @@ import { adminRoutes } from "./routes/admin.js"
 import { companyRoutes, contactRoutes } from "./routes/crm.js"
 import { dealRoutes } from "./routes/deals.js"
 import { formRoutes } from "./routes/forms.js"
+import { healthRoutes } from "./routes/health.js"
 import { adminHookRoutes, hookRoutes } from "./routes/hooks.js"
 import { importRoutes } from "./routes/import.js"
 import { invoiceRoutes } from "./routes/invoices.js"
@@ -51,7 +52,8 @@ export const makeTable = (options: TableOptions = {}): ReadonlyArray<Mounted> =>
       eventsRoute,
       openApiRoute(() => (cached ??= JSON.stringify(OpenApi.document(table))))
     ]),
-    ...mount(ADMIN_PREFIX, [...adminRoutes, ...importRoutes, ...adminMailRoutes, ...adminHookRoutes])
+    ...mount(ADMIN_PREFIX, [...adminRoutes, ...importRoutes, ...adminMailRoutes, ...adminHookRoutes]),
+    ...mount("", healthRoutes)
   ]
   return table
 }

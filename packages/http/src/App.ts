@@ -17,8 +17,9 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { statusOf } from "./ErrorStatus.js"
+import * as Outage from "./Outage.js"
 import { HttpFailure, type Reply } from "./Reply.js"
-import { isWriting, type Route, type Services } from "./Route.js"
+import { isWriting, type Route, type Services, usesStore } from "./Route.js"
 import { type Mounted, makeRouter } from "./Router.js"
 
 export interface HttpOptions<R = never> {
@@ -85,18 +86,26 @@ const extraHeaders = (error: Coded): Record<string, string> => {
   if (error instanceof HttpFailure) return { ...error.headers }
   if (error instanceof Errors.RateLimited) return { "retry-after": String(error.retryAfterSeconds) }
   if (error instanceof Errors.IdempotencyInProgress) return { "retry-after": "1" }
+  if (error instanceof Errors.StorageUnavailable) return { "retry-after": String(error.retryAfterSeconds) }
   return {}
 }
 
-const renderFailure = (cause: Cause.Cause<unknown>, requestId: string): Effect.Effect<Stored> => {
+const renderFailure = (
+  cause: Cause.Cause<unknown>,
+  requestId: string,
+  outage: Outage.Outage
+): Effect.Effect<Stored> => {
   const failure = Cause.failureOption(cause)
   if (Option.isSome(failure) && isCoded(failure.value)) {
     const error = failure.value
-    return Effect.succeed({
+    const rendered: Stored = {
       status: statusOf(error.code)!,
       headers: { "content-type": json, ...extraHeaders(error) },
       body: errorBody(error.code, error.detail, requestId)
-    })
+    }
+    return error instanceof Errors.StorageUnavailable
+      ? Effect.as(outage.refused(error), rendered)
+      : Effect.succeed(rendered)
   }
   return Effect.logError("request failed", { request_id: requestId, cause: Cause.pretty(cause) }).pipe(
     Effect.as({
@@ -206,15 +215,21 @@ const toWebRequest = (incoming: IncomingMessage, url: URL): Request => {
   } as RequestInit)
 }
 
-const failureAnswer = (cause: Cause.Cause<unknown>, requestId: string, headers: Record<string, string>) =>
+const failureAnswer = (
+  cause: Cause.Cause<unknown>,
+  requestId: string,
+  headers: Record<string, string>,
+  outage: Outage.Outage
+) =>
   Effect.map(
-    renderFailure(cause, requestId),
+    renderFailure(cause, requestId, outage),
     (stored): Answer => ({ status: stored.status, headers: { ...stored.headers, ...headers }, body: stored.body })
   )
 
 export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpOptions<R>) => {
   const match = makeRouter(table)
   const trusted = options.trustedProxies
+  const outage = Outage.make()
 
   const clientAddress = (incoming: IncomingMessage): string => {
     const socket = incoming.socket.remoteAddress ?? ""
@@ -308,12 +323,14 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
   ): Effect.Effect<Answer, never, Services | R> =>
     Effect.gen(function* () {
       const { principal } = yield* admit(incoming, headers, true)
+      // Admitted means the store answered (the budget is kept there).
+      if (outage.active()) yield* outage.answered
       if (Number(header(incoming.headers, "content-length") ?? "0") > options.maxBodyBytes) {
         return yield* HttpFailure.of("payload_too_large", `the body exceeds the limit of ${options.maxBodyBytes} bytes`)
       }
       const response = yield* endpoint.handle(toWebRequest(incoming, url), principal)
       return { status: response.status, headers, body: response } satisfies Answer
-    }).pipe(Effect.catchAllCause((cause) => failureAnswer(cause, requestId, headers)))
+    }).pipe(Effect.catchAllCause((cause) => failureAnswer(cause, requestId, headers, outage)))
 
   /** A REST route: the stages from the route match to the stored (or replayed) response. */
   const serveRoute = (
@@ -355,25 +372,31 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
       const input = yield* parseInput(route, url, raw, header(incoming.headers, "content-type"))
       const run = route.handle({ principal, params, query: input.query, body: input.body, rateRemaining }).pipe(
         Effect.map(render),
-        Effect.catchAllCause((cause) => renderFailure(cause, requestId))
+        Effect.catchAllCause((cause) => renderFailure(cause, requestId, outage))
       )
 
       const idempotencyKey =
         isWriting(route) && principal !== undefined
           ? yield* idempotencyKeyOf(header(incoming.headers, "idempotency-key"))
           : undefined
-      if (idempotencyKey === undefined || principal === undefined) return { stored: yield* run, replayed: false }
-      const fingerprint = createHash("sha256")
-        .update(`${method} ${url.pathname}${url.search}\n`)
-        .update(raw ?? Buffer.alloc(0))
-        .digest("hex")
-      const result = yield* (yield* Idempotency.Idempotency).execute(
-        { keyId: principal.key.id, idempotencyKey },
-        fingerprint,
-        run,
-        storable
-      )
-      return { stored: result.response, replayed: result.replayed }
+      let outcome: { readonly stored: Stored; readonly replayed: boolean }
+      if (idempotencyKey === undefined || principal === undefined) outcome = { stored: yield* run, replayed: false }
+      else {
+        const fingerprint = createHash("sha256")
+          .update(`${method} ${url.pathname}${url.search}\n`)
+          .update(raw ?? Buffer.alloc(0))
+          .digest("hex")
+        const result = yield* (yield* Idempotency.Idempotency).execute(
+          { keyId: principal.key.id, idempotencyKey },
+          fingerprint,
+          run,
+          storable
+        )
+        outcome = { stored: result.response, replayed: result.replayed }
+      }
+      // A route that needs the store and succeeded has reached it.
+      if (outage.active() && outcome.stored.status < 300 && usesStore(route)) yield* outage.answered
+      return outcome
     })
 
   return (incoming: IncomingMessage): Effect.Effect<Answer, never, Services | R> => {
@@ -385,7 +408,7 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
     if (endpoint !== undefined) return serveEndpoint(endpoint, incoming, url, requestId, headers)
     return serveRoute(incoming, url, requestId, headers).pipe(
       Effect.catchAllCause((cause) =>
-        Effect.map(renderFailure(cause, requestId), (stored) => ({ stored, replayed: false }))
+        Effect.map(renderFailure(cause, requestId, outage), (stored) => ({ stored, replayed: false }))
       ),
       Effect.map(
         ({ stored, replayed }): Answer => ({

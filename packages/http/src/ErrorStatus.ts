@@ -39,7 +39,8 @@ export const STATUS_BY_CODE = {
   variant_required: 422,
   import_failed: 422,
   rate_limited: 429,
-  internal_error: 500
+  internal_error: 500,
+  service_unavailable: 503
 } as const
 
 export type ErrorCode = keyof typeof STATUS_BY_CODE

@@ -2,7 +2,7 @@
 import { z } from "zod"
 import { MAX_BODY_BYTES } from "./App.js"
 import { type ErrorCode, STATUS_BY_CODE } from "./ErrorStatus.js"
-import { isWriting } from "./Route.js"
+import { isWriting, usesStore } from "./Route.js"
 import type { Mounted } from "./Router.js"
 
 type Json = Record<string, unknown>
@@ -44,6 +44,8 @@ const commonErrors = (mounted: Mounted): Array<ErrorCode> => {
   if (route.body?.patch === true) codes.push("no_fields_to_update")
   if (isWriting(route) && route.guard.kind === "key") codes.push("idempotency_in_progress", "idempotency_key_reused")
   codes.push("method_not_allowed", "internal_error")
+  // Any request that needs the store may find it unreachable.
+  if (usesStore(route)) codes.push("service_unavailable")
   return codes
 }
 
@@ -152,7 +154,9 @@ export const document = (table: ReadonlyArray<Mounted>): Json => {
       description: [
         "One organisation's CRM over HTTP. Every request is scoped to the organisation owning the API key.",
         "Lists answer {data, limit, offset, has_more}: default limit 50, maximum 200, newest first.",
-        `Bodies are JSON, at most ${MAX_BODY_BYTES} bytes. Rate limit: 120 requests per rolling minute per key.`
+        `Bodies are JSON, at most ${MAX_BODY_BYTES} bytes. Rate limit: 120 requests per rolling minute per key.`,
+        "While the database cannot be reached, requests that need it get 503 service_unavailable with",
+        "Retry-After; GET /readyz answers 503 too meanwhile, GET /healthz 200 as long as the process runs."
       ].join(" ")
     },
     servers: [{ url: "/" }],

@@ -9,6 +9,7 @@ import type {
   Deals,
   Events,
   Forms,
+  Health,
   Idempotency,
   Import,
   Inventory,
@@ -42,6 +43,7 @@ export type Services =
   | Mail.Mailer
   | Records.Records
   | Forms.Forms
+  | Health.Health
   | Visits.Visits
   | Quotes.Quotes
   | Invoicing.Invoicing
@@ -140,3 +142,11 @@ export const admin: Guard = { kind: "admin" }
 export const open: Guard = { kind: "public" }
 
 export const isWriting = (route: Route): boolean => route.method !== "GET"
+
+/**
+ * Whether answering needs the store, so that an outage of it is a 503: every route behind a key or
+ * the admin token, and a public one only when it says so among its errors (readiness does, the
+ * OpenAPI document does not).
+ */
+export const usesStore = (route: Route): boolean =>
+  route.guard.kind !== "public" || route.errors.includes("service_unavailable")

@@ -40,6 +40,7 @@ import * as RecordRepository from "./RecordRepository.js"
 import * as ReturnRepository from "./ReturnRepository.js"
 import * as SiteRepository from "./SiteRepository.js"
 import * as StockLedgerStore from "./StockLedgerStore.js"
+import * as StoreProbe from "./StoreProbe.js"
 import * as SurveyResponseRepository from "./SurveyResponseRepository.js"
 import * as TaskRepository from "./TaskRepository.js"
 import * as TicketRepository from "./TicketRepository.js"
@@ -84,7 +85,8 @@ export const layerWith = (options: LayerOptions = {}): Layer.Layer<Ports, never,
     SiteRepository.layer,
     BookingRepository.layer,
     LinkPageRepository.layer,
-    NoteRepository.layer
+    NoteRepository.layer,
+    StoreProbe.layer
   )
 
 export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient> = layerWith()

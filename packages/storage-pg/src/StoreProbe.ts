@@ -1,0 +1,12 @@
+import { Health } from "@crm/core"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { orStorageError } from "./internal/errors.js"
+
+/** A statement that reads nothing: it answers when the server can be reached and take a statement. */
+export const make = Effect.map(SqlClient.SqlClient, (sql) =>
+  Health.StoreProbe.of({ ping: sql.unsafe("SELECT 1").pipe(Effect.asVoid, orStorageError("StoreProbe.ping")) })
+)
+
+export const layer = Layer.effect(Health.StoreProbe, make)
