@@ -44,3 +44,17 @@ it("finishes a request whose client went away before its answer", async () => {
   )
   expect(outcome).toBe("finished")
 })
+
+it("names the refusals node makes before a request reaches the pipeline", () => {
+  const refused = (code: string, head = "") =>
+    Listener.refusalOf(Object.assign(new Error("Parse Error"), { code }), head).code
+  expect(refused("HPE_HEADER_OVERFLOW", `GET /${"a".repeat(9000)}`)).toBe("uri_too_long")
+  expect(refused("HPE_HEADER_OVERFLOW", `GET /contacts HTTP/1.1\r\nX-Big: ${"b".repeat(20_000)}`)).toBe(
+    "headers_too_large"
+  )
+  // A later chunk of the request, without its request line.
+  expect(refused("HPE_HEADER_OVERFLOW", "b".repeat(20_000))).toBe("headers_too_large")
+  expect(refused("ERR_HTTP_REQUEST_TIMEOUT")).toBe("request_timeout")
+  expect(refused("HPE_CHUNK_EXTENSIONS_OVERFLOW")).toBe("payload_too_large")
+  expect(refused("HPE_INVALID_METHOD")).toBe("bad_request")
+})

@@ -20,6 +20,25 @@ onEveryStore("OpenAPI document", (server) => {
     const limit = list.parameters.find((p: any) => p.name === "limit")
     expect(limit.schema).toMatchObject({ minimum: 1, maximum: 200, default: 50 })
   })
+
+  it("states the URL and header limits on every operation, and 503 on every one that needs the store", async () => {
+    const { paths } = (await server().anonymous.get("/openapi.json")).body
+    const codesAt = (operation: any, status: string): Array<string> =>
+      operation.responses[status]?.content["application/json"].schema.properties.error.enum ?? []
+    for (const mounted of Api.table) {
+      const operation = paths[mounted.template][mounted.route.method.toLowerCase()]
+      const name = `${mounted.route.method} ${mounted.template}`
+      expect(codesAt(operation, "414"), name).toContain("uri_too_long")
+      expect(codesAt(operation, "431"), name).toContain("headers_too_large")
+    }
+    expect(codesAt(paths["/api/v1/contacts"].post, "503")).toEqual(["service_unavailable"])
+    expect(codesAt(paths["/admin/v1/organisations"].post, "503")).toEqual(["service_unavailable"])
+    expect(codesAt(paths["/readyz"].get, "503")).toEqual(["service_unavailable"])
+    expect(paths["/healthz"].get.responses["503"]).toBeUndefined()
+    expect(paths["/api/v1/openapi.json"].get.responses["503"]).toBeUndefined()
+    expect(paths["/healthz"].get.security).toEqual([])
+    expect(paths["/readyz"].get.security).toEqual([])
+  })
 })
 
 describe("route table", () => {

@@ -51,6 +51,10 @@ export interface Answer {
 }
 
 export const MAX_BODY_BYTES = 1024 * 1024
+/** The request target (path and query); a longer one is 414 `uri_too_long` (RFC 9110 asks for at least 8000). */
+export const MAX_URL_BYTES = 8192
+/** The request line and headers together; more is 431 `headers_too_large` (see `Listener`). */
+export const MAX_HEADER_BYTES = 16 * 1024
 
 type Stored = Idempotency.StoredResponse
 
@@ -61,8 +65,12 @@ const NDJSON_TYPE = /^application\/(?:x-ndjson|jsonl|x-jsonlines)\s*(?:;|$)/i
 
 const json = "application/json; charset=utf-8"
 
-const errorBody = (code: string, detail: unknown, requestId: string): string =>
+export const errorBody = (code: string, detail: unknown, requestId: string): string =>
   JSON.stringify({ error: code, detail, request_id: requestId })
+
+/** The client's `X-Request-Id` when it is a sane token, else a new one. */
+export const requestIdOf = (given: string | undefined): string =>
+  given !== undefined && SANE_REQUEST_ID.test(given) ? given : randomUUID()
 
 const render = (reply: Reply): Stored => ({
   status: reply.status,
@@ -400,10 +408,14 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
     })
 
   return (incoming: IncomingMessage): Effect.Effect<Answer, never, Services | R> => {
-    const given = header(incoming.headers, "x-request-id")
-    const requestId = given !== undefined && SANE_REQUEST_ID.test(given) ? given : randomUUID()
+    const requestId = requestIdOf(header(incoming.headers, "x-request-id"))
     const headers: Record<string, string> = { "x-request-id": requestId }
-    const url = new URL(incoming.url ?? "/", "http://localhost")
+    const target = incoming.url ?? "/"
+    if (target.length > MAX_URL_BYTES) {
+      const tooLong = HttpFailure.of("uri_too_long", `the URL exceeds the limit of ${MAX_URL_BYTES} bytes`)
+      return failureAnswer(Cause.fail(tooLong), requestId, headers, outage)
+    }
+    const url = new URL(target, "http://localhost")
     const endpoint = options.endpoints?.find((candidate) => candidate.path === url.pathname)
     if (endpoint !== undefined) return serveEndpoint(endpoint, incoming, url, requestId, headers)
     return serveRoute(incoming, url, requestId, headers).pipe(

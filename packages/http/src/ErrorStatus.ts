@@ -1,5 +1,6 @@
 /** The one table from error code to HTTP status. A code missing here would be a 500, which a test forbids. */
 export const STATUS_BY_CODE = {
+  bad_request: 400,
   invalid_json: 400,
   invalid_parameter: 400,
   missing_bearer_token: 401,
@@ -15,6 +16,7 @@ export const STATUS_BY_CODE = {
   not_found: 404,
   unknown_event: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   idempotency_in_progress: 409,
   email_already_exists: 409,
   not_draft: 409,
@@ -29,6 +31,7 @@ export const STATUS_BY_CODE = {
   slug_already_exists: 409,
   domain_already_exists: 409,
   payload_too_large: 413,
+  uri_too_long: 414,
   unsupported_media_type: 415,
   validation_failed: 422,
   no_fields_to_update: 422,
@@ -39,6 +42,7 @@ export const STATUS_BY_CODE = {
   variant_required: 422,
   import_failed: 422,
   rate_limited: 429,
+  headers_too_large: 431,
   internal_error: 500,
   service_unavailable: 503
 } as const

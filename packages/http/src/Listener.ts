@@ -1,11 +1,12 @@
 /**
  * Serves the pipeline (`App.makeApp`) on a `node:http` server: each request runs as one fiber of
  * the layer's runtime, and its `Answer` is written back as it is. The server listens only once the
- * layer's dependencies are built, and stops taking requests when its scope closes.
+ * layer's dependencies are built, and stops taking requests when its scope closes. A request node
+ * refuses before the pipeline sees it (too long, not HTTP, too slow) gets the pipeline's error body.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http"
 import type { AddressInfo } from "node:net"
-import { Readable } from "node:stream"
+import { type Duplex, Readable } from "node:stream"
 import type { ReadableStream as NodeReadableStream } from "node:stream/web"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -13,7 +14,8 @@ import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
-import type { Answer } from "./App.js"
+import { type Answer, errorBody, MAX_HEADER_BYTES, MAX_URL_BYTES, requestIdOf } from "./App.js"
+import { type ErrorCode, STATUS_BY_CODE } from "./ErrorStatus.js"
 
 /** Where the server listens (the port is the one bound, so port 0 reads back as the real one). */
 export class Address extends Context.Tag("@crm/http/Listener/Address")<
@@ -61,6 +63,74 @@ const crashed = (response: ServerResponse) => {
   else response.writeHead(500, { "content-type": "application/json; charset=utf-8" }).end('{"error":"internal_error"}')
 }
 
+/** Node's defaults, stated so that what the OpenAPI document says holds whatever node's flags are. */
+const HEADERS_TIMEOUT_MS = 60_000
+const REQUEST_TIMEOUT_MS = 300_000
+
+/** How long a refused client has to read its answer before its connection is cut. */
+const LINGER_MS = 1000
+
+const REQUEST_TARGET = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ +(\S*)/
+const REQUEST_ID_HEADER = /\r\nx-request-id:[ \t]*([^\r\n]*?)[ \t]*\r\n/i
+
+/**
+ * Why node refused a request, from its parser's error and the bytes it held: the start of the
+ * request when the request line or the headers overflowed, which tells a long URL from long headers.
+ */
+export const refusalOf = (error: NodeJS.ErrnoException, head: string): { code: ErrorCode; detail: string } => {
+  switch (error.code) {
+    case "HPE_HEADER_OVERFLOW":
+      return (REQUEST_TARGET.exec(head)?.[1]?.length ?? 0) > MAX_URL_BYTES
+        ? { code: "uri_too_long", detail: `the URL exceeds the limit of ${MAX_URL_BYTES} bytes` }
+        : {
+            code: "headers_too_large",
+            detail: `the request line and headers exceed the limit of ${MAX_HEADER_BYTES} bytes`
+          }
+    case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
+      return { code: "payload_too_large", detail: "the chunk extensions of the body are too large" }
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return {
+        code: "request_timeout",
+        detail: `the headers did not arrive within ${HEADERS_TIMEOUT_MS / 1000} s, or the request within ${REQUEST_TIMEOUT_MS / 1000} s`
+      }
+    default:
+      return { code: "bad_request", detail: `the request is not valid HTTP/1.1: ${error.message}` }
+  }
+}
+
+/**
+ * Node's `clientError`: a request that never reaches the pipeline. With a listener here node
+ * writes nothing itself, so the answer is a whole HTTP/1.1 response written to the socket, after
+ * which the connection closes.
+ */
+const refuse = (error: NodeJS.ErrnoException & { readonly rawPacket?: Buffer }, socket: Duplex) => {
+  // Answered already: the parser reports each further chunk of the same request again.
+  if (socket.writableEnded) return
+  // As node itself does: no answer into a connection that is gone, or over a response under way.
+  const inFlight = (socket as { readonly _httpMessage?: ServerResponse | null })._httpMessage
+  if (error.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent === true) {
+    socket.destroy()
+    return
+  }
+  // latin1 reads a byte as one character: no decoding work, nothing lost for the ASCII looked at.
+  const head = error.rawPacket?.toString("latin1") ?? ""
+  const { code, detail } = refusalOf(error, head)
+  const status = STATUS_BY_CODE[code]
+  const requestId = requestIdOf(REQUEST_ID_HEADER.exec(head)?.[1])
+  const body = errorBody(code, detail, requestId)
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+      "content-type: application/json; charset=utf-8\r\n" +
+      `content-length: ${Buffer.byteLength(body)}\r\n` +
+      `x-request-id: ${requestId}\r\n` +
+      "connection: close\r\n\r\n" +
+      body
+  )
+  // Cutting the connection at once could reset it before the client has read the answer, while it
+  // is still sending the request; a client that neither reads nor closes is cut after a while.
+  setTimeout(() => socket.destroy(), LINGER_MS).unref()
+}
+
 export const layer = <R>(
   app: (incoming: IncomingMessage) => Effect.Effect<Answer, never, R>,
   options: ListenOptions
@@ -72,7 +142,12 @@ export const layer = <R>(
       const runtime =
         options.tracing === false ? Runtime.setFiberRef(given, FiberRef.currentTracerEnabled, false) : given
       const run = Runtime.runCallback(runtime)
-      const server = createServer((incoming, response) => {
+      const limits = {
+        maxHeaderSize: MAX_HEADER_BYTES,
+        headersTimeout: HEADERS_TIMEOUT_MS,
+        requestTimeout: REQUEST_TIMEOUT_MS
+      }
+      const server = createServer(limits, (incoming, response) => {
         // A client gone before its answer is not a reason to interrupt the request: a request still
         // reading its body fails at once (see `App`), and one past it finishes its unit of work, its
         // answer unread. Interrupting a statement on PostgreSQL sends a cancel through the pool, so
@@ -86,6 +161,7 @@ export const layer = <R>(
           }
         })
       })
+      server.on("clientError", refuse)
       yield* Effect.acquireRelease(
         Effect.async<void>((resume) => {
           const refused = (error: Error) =>

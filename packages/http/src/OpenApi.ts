@@ -1,6 +1,6 @@
 /** The OpenAPI 3.1 document, generated from the route table and the core's zod schemas. */
 import { z } from "zod"
-import { MAX_BODY_BYTES } from "./App.js"
+import { MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_URL_BYTES } from "./App.js"
 import { type ErrorCode, STATUS_BY_CODE } from "./ErrorStatus.js"
 import { isWriting, usesStore } from "./Route.js"
 import type { Mounted } from "./Router.js"
@@ -43,8 +43,9 @@ const commonErrors = (mounted: Mounted): Array<ErrorCode> => {
     codes.push("invalid_json", "unsupported_media_type", "payload_too_large", "validation_failed")
   if (route.body?.patch === true) codes.push("no_fields_to_update")
   if (isWriting(route) && route.guard.kind === "key") codes.push("idempotency_in_progress", "idempotency_key_reused")
-  codes.push("method_not_allowed", "internal_error")
-  // Any request that needs the store may find it unreachable.
+  // Any request may be too long before its route is even known; any that needs the store may
+  // find it unreachable.
+  codes.push("method_not_allowed", "uri_too_long", "headers_too_large", "internal_error")
   if (usesStore(route)) codes.push("service_unavailable")
   return codes
 }
@@ -155,6 +156,10 @@ export const document = (table: ReadonlyArray<Mounted>): Json => {
         "One organisation's CRM over HTTP. Every request is scoped to the organisation owning the API key.",
         "Lists answer {data, limit, offset, has_more}: default limit 50, maximum 200, newest first.",
         `Bodies are JSON, at most ${MAX_BODY_BYTES} bytes. Rate limit: 120 requests per rolling minute per key.`,
+        `A URL (path and query) is at most ${MAX_URL_BYTES} bytes (else 414 uri_too_long); the request line and`,
+        `headers together at most ${MAX_HEADER_BYTES} bytes (else 431 headers_too_large). A request that is not`,
+        "valid HTTP/1.1 gets 400 bad_request, one whose headers are not in within 60 seconds 408 request_timeout;",
+        "all of these before any route is matched, with the error body and request_id of every other error.",
         "While the database cannot be reached, requests that need it get 503 service_unavailable with",
         "Retry-After; GET /readyz answers 503 too meanwhile, GET /healthz 200 as long as the process runs."
       ].join(" ")
