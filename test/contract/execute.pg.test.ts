@@ -2,7 +2,8 @@
  * The thin statement path of the PostgreSQL server store (`internal/execute.ts`): inside a unit of
  * work it runs on the transaction's connection, outside it on a pooled one, and a statement that
  * fails leaves its connection in the pool (as `@effect/sql-pg` does), with the driver's error as
- * the cause of a `SqlError`.
+ * the cause of a `SqlError`. Its transaction commits or rolls back as one, and `@effect/sql`'s own
+ * statements and savepoints inside it run on its connection.
  */
 import * as StoragePg from "@crm/storage-pg"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -10,7 +11,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { describe, expect, it } from "vitest"
-import { executeOn } from "../../packages/storage-pg/src/internal/execute.js"
+import { executeOn, transactionOn } from "../../packages/storage-pg/src/internal/execute.js"
 import { freshDatabase, serverUrl } from "../support/pgDatabase.js"
 
 const onServer = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) =>
@@ -30,22 +31,34 @@ describe.skipIf(serverUrl === undefined)("execute on the PostgreSQL server", () 
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
         const execute = executeOn(sql)
+        const transaction = transactionOn(sql)
+        const count = Effect.map(
+          execute<{ n: string }>("SELECT count(*) AS n FROM execute_probe WHERE n > $1", [0]),
+          ([row]) => Number(row!.n)
+        )
         yield* sql`CREATE TABLE execute_probe (n integer)`
-        const seenInside = yield* sql
-          .withTransaction(
-            Effect.gen(function* () {
-              yield* sql`INSERT INTO execute_probe VALUES (1)`
-              yield* execute("INSERT INTO execute_probe VALUES ($1::integer)", [2])
-              const rows = yield* execute<{ n: string }>("SELECT count(*) AS n FROM execute_probe WHERE n > $1", [0])
-              return yield* Effect.fail(rows[0]!.n)
-            })
-          )
-          .pipe(Effect.flip)
-        const [after] = yield* execute<{ n: string }>("SELECT count(*) AS n FROM execute_probe WHERE n > $1", [0])
-        return { seenInside, after: after!.n }
+        const seenInside = yield* transaction(
+          Effect.gen(function* () {
+            yield* sql`INSERT INTO execute_probe VALUES (1)`
+            yield* execute("INSERT INTO execute_probe VALUES ($1::integer)", [2])
+            return yield* Effect.fail(yield* count)
+          })
+        ).pipe(Effect.flip)
+        const afterRollback = yield* count
+        // A savepoint of @effect/sql inside: its rollback leaves the enclosing unit's writes.
+        yield* transaction(
+          Effect.gen(function* () {
+            yield* execute("INSERT INTO execute_probe VALUES ($1::integer)", [3])
+            yield* sql
+              .withTransaction(Effect.zipRight(sql`INSERT INTO execute_probe VALUES (4)`, Effect.fail("no")))
+              .pipe(Effect.ignore)
+          })
+        )
+        const [committed] = yield* sql<{ ns: string }>`SELECT string_agg(n::text, ',') AS ns FROM execute_probe`
+        return { seenInside, afterRollback, committed: committed!.ns }
       })
     )
-    expect(outcome).toEqual({ seenInside: "2", after: "0" })
+    expect(outcome).toEqual({ seenInside: 2, afterRollback: 0, committed: "3" })
   }, 30_000)
 
   it("fails a refused statement with the driver's error and keeps the connection", async () => {

@@ -11,19 +11,18 @@ import { organisationLock } from "./internal/organisationLock.js"
 // the rows the previous holder committed meanwhile.
 const LOCK_ORGANISATION = `SELECT ${organisationLock("$1")}`
 
-export const make = Effect.map(SqlClient.SqlClient, (sql) =>
-  Transaction.Transaction.of({
+export const make = Effect.map(SqlClient.SqlClient, (sql) => {
+  const inUnit = atomically(sql)
+  return Transaction.Transaction.of({
     run: (self) =>
       // A nested unit joins the enclosing one (see `Transaction`). Ports already turn their own
       // SqlErrors into StorageErrors; what is left here comes from BEGIN, COMMIT or ROLLBACK.
-      Effect.catchIf(atomically(sql)(self), isSqlError, (error) =>
-        Effect.fail(toStorageError("Transaction.run")(error))
-      ),
+      Effect.catchIf(inUnit(self), isSqlError, (error) => Effect.fail(toStorageError("Transaction.run")(error))),
     lockOrganisation: (organisationId) =>
       sql
         .unsafe(LOCK_ORGANISATION, [organisationId])
         .pipe(Effect.asVoid, orStorageError("Transaction.lockOrganisation"))
   })
-)
+})
 
 export const layer = Layer.effect(Transaction.Transaction, make)

@@ -6,12 +6,18 @@
  * texts that are already final. `execute` sends the text and its parameters as they are, on the
  * transaction's connection when there is one (`SqlClient.TransactionConnection`, the hook
  * `@effect/sql` itself uses) and otherwise straight to the pool, with the same `SqlError` on
- * failure. Everything else, transactions included, stays with `@effect/sql`.
+ * failure. `transaction` likewise opens a unit of work without `sql.withTransaction`'s span, scope
+ * and context copies; statements inside it, `@effect/sql`'s included, find its connection the usual
+ * way. On a client without a pool of ours (PGlite, or a `SqlClient` a user provides) both fall back
+ * to `@effect/sql`.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Stream from "effect/Stream"
 import type * as Pg from "pg"
 
 export type Execute = <A extends object = Record<string, unknown>>(
@@ -31,6 +37,99 @@ export const registerPool = (sql: SqlClient.SqlClient, pool: Pg.Pool): void => {
 }
 
 const failed = (cause: unknown) => new SqlError({ cause, message: "Failed to execute statement" })
+
+type Rows = ReadonlyArray<object>
+
+/** One statement on a client; a text of several statements (no parameters) gives a row list each. */
+const query = (client: Pg.PoolClient, text: string, params: ReadonlyArray<unknown>, rowMode?: "array") =>
+  Effect.async<Rows | ReadonlyArray<Rows>, SqlError>((resume) => {
+    const done = (error: Error | undefined, result: Pg.QueryResult | ReadonlyArray<Pg.QueryResult>) =>
+      resume(
+        error
+          ? Effect.fail(failed(error))
+          : Effect.succeed(
+              Array.isArray(result) ? result.map((one) => one.rows ?? []) : (result as Pg.QueryResult).rows
+            )
+      )
+    if (rowMode === undefined) client.query(text, params as Array<unknown>, done as never)
+    else client.query({ text, values: params as Array<unknown>, rowMode }, done as never)
+  })
+
+/** The `Connection` that statements inside `transaction` find, over its one pooled client. */
+const connectionOf = (client: Pg.PoolClient): Connection => {
+  const execute: Connection["execute"] = (text, params, transformRows) =>
+    Effect.map(query(client, text, params), (rows) =>
+      transformRows === undefined ? rows : transformRows(rows as ReadonlyArray<object>)
+    )
+  return {
+    execute,
+    executeUnprepared: execute,
+    executeRaw: (text, params) =>
+      Effect.async<unknown, SqlError>((resume) => {
+        client.query(text, params as Array<unknown>, (error, result) =>
+          resume(error ? Effect.fail(failed(error)) : Effect.succeed(result))
+        )
+      }),
+    executeValues: (text, params) =>
+      query(client, text, params, "array") as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError>,
+    // Nothing here streams inside a unit of work; the rows are read at once, as on PGlite.
+    executeStream: (text, params, transformRows) =>
+      Stream.unwrap(Effect.map(execute(text, params, transformRows), (rows) => Stream.fromIterable(rows)))
+  }
+}
+
+/** A pooled client, with a listener for its `error` event while it is checked out (see `onPool`). */
+const checkOut = (pool: Pg.Pool) =>
+  Effect.async<{ readonly client: Pg.PoolClient; readonly release: () => void }, SqlError>((resume) => {
+    pool.connect((error, client, release) => {
+      if (error || client === undefined) {
+        resume(Effect.fail(failed(error ?? new Error("the pool returned no connection"))))
+        return
+      }
+      let broken: Error | undefined
+      const onError = (cause: Error) => {
+        broken = cause
+      }
+      client.on("error", onError)
+      resume(
+        Effect.succeed({
+          client,
+          release: () => {
+            client.off("error", onError)
+            release(broken)
+          }
+        })
+      )
+    })
+  })
+
+export type Transact = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
+
+export const transactionOn = (sql: SqlClient.SqlClient): Transact => {
+  const pool = pools.get(sql)
+  if (pool === undefined) return sql.withTransaction
+
+  return <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.flatMap(checkOut(pool), ({ client, release }) => {
+        const connection = connectionOf(client)
+        const end = (exit: Exit.Exit<A, E | SqlError>) =>
+          // A failed COMMIT is the unit's failure (the writes are gone), not a defect. A failed
+          // ROLLBACK means the connection is broken: the pool drops it when it hears its error.
+          Exit.isSuccess(exit)
+            ? Effect.as(query(client, "COMMIT", []), exit.value)
+            : Effect.zipRight(Effect.ignore(query(client, "ROLLBACK", [])), exit)
+        return query(client, "BEGIN", []).pipe(
+          Effect.zipRight(
+            restore(Effect.provideService(effect, SqlClient.TransactionConnection, [connection, 0] as const))
+          ),
+          Effect.exit,
+          Effect.flatMap(end),
+          Effect.ensuring(Effect.sync(release))
+        )
+      })
+    )
+}
 
 export const executeOn = (sql: SqlClient.SqlClient): Execute => {
   const pool = pools.get(sql)
