@@ -71,6 +71,8 @@ const movement = (
     ...entry,
     key_id: null,
     order_id: null,
+    purchase_order_id: null,
+    return_id: null,
     note: null,
     created_at: at(1),
     ...overrides
@@ -249,7 +251,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<Kernel.StorageP
 
     describe("StockLedgerStore", () => {
       test(
-        "appends movements and keeps each item's level equal to Σ quantity; lists them newest first",
+        "appends movements with the documents they belong to and keeps each item's level equal to Σ quantity; lists them newest first",
         Effect.gen(function* () {
           const { products, ledger } = yield* ports
           const org = uuid()
@@ -260,7 +262,21 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<Kernel.StorageP
             movement(shirt, small!.id, null, { kind: "count", count: 5 }, { note: "stocktake", key_id: uuid() }),
             movement(shirt, small!.id, 5, { kind: "sale", delta: -2 }, { order_id: uuid(), created_at: at(2) }),
             movement(shirt, medium!.id, null, { kind: "count", count: 1 }, { created_at: at(2) }),
-            movement(shirt, small!.id, 3, { kind: "count", count: null }, { created_at: at(3) })
+            movement(
+              shirt,
+              small!.id,
+              3,
+              { kind: "receipt", delta: 4 },
+              { purchase_order_id: uuid(), created_at: at(3) }
+            ),
+            movement(
+              shirt,
+              small!.id,
+              7,
+              { kind: "return", delta: 1 },
+              { order_id: uuid(), return_id: uuid(), created_at: at(3) }
+            ),
+            movement(shirt, small!.id, 8, { kind: "count", count: null }, { created_at: at(4) })
           ]
           for (const m of moves) yield* ledger.append(org, m)
           const product = yield* current(org, shirt.id)
@@ -268,11 +284,11 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<Kernel.StorageP
           expect(product.stock).toBe(1)
           expect(yield* ledger.list(org, shirt.id, {}, page(50))).toEqual([...moves].reverse())
           expect(yield* ledger.list(org, shirt.id, { variantId: small!.id }, page(2))).toEqual([
-            moves[3],
-            moves[1],
-            moves[0]
+            moves[5],
+            moves[4],
+            moves[3]
           ])
-          expect(yield* ledger.list(org, shirt.id, {}, page(1, 1))).toEqual([moves[2], moves[1]])
+          expect(yield* ledger.list(org, shirt.id, {}, page(1, 1))).toEqual([moves[4], moves[3]])
           expect(yield* ledger.list(uuid(), shirt.id, {}, page(50))).toEqual([])
           const smallRows = yield* ledger.list(org, shirt.id, { variantId: small!.id }, page(50))
           expect(Inventory.StockLedger.sum(smallRows)).toBe(0)

@@ -1,7 +1,7 @@
 /**
- * `Inventory.moveForOrder`, the kernel operation orders take and return stock through, on every
- * store: sale and cancel, untracked items skipped, references checked per line, all or nothing,
- * and joining the caller's unit of work.
+ * `Inventory.moveForDocument`, the kernel operation orders, purchase orders and returns move stock
+ * through, on every store: sale and cancel, receipt and return, untracked items skipped,
+ * references checked per line, all or nothing, and joining the caller's unit of work.
  */
 import { Access, Events, Inventory, Kernel, Settings, Transaction } from "@crm/core"
 import * as Data from "effect/Data"
@@ -66,7 +66,7 @@ for (const storage of storages) {
       await kernel!.run(
         Effect.gen(function* () {
           const { organisation, inventory, mug, shirt, ebook, small, medium } = yield* setup
-          yield* inventory.moveForOrder(
+          yield* inventory.moveForDocument(
             organisation,
             [
               { product_id: mug.id, variant_id: null, quantity: 2 },
@@ -89,7 +89,7 @@ for (const storage of storages) {
             ["sale", -2, 3, ORDER.orderId, ORDER.at],
             ["count", 5, 5, null, sold.data[2]!.created_at]
           ])
-          yield* inventory.moveForOrder(
+          yield* inventory.moveForDocument(
             organisation,
             [
               { product_id: mug.id, variant_id: null, quantity: 5 },
@@ -110,13 +110,86 @@ for (const storage of storages) {
       )
     })
 
+    it("receives and takes back goods: adds to tracked stock, records the document, passes over what cannot take them", async () => {
+      await kernel!.run(
+        Effect.gen(function* () {
+          const { organisation, inventory, mug, shirt, ebook, small, medium } = yield* setup
+          const purchaseOrderId = crypto.randomUUID()
+          yield* inventory.moveForDocument(
+            organisation,
+            [
+              { product_id: mug.id, variant_id: null, quantity: 3 },
+              { product_id: null, variant_id: null, quantity: 4 },
+              { product_id: shirt.id, variant_id: medium, quantity: 2 },
+              { product_id: shirt.id, variant_id: small, quantity: 1 },
+              { product_id: ebook.id, variant_id: null, quantity: 1 }
+            ],
+            "receipt",
+            { purchaseOrderId, keyId: null, at: ORDER.at }
+          )
+          expect(yield* levels(inventory, organisation, [mug.id, shirt.id, ebook.id])).toEqual([
+            [8],
+            [3, 3, null],
+            [null]
+          ])
+          const received = (yield* inventory.movements(organisation, mug.id, { limit: 50, offset: 0 })).data[0]!
+          expect(received).toMatchObject({
+            kind: "receipt",
+            quantity: 3,
+            level: 8,
+            purchase_order_id: purchaseOrderId,
+            order_id: null,
+            return_id: null
+          })
+
+          const returnId = crypto.randomUUID()
+          yield* inventory.moveForDocument(
+            organisation,
+            [
+              { product_id: mug.id, variant_id: null, quantity: 1 },
+              // Gone since the sale: a variant removed, a product of nobody.
+              { product_id: shirt.id, variant_id: crypto.randomUUID(), quantity: 1 },
+              { product_id: crypto.randomUUID(), variant_id: null, quantity: 1 }
+            ],
+            "return",
+            { orderId: ORDER.orderId, returnId, keyId: null, at: ORDER.at }
+          )
+          expect(yield* levels(inventory, organisation, [mug.id, shirt.id])).toEqual([[9], [3, 3, null]])
+          const back = (yield* inventory.movements(organisation, mug.id, { limit: 50, offset: 0 })).data[0]!
+          expect(back).toMatchObject({
+            kind: "return",
+            quantity: 1,
+            level: 9,
+            order_id: ORDER.orderId,
+            return_id: returnId,
+            purchase_order_id: null
+          })
+
+          // A receipt names items that must exist, as a sale does: refused, and nothing moved.
+          const refused = yield* Effect.flip(
+            inventory.moveForDocument(
+              organisation,
+              [
+                { product_id: mug.id, variant_id: null, quantity: 1 },
+                { product_id: shirt.id, variant_id: crypto.randomUUID(), quantity: 1 }
+              ],
+              "receipt",
+              { purchaseOrderId, keyId: null, at: ORDER.at }
+            )
+          )
+          expect(refused).toMatchObject({ code: "validation_failed", detail: [{ path: "items.1.variant_id" }] })
+          expect(yield* levels(inventory, organisation, [mug.id, shirt.id])).toEqual([[9], [3, 3, null]])
+        })
+      )
+    })
+
     it("refuses the whole order when one line is short, and names the line of a bad reference", async () => {
       await kernel!.run(
         Effect.gen(function* () {
           const { organisation, inventory, mug, shirt, small } = yield* setup
           const other = yield* setup
-          const order = (moves: ReadonlyArray<Inventory.OrderMove>) =>
-            Effect.flip(inventory.moveForOrder(organisation, moves, "sale", ORDER))
+          const order = (moves: ReadonlyArray<Inventory.DocumentLine>) =>
+            Effect.flip(inventory.moveForDocument(organisation, moves, "sale", ORDER))
 
           const short = yield* order([
             { product_id: mug.id, variant_id: null, quantity: 4 },
@@ -164,7 +237,7 @@ for (const storage of storages) {
           const failed = yield* Effect.flip(
             tx.run(
               Effect.gen(function* () {
-                yield* inventory.moveForOrder(
+                yield* inventory.moveForDocument(
                   organisation,
                   [{ product_id: mug.id, variant_id: null, quantity: 2 }],
                   "sale",

@@ -1,8 +1,9 @@
 /**
  * Model-based test of the stock ledger through the kernel, on every store: random sequences of
- * product creation, stocktakes, deltas and order sales / cancellations, each checked against a
- * plain model (levels as the model says, never below zero, each equal to Σ of its ledger, and
- * refusals exactly when the model predicts them). `MODEL_RUNS` raises the number of runs.
+ * product creation, stocktakes, deltas and documents moving stock (sales, cancellations, receipts,
+ * returns), each checked against a plain model (levels as the model says, never below zero, each
+ * equal to Σ of its ledger, and refusals exactly when the model predicts them). `MODEL_RUNS` raises
+ * the number of runs.
  */
 import * as Layer from "effect/Layer"
 import fc from "fast-check"
@@ -10,9 +11,9 @@ import { afterAll, beforeAll, describe, it } from "vitest"
 import { build } from "../support/ports.js"
 import { storages } from "../support/storages.js"
 import { CreateProduct } from "./inventory/CreateProduct.js"
+import { DocumentStock } from "./inventory/DocumentStock.js"
 import { type KernelBuilt, kernelLayer, type Model, newOrganisation, type Real } from "./inventory/Model.js"
 import { MoveStock } from "./inventory/MoveStock.js"
-import { OrderStock } from "./inventory/OrderStock.js"
 
 const RUNS = Number(process.env.MODEL_RUNS ?? 15)
 
@@ -31,8 +32,11 @@ const commands = fc.commands(
     fc.boolean().map((withVariants) => new CreateProduct(withVariants)),
     fc.tuple(fc.nat(), fc.nat(), request).map(([product, variant, r]) => new MoveStock(product, variant, r)),
     fc
-      .tuple(fc.constantFrom("sale" as const, "cancel" as const), fc.array(line, { minLength: 1, maxLength: 3 }))
-      .map(([kind, lines]) => new OrderStock(kind, lines))
+      .tuple(
+        fc.constantFrom("sale" as const, "cancel" as const, "receipt" as const, "return" as const),
+        fc.array(line, { minLength: 1, maxLength: 3 })
+      )
+      .map(([kind, lines]) => new DocumentStock(kind, lines))
   ],
   { maxCommands: 25 }
 )

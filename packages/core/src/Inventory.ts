@@ -11,7 +11,7 @@ import {
   type NotFound,
   type StockNotTracked,
   type StorageError,
-  type ValidationFailed,
+  ValidationFailed,
   VariantRequired
 } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
@@ -42,16 +42,26 @@ export * from "./Inventory/ProductSchemas.js"
 export * as StockLedger from "./Inventory/StockLedger.js"
 export * from "./Inventory/StockLedgerStore.js"
 
-export interface OrderMove {
-  readonly product_id: string
+/** One line of a document (an order, a purchase order, a return); a line without a product moves nothing. */
+export interface DocumentLine {
+  readonly product_id: string | null
   readonly variant_id: string | null
   readonly quantity: number
 }
 
-export interface OrderContext {
-  readonly orderId: string
+/**
+ * What a document does to stock: a sale takes it, a cancelled sale gives it back, a purchase
+ * order's receipt and a received return bring goods in.
+ */
+export type DocumentMovement = "sale" | "cancel" | "receipt" | "return"
+
+/** The document the movements belong to (recorded on each ledger entry), who made them, and when. */
+export interface DocumentContext {
   readonly keyId: string | null
   readonly at: string
+  readonly orderId?: string
+  readonly purchaseOrderId?: string
+  readonly returnId?: string
 }
 
 type StockError = InsufficientStock | StockNotTracked | VariantRequired | ValidationFailed
@@ -88,15 +98,25 @@ export class Inventory extends Context.Tag("@crm/core/Inventory")<
       query: StockMovementQuery
     ) => Effect.Effect<PageResult<StockMovement>, NotFound | ValidationFailed | StorageError>
     /**
-     * Takes (sale) or returns (cancel) stock for order lines, inside the caller's unit of work; all or
-     * nothing. A cancel skips an item that no longer exists (a variant removed since the sale).
+     * Moves tracked stock for a document's lines, inside the caller's unit of work; all or nothing.
+     * Lines without a product and untracked items are passed over. Giving goods back (cancel,
+     * return) also passes over an item that no longer exists (a variant removed since the sale);
+     * a sale or a receipt refuses it. A refusal names the line by its place (`items.<n>.`).
      */
-    readonly moveForOrder: (
+    readonly moveForDocument: (
       organisation: Organisation,
-      moves: ReadonlyArray<OrderMove>,
-      kind: "sale" | "cancel",
-      context: OrderContext
+      lines: ReadonlyArray<DocumentLine>,
+      kind: DocumentMovement,
+      context: DocumentContext
     ) => Effect.Effect<void, StockError | StorageError>
+    /**
+     * Checks that each line names a product of the organisation and, by the sale's rules, one of
+     * its variants (refusals name `items.<n>.`): what a document checks before it moves stock later.
+     */
+    readonly checkLines: (
+      organisation: Organisation,
+      lines: ReadonlyArray<{ readonly product_id: string | null; readonly variant_id: string | null }>
+    ) => Effect.Effect<void, VariantRequired | ValidationFailed | StorageError>
   }
 >() {}
 
@@ -132,6 +152,8 @@ const levelOf = (product: Product, item: StockLedger.Item): StockLedger.Level =>
     ? product.stock
     : (product.variants.find((variant) => variant.id === item.variant_id)?.stock ?? null)
 
+const givesBack = (kind: DocumentMovement): boolean => kind === "cancel" || kind === "return"
+
 const moveOf = (request: StockMove): StockLedger.Move =>
   request.delta !== undefined
     ? { kind: request.reason ?? "adjust", delta: request.delta }
@@ -152,7 +174,7 @@ export const make = Effect.gen(function* () {
     product: Product,
     item: StockLedger.Item,
     move: StockLedger.Move,
-    entry: { readonly keyId: string | null; readonly orderId: string | null; readonly note: string | null },
+    entry: Omit<DocumentContext, "at"> & { readonly note: string | null },
     at: string
   ) =>
     Effect.gen(function* () {
@@ -165,7 +187,9 @@ export const make = Effect.gen(function* () {
         quantity: applied.quantity,
         level: applied.level,
         key_id: entry.keyId,
-        order_id: entry.orderId,
+        order_id: entry.orderId ?? null,
+        purchase_order_id: entry.purchaseOrderId ?? null,
+        return_id: entry.returnId ?? null,
         note: entry.note,
         created_at: at
       })
@@ -265,7 +289,7 @@ export const make = Effect.gen(function* () {
             product,
             item,
             moveOf(request),
-            { keyId: actor.keyId, orderId: null, note: request.note ?? null },
+            { keyId: actor.keyId, note: request.note ?? null },
             now
           )
           return yield* find(organisation.id, id)
@@ -286,32 +310,35 @@ export const make = Effect.gen(function* () {
         )
         return toPage(rows, query)
       }),
-    moveForOrder: operation("Inventory.moveForOrder")(function* (organisation, moves, kind, context) {
+    moveForDocument: operation("Inventory.moveForDocument")(function* (organisation, lines, kind, context) {
+      const ids = [...new Set(lines.flatMap((line) => (line.product_id === null ? [] : [line.product_id])))].sort()
+      if (ids.length === 0) return
       yield* tx.run(
         Effect.gen(function* () {
-          // Products are locked in id order, so two orders touching the same products cannot deadlock.
-          const ids = [...new Set(moves.map((move) => move.product_id))].sort()
+          // Products are locked in id order, so two documents touching the same products cannot deadlock.
           const locked = new Map<string, Product>()
           for (const id of ids) {
             const found = yield* repo.getForUpdate(organisation.id, id)
             if (Option.isSome(found)) locked.set(id, found.value)
           }
-          for (const [i, move] of moves.entries()) {
+          for (const [i, move] of lines.entries()) {
+            if (move.product_id === null) continue
             const at = `items.${i}.`
             const product = locked.get(move.product_id)
-            // A cancel gives back to the items the sale took from; one that is gone since (a variant
-            // removed once it held nothing) has nowhere to take it back, and must not keep the order
-            // from being cancelled.
-            const gone = kind === "cancel" && (product === undefined || Either.isLeft(itemOf(product, move.variant_id)))
+            // Goods given back go to the items they were sold from; one that is gone since (a variant
+            // removed once it held nothing) has nowhere to take them, and must not keep the order
+            // from being cancelled or the return from being received.
+            const gone =
+              givesBack(kind) && (product === undefined || Either.isLeft(itemOf(product, move.variant_id)))
             if (gone) continue
             if (product === undefined) {
               return yield* invalidField(`${at}product_id`, "no such product in this organisation", "unknown_reference")
             }
             if (!(move.quantity > 0)) return yield* invalidField(`${at}quantity`, "must be above 0")
             const item = yield* itemOf(product, move.variant_id, at)
-            // Read again: an earlier line of the same order may have moved this product's stock.
+            // Read again: an earlier line of the same document may have moved this product's stock.
             const current = Option.getOrElse(yield* repo.get(organisation.id, product.id), () => product)
-            // An untracked product is sold without taking anything: there is no stock to take from.
+            // Untracked stock has no level to take from or add to.
             if (levelOf(current, item) === null) continue
             if (!Number.isInteger(move.quantity)) {
               return yield* invalidField(`${at}quantity`, "stock is counted in whole units")
@@ -321,13 +348,35 @@ export const make = Effect.gen(function* () {
               current,
               item,
               { kind, delta: kind === "sale" ? -move.quantity : move.quantity },
-              { keyId: context.keyId, orderId: context.orderId, note: null },
+              { ...context, note: null },
               context.at
+            ).pipe(
+              // The ledger speaks of the stock endpoint's `delta`; here the line's quantity moved.
+              Effect.mapError((error) =>
+                error instanceof ValidationFailed
+                  ? new ValidationFailed({ detail: error.detail.map((issue) => ({ ...issue, path: `${at}quantity` })) })
+                  : error
+              )
             )
           }
         })
       )
-    })
+    }),
+    checkLines: (organisation, lines) =>
+      Effect.forEach(
+        lines,
+        (line, i) =>
+          line.product_id === null
+            ? Effect.void
+            : Effect.flatMap(repo.get(organisation.id, line.product_id), (found) =>
+                Option.isNone(found)
+                  ? Effect.fail(
+                      invalidField(`items.${i}.product_id`, "no such product in this organisation", "unknown_reference")
+                    )
+                  : Effect.asVoid(itemOf(found.value, line.variant_id, `items.${i}.`))
+              ),
+        { discard: true }
+      )
   })
 })
 

@@ -20,14 +20,14 @@ import {
   type StockNotTracked,
   type StorageError,
   type TransitionNotAllowed,
-  ValidationFailed,
+  type ValidationFailed,
   type VariantRequired
 } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog, type NewEvent } from "./Events/EventLog.js"
 import { ProductRepository } from "./Inventory/ProductRepository.js"
 import * as ProductRules from "./Inventory/ProductRules.js"
-import { Inventory, type OrderMove } from "./Inventory.js"
+import { Inventory } from "./Inventory.js"
 import { NumberSequence } from "./Invoicing/NumberSequence.js"
 import { nextNumber } from "./internal/documentNumbers.js"
 import { operation } from "./internal/operation.js"
@@ -102,22 +102,6 @@ const shippedMail = (organisation: Organisation, order: Order, buyer: Contact & 
   ].join("\n")
 })
 
-/**
- * The ledger names a refused move by its place among the moves (`items.<n>.`); the client knows
- * its lines, so the path is put back on the order line the move came from.
- */
-const onLines =
-  (lineOf: ReadonlyArray<number>) =>
-  <E>(error: E): E =>
-    error instanceof ValidationFailed
-      ? (new ValidationFailed({
-          detail: error.detail.map((issue) => ({
-            ...issue,
-            path: issue.path.replace(/^items\.(\d+)\./, (_, n: string) => `items.${lineOf[Number(n)]}.`)
-          }))
-        }) as E)
-      : error
-
 const hasEmail = (contact: Contact): contact is Contact & { readonly email: string } => contact.email !== null
 
 export const make = Effect.gen(function* () {
@@ -171,31 +155,6 @@ export const make = Effect.gen(function* () {
       })
     )
   }
-
-  /** The stock moves of the lines with a product, and which line each came from. */
-  const stockMoves = (lines: ReadonlyArray<Pick<OrderLine, "product_id" | "variant_id" | "quantity">>) =>
-    lines.flatMap((line, index) =>
-      line.product_id === null
-        ? []
-        : [{ index, move: { product_id: line.product_id, variant_id: line.variant_id, quantity: line.quantity } }]
-    )
-
-  const moveStock = (
-    organisation: Organisation,
-    moves: ReadonlyArray<{ readonly index: number; readonly move: OrderMove }>,
-    kind: "sale" | "cancel",
-    context: { readonly orderId: string; readonly keyId: string | null; readonly at: string }
-  ) =>
-    moves.length === 0
-      ? Effect.void
-      : inventory
-          .moveForOrder(
-            organisation,
-            moves.map(({ move }) => move),
-            kind,
-            context
-          )
-          .pipe(Effect.mapError(onLines(moves.map(({ index }) => index))))
 
   /**
    * After the sale, which lines took stock: the products stay locked until the order commits, so
@@ -268,7 +227,7 @@ export const make = Effect.gen(function* () {
           // The order is written before the sale, so that a repeated external_id is answered as
           // such (naming the order that holds it) even when the first sale left too little stock.
           yield* repo.insert(organisation.id, placed)
-          yield* moveStock(organisation, stockMoves(lines), "sale", { orderId: id, keyId: actor.keyId, at: now })
+          yield* inventory.moveForDocument(organisation, lines, "sale", { orderId: id, keyId: actor.keyId, at: now })
           const items = yield* Effect.forEach(lines, (line) =>
             Effect.map(tookStock(organisation.id, line), (taken): OrderLine => ({ ...line, stock_taken: taken }))
           )
@@ -310,9 +269,10 @@ export const make = Effect.gen(function* () {
             updated_at: now
           }
           if (moved && Fulfilment.returnsStock(fulfilment)) {
-            yield* moveStock(
+            // What the sale took comes back; a line that took nothing gives nothing back.
+            yield* inventory.moveForDocument(
               organisation,
-              stockMoves(order.items).filter(({ index }) => order.items[index]!.stock_taken),
+              order.items.map((line) => (line.stock_taken ? line : { ...line, product_id: null })),
               "cancel",
               { orderId: order.id, keyId: actor.keyId, at: now }
             )

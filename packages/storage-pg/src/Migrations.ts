@@ -22,6 +22,7 @@ import serviceEntities from "./migrations/0012_service_entities.js"
 import sitesBookings from "./migrations/0013_sites_bookings.js"
 import keyOwnersNotes from "./migrations/0014_key_owners_notes.js"
 import searchTrigrams from "./migrations/0015_search_trigrams.js"
+import documentStock from "./migrations/0016_document_stock.js"
 
 export const migrations = {
   "0001_access": access,
@@ -38,7 +39,8 @@ export const migrations = {
   "0012_service_entities": serviceEntities,
   "0013_sites_bookings": sitesBookings,
   "0014_key_owners_notes": keyOwnersNotes,
-  "0015_search_trigrams": searchTrigrams
+  "0015_search_trigrams": searchTrigrams,
+  "0016_document_stock": documentStock
 }
 
 const TABLE = "crm_migrations"

@@ -29,10 +29,11 @@ export const make = Effect.gen(function* () {
               RETURNING item_id`
           if (moved.length === 0) return yield* stale(`the level of ${key} is not the one the movement started from`)
           yield* sql`INSERT INTO stock_movements (id, organisation_id, product_id, variant_id, kind, quantity, level,
-                key_id, order_id, note, created_at)
+                key_id, order_id, purchase_order_id, return_id, note, created_at)
               VALUES (${movement.id}::uuid, ${organisationId}::uuid, ${movement.product_id}::uuid,
                 ${movement.variant_id}::uuid, ${movement.kind}, ${movement.quantity}::integer,
-                ${movement.level}::integer, ${movement.key_id}::uuid, ${movement.order_id}::uuid, ${movement.note},
+                ${movement.level}::integer, ${movement.key_id}::uuid, ${movement.order_id}::uuid,
+                ${movement.purchase_order_id}::uuid, ${movement.return_id}::uuid, ${movement.note},
                 ${movement.created_at}::timestamptz)`
           // Clamped like ProductRepository's: the filter column is an integer, a variant sum may pass it.
           yield* sql`UPDATE products
@@ -42,7 +43,8 @@ export const make = Effect.gen(function* () {
         })
       ).pipe(orStorageError("StockLedgerStore.append")),
     list: (organisationId, productId, filter, page) =>
-      sql<StockMovementRow>`SELECT id, product_id, variant_id, kind, quantity, level, key_id, order_id, note, created_at
+      sql<StockMovementRow>`SELECT id, product_id, variant_id, kind, quantity, level, key_id, order_id, purchase_order_id,
+          return_id, note, created_at
         FROM stock_movements
         WHERE ${sql.and([
           sql`organisation_id = ${organisationId}::uuid AND product_id = ${productId}::uuid`,

@@ -8,7 +8,7 @@ export const ProductKind = z.enum(["physical", "service", "digital", "dropship",
 export type ProductKind = z.infer<typeof ProductKind>
 
 /** What a stock movement was: the first three come from `delta`, `count` from a stocktake, the last two from orders. */
-export const MovementKind = z.enum(["restock", "return", "adjust", "count", "sale", "cancel"])
+export const MovementKind = z.enum(["restock", "return", "adjust", "count", "sale", "cancel", "receipt"])
 export type MovementKind = z.infer<typeof MovementKind>
 
 export const StockBand = z.enum(["untracked", "out", "low", "ok"])
@@ -163,7 +163,9 @@ export const StockMovement = z.object({
   quantity: z.number().int().describe("signed change of the level"),
   level: z.number().int().nullable().describe("the level after the movement; null when it stopped tracking"),
   key_id: z.uuid().nullable().describe("the API key that made it"),
-  order_id: z.uuid().nullable(),
+  order_id: z.uuid().nullable().describe("the order a sale, a cancellation or a received return belongs to"),
+  purchase_order_id: z.uuid().nullable().describe("the purchase order a receipt belongs to"),
+  return_id: z.uuid().nullable().describe("the return whose goods came back"),
   note: z.string().nullable(),
   created_at: Timestamp
 })

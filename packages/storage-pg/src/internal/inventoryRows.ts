@@ -57,6 +57,8 @@ export interface StockMovementRow {
   readonly level: number | null
   readonly key_id: string | null
   readonly order_id: string | null
+  readonly purchase_order_id: string | null
+  readonly return_id: string | null
   readonly note: string | null
   readonly created_at: Timestamp
 }
@@ -70,6 +72,8 @@ export const toStockMovement = (row: StockMovementRow): Inventory.StockMovement 
   level: row.level === null ? null : Number(row.level),
   key_id: row.key_id,
   order_id: row.order_id,
+  purchase_order_id: row.purchase_order_id,
+  return_id: row.return_id,
   note: row.note,
   created_at: iso(row.created_at)
 })

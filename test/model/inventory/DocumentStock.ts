@@ -11,12 +11,13 @@ export interface Line {
 }
 
 /**
- * An order taking (sale) or giving back (cancel) stock: untracked items are skipped, and one line
- * short of stock refuses the whole order with nothing moved.
+ * A document moving stock: an order taking it (sale) or giving it back (cancel), a purchase
+ * order's receipt or a received return bringing goods in. Untracked items are skipped, and one
+ * line short of stock refuses the whole sale with nothing moved.
  */
-export class OrderStock implements fc.AsyncCommand<Model, Real> {
+export class DocumentStock implements fc.AsyncCommand<Model, Real> {
   constructor(
-    readonly kind: "sale" | "cancel",
+    readonly kind: Inventory.DocumentMovement,
     readonly lines: ReadonlyArray<Line>
   ) {}
   check = (model: Readonly<Model>) => model.products.length > 0
@@ -28,11 +29,11 @@ export class OrderStock implements fc.AsyncCommand<Model, Real> {
     const result = await run(
       real,
       Effect.flatMap(Inventory.Inventory, (inventory) =>
-        inventory.moveForOrder(
+        inventory.moveForDocument(
           real.organisation,
           picked.map((line) => ({ product_id: line.product.id, variant_id: line.variantId, quantity: line.quantity })),
           this.kind,
-          { orderId: crypto.randomUUID(), keyId: null, at: new Date().toISOString() }
+          { keyId: null, at: new Date().toISOString() }
         )
       )
     )
@@ -53,5 +54,5 @@ export class OrderStock implements fc.AsyncCommand<Model, Real> {
     }
     await checkAgainstModel(model, real)
   }
-  toString = () => `OrderStock(${this.kind} ${JSON.stringify(this.lines)})`
+  toString = () => `DocumentStock(${this.kind} ${JSON.stringify(this.lines)})`
 }
