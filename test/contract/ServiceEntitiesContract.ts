@@ -39,7 +39,7 @@ const rma = (overrides: Partial<Return> = {}): Return => ({
   contact_id: null,
   status: "requested",
   reason: null,
-  items: [{ product_id: null, variant_id: null, name: "Kettle", quantity: 1 }],
+  items: [{ line: 0, product_id: null, variant_id: null, name: "Kettle", quantity: 1 }],
   created_at: at(0),
   updated_at: at(0),
   ...overrides
@@ -247,8 +247,8 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
             status: "approved",
             reason: 'Arrived broken, "lid" cracked',
             items: [
-              { product_id: uuid(), variant_id: uuid(), name: "Kettle", quantity: 2 },
-              { product_id: null, variant_id: null, name: "Cup ☕", quantity: 1 }
+              { line: 3, product_id: uuid(), variant_id: uuid(), name: "Kettle", quantity: 2 },
+              { line: null, product_id: null, variant_id: null, name: "Cup ☕", quantity: 1 }
             ],
             created_at: at(1),
             updated_at: at(1)
@@ -274,6 +274,24 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
           expect(yield* list({ orderId: order, status: "requested" })).toEqual([])
           expect(yield* list({ contactId: full.contact_id! })).toEqual([full.id])
           expect(yield* list({ contactId: full.contact_id!, status: "requested" })).toEqual([])
+        })
+      )
+
+      test(
+        "ofOrder: every return of one order whatever its status, oldest first, only within its organisation",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const repo = yield* Returns.ReturnRepository
+          const order = uuid()
+          const later = rma({ order_id: order, status: "cancelled", created_at: at(5), updated_at: at(5) })
+          const first = rma({ order_id: order, status: "received", created_at: at(1), updated_at: at(1) })
+          const middle = rma({ order_id: order, created_at: at(3), updated_at: at(3) })
+          for (const row of [later, first, middle]) yield* repo.insert(a.id, row)
+          yield* repo.insert(a.id, rma({ created_at: at(2) }))
+          yield* repo.insert(b.id, rma({ order_id: order, created_at: at(4) }))
+          expect(yield* repo.ofOrder(a.id, order)).toEqual([first, middle, later])
+          expect(yield* repo.ofOrder(a.id, uuid())).toEqual([])
+          expect(yield* repo.ofOrder(uuid(), order)).toEqual([])
         })
       )
 

@@ -151,6 +151,20 @@ const buy = (organisation: Organisation, contactId: string, externalId: string) 
     )
   )
 
+/** The way to delivered: only a delivered order has goods to return. */
+const deliver = (organisation: Organisation, order: Orders.Order) =>
+  Effect.flatMap(Orders.Orders, (orders) =>
+    Effect.forEach(
+      [
+        { fulfilment: "confirmed" as const },
+        { fulfilment: "shipped" as const, tracking_url: "https://track.example/1" },
+        { fulfilment: "delivered" as const }
+      ],
+      (patch) => orders.update(organisation, order.id, patch, actor),
+      { discard: true }
+    )
+  )
+
 for (const storage of storages) {
   describe(`service entities [${storage.name}]`, () => {
     let kernel: Built<Services> | undefined
@@ -348,7 +362,9 @@ for (const storage of storages) {
           const { org, other, ann, stranger } = yield* setup
           const order = yield* buy(org, ann.id, "shop-1")
           const foreign = yield* buy(other, stranger.id, "shop-1")
-          const items = [{ name: "Kettle", quantity: 1 }]
+          yield* deliver(org, order)
+          yield* deliver(other, foreign)
+          const items = [{ line: 0, quantity: 1 }]
 
           const [rma, created] = yield* emitting(
             org,
@@ -360,7 +376,7 @@ for (const storage of storages) {
             contact_id: ann.id,
             status: "requested",
             reason: "broken",
-            items: [{ product_id: null, variant_id: null, name: "Kettle", quantity: 1 }]
+            items: [{ line: 0, product_id: null, variant_id: null, name: "Kettle", quantity: 1 }]
           })
           expect(created).toEqual([
             { event: "return.created", data: { id: rma.id, number: "RMA2026-0001", order_id: order.id } }
@@ -373,16 +389,16 @@ for (const storage of storages) {
           const second = yield* returns.create(org, { order_id: order.id, items })
           expect(second.number).toBe("RMA2026-0002")
 
-          const [approved, updated] = yield* emitting(org, returns.update(org, rma.id, { status: "approved" }))
+          const [approved, updated] = yield* emitting(org, returns.update(org, rma.id, { status: "approved" }, actor))
           expect(approved.status).toBe("approved")
           expect(updated).toEqual([{ event: "return.updated", data: { id: rma.id, status: "approved" } }])
-          const [, none] = yield* emitting(org, returns.update(org, rma.id, { status: "approved" }))
+          const [, none] = yield* emitting(org, returns.update(org, rma.id, { status: "approved" }, actor))
           expect(none).toEqual([])
-          const refused = yield* refusedQuietly(org, returns.update(org, rma.id, { status: "refunded" }))
+          const refused = yield* refusedQuietly(org, returns.update(org, rma.id, { status: "refunded" }, actor))
           expect((refused as Errors.TransitionNotAllowed).detail).toEqual({ from: "approved", to: "refunded" })
-          yield* returns.update(org, rma.id, { status: "received" })
-          yield* returns.update(org, rma.id, { status: "refunded" })
-          yield* returns.update(org, second.id, { status: "rejected" })
+          yield* returns.update(org, rma.id, { status: "received" }, actor)
+          yield* returns.update(org, rma.id, { status: "refunded" }, actor)
+          yield* returns.update(org, second.id, { status: "rejected" }, actor)
 
           const list = (query: Partial<Returns.ReturnListQuery>) =>
             Effect.map(returns.list(org, { limit: 50, offset: 0, ...query }), (page) => page.data.map((r) => r.id))
@@ -413,7 +429,7 @@ for (const storage of storages) {
 
           const early = yield* refusedQuietly(
             org,
-            purchases.receive(org, draft.id, { items: [{ line_id: bolts!.id, quantity: 1 }] })
+            purchases.receive(org, draft.id, { items: [{ line_id: bolts!.id, quantity: 1 }] }, actor)
           )
           expect((early as Errors.TransitionNotAllowed).detail).toEqual({ from: "draft", to: "received" })
 
@@ -421,7 +437,7 @@ for (const storage of storages) {
           expect(ordered).toMatchObject({ status: "ordered", ordered_at: new Date(NOW).toISOString() })
           const [partial, none] = yield* emitting(
             org,
-            purchases.receive(org, draft.id, { items: [{ line_id: bolts!.id, quantity: 60 }] })
+            purchases.receive(org, draft.id, { items: [{ line_id: bolts!.id, quantity: 60 }] }, actor)
           )
           expect(none).toEqual([])
           expect(partial.status).toBe("partial")
@@ -429,24 +445,34 @@ for (const storage of storages) {
 
           const over = yield* refusedQuietly(
             org,
-            purchases.receive(org, draft.id, {
-              items: [
-                { line_id: washers!.id, quantity: 10 },
-                { line_id: bolts!.id, quantity: 41 }
-              ]
-            })
+            purchases.receive(
+              org,
+              draft.id,
+              {
+                items: [
+                  { line_id: washers!.id, quantity: 10 },
+                  { line_id: bolts!.id, quantity: 41 }
+                ]
+              },
+              actor
+            )
           )
           expectInvalid(over, "items.1.quantity")
           expect(yield* purchases.get(org, draft.id)).toEqual(partial)
 
           const [received, emitted] = yield* emitting(
             org,
-            purchases.receive(org, draft.id, {
-              items: [
-                { line_id: washers!.id, quantity: 10 },
-                { line_id: bolts!.id, quantity: 40 }
-              ]
-            })
+            purchases.receive(
+              org,
+              draft.id,
+              {
+                items: [
+                  { line_id: washers!.id, quantity: 10 },
+                  { line_id: bolts!.id, quantity: 40 }
+                ]
+              },
+              actor
+            )
           )
           expect(received).toMatchObject({ status: "received", received_at: new Date(NOW).toISOString() })
           expect(emitted).toEqual([{ event: "purchase_order.received", data: { id: draft.id, number: "PO2026-0001" } }])
@@ -461,7 +487,7 @@ for (const storage of storages) {
           // A partly delivered order may be cancelled: what arrived stays recorded, nothing is emitted.
           const third = yield* purchases.create(org, { supplier: "Nut Co", items: [{ name: "Nut", quantity: 5 }] })
           yield* purchases.order(org, third.id)
-          yield* purchases.receive(org, third.id, { items: [{ line_id: third.items[0]!.id, quantity: 2 }] })
+          yield* purchases.receive(org, third.id, { items: [{ line_id: third.items[0]!.id, quantity: 2 }] }, actor)
           const [stopped, silent] = yield* emitting(org, purchases.cancel(org, third.id))
           expect(silent).toEqual([])
           expect(stopped).toMatchObject({ status: "cancelled", received_at: null })
@@ -684,6 +710,7 @@ for (const storage of storages) {
           const calls = yield* Calls.Calls
           const { org, ann } = yield* setup
           const order = yield* buy(org, ann.id, "shop-9")
+          yield* deliver(org, order)
           const ticket = yield* tickets.create(org, { subject: "Kept", contact_id: ann.id })
           const purchase = yield* purchases.create(org, { supplier: "S", items: [{ name: "x", quantity: 1 }] })
           yield* purchases.order(org, purchase.id)
@@ -700,8 +727,8 @@ for (const storage of storages) {
           const operations: ReadonlyArray<Effect.Effect<unknown, unknown>> = [
             tickets.create(org, { subject: "Lost", contact_id: ann.id }),
             tickets.update(org, ticket.id, { status: "solved" }),
-            returns.create(org, { order_id: order.id, items: [{ name: "Kettle", quantity: 1 }] }),
-            purchases.receive(org, purchase.id, { items: [{ line_id: purchase.items[0]!.id, quantity: 1 }] }),
+            returns.create(org, { order_id: order.id, items: [{ line: 0, quantity: 1 }] }),
+            purchases.receive(org, purchase.id, { items: [{ line_id: purchase.items[0]!.id, quantity: 1 }] }, actor),
             surveys.answer(org, { survey_id: crypto.randomUUID(), kind: "nps", score: 5, contact_id: ann.id }),
             calls.log(org, { ...call, contact_id: null, recording_url: null, external_id: null }),
             calls.transcribe(org, call.id, { transcript: "lost" })
@@ -721,7 +748,7 @@ for (const storage of storages) {
           expect((yield* calls.list(org, page)).data.map((c) => c.id)).toEqual([call.id])
           // The numbers taken inside the rolled-back units were given back.
           expect((yield* tickets.create(org, { subject: "Next", contact_id: ann.id })).number).toBe("T2026-00002")
-          expect((yield* returns.create(org, { order_id: order.id, items: [{ name: "K", quantity: 1 }] })).number).toBe(
+          expect((yield* returns.create(org, { order_id: order.id, items: [{ line: 0, quantity: 1 }] })).number).toBe(
             "RMA2026-0001"
           )
         })

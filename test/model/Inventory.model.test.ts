@@ -1,9 +1,9 @@
 /**
  * Model-based test of the stock ledger through the kernel, on every store: random sequences of
- * product creation, stocktakes, deltas and documents moving stock (sales, cancellations, receipts,
- * returns), each checked against a plain model (levels as the model says, never below zero, each
- * equal to Σ of its ledger, and refusals exactly when the model predicts them). `MODEL_RUNS` raises
- * the number of runs.
+ * product creation, stocktakes, deltas, documents moving stock (sales, cancellations, receipts,
+ * returns) and purchase orders received through their service, each checked against a plain
+ * model (levels as the model says, never below zero, each equal to Σ of its ledger, and refusals
+ * exactly when the model predicts them). `MODEL_RUNS` raises the number of runs.
  */
 import * as Layer from "effect/Layer"
 import fc from "fast-check"
@@ -14,6 +14,7 @@ import { CreateProduct } from "./inventory/CreateProduct.js"
 import { DocumentStock } from "./inventory/DocumentStock.js"
 import { type KernelBuilt, kernelLayer, type Model, newOrganisation, type Real } from "./inventory/Model.js"
 import { MoveStock } from "./inventory/MoveStock.js"
+import { ReceivePurchaseOrder } from "./inventory/ReceivePurchaseOrder.js"
 
 const RUNS = Number(process.env.MODEL_RUNS ?? 15)
 
@@ -36,7 +37,10 @@ const commands = fc.commands(
         fc.constantFrom("sale" as const, "cancel" as const, "receipt" as const, "return" as const),
         fc.array(line, { minLength: 1, maxLength: 3 })
       )
-      .map(([kind, lines]) => new DocumentStock(kind, lines))
+      .map(([kind, lines]) => new DocumentStock(kind, lines)),
+    fc
+      .tuple(fc.array(line, { minLength: 1, maxLength: 3 }), fc.boolean())
+      .map(([lines, split]) => new ReceivePurchaseOrder(lines, split))
   ],
   { maxCommands: 25 }
 )

@@ -126,8 +126,9 @@ const services = (options: KernelOptions) =>
     Idempotency.layer,
     // A ticket reply mails the requester through the Mailer.
     Tickets.layer.pipe(Layer.provide(Mail.layer)),
-    Returns.layer,
-    PurchaseOrders.layer,
+    // Received returns and purchase-order receipts bring goods into stock through `Inventory`.
+    Returns.layer.pipe(Layer.provide(Inventory.layer)),
+    PurchaseOrders.layer.pipe(Layer.provide(Inventory.layer)),
     Surveys.layer,
     Calls.layer,
     Inventory.layer,

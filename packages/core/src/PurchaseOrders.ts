@@ -3,9 +3,18 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { z } from "zod"
-import type { NotFound, StorageError, TransitionNotAllowed, ValidationFailed } from "./Errors.js"
+import type {
+  InsufficientStock,
+  NotFound,
+  StockNotTracked,
+  StorageError,
+  TransitionNotAllowed,
+  ValidationFailed,
+  VariantRequired
+} from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
+import { Inventory } from "./Inventory.js"
 import { NumberSequence } from "./Invoicing/NumberSequence.js"
 import { nextNumber } from "./internal/documentNumbers.js"
 import { operation } from "./internal/operation.js"
@@ -19,6 +28,7 @@ import type {
   PurchaseOrderStatus as Status
 } from "./PurchaseOrders/PurchaseOrderSchemas.js"
 import * as PurchaseOrderStatus from "./PurchaseOrders/PurchaseOrderStatus.js"
+import type { Actor } from "./Resource.js"
 import type { Organisation } from "./Settings/SettingsSchemas.js"
 import { Transaction } from "./Transaction.js"
 import { type PageResult, toPage } from "./Wire.js"
@@ -32,23 +42,37 @@ type Move = Effect.Effect<PurchaseOrder, NotFound | TransitionNotAllowed | Stora
 export class PurchaseOrders extends Context.Tag("@crm/core/PurchaseOrders")<
   PurchaseOrders,
   {
-    /** A draft, numbered from the `purchase_order` series. */
+    /**
+     * A draft, numbered from the `purchase_order` series. A line's product must be one of the
+     * organisation's, with one of its variants when it is sold in variants.
+     */
     readonly create: (
       organisation: Organisation,
       input: z.output<typeof PurchaseOrderCreate>
-    ) => Effect.Effect<PurchaseOrder, StorageError>
+    ) => Effect.Effect<PurchaseOrder, ValidationFailed | VariantRequired | StorageError>
     readonly get: (organisation: Organisation, id: string) => Effect.Effect<PurchaseOrder, NotFound | StorageError>
     /** draft → ordered: sent to the supplier. */
     readonly order: (organisation: Organisation, id: string) => Move
     /**
      * Records a delivery: partial while units are missing, received when the last arrives, which
-     * emits `purchase_order.received`.
+     * emits `purchase_order.received`. The units of lines with a product enter its tracked stock
+     * through the ledger (as `receipt` movements), in the same unit of work.
      */
     readonly receive: (
       organisation: Organisation,
       id: string,
-      receipt: PurchaseOrderReceipt
-    ) => Effect.Effect<PurchaseOrder, NotFound | TransitionNotAllowed | ValidationFailed | StorageError>
+      receipt: PurchaseOrderReceipt,
+      actor: Actor
+    ) => Effect.Effect<
+      PurchaseOrder,
+      | NotFound
+      | TransitionNotAllowed
+      | ValidationFailed
+      | VariantRequired
+      | InsufficientStock
+      | StockNotTracked
+      | StorageError
+    >
     readonly cancel: (organisation: Organisation, id: string) => Move
     readonly list: (
       organisation: Organisation,
@@ -63,6 +87,7 @@ export const make = Effect.gen(function* () {
   const repo = yield* PurchaseOrderRepository
   const sequence = yield* NumberSequence
   const events = yield* EventLog
+  const inventory = yield* Inventory
   const tx = yield* Transaction
 
   const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("purchase order"))
@@ -91,16 +116,20 @@ export const make = Effect.gen(function* () {
     create: operation("PurchaseOrders.create")(function* (organisation, input) {
       return yield* tx.run(
         Effect.gen(function* () {
+          const lines = input.items.map((item) => ({
+            product_id: item.product_id ?? null,
+            variant_id: item.variant_id ?? null
+          }))
+          yield* inventory.checkLines(organisation, lines)
           const now = yield* nowIso
           const order: PurchaseOrder = {
             id: crypto.randomUUID(),
             number: yield* nextNumber(sequence, organisation, "purchase_order"),
             supplier: input.supplier,
             status: "draft",
-            items: input.items.map((item) => ({
+            items: input.items.map((item, index) => ({
               id: crypto.randomUUID(),
-              product_id: item.product_id ?? null,
-              variant_id: item.variant_id ?? null,
+              ...lines[index]!,
               name: item.name,
               quantity: item.quantity,
               received_quantity: 0
@@ -119,12 +148,22 @@ export const make = Effect.gen(function* () {
     get: (organisation, id) => find(organisation.id, id),
     order: operation("PurchaseOrders.order")((organisation, id) => move(organisation, id, "ordered")),
     cancel: operation("PurchaseOrders.cancel")((organisation, id) => move(organisation, id, "cancelled")),
-    receive: operation("PurchaseOrders.receive")(function* (organisation, id, receipt) {
+    receive: operation("PurchaseOrders.receive")(function* (organisation, id, receipt, actor) {
       return yield* tx.run(
         Effect.gen(function* () {
           const current = yield* lock(organisation.id, id)
           const { items, status } = yield* PurchaseOrderStatus.receive(current.status, current.items, receipt)
           const now = yield* nowIso
+          // One line per entry of the receipt, so that a refusal names the entry.
+          yield* inventory.moveForDocument(
+            organisation,
+            receipt.items.map((entry) => {
+              const line = current.items.find((candidate) => candidate.id === entry.line_id)!
+              return { product_id: line.product_id, variant_id: line.variant_id, quantity: entry.quantity }
+            }),
+            "receipt",
+            { purchaseOrderId: current.id, keyId: actor.keyId, at: now }
+          )
           const next: PurchaseOrder = {
             ...current,
             items: [...items],

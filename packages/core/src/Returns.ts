@@ -3,14 +3,25 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { z } from "zod"
-import type { NotFound, StorageError, TransitionNotAllowed, ValidationFailed } from "./Errors.js"
+import type {
+  InsufficientStock,
+  NotFound,
+  StockNotTracked,
+  StorageError,
+  TransitionNotAllowed,
+  ValidationFailed,
+  VariantRequired
+} from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
+import { Inventory } from "./Inventory.js"
 import { NumberSequence } from "./Invoicing/NumberSequence.js"
 import { nextNumber } from "./internal/documentNumbers.js"
 import { operation } from "./internal/operation.js"
 import { linked, nowIso, orNotFound } from "./internal/records.js"
 import { OrderRepository } from "./Orders/OrderRepository.js"
+import type { Actor } from "./Resource.js"
+import * as ReturnLines from "./Returns/ReturnLines.js"
 import { ReturnRepository } from "./Returns/ReturnRepository.js"
 import type { Return, ReturnCreate, ReturnListQuery, ReturnUpdate } from "./Returns/ReturnSchemas.js"
 import * as ReturnStatus from "./Returns/ReturnStatus.js"
@@ -18,6 +29,7 @@ import type { Organisation } from "./Settings/SettingsSchemas.js"
 import { Transaction } from "./Transaction.js"
 import { type PageResult, toPage } from "./Wire.js"
 
+export * as ReturnLines from "./Returns/ReturnLines.js"
 export * from "./Returns/ReturnRepository.js"
 export * from "./Returns/ReturnSchemas.js"
 export * as ReturnStatus from "./Returns/ReturnStatus.js"
@@ -25,18 +37,34 @@ export * as ReturnStatus from "./Returns/ReturnStatus.js"
 export class Returns extends Context.Tag("@crm/core/Returns")<
   Returns,
   {
-    /** A new request, numbered from the `return` series; emits `return.created`. */
+    /**
+     * A new request for lines of the order (see `ReturnLines`), numbered from the `return` series;
+     * emits `return.created`.
+     */
     readonly create: (
       organisation: Organisation,
       input: z.output<typeof ReturnCreate>
     ) => Effect.Effect<Return, ValidationFailed | StorageError>
     readonly get: (organisation: Organisation, id: string) => Effect.Effect<Return, NotFound | StorageError>
-    /** A status move; emits `return.updated` when the status changes, nothing when it stays. */
+    /**
+     * A status move; emits `return.updated` when the status changes, nothing when it stays. Goods
+     * received go back into tracked stock through the ledger, in the same unit of work.
+     */
     readonly update: (
       organisation: Organisation,
       id: string,
-      change: z.output<typeof ReturnUpdate>
-    ) => Effect.Effect<Return, NotFound | TransitionNotAllowed | StorageError>
+      change: z.output<typeof ReturnUpdate>,
+      actor: Actor
+    ) => Effect.Effect<
+      Return,
+      | NotFound
+      | TransitionNotAllowed
+      | ValidationFailed
+      | InsufficientStock
+      | StockNotTracked
+      | VariantRequired
+      | StorageError
+    >
     readonly list: (
       organisation: Organisation,
       query: ReturnListQuery
@@ -50,6 +78,7 @@ const UPDATED_FIELDS = ["id", "status"] as const
 export const make = Effect.gen(function* () {
   const repo = yield* ReturnRepository
   const orders = yield* OrderRepository
+  const inventory = yield* Inventory
   const sequence = yield* NumberSequence
   const events = yield* EventLog
   const tx = yield* Transaction
@@ -61,7 +90,10 @@ export const make = Effect.gen(function* () {
     create: operation("Returns.create")(function* (organisation, input) {
       return yield* tx.run(
         Effect.gen(function* () {
-          const order = yield* linked("order_id", input.order_id, (id) => orders.get(organisation.id, id))
+          // Held until commit: two returns of one order are checked one after the other, so both
+          // cannot claim the same units.
+          const order = yield* linked("order_id", input.order_id, (id) => orders.getForUpdate(organisation.id, id))
+          const items = yield* ReturnLines.linesOf(order, yield* repo.ofOrder(organisation.id, order.id), input.items)
           const now = yield* nowIso
           const rma: Return = {
             id: crypto.randomUUID(),
@@ -70,12 +102,7 @@ export const make = Effect.gen(function* () {
             contact_id: order.contact_id,
             status: "requested",
             reason: input.reason ?? null,
-            items: input.items.map((item) => ({
-              product_id: item.product_id ?? null,
-              variant_id: item.variant_id ?? null,
-              name: item.name,
-              quantity: item.quantity
-            })),
+            items: [...items],
             created_at: now,
             updated_at: now
           }
@@ -86,7 +113,7 @@ export const make = Effect.gen(function* () {
       )
     }),
     get: (organisation, id) => find(organisation.id, id),
-    update: operation("Returns.update")(function* (organisation, id, change) {
+    update: operation("Returns.update")(function* (organisation, id, change, actor) {
       return yield* tx.run(
         Effect.gen(function* () {
           const current = yield* lock(organisation.id, id)
@@ -94,6 +121,14 @@ export const make = Effect.gen(function* () {
           const status = yield* ReturnStatus.transition(current.status, change.status)
           const now = yield* nowIso
           const rma: Return = { ...current, status, updated_at: now }
+          if (status === "received") {
+            yield* inventory.moveForDocument(organisation, rma.items, "return", {
+              orderId: rma.order_id,
+              returnId: rma.id,
+              keyId: actor.keyId,
+              at: now
+            })
+          }
           yield* repo.update(organisation.id, rma)
           yield* events.append(organisation.id, [{ event: "return.updated", data: pick(rma, UPDATED_FIELDS) }], now)
           return rma

@@ -1,7 +1,7 @@
 /** Returns (RMAs) in memory: rows per organisation, through the shared live-record table. */
 import { Returns } from "@crm/core"
 import * as LiveRecords from "./internal/liveRecords.js"
-import type { Store } from "./internal/Store.js"
+import { newestFirst, type Store } from "./internal/Store.js"
 
 export const make = (store: Store) => {
   const live = LiveRecords.make<Returns.Return>(store, { table: "returns", noun: "return" })
@@ -10,6 +10,8 @@ export const make = (store: Store) => {
     get: live.get,
     getForUpdate: live.getForUpdate,
     update: live.update,
+    ofOrder: (organisationId, orderId) =>
+      live.select(organisationId, (rma) => rma.order_id === orderId, (x, y) => newestFirst(y, x)),
     list: (organisationId, filter, page) =>
       live.list(
         organisationId,

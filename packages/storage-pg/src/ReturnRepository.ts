@@ -2,6 +2,7 @@ import { Returns } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { orStorageError } from "./internal/errors.js"
 import * as LiveRecords from "./internal/liveRecords.js"
 import { type ReturnRow, toReturn } from "./internal/serviceRows.js"
 import { json } from "./internal/values.js"
@@ -33,6 +34,13 @@ export const make = Effect.gen(function* () {
         sql`number = ${rma.number}, order_id = ${rma.order_id}::uuid, contact_id = ${rma.contact_id}::uuid,
           status = ${rma.status}, reason = ${rma.reason}, items = ${json(rma.items)}::jsonb,
           updated_at = ${rma.updated_at}::timestamptz`
+      ),
+    ofOrder: (organisationId, orderId) =>
+      sql<ReturnRow>`SELECT ${live.selected} FROM returns
+        WHERE ${live.whereLive(organisationId)} AND order_id = ${orderId}::uuid
+        ORDER BY created_at, id`.pipe(
+        Effect.map((rows) => rows.map(toReturn)),
+        orStorageError("ReturnRepository.ofOrder")
       ),
     list: (organisationId, filter, page) =>
       live.list(organisationId, {}, page, [

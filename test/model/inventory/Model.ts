@@ -2,12 +2,12 @@
  * The model the inventory commands are checked against, deliberately simpler than the kernel: for
  * each product, its stock items (the product itself, or each variant) and the level each holds.
  */
-import { Access, Inventory, Kernel, Settings } from "@crm/core"
+import { Access, Inventory, Kernel, type PurchaseOrders, Settings } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { expect } from "vitest"
 import type { Built } from "../../support/ports.js"
 
-export type Services = Access.Access | Inventory.Inventory
+export type Services = Access.Access | Inventory.Inventory | PurchaseOrders.PurchaseOrders
 export type KernelBuilt = Built<Services>
 export const kernelLayer = Kernel.layer
 

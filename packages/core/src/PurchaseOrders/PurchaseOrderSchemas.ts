@@ -10,12 +10,21 @@ export const PurchaseOrderCreate = z.strictObject({
   supplier: z.string().min(1).max(200).describe("the supplier's name"),
   items: z
     .array(
-      z.strictObject({
-        product_id: z.uuid().nullable().optional(),
-        variant_id: z.uuid().nullable().optional(),
-        name: z.string().min(1).max(500),
-        quantity: quantity.describe("units ordered")
-      })
+      z
+        .strictObject({
+          product_id: z
+            .uuid()
+            .nullable()
+            .optional()
+            .describe("a product of the organisation; units received enter its tracked stock"),
+          variant_id: z.uuid().nullable().optional().describe("required for a product sold in variants"),
+          name: z.string().min(1).max(500),
+          quantity: quantity.describe("units ordered")
+        })
+        .refine((line) => line.variant_id == null || line.product_id != null, {
+          message: "a variant_id needs its product_id",
+          path: ["variant_id"]
+        })
     )
     .min(1)
     .max(500),

@@ -20,6 +20,8 @@ export class ReturnRepository extends Context.Tag("@crm/core/ReturnRepository")<
     /** Like `get`, and no other unit of work changes the return until the calling one ends. */
     readonly getForUpdate: (organisationId: string, id: string) => Effect.Effect<Option.Option<Return>, StorageError>
     readonly update: (organisationId: string, rma: Return) => Effect.Effect<void, StorageError>
+    /** Every return of one order, whatever its status, oldest first. */
+    readonly ofOrder: (organisationId: string, orderId: string) => Effect.Effect<ReadonlyArray<Return>, StorageError>
     /** Newest first, ties by id; at most `limit + 1` rows. */
     readonly list: (
       organisationId: string,

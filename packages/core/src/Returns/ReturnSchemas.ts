@@ -5,11 +5,19 @@ export const ReturnStatus = z.enum(["requested", "approved", "rejected", "receiv
 export type ReturnStatus = z.infer<typeof ReturnStatus>
 
 export const ReturnItem = z.strictObject({
-  product_id: z.uuid().nullable().optional(),
-  variant_id: z.uuid().nullable().optional(),
-  name: z.string().min(1).max(500),
-  quantity: z.number().int().min(1).max(1_000_000)
+  line: z
+    .number()
+    .int()
+    .min(0)
+    .describe("the position of the line in the order's `items`, from 0 (an order's lines never change)"),
+  quantity: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .describe("units coming back: at most what the line delivered less what other returns claim")
 })
+export type ReturnItem = z.output<typeof ReturnItem>
 
 export const ReturnCreate = z.strictObject({
   order_id: z.uuid().describe("a live order of the organisation: the one the goods came with"),
@@ -21,6 +29,19 @@ export const ReturnUpdate = z.strictObject({
   status: ReturnStatus.describe("moves along the return status machine")
 })
 
+export const ReturnLine = z.object({
+  line: z
+    .number()
+    .int()
+    .nullable()
+    .describe("the order line it returns (null on returns recorded before returns named their lines)"),
+  product_id: z.uuid().nullable().describe("the order line's"),
+  variant_id: z.uuid().nullable().describe("the order line's"),
+  name: z.string().describe("the order line's"),
+  quantity: z.number().int()
+})
+export type ReturnLine = z.infer<typeof ReturnLine>
+
 export const Return = z.object({
   id: z.uuid(),
   number: z.string(),
@@ -28,14 +49,7 @@ export const Return = z.object({
   contact_id: z.uuid().nullable().describe("the order's buyer"),
   status: ReturnStatus,
   reason: z.string().nullable(),
-  items: z.array(
-    z.object({
-      product_id: z.uuid().nullable(),
-      variant_id: z.uuid().nullable(),
-      name: z.string(),
-      quantity: z.number().int()
-    })
-  ),
+  items: z.array(ReturnLine),
   created_at: Timestamp,
   updated_at: Timestamp
 })

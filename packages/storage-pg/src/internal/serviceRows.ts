@@ -55,7 +55,11 @@ export const toReturn = (row: ReturnRow): Returns.Return => ({
   contact_id: row.contact_id,
   status: row.status as Returns.Return["status"],
   reason: row.reason,
-  items: jsonValue<Returns.Return["items"]>(row.items),
+  // Returns recorded before returns named their order's lines have no line.
+  items: jsonValue<Array<Omit<Returns.ReturnLine, "line"> & { readonly line?: number }>>(row.items).map((item) => ({
+    ...item,
+    line: item.line ?? null
+  })),
   created_at: iso(row.created_at),
   updated_at: iso(row.updated_at)
 })
