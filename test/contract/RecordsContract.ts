@@ -186,6 +186,41 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
           yield* expectHeldUntilCommit(repo.getForUpdate(a, original.id), repo.update(a, changed), original, changed)
         })
       )
+
+      test(
+        "countHolding: per type and field asked about, how many of the organisation's records hold a value",
+        Effect.gen(function* () {
+          const repo = yield* Records.RecordRepository
+          const [a, b] = [uuid(), uuid()]
+          const [sheet, project] = [uuid(), uuid()]
+          for (const row of [
+            record({ type_id: sheet, custom: { hours: 2, note: "x" } }),
+            record({ type_id: sheet, custom: { hours: 0 } }),
+            record({ type_id: sheet, custom: {} }),
+            // The same key in another type is another field.
+            record({ type_id: project, custom: { hours: 5, tags: [] } })
+          ]) {
+            yield* repo.insert(a, row)
+          }
+          yield* repo.insert(b, record({ type_id: sheet, custom: { hours: 1, note: "theirs" } }))
+          const counts = yield* repo.countHolding(a, [
+            { type_id: sheet, field: "hours" },
+            { type_id: sheet, field: "note" },
+            { type_id: sheet, field: "tags" },
+            { type_id: project, field: "tags" },
+            { type_id: uuid(), field: "hours" }
+          ])
+          const key = (row: { type_id: string; field: string }) => `${row.type_id}/${row.field}`
+          expect([...counts].sort((x, y) => (key(x) < key(y) ? -1 : 1))).toEqual(
+            [
+              { type_id: sheet, field: "hours", records: 2 },
+              { type_id: sheet, field: "note", records: 1 },
+              { type_id: project, field: "tags", records: 1 }
+            ].sort((x, y) => (key(x) < key(y) ? -1 : 1))
+          )
+          expect(yield* repo.countHolding(a, [])).toEqual([])
+        })
+      )
     })
 
     describe("FormSubmissionRepository", () => {

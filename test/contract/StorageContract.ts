@@ -1087,6 +1087,33 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
           expect(Option.getOrThrow(yield* repo.get(a.id, deal.id))).toEqual(changed)
         })
       )
+
+      test(
+        "countByStage: how many live deals stand in each stage asked about, only within its organisation",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const repo = yield* Deals.DealRepository
+          const stages = stagesOf(a)
+          const won = { status_id: stages.won, status_kind: "won" as const }
+          const archived = opportunity(a, won)
+          const lost = opportunity(a, { status_id: stages.lost, status_kind: "lost" })
+          for (const deal of [opportunity(a), opportunity(a), opportunity(a, won), lost, archived]) {
+            yield* repo.insert(a.id, deal)
+          }
+          yield* repo.archive(a.id, archived.id, at(1))
+          // Another organisation's deal never counts, whatever stage id it holds.
+          yield* repo.insert(b.id, opportunity(a, won))
+          const counts = yield* repo.countByStage(a.id, [stages.open, stages.won, uuid()])
+          expect([...counts].sort((x, y) => (x.status_id < y.status_id ? -1 : 1))).toEqual(
+            [
+              { status_id: stages.open, deals: 2 },
+              { status_id: stages.won, deals: 1 }
+            ].sort((x, y) => (x.status_id < y.status_id ? -1 : 1))
+          )
+          expect(yield* repo.countByStage(a.id, [])).toEqual([])
+          expect(yield* repo.countByStage(uuid(), [stages.open])).toEqual([])
+        })
+      )
     })
 
     describe("TaskRepository", () => {

@@ -437,17 +437,34 @@ onEveryStore("records", (server) => {
     const patched = await client.patch(`/records/${project.body.id}`, { title: "Renamed" })
     expect(patched.body.type_key).toBe("initiative")
 
-    const removed = await server().admin.put(`/organisations/${organisation.id}/settings`, {
+    // A type goes only once its records hold no values of its fields (settingsInUse.test.ts).
+    const remove = () =>
+      server().admin.put(`/organisations/${organisation.id}/settings`, {
+        ...organisation.settings,
+        record_types: [timesheetType]
+      })
+    const inUse = await remove()
+    expect(inUse.status, inUse.text).toBe(409)
+    expect(inUse.body.detail.record_fields.map((field: any) => field.field).sort()).toEqual(["stage", "timesheets"])
+    const optional = await server().admin.put(`/organisations/${organisation.id}/settings`, {
       ...organisation.settings,
-      record_types: [timesheetType]
+      record_types: [
+        {
+          ...projectType,
+          key: "initiative",
+          fields: projectType.fields.map((field: any) => (field.key === "stage" ? { ...field, required: false } : field))
+        },
+        timesheetType
+      ]
     })
+    expect(optional.status, optional.text).toBe(200)
+    const emptied = await client.patch(`/records/${project.body.id}`, { custom: { stage: null, timesheets: null } })
+    expect(emptied.status, emptied.text).toBe(200)
+    const removed = await remove()
     expect(removed.status, removed.text).toBe(200)
     const orphan = await client.get(`/records/${project.body.id}`)
     expect(orphan.status).toBe(200)
-    expect(orphan.body).toMatchObject({
-      type_key: "initiative",
-      custom: { stage: "idea", timesheets: [sheet.body.id] }
-    })
+    expect(orphan.body).toMatchObject({ type_key: "initiative", title: "Renamed", custom: {} })
     expect(orphan.body.custom).not.toHaveProperty("hours")
     const refused = await client.patch(`/records/${project.body.id}`, { title: "x" })
     expect(refused.status).toBe(422)

@@ -12,8 +12,10 @@ import { SCOPES } from "./Access/AccessSchemas.js"
 import * as ApiKey from "./Access/ApiKey.js"
 import * as IpAllowList from "./Access/IpAllowList.js"
 import { type RateDecision, RateLimiter } from "./Access/RateLimiter.js"
+import { DealRepository } from "./Deals/DealRepository.js"
 import {
   ExpiredApiKey,
+  type InUse,
   InvalidApiKey,
   invalidField,
   MissingBearerToken,
@@ -25,6 +27,8 @@ import {
   type ValidationFailed
 } from "./Errors.js"
 import { operation } from "./internal/operation.js"
+import { RecordRepository } from "./Records/RecordRepository.js"
+import * as SettingsRemovals from "./Settings/SettingsRemovals.js"
 import type { Organisation, OrganisationCreate, SettingsInput } from "./Settings/SettingsSchemas.js"
 import * as Settings from "./Settings.js"
 
@@ -66,10 +70,14 @@ export class Access extends Context.Tag("@crm/core/Access")<
     ) => Effect.Effect<Organisation, StorageError>
     readonly getOrganisation: (id: string) => Effect.Effect<Organisation, NotFound | StorageError>
     readonly organisations: Effect.Effect<ReadonlyArray<Organisation>, StorageError>
+    /**
+     * Refused with `InUse` while it would remove a stage live deals stand in or a record field
+     * live records hold values of (see `SettingsRemovals`).
+     */
     readonly replaceSettings: (
       id: string,
       input: z.output<typeof SettingsInput>
-    ) => Effect.Effect<Organisation, NotFound | StorageError>
+    ) => Effect.Effect<Organisation, NotFound | InUse | StorageError>
     readonly createKey: (
       organisationId: string,
       input: z.output<typeof KeyCreate>
@@ -113,6 +121,8 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
     const { rateLimit } = options
     const repo = yield* AccessRepository
     const limiter = yield* RateLimiter
+    const deals = yield* DealRepository
+    const records = yield* RecordRepository
 
     const createOrganisation = operation("Access.createOrganisation")(function* (
       input: z.output<typeof OrganisationCreate>
@@ -224,6 +234,15 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
         const current = yield* repo.getOrganisation(id)
         if (Option.isNone(current)) return yield* new NotFound({ detail: "no such organisation" })
         const settings = yield* Settings.complete(current.value.name, input)
+        // Counted before the write, not in one transaction with it: a settings write outside one
+        // is what waits until every process caches the new settings (AccessRepository).
+        const removed = SettingsRemovals.between(current.value.settings, settings)
+        const stages = removed.stages.map((stage) => stage.stage_id)
+        yield* SettingsRemovals.check(
+          removed,
+          stages.length === 0 ? [] : yield* deals.countByStage(id, stages),
+          removed.fields.length === 0 ? [] : yield* records.countHolding(id, removed.fields)
+        )
         const updated = yield* repo.updateSettings(id, settings)
         return Option.getOrElse(updated, () => ({ ...current.value, name: settings.name, settings }))
       }),

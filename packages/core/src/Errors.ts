@@ -33,6 +33,11 @@ export class InvalidTargetUrl extends coded("InvalidTargetUrl", "invalid_target_
 export class SubmissionRefused extends coded("SubmissionRefused", "submission_refused") {}
 export class VariantRequired extends coded("VariantRequired", "variant_required") {}
 export class InvalidParameter extends coded("InvalidParameter", "invalid_parameter") {}
+/**
+ * Settings that would remove what records still use: a stage deals stand in, a record field
+ * records hold values of. `detail` names each and how many use it.
+ */
+export class InUse extends coded("InUse", "in_use") {}
 /** A state machine refusing a move; `detail` is `{from, to}`. */
 export class TransitionNotAllowed extends coded("TransitionNotAllowed", "transition_not_allowed") {}
 export class AlreadyInvoiced extends coded("AlreadyInvoiced", "already_invoiced") {}
@@ -124,6 +129,7 @@ export type DomainError =
   | RateLimited
   | InvalidParameter
   | TransitionNotAllowed
+  | InUse
   | AlreadyInvoiced
   | InsufficientStock
   | StockNotTracked

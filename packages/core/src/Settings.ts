@@ -6,6 +6,7 @@ import * as Effect from "effect/Effect"
 import type { z } from "zod"
 import type { Settings, SettingsInput } from "./Settings/SettingsSchemas.js"
 
+export * as SettingsRemovals from "./Settings/SettingsRemovals.js"
 export * from "./Settings/SettingsSchemas.js"
 
 const newId = (): string => globalThis.crypto.randomUUID()

@@ -23,6 +23,7 @@ export const STATUS_BY_CODE = {
   not_payable: 409,
   too_many_hooks: 409,
   transition_not_allowed: 409,
+  in_use: 409,
   already_invoiced: 409,
   insufficient_stock: 409,
   stock_not_tracked: 409,

@@ -59,6 +59,17 @@ export const make = (store: Store) => {
             rows.slice(page.offset, page.offset + page.limit + 1)
           )
         : live.list(organisationId, {}, page, matching(filter)),
+    countByStage: (organisationId, stageIds) => {
+      const wanted = new Set(stageIds)
+      return Effect.map(
+        live.select(organisationId, (deal) => wanted.has(deal.status_id), () => 0),
+        (deals) => {
+          const counts = new Map<string, number>()
+          for (const deal of deals) counts.set(deal.status_id, (counts.get(deal.status_id) ?? 0) + 1)
+          return [...counts].map(([status_id, n]) => ({ status_id, deals: n }))
+        }
+      )
+    },
     enterStage: (organisationId, input) =>
       Effect.flatMap(copy(input), (visit) =>
         write(store, (state) => {

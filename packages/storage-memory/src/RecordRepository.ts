@@ -25,6 +25,17 @@ export const make = (store: Store) => {
           )
     },
     update: live.update,
+    countHolding: (organisationId, fields) =>
+      Effect.map(
+        live.select(organisationId, (record) => fields.some((field) => field.type_id === record.type_id), () => 0),
+        (records) =>
+          fields.flatMap((field) => {
+            const n = records.filter(
+              (record) => record.type_id === field.type_id && Object.hasOwn(record.custom, field.field)
+            ).length
+            return n > 0 ? [{ ...field, records: n }] : []
+          })
+      ),
     list: (organisationId, filter, page) =>
       live.list(
         organisationId,

@@ -4,8 +4,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { orStorageError } from "./internal/errors.js"
 import * as LiveRecords from "./internal/liveRecords.js"
-import { type DealRow, type StageVisitRow, toDeal, toStageVisit } from "./internal/rows.js"
-import { containsPattern, json } from "./internal/values.js"
+import { count, type DealRow, type StageVisitRow, toDeal, toStageVisit } from "./internal/rows.js"
+import { containsPattern, json, textArray } from "./internal/values.js"
 
 const deals: LiveRecords.LiveTable<DealRow, Deals.Deal> = {
   table: "deals",
@@ -81,6 +81,13 @@ export const make = Effect.gen(function* () {
         ORDER BY entered_at, id`.pipe(
         Effect.map((rows) => rows.map(toStageVisit)),
         orStorageError("DealRepository.history")
+      ),
+    countByStage: (organisationId, stageIds) =>
+      sql<{ status_id: string; n: string }>`SELECT status_id, count(*) AS n FROM deals
+        WHERE ${live.whereLive(organisationId)} AND status_id = ANY(${textArray(stageIds)}::uuid[])
+        GROUP BY status_id`.pipe(
+        Effect.map((rows) => rows.map((row) => ({ status_id: row.status_id, deals: count(row.n) }))),
+        orStorageError("DealRepository.countByStage")
       ),
     visits: (organisationId) =>
       sql<StageVisitRow>`SELECT deal_id, pipeline_id, from_status_id, status_id, status_kind, entered_at, left_at, key_id

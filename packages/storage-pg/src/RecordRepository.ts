@@ -5,6 +5,7 @@ import * as Layer from "effect/Layer"
 import { orStorageError } from "./internal/errors.js"
 import * as LiveRecords from "./internal/liveRecords.js"
 import { type CustomRecordRow, toCustomRecord } from "./internal/recordRows.js"
+import { count } from "./internal/rows.js"
 import { json, textArray } from "./internal/values.js"
 
 const records: LiveRecords.LiveTable<CustomRecordRow, Records.CustomRecord> = {
@@ -46,6 +47,18 @@ export const make = Effect.gen(function* () {
           company_id = ${record.company_id}::uuid, deal_id = ${record.deal_id}::uuid,
           updated_at = ${record.updated_at}::timestamptz`
       ),
+    countHolding: (organisationId, fields) =>
+      fields.length === 0
+        ? Effect.succeed([])
+        : sql<{ type_id: string; field: string; n: string }>`SELECT f.type_id, f.field, count(*) AS n
+            FROM custom_records r
+            JOIN unnest(${textArray(fields.map((f) => f.type_id))}::uuid[], ${textArray(fields.map((f) => f.field))}::text[])
+              AS f (type_id, field) ON f.type_id = r.type_id
+            WHERE r.organisation_id = ${organisationId}::uuid AND r.archived_at IS NULL AND r.custom ? f.field
+            GROUP BY f.type_id, f.field`.pipe(
+            Effect.map((rows) => rows.map((row) => ({ type_id: row.type_id, field: row.field, records: count(row.n) }))),
+            orStorageError("RecordRepository.countHolding")
+          ),
     list: (organisationId, filter, page) =>
       live.list(organisationId, filter.q === undefined ? {} : { q: filter.q }, page, [
         ...(filter.typeId !== undefined ? [sql`type_id = ${filter.typeId}::uuid`] : []),

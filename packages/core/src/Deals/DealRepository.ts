@@ -40,6 +40,11 @@ export class DealRepository extends Context.Tag("@crm/core/DealRepository")<
     readonly enterStage: (organisationId: string, visit: StageVisit) => Effect.Effect<void, StorageError>
     /** The deal's visits, oldest first. */
     readonly history: (organisationId: string, dealId: string) => Effect.Effect<ReadonlyArray<StageVisit>, StorageError>
+    /** How many live deals stand in each of `stageIds` that any stands in, in no particular order. */
+    readonly countByStage: (
+      organisationId: string,
+      stageIds: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlyArray<{ readonly status_id: string; readonly deals: number }>, StorageError>
     /** Analytics: every stage visit of the organisation (archived deals' too), in no particular order. */
     readonly visits: (organisationId: string) => Effect.Effect<ReadonlyArray<StageVisit>, StorageError>
     /**

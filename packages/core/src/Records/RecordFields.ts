@@ -35,7 +35,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 type Computed = Extract<RecordField, { readonly type: "formula" | "rollup" }>
 
-const isComputed = (field: RecordField): field is Computed => field.type === "formula" || field.type === "rollup"
+/** Formula and rollup values are computed when read, never stored. */
+export const isComputed = (field: RecordField): field is Computed => field.type === "formula" || field.type === "rollup"
 
 /** The stored form of a valid value, or why the value does not fit the field. */
 const check = (field: Exclude<RecordField, Computed>, value: unknown): Either.Either<unknown, string> => {

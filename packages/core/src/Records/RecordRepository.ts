@@ -31,6 +31,17 @@ export class RecordRepository extends Context.Tag("@crm/core/RecordRepository")<
       ids: ReadonlyArray<string>
     ) => Effect.Effect<ReadonlyArray<CustomRecord>, StorageError>
     readonly update: (organisationId: string, record: CustomRecord) => Effect.Effect<void, StorageError>
+    /**
+     * For each `{type_id, field}` that any live record of that type holds a value for (a key of its
+     * stored `custom`), how many such records there are; in no particular order.
+     */
+    readonly countHolding: (
+      organisationId: string,
+      fields: ReadonlyArray<{ readonly type_id: string; readonly field: string }>
+    ) => Effect.Effect<
+      ReadonlyArray<{ readonly type_id: string; readonly field: string; readonly records: number }>,
+      StorageError
+    >
     /** Newest first, ties by id; at most `limit + 1` rows. */
     readonly list: (
       organisationId: string,

@@ -55,10 +55,11 @@ export const adminRoutes = [
     operationId: "adminReplaceSettings",
     tag,
     guard: admin,
-    summary: "Replace the settings document (ids sent back are kept, new pipelines and stages get ids)",
+    summary:
+      "Replace the settings document (ids sent back are kept, new pipelines and stages get ids). Removing a stage live deals stand in (with its pipeline, or moving it to another pipeline), or a stored record field (with its type, or by making it a formula or rollup) that live records hold values of, is 409 in_use: detail {message, stages: [{pipeline_id, pipeline, stage_id, stage, deals}], record_fields: [{type_id, type_key, field, records}]} names each with how many use it, and nothing changes",
     body: Settings.SettingsInput,
     success: { status: 200, schema: Settings.Organisation, description: "the organisation" },
-    errors: ["not_found", "validation_failed"],
+    errors: ["not_found", "validation_failed", "in_use"],
     handle: ({ params, body }) =>
       Effect.flatMap(Access.Access, (access) => access.replaceSettings(params.id!, body)).pipe(Effect.map(ok))
   }),
