@@ -14,8 +14,10 @@ import { adminMailRoutes } from "./routes/mail.js"
 import { eventsRoute, meRoute, openApiRoute } from "./routes/meta.js"
 import { orderRoutes } from "./routes/orders.js"
 import { productRoutes } from "./routes/products.js"
+import { purchaseOrderRoutes } from "./routes/purchaseOrders.js"
 import { quoteRoutes } from "./routes/quotes.js"
 import { recordRoutes } from "./routes/records.js"
+import { returnRoutes } from "./routes/returns.js"
 import { taskRoutes } from "./routes/tasks.js"
 import { ticketRoutes } from "./routes/tickets.js"
 import { visitRoutes } from "./routes/visits.js"
@@ -46,6 +48,8 @@ export const makeTable = (options: TableOptions = {}): ReadonlyArray<Mounted> =>
       ...invoiceRoutes,
       ...productRoutes,
       ...orderRoutes,
+      ...returnRoutes,
+      ...purchaseOrderRoutes,
       ...ticketRoutes,
       ...hookRoutes,
       meRoute,

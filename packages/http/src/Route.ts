@@ -16,8 +16,10 @@ import type {
   Invoicing,
   Mail,
   Orders,
+  PurchaseOrders,
   Quotes,
   Records,
+  Returns,
   Tasks,
   Tickets,
   Visits,
@@ -40,6 +42,8 @@ export type Services =
   | Webhooks.Webhooks
   | Inventory.Inventory
   | Orders.Orders
+  | Returns.Returns
+  | PurchaseOrders.PurchaseOrders
   | Mail.Mailer
   | Records.Records
   | Forms.Forms
