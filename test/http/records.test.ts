@@ -452,7 +452,9 @@ onEveryStore("records", (server) => {
         {
           ...projectType,
           key: "initiative",
-          fields: projectType.fields.map((field: any) => (field.key === "stage" ? { ...field, required: false } : field))
+          fields: projectType.fields.map((field: any) =>
+            field.key === "stage" ? { ...field, required: false } : field
+          )
         },
         timesheetType
       ]

@@ -328,8 +328,7 @@ export const make = Effect.gen(function* () {
             // Goods given back go to the items they were sold from; one that is gone since (a variant
             // removed once it held nothing) has nowhere to take them, and must not keep the order
             // from being cancelled or the return from being received.
-            const gone =
-              givesBack(kind) && (product === undefined || Either.isLeft(itemOf(product, move.variant_id)))
+            const gone = givesBack(kind) && (product === undefined || Either.isLeft(itemOf(product, move.variant_id)))
             if (gone) continue
             if (product === undefined) {
               return yield* invalidField(`${at}product_id`, "no such product in this organisation", "unknown_reference")

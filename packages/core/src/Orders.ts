@@ -11,17 +11,17 @@ import { ContactRepository } from "./Contacts/ContactRepository.js"
 import type { Contact } from "./Contacts/ContactSchemas.js"
 import { Contacts } from "./Contacts.js"
 import { DealRepository } from "./Deals/DealRepository.js"
-import {
-  type EmailAlreadyExists,
-  type InsufficientStock,
-  type NotFound,
-  type OrderAlreadyExists,
-  type PlanRefused,
-  type StockNotTracked,
-  type StorageError,
-  type TransitionNotAllowed,
-  type ValidationFailed,
-  type VariantRequired
+import type {
+  EmailAlreadyExists,
+  InsufficientStock,
+  NotFound,
+  OrderAlreadyExists,
+  PlanRefused,
+  StockNotTracked,
+  StorageError,
+  TransitionNotAllowed,
+  ValidationFailed,
+  VariantRequired
 } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog, type NewEvent } from "./Events/EventLog.js"

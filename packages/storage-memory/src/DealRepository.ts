@@ -62,7 +62,11 @@ export const make = (store: Store) => {
     countByStage: (organisationId, stageIds) => {
       const wanted = new Set(stageIds)
       return Effect.map(
-        live.select(organisationId, (deal) => wanted.has(deal.status_id), () => 0),
+        live.select(
+          organisationId,
+          (deal) => wanted.has(deal.status_id),
+          () => 0
+        ),
         (deals) => {
           const counts = new Map<string, number>()
           for (const deal of deals) counts.set(deal.status_id, (counts.get(deal.status_id) ?? 0) + 1)

@@ -27,7 +27,11 @@ export const make = (store: Store) => {
     update: live.update,
     countHolding: (organisationId, fields) =>
       Effect.map(
-        live.select(organisationId, (record) => fields.some((field) => field.type_id === record.type_id), () => 0),
+        live.select(
+          organisationId,
+          (record) => fields.some((field) => field.type_id === record.type_id),
+          () => 0
+        ),
         (records) =>
           fields.flatMap((field) => {
             const n = records.filter(

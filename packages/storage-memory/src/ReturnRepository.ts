@@ -11,7 +11,11 @@ export const make = (store: Store) => {
     getForUpdate: live.getForUpdate,
     update: live.update,
     ofOrder: (organisationId, orderId) =>
-      live.select(organisationId, (rma) => rma.order_id === orderId, (x, y) => newestFirst(y, x)),
+      live.select(
+        organisationId,
+        (rma) => rma.order_id === orderId,
+        (x, y) => newestFirst(y, x)
+      ),
     list: (organisationId, filter, page) =>
       live.list(
         organisationId,

@@ -56,7 +56,9 @@ export const make = Effect.gen(function* () {
               AS f (type_id, field) ON f.type_id = r.type_id
             WHERE r.organisation_id = ${organisationId}::uuid AND r.archived_at IS NULL AND r.custom ? f.field
             GROUP BY f.type_id, f.field`.pipe(
-            Effect.map((rows) => rows.map((row) => ({ type_id: row.type_id, field: row.field, records: count(row.n) }))),
+            Effect.map((rows) =>
+              rows.map((row) => ({ type_id: row.type_id, field: row.field, records: count(row.n) }))
+            ),
             orStorageError("RecordRepository.countHolding")
           ),
     list: (organisationId, filter, page) =>

@@ -43,7 +43,9 @@ export interface FieldUse {
 
 export const between = (before: Settings, after: Settings): Removals => {
   // A stage moved to another pipeline leaves its deals in a pipeline without it: a removal too.
-  const kept = new Set(after.pipelines.flatMap((pipeline) => pipeline.stages.map((stage) => `${pipeline.id}/${stage.id}`)))
+  const kept = new Set(
+    after.pipelines.flatMap((pipeline) => pipeline.stages.map((stage) => `${pipeline.id}/${stage.id}`))
+  )
   const stages = before.pipelines.flatMap((pipeline) =>
     pipeline.stages
       .filter((stage) => !kept.has(`${pipeline.id}/${stage.id}`))
