@@ -2225,42 +2225,44 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
       )
 
       test(
-        "30 concurrent units that lock the organisation, then count and insert while under 5: exactly 5 insert",
+        "30 concurrent units that insert, lock the organisation, count and roll back past 5: exactly 5 commit",
         Effect.gen(function* () {
           const { a, b } = yield* seed
           const tx = yield* Transaction.Transaction
           const repo = yield* Contacts.ContactRepository
           const log = yield* Events.EventLog
+          // What a create under a plan limit does: insert, then count under the lock until commit.
           const createUnderLimit = (organisationId: string, i: number) =>
-            tx.run(
-              Effect.gen(function* () {
-                yield* tx.lockOrganisation(organisationId)
-                if ((yield* repo.countLive(organisationId)) >= 5) return false
-                // Leave the unit open between the count and the insert, so that an adapter whose
-                // lock did not hold would let others count the same free place.
-                yield* Effect.sleep(`${i % 3} millis`)
-                const contact = person({ first_name: `P${i}` })
-                yield* repo.insert(organisationId, contact)
-                // The event log's append, which orders the organisation's events, still goes through.
-                yield* log.append(organisationId, [{ event: "contact.created", data: { id: contact.id } }], at(i))
-                return true
-              })
+            Effect.either(
+              tx.run(
+                Effect.gen(function* () {
+                  const contact = person({ first_name: `P${i}` })
+                  yield* repo.insert(organisationId, contact)
+                  // Leave the unit open before the lock, so that the units' inserts overlap.
+                  yield* Effect.sleep(`${i % 3} millis`)
+                  yield* tx.lockOrganisation(organisationId)
+                  if ((yield* repo.countLive(organisationId)) > 5) return yield* new Boom({ step: "over the limit" })
+                  // The event log's append, which takes the organisation's lock as well, still goes through.
+                  yield* log.append(organisationId, [{ event: "contact.created", data: { id: contact.id } }], at(i))
+                })
+              )
             )
-          const inserted = yield* Effect.forEach(
+          const results = yield* Effect.forEach(
             Array.from({ length: 30 }, (_, i) => i),
             (i) => createUnderLimit(i % 2 === 0 ? a.id : b.id, i),
             { concurrency: "unbounded" }
           )
-          expect(inserted.filter((ok, i) => ok && i % 2 === 0)).toHaveLength(5)
-          expect(inserted.filter((ok, i) => ok && i % 2 === 1)).toHaveLength(5)
+          expect(results.filter((result, i) => Either.isRight(result) && i % 2 === 0)).toHaveLength(5)
+          expect(results.filter((result, i) => Either.isRight(result) && i % 2 === 1)).toHaveLength(5)
+          for (const result of results)
+            if (Either.isLeft(result)) expect(result.left).toEqual(new Boom({ step: "over the limit" }))
           expect(yield* repo.countLive(a.id)).toBe(5)
           expect(yield* repo.countLive(b.id)).toBe(5)
           expect(yield* allEvents(a.id)).toHaveLength(5)
 
           // A unit that fails lets go of the lock: the next one takes it and commits.
           yield* Effect.flip(tx.run(Effect.zipRight(tx.lockOrganisation(a.id), new Boom({ step: "locked" }))))
-          const last = person({ first_name: "Last" })
-          yield* tx.run(Effect.zipRight(tx.lockOrganisation(a.id), repo.insert(a.id, last)))
+          yield* tx.run(Effect.zipRight(tx.lockOrganisation(a.id), repo.insert(a.id, person({ first_name: "Last" }))))
           expect(yield* repo.countLive(a.id)).toBe(6)
         }),
         120_000

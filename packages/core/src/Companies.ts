@@ -48,13 +48,6 @@ export const make = Effect.gen(function* () {
     create: operation("Companies.create")(function* (organisation, input) {
       return yield* tx.run(
         Effect.gen(function* () {
-          yield* withinLimit(
-            tx,
-            organisation.id,
-            organisation.settings.plan.max_companies,
-            "MAX_COMPANIES",
-            repo.countLive
-          )
           const now = yield* nowIso
           const company: Company = {
             id: crypto.randomUUID(),
@@ -69,6 +62,13 @@ export const make = Effect.gen(function* () {
             updated_at: now
           }
           yield* repo.insert(organisation.id, company)
+          yield* withinLimit(
+            tx,
+            organisation.id,
+            organisation.settings.plan.max_companies,
+            "MAX_COMPANIES",
+            repo.countLive
+          )
           yield* events.append(
             organisation.id,
             [{ event: "company.created", data: pick(company, CREATED_FIELDS) }],

@@ -58,13 +58,6 @@ export const make = Effect.gen(function* () {
     create: operation("Contacts.create")(function* (organisation, input) {
       return yield* tx.run(
         Effect.gen(function* () {
-          yield* withinLimit(
-            tx,
-            organisation.id,
-            organisation.settings.plan.max_contacts,
-            "MAX_CONTACTS",
-            repo.countLive
-          )
           yield* requireLink("company_id", input.company_id, (id) => companies.get(organisation.id, id))
           const now = yield* nowIso
           const contact: Contact = {
@@ -81,6 +74,13 @@ export const make = Effect.gen(function* () {
             updated_at: now
           }
           yield* repo.insert(organisation.id, contact)
+          yield* withinLimit(
+            tx,
+            organisation.id,
+            organisation.settings.plan.max_contacts,
+            "MAX_CONTACTS",
+            repo.countLive
+          )
           yield* events.append(
             organisation.id,
             [{ event: "contact.created", data: pick(contact, CREATED_FIELDS) }],

@@ -42,9 +42,13 @@ export const requireLink = <E, R>(
 ): Effect.Effect<void, E | ValidationFailed, R> => (id == null ? Effect.void : Effect.asVoid(linked(field, id, lookup)))
 
 /**
- * A counted plan limit (null = unlimited: no lock, no count) refuses the create that would exceed
- * it. Run inside the create's unit of work: the organisation's lock, taken before counting and
- * held until commit, keeps concurrent creates from all counting the same free place.
+ * A counted plan limit (null = unlimited: no lock, no count) refuses the create that took the
+ * organisation past it. Run inside the create's unit of work, after its insert: the count, taken
+ * under the organisation's lock held until commit, includes the new record and every record
+ * committed before, so concurrent creates cannot all take the same free place. Locking after the
+ * insert rather than before keeps the lock the last thing a unit waits for (as the event log's
+ * append does): a unit holding it never waits on a row that another unit, itself waiting for the
+ * lock, has written (a contact PATCH taking the address being inserted, say).
  */
 export const withinLimit = (
   tx: Transaction["Type"],
@@ -57,7 +61,7 @@ export const withinLimit = (
     ? Effect.void
     : tx.lockOrganisation(organisationId).pipe(
         Effect.zipRight(count(organisationId)),
-        Effect.flatMap((n) => (n >= limit ? Effect.fail(new PlanRefused({ detail: code })) : Effect.void))
+        Effect.flatMap((n) => (n > limit ? Effect.fail(new PlanRefused({ detail: code })) : Effect.void))
       )
 
 /** PATCH semantics: an omitted field keeps its value, `null` clears it. */
