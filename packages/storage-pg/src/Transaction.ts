@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { atomically } from "./internal/atomically.js"
 import { isSqlError, orStorageError, toStorageError } from "./internal/errors.js"
+import { executeOn } from "./internal/execute.js"
 import { organisationLock } from "./internal/organisationLock.js"
 
 // Its own statement, before the count it guards: under READ COMMITTED a statement reads the
@@ -13,15 +14,14 @@ const LOCK_ORGANISATION = `SELECT ${organisationLock("$1")}`
 
 export const make = Effect.map(SqlClient.SqlClient, (sql) => {
   const inUnit = atomically(sql)
+  const execute = executeOn(sql)
   return Transaction.Transaction.of({
     run: (self) =>
       // A nested unit joins the enclosing one (see `Transaction`). Ports already turn their own
       // SqlErrors into StorageErrors; what is left here comes from BEGIN, COMMIT or ROLLBACK.
       Effect.catchIf(inUnit(self), isSqlError, (error) => Effect.fail(toStorageError("Transaction.run")(error))),
     lockOrganisation: (organisationId) =>
-      sql
-        .unsafe(LOCK_ORGANISATION, [organisationId])
-        .pipe(Effect.asVoid, orStorageError("Transaction.lockOrganisation"))
+      execute(LOCK_ORGANISATION, [organisationId]).pipe(Effect.asVoid, orStorageError("Transaction.lockOrganisation"))
   })
 })
 
