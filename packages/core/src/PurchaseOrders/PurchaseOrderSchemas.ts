@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+import { IdInput, PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
 
 export const PurchaseOrderStatus = z.enum(["draft", "ordered", "partial", "received", "cancelled"])
 export type PurchaseOrderStatus = z.infer<typeof PurchaseOrderStatus>
@@ -12,12 +12,10 @@ export const PurchaseOrderCreate = z.strictObject({
     .array(
       z
         .strictObject({
-          product_id: z
-            .uuid()
-            .nullable()
+          product_id: IdInput.nullable()
             .optional()
             .describe("a product of the organisation; units received enter its tracked stock"),
-          variant_id: z.uuid().nullable().optional().describe("required for a product sold in variants"),
+          variant_id: IdInput.nullable().optional().describe("required for a product sold in variants"),
           name: z.string().min(1).max(500),
           quantity: quantity.describe("units ordered")
         })
@@ -34,7 +32,7 @@ export const PurchaseOrderCreate = z.strictObject({
 /** Goods that arrived: per line, how many units (added to what earlier receipts recorded). */
 export const PurchaseOrderReceipt = z.strictObject({
   items: z
-    .array(z.strictObject({ line_id: z.uuid().describe("the `id` of a line of the order"), quantity }))
+    .array(z.strictObject({ line_id: IdInput.describe("the `id` of a line of the order"), quantity }))
     .min(1)
     .max(500)
 })

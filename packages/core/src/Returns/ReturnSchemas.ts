@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+import { IdInput, PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
 
 export const ReturnStatus = z.enum(["requested", "approved", "rejected", "received", "refunded", "cancelled"])
 export type ReturnStatus = z.infer<typeof ReturnStatus>
@@ -20,7 +20,7 @@ export const ReturnItem = z.strictObject({
 export type ReturnItem = z.output<typeof ReturnItem>
 
 export const ReturnCreate = z.strictObject({
-  order_id: z.uuid().describe("a live order of the organisation: the one the goods came with"),
+  order_id: IdInput.describe("a live order of the organisation: the one the goods came with"),
   items: z.array(ReturnItem).min(1).max(500),
   reason: z.string().max(2000).nullable().optional()
 })
@@ -58,8 +58,8 @@ export const ReturnPage = pageEnvelope(Return)
 
 export const ReturnListQuery = z.object({
   status: ReturnStatus.optional(),
-  order_id: z.uuid().optional(),
-  contact_id: z.uuid().optional(),
+  order_id: IdInput.optional(),
+  contact_id: IdInput.optional(),
   ...PageQuery
 })
 export type ReturnListQuery = z.output<typeof ReturnListQuery>
