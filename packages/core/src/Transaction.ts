@@ -15,9 +15,10 @@ export class Transaction extends Context.Tag("@crm/core/Transaction")<
     readonly run: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>
     /**
      * Inside a unit of work: waits until no other unit holds the organisation's lock, then holds
-     * it until this unit ends, across every process sharing the store. What the unit reads after
-     * it stays true until it commits, so a count checked against a plan limit cannot be raced
-     * past. It serialises the organisation's writers, so take it only where a count must hold.
+     * it until this unit ends, across every process sharing the store. A read made after taking it
+     * sees everything committed by the units that held it before, and no unit taking it later
+     * commits before this one ends: what a plan limit needs of a count. Writers of the
+     * organisation may queue behind it, so take it only where a count must hold.
      */
     readonly lockOrganisation: (organisationId: string) => Effect.Effect<void, StorageError>
   }
