@@ -1,7 +1,8 @@
 /**
  * The webhook storage contract, for every adapter: subscriptions per key with a hard limit under
  * concurrency, the outbox written by `EventLog.append` in the event's own unit of work, and
- * claims that lease a hook to one claimant at a time until they release it or the lease runs out.
+ * claims that lease a hook to one claimant at a time until they release it or the lease runs out,
+ * skip a hook while its circuit has it paused, and serve the hook waiting on the oldest event first.
  */
 import { Access, Events, Transaction, Webhooks } from "@crm/core"
 import { describe, expect, it } from "@effect/vitest"
@@ -49,14 +50,16 @@ const hookFor = (owner: Webhooks.HookOwner, overrides: Partial<Webhooks.HookReco
   previous_secret: null,
   previous_secret_expires_at: null,
   failing_since: null,
+  unanswered_attempts: 0,
+  paused_until: null,
   created_at: at(1),
   updated_at: at(1),
   ...overrides
 })
 
-const claimAt = (ms: number, token = uuid(), leaseMs = 60_000) =>
+const claimAt = (ms: number, token = uuid(), leaseMs = 60_000, hooks = 10) =>
   Effect.flatMap(Webhooks.WebhookRepository, (repo) =>
-    repo.claim({ now: at(ms), leaseUntil: at(ms + leaseMs), token, hooks: 10, perHook: 10 })
+    repo.claim({ now: at(ms), leaseUntil: at(ms + leaseMs), token, hooks, perHook: 10 })
   )
 
 const created = (id: string) => ({ event: "contact.created" as const, data: { id, first_name: "Ann" } })
@@ -85,7 +88,9 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
           ...hook,
           secret: "whsec_new",
           previous_secret: hook.secret,
-          previous_secret_expires_at: at(9)
+          previous_secret_expires_at: at(9),
+          unanswered_attempts: 4,
+          paused_until: at(8)
         }
         yield* repo.update(rotated)
         expect(Option.getOrThrow(yield* repo.getForUpdate(owner, hook.id))).toEqual(rotated)
@@ -231,7 +236,9 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
           attemptCount: 1,
           hookId: hook.id,
           organisationId: a.id,
-          failingSince: at(10)
+          failingSince: at(10),
+          unansweredAttempts: 0,
+          pausedUntil: null
         }
         yield* repo.recordAttempt({
           ...recorded,
@@ -292,6 +299,116 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
         expect(yield* claimAt(5_999)).toEqual([])
         expect(ids(yield* claimAt(6_000))).toEqual([first!.id])
         expect(Option.isNone(yield* repo.delivery(owner, hook.id, uuid()))).toBe(true)
+      })
+    )
+
+    test(
+      "an attempt stores the hook's circuit; a paused hook is not claimed before its pause ends",
+      Effect.gen(function* () {
+        const { a } = yield* seed
+        const repo = yield* Webhooks.WebhookRepository
+        const log = yield* Events.EventLog
+        const owner = yield* newKey(a.id)
+        const hook = hookFor(owner)
+        yield* repo.insert(hook, 20)
+        yield* log.append(a.id, [created("c1"), created("c2")], at(5))
+        const token = uuid()
+        const [claim] = yield* claimAt(10, token)
+        // The owner rotates the secret while the attempt is in flight.
+        yield* repo.update({ ...hook, secret: "whsec_rotated", updated_at: at(9) })
+        const unanswered = {
+          deliveryId: claim!.deliveries[0]!.id,
+          attempt: { attempted_at: at(10), status_code: null, duration_ms: 300, response_excerpt: null, error: "x" },
+          status: "pending" as const,
+          attemptCount: 1,
+          nextAttemptAt: at(5_010),
+          hookId: hook.id,
+          organisationId: a.id,
+          failingSince: at(10),
+          unansweredAttempts: 3,
+          pausedUntil: at(60_000),
+          disable: null,
+          at: at(10)
+        }
+        const after = Option.getOrThrow(yield* repo.recordAttempt(unanswered))
+        yield* repo.release(hook.id, token)
+        expect(after).toEqual({
+          ...hook,
+          secret: "whsec_rotated",
+          updated_at: at(9),
+          unanswered_attempts: 3,
+          paused_until: at(60_000),
+          failing_since: at(10)
+        })
+        expect(Option.getOrThrow(yield* repo.get(owner, hook.id))).toEqual(after)
+        // The second delivery's first attempt is due, and the first's retry: the pause holds both.
+        expect(yield* claimAt(59_999)).toEqual([])
+        const [resumed] = yield* claimAt(60_000)
+        expect(resumed!.hook).toEqual(after)
+        expect(resumed!.deliveries.map((delivery) => delivery.id)).toEqual(claim!.deliveries.map((d) => d.id))
+
+        // A hook deleted while its attempt was in flight: nothing is recorded and none comes back.
+        yield* repo.remove(owner, hook.id)
+        expect(yield* repo.recordAttempt(unanswered)).toEqual(Option.none())
+      })
+    )
+
+    test(
+      "claims the hooks waiting on the oldest due event first",
+      Effect.gen(function* () {
+        const { a } = yield* seed
+        const repo = yield* Webhooks.WebhookRepository
+        const log = yield* Events.EventLog
+        const owner = yield* newKey(a.id)
+        const names = ["deal.lost", "task.created", "company.created", "contact.created", "deal.won"] as const
+        const hooks = names.map((name) => hookFor(owner, { events: [name] }))
+        for (const hook of hooks) yield* repo.insert(hook, 20)
+        // One event each, in the order named: each hook's oldest due event is its only one.
+        for (const [n, name] of names.entries()) yield* log.append(a.id, [{ event: name, data: { n } }], at(5 + n))
+        const claimOne = Effect.map(claimAt(10, uuid(), 60_000, 1), (claims) => claims.map((claim) => claim.hook.id))
+        for (const hook of hooks) expect(yield* claimOne).toEqual([hook.id])
+        expect(yield* claimOne).toEqual([])
+      })
+    )
+
+    test(
+      "fails what a disabled hook still has pending, and nothing of other hooks",
+      Effect.gen(function* () {
+        const { a } = yield* seed
+        const repo = yield* Webhooks.WebhookRepository
+        const log = yield* Events.EventLog
+        const owner = yield* newKey(a.id)
+        const disabled = hookFor(owner)
+        const other = hookFor(owner)
+        for (const hook of [disabled, other]) yield* repo.insert(hook, 20)
+        yield* log.append(a.id, [created("c1"), created("c2")], at(5))
+        const token = uuid()
+        const claims = yield* claimAt(10, token)
+        const sent = claims.find((claim) => claim.hook.id === disabled.id)!.deliveries[0]!
+        yield* repo.recordAttempt({
+          deliveryId: sent.id,
+          attempt: { attempted_at: at(10), status_code: 200, duration_ms: 5, response_excerpt: "", error: null },
+          status: "succeeded",
+          attemptCount: 1,
+          nextAttemptAt: null,
+          hookId: disabled.id,
+          organisationId: a.id,
+          failingSince: null,
+          unansweredAttempts: 0,
+          pausedUntil: null,
+          disable: null,
+          at: at(10)
+        })
+        yield* repo.failPending(disabled.id)
+        const statuses = (hook: Webhooks.HookRecord) =>
+          Effect.map(repo.deliveries(owner, hook.id, page(50)), (rows) =>
+            rows.map((row) => [row.status, row.next_attempt_at])
+          )
+        expect(yield* statuses(disabled)).toEqual([
+          ["failed", null],
+          ["succeeded", null]
+        ])
+        expect((yield* statuses(other)).map(([status]) => status)).toEqual(["pending", "pending"])
       })
     )
   })

@@ -1,13 +1,15 @@
 /**
  * The webhook dispatcher across processes on one PostgreSQL database (two server layers with their
- * own pools stand in for two processes): each event reaches each subscription once, and a process
- * killed mid-delivery loses nothing, its lease runs out and the other process sends it.
+ * own pools stand in for two processes): each event reaches each subscription once, a process
+ * killed mid-delivery loses nothing, its lease runs out and the other process sends it, and with
+ * both workers running, each hook's deliveries depend on that hook alone.
  */
 import { Webhooks } from "@crm/core"
 import * as StoragePg from "@crm/storage-pg"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { deliveryIsolation, ISOLATION_OPTIONS } from "../support/hookIsolation.js"
 import { createDatabase, serverUrl } from "../support/pgDatabase.js"
 import { startReceiver } from "../support/receiver.js"
 import { startServer, type TestServer } from "../support/server.js"
@@ -95,4 +97,24 @@ describe.skipIf(serverUrl === undefined)("webhook dispatch across server process
     expect(delivered).toMatchObject({ status: "succeeded", attempt_count: 1 })
     await receiver.close()
   })
+})
+
+describe.skipIf(serverUrl === undefined)("webhook delivery isolation across server processes on one database", () => {
+  let database: Awaited<ReturnType<typeof createDatabase>> | undefined
+  let a: TestServer | undefined
+  let b: TestServer | undefined
+
+  beforeAll(async () => {
+    database = await createDatabase(serverUrl!)
+    a = await startServer(StoragePg.layerServer({ url: database.url }), ISOLATION_OPTIONS)
+    b = await startServer(StoragePg.layerServer({ url: database.url }), ISOLATION_OPTIONS)
+  })
+  afterAll(async () => {
+    await a?.close()
+    await b?.close()
+    await database?.drop()
+  })
+
+  it("delivers each hook's events independently of slow, hanging, resetting and failing targets", () =>
+    deliveryIsolation([a!, b!]))
 })

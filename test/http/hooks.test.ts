@@ -1,8 +1,10 @@
 /**
- * REST hooks: subscriptions per API key, the target rules, and delivery to a local receiver. The
- * dispatcher's worker is off: each test runs dispatch rounds itself, under a clock it sets, so
- * retries, Retry-After and the rotation overlap are driven by time without waiting for it.
+ * REST hooks: subscriptions per API key, the target rules, and delivery to a local receiver. Most
+ * suites turn the dispatcher's worker off: each test runs dispatch rounds itself, under a clock it
+ * sets, so retries, Retry-After, pauses and the rotation overlap are driven by time without waiting
+ * for it. The last suites run the worker, to show how it shares itself out among hooks.
  */
+import { setTimeout as sleep } from "node:timers/promises"
 import { Webhooks } from "@crm/core"
 import { WebhookSender } from "@crm/server"
 import * as StorageMemory from "@crm/storage-memory"
@@ -10,12 +12,22 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import Stripe from "stripe"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { deliveryIsolation, ISOLATION_OPTIONS } from "../support/hookIsolation.js"
 import { startReceiver } from "../support/receiver.js"
 import { type Client, startServer, type TestServer } from "../support/server.js"
 import { onEveryStore } from "../support/suite.js"
 
-const HOOK_FIELDS = ["active", "created_at", "disabled_reason", "events", "id", "target_url", "updated_at"]
+const HOOK_FIELDS = [
+  "active",
+  "created_at",
+  "disabled_reason",
+  "events",
+  "id",
+  "paused_until",
+  "target_url",
+  "updated_at"
+]
 const PUBLIC_TARGET = "https://1.1.1.1/hooks/crm"
 
 const realClock = Clock.make()
@@ -56,6 +68,7 @@ onEveryStore(
         events: ["contact.created", "deal.won"],
         active: true,
         disabled_reason: null,
+        paused_until: null,
         previous_secret_expires_at: null
       })
 
@@ -174,6 +187,37 @@ onEveryStore(
       for (const target_url of ["http://1.1.1.1/", "https://[2606:4700:4700::1111]/crm"]) {
         expect((await client.post("/hooks", { target_url, events: ["contact.created"] })).status).toBe(201)
       }
+    })
+
+    it("changes only active (or enabled, its other name) on PATCH, refusing anything else", async () => {
+      const { client } = await server().tenant()
+      const hook = (await client.post("/hooks", { target_url: PUBLIC_TARGET, events: ["task.created"] })).body
+      const patch = (body: unknown) => client.patch(`/hooks/${hook.id}`, body)
+      const empty = await patch({})
+      expect([empty.status, empty.body.error]).toEqual([422, "no_fields_to_update"])
+      const moved = await patch({ target_url: PUBLIC_TARGET })
+      expect([moved.status, moved.body.error]).toEqual([422, "no_fields_to_update"])
+      const mixed = await patch({ active: true, target_url: PUBLIC_TARGET })
+      expect([mixed.status, mixed.body.error]).toEqual([422, "validation_failed"])
+      expect(JSON.stringify(mixed.body.detail)).toContain("target_url")
+      const wrongType = await patch({ enabled: "yes" })
+      expect([wrongType.status, wrongType.body.error]).toEqual([422, "validation_failed"])
+      const disagreeing = await patch({ active: true, enabled: false })
+      expect([disagreeing.status, disagreeing.body.error]).toEqual([422, "validation_failed"])
+      expect(disagreeing.body.detail[0].path).toBe("enabled")
+
+      // Asking for the state the hook is in changes nothing.
+      const same = await patch({ active: true, enabled: true })
+      expect(same.status).toBe(200)
+      expect(same.body).toEqual((await client.get(`/hooks/${hook.id}`)).body)
+      expect(same.body.updated_at).toBe(hook.updated_at)
+
+      const { client: reader } = await server().tenant({ scopes: ["read"] })
+      expect((await reader.patch(`/hooks/${hook.id}`, { active: false })).body.error).toBe("missing_scope:write")
+      const { client: stranger } = await server().tenant()
+      expect((await stranger.patch(`/hooks/${hook.id}`, { active: false })).status).toBe(404)
+      expect((await client.patch(`/hooks/${crypto.randomUUID()}`, { active: false })).status).toBe(404)
+      expect((await client.get(`/hooks/${hook.id}`)).body.active).toBe(true)
     })
 
     it("lets the admin API subscribe and list hooks for a key", async () => {
@@ -502,6 +546,120 @@ onEveryStore(
       await done()
     })
 
+    it("opens a hook's circuit after three unanswered attempts: the rest wait for a pause that grows on the ladder", async () => {
+      const { client, receiver, hook, deliveries, done } = await subscribed()
+      receiver.script("hang", "hang", "hang", "hang")
+      for (const name of ["One", "Two", "Three", "Four", "Five"]) await client.post("/contacts", { first_name: name })
+      const now = Date.now()
+      const pauseOf = async (from: number) =>
+        Date.parse((await client.get(`/hooks/${hook.id}`)).body.paused_until) - from
+
+      expect(await dispatchAt(server(), now)).toBe(Webhooks.Circuit.OPEN_AFTER)
+      expect(await pauseOf(now)).toBeGreaterThanOrEqual(5 * SECOND)
+      expect(await pauseOf(now)).toBeLessThanOrEqual(5.5 * SECOND)
+      const waiting = await deliveries()
+      expect(waiting.map((delivery) => [delivery.status, delivery.attempt_count])).toEqual([
+        ["pending", 0],
+        ["pending", 0],
+        ["pending", 1],
+        ["pending", 1],
+        ["pending", 1]
+      ])
+      expect(waiting[2].attempts[0].error).toBe("timed out after 300 ms")
+      // Four and Five have never been tried, but the pause holds them too.
+      expect(await dispatchAt(server(), now + SECOND)).toBe(0)
+
+      // The pause over, one probe goes; unanswered, it pauses the hook for the ladder's next step.
+      const probeAt = now + pastRetry(1)
+      expect(await dispatchAt(server(), probeAt)).toBe(1)
+      expect(await pauseOf(probeAt)).toBeGreaterThanOrEqual(5 * 60 * SECOND)
+      expect(await pauseOf(probeAt)).toBeLessThanOrEqual(5.5 * 60 * SECOND)
+      expect(await dispatchAt(server(), probeAt + pastRetry(1))).toBe(0)
+
+      // An answered probe closes the circuit, and the rest follow in event order.
+      expect(await dispatchAt(server(), probeAt + pastRetry(2))).toBe(5)
+      expect((await client.get(`/hooks/${hook.id}`)).body.paused_until).toBeNull()
+      expect((await deliveries()).map((delivery) => delivery.status)).toEqual(Array(5).fill("succeeded"))
+      const names = receiver.received.map((request) => JSON.parse(request.body).data.first_name)
+      expect(names).toEqual(["One", "Two", "Three", "One", "One", "Two", "Three", "Four", "Five"])
+      await done()
+    })
+
+    it("counts only unanswered attempts toward the circuit: error statuses are answers", async () => {
+      const { client, receiver, hook, done } = await subscribed()
+      receiver.script("hang", "hang", { status: 500 }, "hang", "hang", { status: 503 })
+      for (let i = 0; i < 6; i++) await client.post("/contacts", { first_name: `C${i}` })
+      expect(await dispatchAt(server(), Date.now())).toBe(6)
+      expect((await client.get(`/hooks/${hook.id}`)).body.paused_until).toBeNull()
+      await done()
+    })
+
+    it("ends the pause of a hook when one of its deliveries is redelivered", async () => {
+      const { client, receiver, hook, deliveries, done } = await subscribed()
+      receiver.script("hang", "hang", "hang")
+      for (const name of ["One", "Two", "Three", "Four"]) await client.post("/contacts", { first_name: name })
+      const now = Date.now()
+      expect(await dispatchAt(server(), now)).toBe(3)
+      const four = (await deliveries())[0]
+      const redelivered = await client.post(`/hooks/${hook.id}/deliveries/${four.id}/redeliver`)
+      expect(redelivered.status).toBe(200)
+      expect((await client.get(`/hooks/${hook.id}`)).body.paused_until).toBeNull()
+      expect(await dispatchAt(server(), now + SECOND)).toBe(1)
+      expect(JSON.parse(receiver.received[3]!.body).data.first_name).toBe("Four")
+      await done()
+    })
+
+    it("answers 409 hook_disabled to a redelivery on a disabled hook; enabling it again re-queues nothing", async () => {
+      const { client, receiver, hook, deliveries, done } = await subscribed()
+      receiver.script({ status: 410 })
+      await client.post("/contacts", { first_name: "Gone" })
+      await client.post("/contacts", { first_name: "Queued" })
+      const now = Date.now()
+      expect(await dispatchAt(server(), now)).toBe(1)
+      const [queued, gone] = await deliveries()
+      const refused = await client.post(`/hooks/${hook.id}/deliveries/${gone.id}/redeliver`)
+      expect(refused.status).toBe(409)
+      expect(refused.body.error).toBe("hook_disabled")
+      expect(refused.body.detail.disabled_reason).toBe("the target answered 410 Gone")
+      expect((await deliveries()).map((delivery) => delivery.status)).toEqual(["failed", "failed"])
+      expect(await dispatchAt(server(), now + DAY)).toBe(0)
+
+      const enabled = await client.patch(`/hooks/${hook.id}`, { enabled: true })
+      expect(enabled.status).toBe(200)
+      expect(enabled.body).toMatchObject({ id: hook.id, active: true, disabled_reason: null, paused_until: null })
+      expect((await client.get(`/hooks/${hook.id}`)).body).toEqual(enabled.body)
+      expect(await dispatchAt(server(), now + DAY)).toBe(0)
+      expect((await deliveries()).map((delivery) => delivery.status)).toEqual(["failed", "failed"])
+
+      // New events go out; the failures that disabled it count no more toward five days of failures.
+      receiver.script({ status: 500 })
+      await client.post("/contacts", { first_name: "After" })
+      expect(await dispatchAt(server(), now + 6 * DAY)).toBe(1)
+      expect((await client.get(`/hooks/${hook.id}`)).body.active).toBe(true)
+      expect(await dispatchAt(server(), now + 6 * DAY + pastRetry(1))).toBe(1)
+      // What failed can now be sent again on request.
+      expect((await client.post(`/hooks/${hook.id}/deliveries/${queued.id}/redeliver`)).status).toBe(200)
+      expect(await dispatchAt(server(), Date.now())).toBe(1)
+      const names = receiver.received.map((request) => JSON.parse(request.body).data.first_name)
+      expect(names).toEqual(["Gone", "After", "After", "Queued"])
+      await done()
+    })
+
+    it("disables a hook on request: what it had pending fails, and new events make no deliveries", async () => {
+      const { client, receiver, hook, deliveries, done } = await subscribed()
+      await client.post("/contacts", { first_name: "Pending" })
+      const disabled = await client.patch(`/hooks/${hook.id}`, { active: false })
+      expect(disabled.status).toBe(200)
+      expect(disabled.body).toMatchObject({ active: false, disabled_reason: "disabled by its owner" })
+      expect(Date.parse(disabled.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(hook.updated_at))
+      await client.post("/contacts", { first_name: "Unsent" })
+      expect(await dispatchAt(server(), Date.now())).toBe(0)
+      const listed = await deliveries()
+      expect(listed.map((delivery) => [delivery.status, delivery.attempt_count])).toEqual([["failed", 0]])
+      expect(receiver.received).toHaveLength(0)
+      await done()
+    })
+
     it("disables a subscription whose deliveries have all failed for five days", async () => {
       const { client, receiver, hook, done } = await subscribed()
       receiver.script(...Array.from({ length: 10 }, () => ({ status: 500 })))
@@ -632,5 +790,45 @@ describe("the webhook worker", () => {
     expect(JSON.parse(receiver.received[0]!.body).data.first_name).toBe("Background")
     await client.delete(`/hooks/${hook.body.id}`)
     await receiver.close()
+  })
+})
+
+onEveryStore(
+  "hook delivery isolation",
+  (server) => {
+    it("delivers each hook's events independently of slow, hanging, resetting and failing targets", () =>
+      deliveryIsolation([server()]))
+  },
+  ISOLATION_OPTIONS
+)
+
+describe("the webhook worker's bound", () => {
+  let server: TestServer | undefined
+  beforeAll(async () => {
+    server = await startServer(StorageMemory.layer, {
+      webhooks: { pollIntervalMs: 20, concurrency: 2, allowPrivateTargets: true, timeoutMs: 10_000 }
+    })
+  })
+  afterAll(() => server?.close())
+
+  it("works at most `concurrency` hooks at once, and takes up another as soon as one is done", async () => {
+    const { client } = await server!.tenant()
+    const opens: Array<() => void> = []
+    const gates = Array.from({ length: 3 }, () => new Promise<void>((resolve) => opens.push(resolve)))
+    const receivers = await Promise.all(gates.map((gate) => startReceiver(() => ({ status: 200, after: gate }))))
+    for (const receiver of receivers) {
+      expect((await client.post("/hooks", { target_url: receiver.url, events: ["contact.created"] })).status).toBe(201)
+    }
+    await client.post("/contacts", { first_name: "Bounded" })
+    const waiting = () => receivers.filter((receiver) => receiver.received.length === 0)
+    await vi.waitFor(() => expect(waiting()).toHaveLength(1))
+    // Many polls go by while both slots are held: none of them takes up the third hook.
+    await sleep(400)
+    expect(waiting()).toHaveLength(1)
+    const busy = receivers.indexOf(receivers.find((receiver) => receiver.received.length === 1)!)
+    opens[busy]!()
+    await waiting()[0]!.arrived(1)
+    for (const open of opens) open()
+    for (const receiver of receivers) await receiver.close()
   })
 })

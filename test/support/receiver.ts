@@ -7,7 +7,10 @@ export interface Received {
   readonly body: string
 }
 
-/** How to answer one request; `hang` never answers (a timeout, or a process killed mid-delivery). */
+/**
+ * How to answer one request; `hang` never answers (a timeout, or a process killed mid-delivery),
+ * `reset` drops the connection without an answer.
+ */
 export type Answer =
   | {
       readonly status: number
@@ -17,29 +20,47 @@ export type Answer =
       readonly after?: Promise<unknown>
     }
   | "hang"
+  | "reset"
 
 export interface Receiver {
   readonly url: string
   readonly received: Array<Received>
-  /** Answers for the next requests, in order; once used up, every request gets 200. */
+  /** Answers for the next requests, in order; once used up, the receiver's `respond` answers. */
   readonly script: (...answers: ReadonlyArray<Answer>) => void
   /** Resolves once `count` requests have arrived. */
   readonly arrived: (count: number) => Promise<void>
+  /** Requests that arrived and are neither answered nor dropped by the sender yet. */
+  readonly open: () => number
+  /** The most requests that were open at once. */
+  readonly mostOpen: () => number
   readonly close: () => Promise<void>
 }
 
-export const startReceiver = async (): Promise<Receiver> => {
+/** `respond` answers what no script does (by default 200 "ok"); `received` already holds `request`. */
+export const startReceiver = async (
+  respond: (request: Received, received: ReadonlyArray<Received>) => Answer = () => ({ status: 200, body: "ok" })
+): Promise<Receiver> => {
   const received: Array<Received> = []
+  let open = 0
+  let mostOpen = 0
   const answers: Array<Answer> = []
   const waiters: Array<{ count: number; resolve: () => void }> = []
   const server = createServer((request, response) => {
     const chunks: Array<Buffer> = []
     request.on("data", (chunk: Buffer) => chunks.push(chunk))
     request.on("end", () => {
-      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString("utf8") })
+      const arrival = { headers: request.headers, body: Buffer.concat(chunks).toString("utf8") }
+      received.push(arrival)
+      open++
+      mostOpen = Math.max(mostOpen, open)
+      response.on("close", () => open--)
       for (const waiter of waiters.filter((w) => received.length >= w.count)) waiter.resolve()
-      const answer = answers.shift() ?? { status: 200, body: "ok" }
+      const answer = answers.shift() ?? respond(arrival, received)
       if (answer === "hang") return
+      if (answer === "reset") {
+        request.socket.destroy()
+        return
+      }
       const reply = () => {
         response.writeHead(answer.status, answer.headers ?? {})
         response.end(answer.body ?? "")
@@ -58,6 +79,8 @@ export const startReceiver = async (): Promise<Receiver> => {
     },
     arrived: (count) =>
       received.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve })),
+    open: () => open,
+    mostOpen: () => mostOpen,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections()

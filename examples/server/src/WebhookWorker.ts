@@ -1,18 +1,21 @@
 /**
  * Webhooks in the deployable server: the `Webhooks` service over the node sender and resolver,
- * and the worker that runs a dispatch round every poll interval. Tests turn the worker off and
- * call `Webhooks.dispatch` themselves, under a clock of their own.
+ * and the worker that keeps up to `concurrency` hooks in delivery at once. Tests turn the worker
+ * off and call `Webhooks.dispatch` themselves, under a clock of their own.
  */
 import { Webhooks } from "@crm/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Schedule from "effect/Schedule"
+import * as Queue from "effect/Queue"
 import { resolver, sender } from "./WebhookSender.js"
 
 export interface WebhookSettings {
   /** Run the dispatcher in this process (default true). */
   readonly worker: boolean
+  /** How often to look for due deliveries while nothing else prompts a look. */
   readonly pollIntervalMs: number
+  /** Hooks in delivery at once in this process, each one delivery at a time (default 32). */
+  readonly concurrency: number
   /** Per delivery attempt (default 10 s). */
   readonly timeoutMs: number
   /** CRM_WEBHOOK_ALLOW_PRIVATE_TARGETS: local development and tests only. */
@@ -21,7 +24,8 @@ export interface WebhookSettings {
 
 export const DEFAULTS: WebhookSettings = {
   worker: true,
-  pollIntervalMs: 1000,
+  pollIntervalMs: 250,
+  concurrency: 32,
   timeoutMs: Webhooks.DEFAULT_TIMEOUT_MS,
   allowPrivateTargets: false
 }
@@ -36,21 +40,61 @@ export const service = (settings: WebhookSettings, publicUrl: string | undefined
     timeoutMs: settings.timeoutMs
   }).pipe(Layer.provide(Layer.merge(sender, resolver)))
 
+/**
+ * Each claimed hook is worked in a fiber of its own from the moment it is claimed (its lease runs
+ * from the claim), and a hook that finishes frees its slot for another claim at once: a slow or
+ * hanging target holds one slot, never the others' deliveries. A hook's own deliveries go one at a
+ * time (the lease), which keeps its first attempts in event order.
+ */
 export const worker = (settings: WebhookSettings) =>
   settings.worker
     ? Layer.scopedDiscard(
         Effect.gen(function* () {
           const webhooks = yield* Webhooks.Webhooks
-          // Rounds follow each other at once while they find work (a backlog drains at full speed),
-          // then the worker waits a poll interval.
-          const round = Effect.repeat(webhooks.dispatch, { while: (made) => made > 0 }).pipe(
-            Effect.catchAll((error) => Effect.logWarning("webhook dispatch failed; retrying at the next poll", error)),
-            // A defect in one round must not end delivery for the life of the process.
+          // A slot came free; sliding, so that finishes during a claim still prompt the next one.
+          const freed = yield* Queue.sliding<void>(1)
+          let inFlight = 0
+          const release = Effect.suspend(() => {
+            inFlight--
+            return Queue.offer(freed, undefined)
+          })
+          const fill = Effect.suspend(() =>
+            settings.concurrency > inFlight ? webhooks.claimWork(settings.concurrency - inFlight) : Effect.succeed([])
+          ).pipe(
+            Effect.flatMap((works) =>
+              Effect.forEach(
+                works,
+                (work) => {
+                  inFlight++
+                  return Effect.fork(
+                    work.pipe(
+                      Effect.catchAll((error) =>
+                        Effect.logWarning(
+                          "webhook delivery failed; the hook is taken up again when its lease ends",
+                          error
+                        )
+                      ),
+                      Effect.catchAllDefect((defect) =>
+                        Effect.logError(
+                          "webhook delivery crashed; the hook is taken up again when its lease ends",
+                          defect
+                        )
+                      ),
+                      Effect.ensuring(release)
+                    )
+                  )
+                },
+                { discard: true }
+              )
+            ),
+            Effect.catchAll((error) => Effect.logWarning("webhook claim failed; retrying at the next poll", error)),
+            // A defect in one claim must not end delivery for the life of the process.
             Effect.catchAllDefect((defect) =>
-              Effect.logError("webhook dispatch crashed; retrying at the next poll", defect)
+              Effect.logError("webhook claim crashed; retrying at the next poll", defect)
             )
           )
-          yield* Effect.forkScoped(Effect.repeat(round, Schedule.spaced(`${settings.pollIntervalMs} millis`)))
+          const wait = Effect.timeoutOption(Queue.take(freed), `${settings.pollIntervalMs} millis`)
+          yield* Effect.forkScoped(Effect.forever(Effect.zipRight(fill, wait)))
         })
       )
     : Layer.empty

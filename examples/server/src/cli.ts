@@ -15,6 +15,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Server from "./Server.js"
 import * as Storage from "./Storage.js"
+import * as WebhookWorker from "./WebhookWorker.js"
 
 const HELP = `crm — the CRM kernel's server and admin command line
 
@@ -39,7 +40,8 @@ Environment:
   CRM_SMTP_URL (smtp://user:pass@host:587; unset: mail is recorded as delivered, not sent), CRM_MAIL_FROM,
   CRM_URL (admin commands: the server to talk to, default http://HOST:PORT),
   CRM_PUBLIC_URL (where the CRM is served; https there makes webhook targets https-only),
-  CRM_WEBHOOK_ALLOW_PRIVATE_TARGETS (1 lets webhooks target private addresses: local development only)
+  CRM_WEBHOOK_ALLOW_PRIVATE_TARGETS (1 lets webhooks target private addresses: local development only),
+  CRM_WEBHOOK_CONCURRENCY (hooks in delivery at once per process, default 32)
 `
 
 const ServeConfig = Config.all({
@@ -57,7 +59,11 @@ const ServeConfig = Config.all({
     )
   ),
   publicUrl: Config.option(Config.string("CRM_PUBLIC_URL")),
-  allowPrivateTargets: Config.boolean("CRM_WEBHOOK_ALLOW_PRIVATE_TARGETS").pipe(Config.withDefault(false))
+  allowPrivateTargets: Config.boolean("CRM_WEBHOOK_ALLOW_PRIVATE_TARGETS").pipe(Config.withDefault(false)),
+  webhookConcurrency: Config.integer("CRM_WEBHOOK_CONCURRENCY").pipe(
+    Config.withDefault(WebhookWorker.DEFAULTS.concurrency),
+    Config.validate({ message: "CRM_WEBHOOK_CONCURRENCY must be at least 1", validation: (n) => n >= 1 })
+  )
 })
 
 /** Mail goes out through SMTP when CRM_SMTP_URL is set; otherwise it is only recorded as delivered. */
@@ -109,7 +115,7 @@ const prebuiltOpenApi = (): string | undefined => {
 }
 
 const serve = Effect.gen(function* () {
-  const { publicUrl, allowPrivateTargets, ...options } = yield* ServeConfig
+  const { publicUrl, allowPrivateTargets, webhookConcurrency, ...options } = yield* ServeConfig
   const openApiDocument = prebuiltOpenApi()
   const storage = yield* Storage.StorageConfig
   yield* seedDataDir(storage)
@@ -122,7 +128,7 @@ const serve = Effect.gen(function* () {
         bootstrap: true,
         ...(openApiDocument === undefined ? {} : { openApiDocument }),
         ...(Option.isSome(publicUrl) ? { publicUrl: publicUrl.value } : {}),
-        webhooks: { allowPrivateTargets },
+        webhooks: { allowPrivateTargets, concurrency: webhookConcurrency },
         mail: Option.isSome(mail.smtpUrl) ? { smtp: { url: mail.smtpUrl.value, from: mail.from } } : {}
       },
       Storage.layerFrom(storage)

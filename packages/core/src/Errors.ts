@@ -27,6 +27,8 @@ export class EmailAlreadyExists extends coded("EmailAlreadyExists", "email_alrea
 export class NotDraft extends coded("NotDraft", "not_draft") {}
 export class NotPayable extends coded("NotPayable", "not_payable") {}
 export class TooManyHooks extends coded("TooManyHooks", "too_many_hooks") {}
+/** A redelivery asked of a disabled hook, which sends nothing; `detail` is `{message, disabled_reason}`. */
+export class HookDisabled extends coded("HookDisabled", "hook_disabled") {}
 export class NoFieldsToUpdate extends coded("NoFieldsToUpdate", "no_fields_to_update") {}
 export class NotIssuable extends coded("NotIssuable", "not_issuable") {}
 export class InvalidTargetUrl extends coded("InvalidTargetUrl", "invalid_target_url") {}
@@ -120,6 +122,7 @@ export type DomainError =
   | NotDraft
   | NotPayable
   | TooManyHooks
+  | HookDisabled
   | ValidationFailed
   | NoFieldsToUpdate
   | NotIssuable

@@ -9,12 +9,13 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
-import { InvalidTargetUrl, NotFound, type StorageError, TooManyHooks, UnknownEvent } from "./Errors.js"
+import { HookDisabled, InvalidTargetUrl, NotFound, type StorageError, TooManyHooks, UnknownEvent } from "./Errors.js"
 import { type EventName, isEventName } from "./Events/EventCatalogue.js"
 import { RETENTION_DAYS } from "./Events.js"
 import { operation } from "./internal/operation.js"
 import { nowIso, orNotFound } from "./internal/records.js"
 import { Transaction } from "./Transaction.js"
+import * as Circuit from "./Webhooks/Circuit.js"
 import { Resolver } from "./Webhooks/Resolver.js"
 import * as RetryLadder from "./Webhooks/RetryLadder.js"
 import * as Signature from "./Webhooks/Signature.js"
@@ -26,10 +27,11 @@ import {
   type HookRecord,
   WebhookRepository
 } from "./Webhooks/WebhookRepository.js"
-import type { Delivery, Hook, HookCreate, HookListQuery, HookWithSecret } from "./Webhooks/WebhookSchemas.js"
+import type { Delivery, Hook, HookCreate, HookListQuery, HookPatch, HookWithSecret } from "./Webhooks/WebhookSchemas.js"
 import { WebhookSender } from "./Webhooks/WebhookSender.js"
 import { type PageResult, toPage } from "./Wire.js"
 
+export * as Circuit from "./Webhooks/Circuit.js"
 export * from "./Webhooks/Resolver.js"
 export * as RetryLadder from "./Webhooks/RetryLadder.js"
 export * as Signature from "./Webhooks/Signature.js"
@@ -72,6 +74,11 @@ export class Webhooks extends Context.Tag("@crm/core/Webhooks")<
     readonly create: (owner: HookOwner, input: HookCreate) => Effect.Effect<HookWithSecret, Creating>
     readonly list: (owner: HookOwner, query: HookListQuery) => Effect.Effect<PageResult<Hook>, StorageError>
     readonly get: (owner: HookOwner, id: string) => Effect.Effect<Hook, NotFound | StorageError>
+    /**
+     * Disables a hook (what it has pending fails) or enables it again: its failure streak and its
+     * circuit start afresh, and nothing is re-queued. Asking for the state it is in changes nothing.
+     */
+    readonly update: (owner: HookOwner, id: string, patch: HookPatch) => Effect.Effect<Hook, NotFound | StorageError>
     readonly remove: (owner: HookOwner, id: string) => Effect.Effect<void, NotFound | StorageError>
     /** A new secret; the replaced one keeps signing (a second `v1`) for 24 hours. */
     readonly rotateSecret: (owner: HookOwner, id: string) => Effect.Effect<HookWithSecret, NotFound | StorageError>
@@ -80,15 +87,28 @@ export class Webhooks extends Context.Tag("@crm/core/Webhooks")<
       hookId: string,
       query: HookListQuery
     ) => Effect.Effect<PageResult<Delivery>, NotFound | StorageError>
-    /** Queues a new attempt of a delivery, due now. */
+    /**
+     * Queues a new attempt of a delivery, due now, and ends the hook's pause if its circuit is open
+     * (someone who says the target is back is believed once). A disabled hook sends nothing: 409.
+     */
     readonly redeliver: (
       owner: HookOwner,
       hookId: string,
       deliveryId: string
-    ) => Effect.Effect<Delivery, NotFound | StorageError>
+    ) => Effect.Effect<Delivery, NotFound | HookDisabled | StorageError>
     /** The retention job: deliveries go with the events they carry, after thirty days. */
     readonly purge: Effect.Effect<number, StorageError>
-    /** One round of the dispatcher: claims due deliveries, sends them, records every attempt. Returns the attempts made. */
+    /**
+     * Leases up to `hooks` hooks with due deliveries and returns the work of each, to be run at
+     * once (the lease starts now): it sends the hook's claimed deliveries one at a time, oldest event
+     * first, records every attempt, stops early when the hook's circuit opens, and ends the lease.
+     * Each returns the attempts it made. The hooks' work is independent: a dispatcher runs each as
+     * soon as it has room, never waiting for one hook before starting another.
+     */
+    readonly claimWork: (
+      hooks: number
+    ) => Effect.Effect<ReadonlyArray<Effect.Effect<number, StorageError>>, StorageError>
+    /** One round: claims a batch of hooks and works them all, to the end. Returns the attempts made. */
     readonly dispatch: Effect.Effect<number, StorageError>
   }
 >() {}
@@ -99,6 +119,7 @@ export const toHook = (record: HookRecord): Hook => ({
   events: [...record.events],
   active: record.active,
   disabled_reason: record.disabled_reason,
+  paused_until: record.paused_until,
   created_at: record.created_at,
   updated_at: record.updated_at
 })
@@ -121,6 +142,7 @@ const EXCERPT_LIMIT = 1024
 const DAY_MS = 86_400_000
 const LEASE_MARGIN_MS = 30_000
 const DEFAULT_BATCH = { hooks: 20, perHook: 10 }
+const DISABLED_BY_OWNER = "disabled by its owner"
 
 const refusedTarget = (refusal: TargetRules.Refusal) =>
   new InvalidTargetUrl({ detail: { rule: refusal.rule, message: refusal.message } })
@@ -175,6 +197,8 @@ export const makeWith = (options: WebhookOptions) =>
         previous_secret: null,
         previous_secret_expires_at: null,
         failing_since: null,
+        unanswered_attempts: 0,
+        paused_until: null,
         created_at: now,
         updated_at: now
       }
@@ -212,6 +236,7 @@ export const makeWith = (options: WebhookOptions) =>
                   : Option.getOrUndefined(Option.map(TargetRules.checkAddress(address), (refusal) => refusal.message))
             })
         const attempts = delivery.attempt_count + 1
+        const jitter = yield* Random.next
         const decision = RetryLadder.decide({
           outcome:
             outcome._tag === "Response"
@@ -219,79 +244,81 @@ export const makeWith = (options: WebhookOptions) =>
               : outcome,
           attempts,
           now: startedAt,
-          jitter: yield* Random.next,
+          jitter,
           failingSince: hook.failing_since === null ? null : Date.parse(hook.failing_since)
         })
+        const circuit = Circuit.afterAttempt({
+          answered: outcome._tag === "Response",
+          unanswered: hook.unanswered_attempts,
+          now: startedAt,
+          jitter
+        })
         const failingSince = decision.failingSince === null ? null : iso(decision.failingSince)
-        const next: HookRecord = {
-          ...hook,
-          failing_since: failingSince,
-          ...(decision.disable === null
-            ? {}
-            : { active: false, disabled_reason: decision.disable, updated_at: iso(startedAt) })
-        }
-        yield* tx.run(
-          repo.recordAttempt({
-            deliveryId: delivery.id,
-            attempt: {
-              attempted_at: iso(startedAt),
-              status_code: outcome._tag === "Response" ? outcome.status : null,
-              duration_ms: Math.round(outcome.durationMs),
-              response_excerpt: outcome._tag === "Response" ? storable(outcome.excerpt.slice(0, EXCERPT_LIMIT)) : null,
-              error: outcome._tag === "Failure" ? storable(outcome.error) : null
-            },
-            status: decision.status,
-            attemptCount: attempts,
-            nextAttemptAt: decision.nextAttemptAt === null ? null : iso(decision.nextAttemptAt),
-            hookId: hook.id,
-            organisationId: hook.organisation_id,
-            failingSince,
-            disable: decision.disable,
-            at: iso(startedAt)
-          })
-        )
-        return next
+        const pausedUntil = circuit.pausedUntil === null ? null : iso(circuit.pausedUntil)
+        return yield* repo.recordAttempt({
+          deliveryId: delivery.id,
+          attempt: {
+            attempted_at: iso(startedAt),
+            status_code: outcome._tag === "Response" ? outcome.status : null,
+            duration_ms: Math.round(outcome.durationMs),
+            response_excerpt: outcome._tag === "Response" ? storable(outcome.excerpt.slice(0, EXCERPT_LIMIT)) : null,
+            error: outcome._tag === "Failure" ? storable(outcome.error) : null
+          },
+          status: decision.status,
+          attemptCount: attempts,
+          nextAttemptAt: decision.nextAttemptAt === null ? null : iso(decision.nextAttemptAt),
+          hookId: hook.id,
+          organisationId: hook.organisation_id,
+          failingSince,
+          unansweredAttempts: circuit.unanswered,
+          pausedUntil,
+          disable: decision.disable,
+          at: iso(startedAt)
+        })
       })
 
     // A hook's deliveries go one after another, oldest event first; a failure is rescheduled and
-    // the next one still goes. The lease is left to expire if this fiber dies half-way.
+    // the next one still goes, until the circuit opens: the rest wait for the pause to end rather
+    // than each holding the worker for a timeout. The lease is left to expire if this fiber dies half-way.
     const work = (claim: Claim, token: string) =>
       Effect.gen(function* () {
-        const owner: HookOwner = { organisationId: claim.hook.organisation_id, keyId: claim.hook.key_id }
         let hook = claim.hook
         let made = 0
         for (const delivery of claim.deliveries) {
-          // The hook as it is now, not as claimed: a secret rotated since signs with both secrets
-          // from that moment, and a hook deleted or disabled since gets nothing more.
-          if (made > 0) {
-            const current = yield* repo.get(owner, hook.id)
-            if (Option.isNone(current)) break
-            hook = current.value
-          }
           if (!hook.active) break
-          hook = yield* attempt(hook, delivery)
+          // Each attempt hands back the hook as it is now, not as claimed: a secret rotated since
+          // signs with both secrets from that moment, and a hook deleted or disabled since gets
+          // nothing more.
+          const current = yield* attempt(hook, delivery)
           made++
+          if (Option.isNone(current)) break
+          hook = current.value
+          if (hook.paused_until !== null) break
         }
-        yield* repo.release(hook.id, token)
+        yield* repo.release(claim.hook.id, token)
         return made
       })
 
-    const dispatch = Effect.gen(function* () {
-      const now = yield* Clock.currentTimeMillis
-      const token = crypto.randomUUID()
-      const claims = yield* repo.claim({
-        now: iso(now),
-        leaseUntil: iso(now + leaseMs),
-        token,
-        hooks: batch.hooks,
-        perHook: batch.perHook
+    const claimWork = (hooks: number) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const token = crypto.randomUUID()
+        const claims = yield* repo.claim({
+          now: iso(now),
+          leaseUntil: iso(now + leaseMs),
+          token,
+          hooks,
+          perHook: batch.perHook
+        })
+        return claims.map((claim) => work(claim, token))
       })
+
+    const dispatch = Effect.gen(function* () {
+      const works = yield* claimWork(batch.hooks)
       // A storage failure on one hook must not cut the others' attempts short: all finish first.
       // Every claimed hook is worked at once: its lease (taken now) covers one hook's batch, so a
       // hook left waiting for others would lose its lease mid-batch and be sent twice.
-      const outcomes = yield* Effect.forEach(claims, (claim) => Effect.either(work(claim, token)), {
-        concurrency: "unbounded"
-      })
+      const outcomes = yield* Effect.forEach(works, Effect.either, { concurrency: "unbounded" })
       let made = 0
       for (const outcome of outcomes) {
         if (Either.isLeft(outcome)) return yield* outcome.left
@@ -299,6 +326,30 @@ export const makeWith = (options: WebhookOptions) =>
       }
       return made
     }).pipe(Effect.withSpan("Webhooks.dispatch"))
+
+    const update = operation("Webhooks.update")(function* (owner: HookOwner, id: string, patch: HookPatch) {
+      const active = patch.active ?? patch.enabled
+      return yield* tx.run(
+        Effect.gen(function* () {
+          const current = yield* repo.getForUpdate(owner, id).pipe(orNotFound("hook"))
+          if (active === undefined || active === current.active) return toHook(current)
+          const changed: HookRecord = {
+            ...current,
+            active,
+            disabled_reason: active ? null : DISABLED_BY_OWNER,
+            // A hook enabled again starts with a clean record: the failures that disabled it
+            // would otherwise disable it again at its first failed attempt.
+            failing_since: null,
+            unanswered_attempts: 0,
+            paused_until: null,
+            updated_at: yield* nowIso
+          }
+          yield* repo.update(changed)
+          if (!active) yield* repo.failPending(id)
+          return toHook(changed)
+        })
+      )
+    })
 
     const deliveryOf = (owner: HookOwner, hookId: string, id: string) =>
       repo.delivery(owner, hookId, id).pipe(orNotFound("delivery"))
@@ -337,11 +388,23 @@ export const makeWith = (options: WebhookOptions) =>
         yield* find(owner, hookId)
         return toPage(yield* repo.deliveries(owner, hookId, query), query)
       }),
+      update,
       redeliver: operation("Webhooks.redeliver")(function* (owner, hookId, deliveryId) {
         return yield* tx.run(
           Effect.gen(function* () {
+            const hook = yield* repo.getForUpdate(owner, hookId).pipe(orNotFound("hook"))
             yield* deliveryOf(owner, hookId, deliveryId)
+            if (!hook.active) {
+              return yield* new HookDisabled({
+                detail: {
+                  message:
+                    "the hook is disabled and sends nothing; enable it first (PATCH /hooks/{id} with active: true)",
+                  disabled_reason: hook.disabled_reason
+                }
+              })
+            }
             yield* repo.requeue(deliveryId, yield* nowIso)
+            if (hook.paused_until !== null) yield* repo.update({ ...hook, paused_until: null })
             return yield* deliveryOf(owner, hookId, deliveryId)
           })
         )
@@ -349,6 +412,7 @@ export const makeWith = (options: WebhookOptions) =>
       purge: Effect.flatMap(Clock.currentTimeMillis, (now) =>
         repo.purgeBefore(iso(now - RETENTION_DAYS * DAY_MS))
       ).pipe(Effect.withSpan("Webhooks.purge")),
+      claimWork,
       dispatch
     })
   })

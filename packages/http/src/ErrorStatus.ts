@@ -22,6 +22,7 @@ export const STATUS_BY_CODE = {
   not_draft: 409,
   not_payable: 409,
   too_many_hooks: 409,
+  hook_disabled: 409,
   transition_not_allowed: 409,
   in_use: 409,
   already_invoiced: 409,

@@ -178,6 +178,18 @@ export const make = (store: Store) =>
         )
       }),
 
+    failPending: (hookId) =>
+      write(store, (state) => {
+        for (const [organisationId, t] of state.tenants) {
+          if (!HashMap.has(t.hooks, hookId)) continue
+          return [
+            Either.right<void>(undefined),
+            withTenant(state, organisationId, { ...t, deliveries: failPending(t.deliveries, hookId) })
+          ]
+        }
+        return [Either.right<void>(undefined), state]
+      }),
+
     requeue: (deliveryId, at) =>
       write(store, (state) => {
         for (const [organisationId, t] of state.tenants) {
@@ -199,68 +211,88 @@ export const make = (store: Store) =>
       write(store, (state) => {
         const now = instant(input.now)
         const leaseUntil = instant(input.leaseUntil)
-        const claims: Array<Webhooks.Claim> = []
-        let next = state
+        const candidates: Array<{ organisationId: string; row: HookRow; due: Array<DeliveryRow> }> = []
         for (const [organisationId, t] of state.tenants) {
-          if (claims.length >= input.hooks) break
-          let hooks = t.hooks
-          for (const row of HashMap.values(t.hooks)) {
-            if (claims.length >= input.hooks) break
-            if (!row.record.active || (row.leaseUntil !== null && row.leaseUntil > now)) continue
-            if (!keyIsLive(state, row.record.key_id)) continue
-            const due = Array.from(HashMap.values(t.deliveries))
-              .filter((delivery) => delivery.delivery.hook_id === row.record.id && isDue(delivery, now))
-              .sort((a, b) => -newestEventFirst(a, b))
-              .slice(0, input.perHook)
-            if (due.length === 0) continue
-            hooks = HashMap.set(hooks, row.record.id, { ...row, leaseUntil, leaseToken: input.token })
-            claims.push({
-              hook: copyOut(row.record),
-              deliveries: due.map((delivery) => ({
-                id: delivery.delivery.id,
-                event_id: delivery.delivery.event_id,
-                body: delivery.body,
-                attempt_count: delivery.delivery.attempt_count
-              }))
-            })
+          const dueByHook = new Map<string, Array<DeliveryRow>>()
+          for (const delivery of HashMap.values(t.deliveries)) {
+            if (!isDue(delivery, now)) continue
+            const due = dueByHook.get(delivery.delivery.hook_id)
+            if (due === undefined) dueByHook.set(delivery.delivery.hook_id, [delivery])
+            else due.push(delivery)
           }
-          if (hooks !== t.hooks) next = withTenant(next, organisationId, { ...t, hooks })
+          for (const row of HashMap.values(t.hooks)) {
+            const due = dueByHook.get(row.record.id)
+            if (due === undefined || !row.record.active) continue
+            if (row.leaseUntil !== null && row.leaseUntil > now) continue
+            if (row.record.paused_until !== null && instant(row.record.paused_until) > now) continue
+            if (!keyIsLive(state, row.record.key_id)) continue
+            due.sort((a, b) => -newestEventFirst(a, b))
+            candidates.push({ organisationId, row, due })
+          }
         }
+        // The hook waiting on the oldest event first, as on PostgreSQL.
+        candidates.sort((a, b) => -newestEventFirst(a.due[0]!, b.due[0]!))
+        const claimed = candidates.slice(0, input.hooks)
+        let next = state
+        for (const { organisationId, row } of claimed) {
+          next = updateTenant(next, organisationId, (t) => ({
+            ...t,
+            hooks: HashMap.set(t.hooks, row.record.id, { ...row, leaseUntil, leaseToken: input.token })
+          }))
+        }
+        const claims = claimed.map(
+          ({ row, due }): Webhooks.Claim => ({
+            hook: copyOut(row.record),
+            deliveries: due.slice(0, input.perHook).map((delivery) => ({
+              id: delivery.delivery.id,
+              event_id: delivery.delivery.event_id,
+              body: delivery.body,
+              attempt_count: delivery.delivery.attempt_count
+            }))
+          })
+        )
         return [Either.right(claims), next]
       }),
 
     recordAttempt: (input) =>
       Effect.flatMap(copy(input), (record) =>
-        write(store, (state) => [
-          Either.right<void>(undefined),
-          updateTenant(state, record.organisationId, (t) => ({
-            ...t,
-            hooks: HashMap.modify(t.hooks, record.hookId, (row) => ({
-              ...row,
-              record: {
-                ...row.record,
-                failing_since: record.failingSince,
-                ...(record.disable === null
-                  ? {}
-                  : { active: false, disabled_reason: record.disable, updated_at: record.at })
-              }
-            })),
-            deliveries: HashMap.modify(
-              record.disable === null ? t.deliveries : failPending(t.deliveries, record.hookId),
-              record.deliveryId,
-              (row) => ({
-                ...row,
-                delivery: {
-                  ...row.delivery,
-                  status: record.status,
-                  attempt_count: record.attemptCount,
-                  next_attempt_at: record.nextAttemptAt
-                },
-                attempts: [...row.attempts, record.attempt]
-              })
-            )
-          }))
-        ])
+        write(store, (state) => {
+          const t = tenant(state, record.organisationId)
+          const row = HashMap.get(t.hooks, record.hookId)
+          // Deleted meanwhile: its deliveries went with it.
+          if (Option.isNone(row)) return [Either.right(Option.none()), state]
+          const hook: Webhooks.HookRecord = {
+            ...row.value.record,
+            failing_since: record.failingSince,
+            unanswered_attempts: record.unansweredAttempts,
+            paused_until: record.pausedUntil,
+            ...(record.disable === null
+              ? {}
+              : { active: false, disabled_reason: record.disable, updated_at: record.at })
+          }
+          const deliveries = HashMap.modify(
+            record.disable === null ? t.deliveries : failPending(t.deliveries, record.hookId),
+            record.deliveryId,
+            (delivery) => ({
+              ...delivery,
+              delivery: {
+                ...delivery.delivery,
+                status: record.status,
+                attempt_count: record.attemptCount,
+                next_attempt_at: record.nextAttemptAt
+              },
+              attempts: [...delivery.attempts, record.attempt]
+            })
+          )
+          return [
+            Either.right(Option.some(copyOut(hook))),
+            withTenant(state, record.organisationId, {
+              ...t,
+              hooks: HashMap.set(t.hooks, record.hookId, { ...row.value, record: hook }),
+              deliveries
+            })
+          ]
+        })
       ),
 
     purgeBefore: (at) =>

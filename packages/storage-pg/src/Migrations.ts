@@ -23,6 +23,7 @@ import sitesBookings from "./migrations/0013_sites_bookings.js"
 import keyOwnersNotes from "./migrations/0014_key_owners_notes.js"
 import searchTrigrams from "./migrations/0015_search_trigrams.js"
 import documentStock from "./migrations/0016_document_stock.js"
+import webhookCircuit from "./migrations/0017_webhook_circuit.js"
 
 export const migrations = {
   "0001_access": access,
@@ -40,7 +41,8 @@ export const migrations = {
   "0013_sites_bookings": sitesBookings,
   "0014_key_owners_notes": keyOwnersNotes,
   "0015_search_trigrams": searchTrigrams,
-  "0016_document_stock": documentStock
+  "0016_document_stock": documentStock,
+  "0017_webhook_circuit": webhookCircuit
 }
 
 const TABLE = "crm_migrations"

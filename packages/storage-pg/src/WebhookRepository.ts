@@ -29,6 +29,8 @@ interface HookRow {
   readonly previous_secret: string | null
   readonly previous_secret_expires_at: Timestamp | null
   readonly failing_since: Timestamp | null
+  readonly unanswered_attempts: number | string
+  readonly paused_until: Timestamp | null
   readonly created_at: Timestamp
   readonly updated_at: Timestamp
 }
@@ -46,6 +48,8 @@ const toHook = (row: HookRow): Webhooks.HookRecord => ({
   previous_secret: row.previous_secret,
   previous_secret_expires_at: isoOrNull(row.previous_secret_expires_at),
   failing_since: isoOrNull(row.failing_since),
+  unanswered_attempts: count(row.unanswered_attempts),
+  paused_until: isoOrNull(row.paused_until),
   created_at: iso(row.created_at),
   updated_at: iso(row.updated_at)
 })
@@ -86,6 +90,7 @@ const toDelivery = (row: DeliveryRow): Webhooks.Delivery => {
 }
 
 interface DueRow {
+  readonly hook_id: string
   readonly id: string
   readonly event_id: string | number | bigint
   readonly body: string
@@ -93,7 +98,7 @@ interface DueRow {
 }
 
 const HOOK_COLUMNS = `id, organisation_id, key_id, target_url, events, active, disabled_reason, secret, previous_secret,
-  previous_secret_expires_at, failing_since, created_at, updated_at`
+  previous_secret_expires_at, failing_since, unanswered_attempts, paused_until, created_at, updated_at`
 
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -141,6 +146,7 @@ export const make = Effect.gen(function* () {
               ${hook.key_id}::uuid, ${hook.target_url}, ${textArray(hook.events)}::text[], ${hook.active},
               ${hook.disabled_reason}, ${hook.secret}, ${hook.previous_secret},
               ${hook.previous_secret_expires_at}::timestamptz, ${hook.failing_since}::timestamptz,
+              ${hook.unanswered_attempts}::integer, ${hook.paused_until}::timestamptz,
               ${hook.created_at}::timestamptz, ${hook.updated_at}::timestamptz)`
           return true
         })
@@ -154,7 +160,9 @@ export const make = Effect.gen(function* () {
           active = ${hook.active}, disabled_reason = ${hook.disabled_reason}, secret = ${hook.secret},
           previous_secret = ${hook.previous_secret},
           previous_secret_expires_at = ${hook.previous_secret_expires_at}::timestamptz,
-          failing_since = ${hook.failing_since}::timestamptz, updated_at = ${hook.updated_at}::timestamptz
+          failing_since = ${hook.failing_since}::timestamptz,
+          unanswered_attempts = ${hook.unanswered_attempts}::integer, paused_until = ${hook.paused_until}::timestamptz,
+          updated_at = ${hook.updated_at}::timestamptz
         WHERE id = ${hook.id}::uuid`.pipe(Effect.asVoid, orStorageError("WebhookRepository.update")),
 
     remove: (owner, id) =>
@@ -190,69 +198,87 @@ export const make = Effect.gen(function* () {
       sql`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ${at}::timestamptz
         WHERE id = ${deliveryId}::uuid`.pipe(Effect.asVoid, orStorageError("WebhookRepository.requeue")),
 
+    failPending: (hookId) =>
+      sql`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL
+        WHERE hook_id = ${hookId}::uuid AND status = 'pending'`.pipe(
+        Effect.asVoid,
+        orStorageError("WebhookRepository.failPending")
+      ),
+
     // Updating the hook row (not only locking it) matters: a concurrent claimant blocked on the
-    // same row re-checks `lease_until` against the committed lease and skips the hook.
+    // same row re-checks `lease_until` against the committed lease and skips the hook. Each
+    // candidate costs one probe of `webhook_deliveries_pending` for its oldest due delivery, which
+    // both qualifies the hook and orders the claim; the claimed hooks' batches come in one more
+    // statement, outside any transaction: the committed lease already keeps every other claimant off.
     claim: (input) =>
-      atomically(sql)(
-        Effect.gen(function* () {
-          const hooks = yield* sql<HookRow>`UPDATE webhook_hooks SET lease_until = ${input.leaseUntil}::timestamptz,
+      Effect.gen(function* () {
+        const hooks = yield* sql<HookRow>`UPDATE webhook_hooks SET lease_until = ${input.leaseUntil}::timestamptz,
                 lease_token = ${input.token}::uuid
               WHERE id IN (
                 SELECT h.id FROM webhook_hooks h
+                CROSS JOIN LATERAL (SELECT d.event_id FROM webhook_deliveries d
+                  WHERE d.hook_id = h.id AND d.status = 'pending'
+                    AND (d.attempt_count = 0 OR d.next_attempt_at <= ${input.now}::timestamptz)
+                  ORDER BY d.event_id LIMIT 1) oldest
                 WHERE h.active AND (h.lease_until IS NULL OR h.lease_until <= ${input.now}::timestamptz)
+                  AND (h.paused_until IS NULL OR h.paused_until <= ${input.now}::timestamptz)
                   AND EXISTS (SELECT 1 FROM api_keys k WHERE k.id = h.key_id AND k.revoked_at IS NULL)
-                  AND EXISTS (SELECT 1 FROM webhook_deliveries d
-                    WHERE d.hook_id = h.id AND d.status = 'pending'
-                      AND (d.attempt_count = 0 OR d.next_attempt_at <= ${input.now}::timestamptz))
-                ORDER BY h.lease_until NULLS FIRST, h.id
+                ORDER BY oldest.event_id, h.id
                 LIMIT ${input.hooks}
-                FOR UPDATE SKIP LOCKED)
+                FOR UPDATE OF h SKIP LOCKED)
               RETURNING ${columns}`
-          return yield* Effect.forEach(hooks, (row) =>
-            sql<DueRow>`SELECT id, event_id, body, attempt_count FROM webhook_deliveries
-                WHERE hook_id = ${row.id}::uuid AND status = 'pending'
+        if (hooks.length === 0) return []
+        const due = yield* sql<DueRow>`SELECT d.hook_id, d.id, d.event_id, d.body, d.attempt_count
+              FROM unnest(${textArray(hooks.map((row) => row.id))}::uuid[]) AS h (id)
+              CROSS JOIN LATERAL (SELECT hook_id, id, event_id, body, attempt_count FROM webhook_deliveries
+                WHERE hook_id = h.id AND status = 'pending'
                   AND (attempt_count = 0 OR next_attempt_at <= ${input.now}::timestamptz)
-                ORDER BY event_id LIMIT ${input.perHook}`.pipe(
-              Effect.map(
-                (due): Webhooks.Claim => ({
-                  hook: toHook(row),
-                  deliveries: due.map((delivery) => ({
-                    id: delivery.id,
-                    event_id: decimal(delivery.event_id),
-                    body: delivery.body,
-                    attempt_count: count(delivery.attempt_count)
-                  }))
-                })
-              )
-            )
-          )
-        })
-      ).pipe(orStorageError("WebhookRepository.claim")),
+                ORDER BY event_id LIMIT ${input.perHook}) d
+              ORDER BY d.event_id`
+        return hooks.map(
+          (row): Webhooks.Claim => ({
+            hook: toHook(row),
+            deliveries: due
+              .filter((delivery) => delivery.hook_id === row.id)
+              .map((delivery) => ({
+                id: delivery.id,
+                event_id: decimal(delivery.event_id),
+                body: delivery.body,
+                attempt_count: count(delivery.attempt_count)
+              }))
+          })
+        )
+      }).pipe(orStorageError("WebhookRepository.claim")),
 
-    recordAttempt: (record) =>
-      atomically(sql)(
-        Effect.gen(function* () {
-          const { attempt } = record
-          yield* sql`INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, duration_ms,
-                response_excerpt, error)
-              SELECT id, ${attempt.attempted_at}::timestamptz, ${attempt.status_code}::integer,
-                ${attempt.duration_ms}::integer, ${attempt.response_excerpt}, ${attempt.error}
-              FROM webhook_deliveries WHERE id = ${record.deliveryId}::uuid`
-          yield* sql`UPDATE webhook_deliveries SET status = ${record.status}, attempt_count = ${record.attemptCount},
-                next_attempt_at = ${record.nextAttemptAt}::timestamptz
-              WHERE id = ${record.deliveryId}::uuid`
-          yield* record.disable === null
-            ? sql`UPDATE webhook_hooks SET failing_since = ${record.failingSince}::timestamptz
-                  WHERE id = ${record.hookId}::uuid`
-            : Effect.zipRight(
-                sql`UPDATE webhook_hooks SET failing_since = ${record.failingSince}::timestamptz, active = false,
-                    disabled_reason = ${record.disable}, updated_at = ${record.at}::timestamptz
-                    WHERE id = ${record.hookId}::uuid`,
-                sql`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL
-                    WHERE hook_id = ${record.hookId}::uuid AND status = 'pending'`
-              )
-        })
-      ).pipe(Effect.asVoid, orStorageError("WebhookRepository.recordAttempt")),
+    // One statement (one round trip, atomic by itself): it runs once per delivery attempt. Its two
+    // updates of webhook_deliveries touch different rows, as one statement's parts must.
+    recordAttempt: (record) => {
+      const { attempt } = record
+      return sql<HookRow>`WITH attempt AS (
+            INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, duration_ms, response_excerpt, error)
+            SELECT id, ${attempt.attempted_at}::timestamptz, ${attempt.status_code}::integer,
+              ${attempt.duration_ms}::integer, ${attempt.response_excerpt}, ${attempt.error}
+            FROM webhook_deliveries WHERE id = ${record.deliveryId}::uuid),
+          delivery AS (
+            UPDATE webhook_deliveries SET status = ${record.status}, attempt_count = ${record.attemptCount},
+              next_attempt_at = ${record.nextAttemptAt}::timestamptz
+            WHERE id = ${record.deliveryId}::uuid),
+          -- A disabled hook sends nothing more: what it still has pending fails with it.
+          disabled AS (
+            UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL
+            WHERE ${record.disable}::text IS NOT NULL AND hook_id = ${record.hookId}::uuid AND status = 'pending'
+              AND id <> ${record.deliveryId}::uuid)
+        UPDATE webhook_hooks SET failing_since = ${record.failingSince}::timestamptz,
+          unanswered_attempts = ${record.unansweredAttempts}::integer, paused_until = ${record.pausedUntil}::timestamptz,
+          active = active AND ${record.disable}::text IS NULL,
+          disabled_reason = coalesce(${record.disable}::text, disabled_reason),
+          updated_at = CASE WHEN ${record.disable}::text IS NULL THEN updated_at ELSE ${record.at}::timestamptz END
+        WHERE id = ${record.hookId}::uuid
+        RETURNING ${columns}`.pipe(
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toHook)),
+        orStorageError("WebhookRepository.recordAttempt")
+      )
+    },
 
     purgeBefore: (at) =>
       sql<{ n: string }>`WITH purged AS (DELETE FROM webhook_deliveries WHERE created_at < ${at}::timestamptz

@@ -6,7 +6,7 @@ import type { EventName } from "../Events/EventCatalogue.js"
 import type { Page } from "../Wire.js"
 import type { Delivery, DeliveryAttempt, DeliveryStatus } from "./WebhookSchemas.js"
 
-/** A subscription as stored: the wire `Hook` plus its owner, its secrets and its failure streak. */
+/** A subscription as stored: the wire `Hook` plus its owner, its secrets, its failure streak and its circuit. */
 export interface HookRecord {
   readonly id: string
   readonly organisation_id: string
@@ -21,6 +21,10 @@ export interface HookRecord {
   readonly previous_secret_expires_at: string | null
   /** When the current run of failed attempts began; null while the last attempt succeeded. */
   readonly failing_since: string | null
+  /** Attempts in a row that got no answer (see `Circuit`). */
+  readonly unanswered_attempts: number
+  /** While its circuit is open: none of the hook's deliveries is attempted before then. */
+  readonly paused_until: string | null
   readonly created_at: string
   readonly updated_at: string
 }
@@ -54,6 +58,9 @@ export interface AttemptRecord {
   readonly organisationId: string
   /** The subscription's failure streak after the attempt. */
   readonly failingSince: string | null
+  /** The subscription's circuit after the attempt. */
+  readonly unansweredAttempts: number
+  readonly pausedUntil: string | null
   /** Disables the subscription with this visible reason; its other pending deliveries fail with it. */
   readonly disable: string | null
   readonly at: string
@@ -91,9 +98,13 @@ export class WebhookRepository extends Context.Tag("@crm/core/WebhookRepository"
     ) => Effect.Effect<Option.Option<Delivery>, StorageError>
     /** Makes a delivery pending again, due at `at`. */
     readonly requeue: (deliveryId: string, at: string) => Effect.Effect<void, StorageError>
+    /** Fails what a hook still has pending: it was disabled, so none of it will be sent. */
+    readonly failPending: (hookId: string) => Effect.Effect<void, StorageError>
     /**
-     * Leases up to `hooks` active hooks of live keys that have due deliveries and no unexpired lease, until
-     * `leaseUntil`, and returns up to `perHook` due deliveries of each. A hook is worked by one
+     * Leases up to `hooks` active hooks of live keys that have due deliveries, no unexpired lease and
+     * no pause running (`paused_until`), until `leaseUntil`, and returns up to `perHook` due
+     * deliveries of each, oldest event first. The hooks whose oldest due delivery carries the oldest
+     * event come first, so under a backlog every hook gets its turn. A hook is worked by one
      * claimant at a time (across processes), which keeps first attempts in event order; a claimant
      * that dies leaves the lease to expire, and the next claim after it takes the work over.
      */
@@ -104,8 +115,12 @@ export class WebhookRepository extends Context.Tag("@crm/core/WebhookRepository"
       readonly hooks: number
       readonly perHook: number
     }) => Effect.Effect<ReadonlyArray<Claim>, StorageError>
-    /** Stores one attempt with the delivery's and the hook's new state, in one transaction. */
-    readonly recordAttempt: (record: AttemptRecord) => Effect.Effect<void, StorageError>
+    /**
+     * Stores one attempt with the delivery's and the hook's new state, in one transaction, and
+     * returns the hook as it then is (none once deleted): the dispatcher's view of it for the next
+     * attempt, with whatever its owner changed meanwhile.
+     */
+    readonly recordAttempt: (record: AttemptRecord) => Effect.Effect<Option.Option<HookRecord>, StorageError>
     /** Drops deliveries (with their attempts) created before `at`; returns how many. */
     readonly purgeBefore: (at: string) => Effect.Effect<number, StorageError>
     /** Ends a lease taken with `token` (a lease taken over by someone else is left alone). */

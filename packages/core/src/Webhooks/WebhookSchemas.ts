@@ -15,11 +15,29 @@ export const Hook = z.object({
   events: z.array(z.enum(EVENT_NAMES)),
   active: z.boolean(),
   disabled_reason: z.string().nullable().describe("why deliveries stopped (410 Gone, five days of failures)"),
+  paused_until: Timestamp.nullable().describe(
+    "set while the target has given no answer (timeout, connection error) to several attempts running: none of the hook's deliveries is attempted before then; null while it answers"
+  ),
   created_at: Timestamp,
   updated_at: Timestamp
 })
 export type Hook = z.infer<typeof Hook>
 export const HookPage = pageEnvelope(Hook)
+
+/**
+ * `enabled` is another name for `active`, the field as a hook is read. Enabling a disabled hook
+ * re-queues nothing: what failed when it was disabled stays failed, new events are delivered.
+ */
+export const HookPatch = z
+  .strictObject({
+    active: z.boolean().optional().describe("false stops deliveries (pending ones fail); true starts them again"),
+    enabled: z.boolean().optional().describe("the same as active")
+  })
+  .refine((patch) => patch.active === undefined || patch.enabled === undefined || patch.active === patch.enabled, {
+    message: "active and enabled name the same setting and must agree",
+    path: ["enabled"]
+  })
+export type HookPatch = z.infer<typeof HookPatch>
 
 export const HookWithSecret = Hook.extend({
   secret: z.string().describe("whsec_...: the HMAC key (its UTF-8 bytes); shown only in this answer"),

@@ -56,6 +56,23 @@ export const hookRoutes = [
       Effect.flatMap(Webhooks.Webhooks, (hooks) => hooks.get(ownerOf(principal), params.id!)).pipe(Effect.map(ok))
   }),
   route({
+    method: "PATCH",
+    path: "/hooks/{id}",
+    operationId: "updateHook",
+    tag,
+    guard: write,
+    summary:
+      "Disable a subscription (`active: false`; what it has pending fails) or enable it again (`active: true`; its failure streak and pause start afresh, nothing is re-queued: new events are delivered). `enabled` is accepted as another name of `active`",
+    body: Webhooks.HookPatch,
+    patch: true,
+    success: { status: 200, schema: Webhooks.Hook, description: "the subscription" },
+    errors: ["not_found", "validation_failed", "no_fields_to_update"],
+    handle: ({ principal, params, body }) =>
+      Effect.flatMap(Webhooks.Webhooks, (hooks) => hooks.update(ownerOf(principal), params.id!, body)).pipe(
+        Effect.map(ok)
+      )
+  }),
+  route({
     method: "DELETE",
     path: "/hooks/{id}",
     operationId: "deleteHook",
@@ -106,9 +123,10 @@ export const hookRoutes = [
     operationId: "redeliverHookDelivery",
     tag,
     guard: write,
-    summary: "Queue a new attempt of a delivery (a failed one, typically), due at once",
+    summary:
+      "Queue a new attempt of a delivery (a failed one, typically), due at once; a pause of the subscription (`paused_until`) ends with it. A disabled subscription sends nothing: 409 `hook_disabled` (enable it first)",
     success: { status: 200, schema: Webhooks.Delivery, description: "the delivery, pending again" },
-    errors: ["not_found"],
+    errors: ["not_found", "hook_disabled"],
     handle: ({ principal, params }) =>
       Effect.flatMap(Webhooks.Webhooks, (hooks) =>
         hooks.redeliver(ownerOf(principal), params.id!, params.delivery_id!)
