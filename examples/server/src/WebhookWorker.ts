@@ -14,7 +14,7 @@ export interface WebhookSettings {
   readonly worker: boolean
   /** How often to look for due deliveries while nothing else prompts a look. */
   readonly pollIntervalMs: number
-  /** Hooks in delivery at once in this process, each one delivery at a time (default 32). */
+  /** Hooks in delivery at once in this process, each one delivery at a time (default 16). */
   readonly concurrency: number
   /** Per delivery attempt (default 10 s). */
   readonly timeoutMs: number
@@ -25,7 +25,7 @@ export interface WebhookSettings {
 export const DEFAULTS: WebhookSettings = {
   worker: true,
   pollIntervalMs: 250,
-  concurrency: 32,
+  concurrency: 16,
   timeoutMs: Webhooks.DEFAULT_TIMEOUT_MS,
   allowPrivateTargets: false
 }

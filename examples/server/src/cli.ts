@@ -41,7 +41,7 @@ Environment:
   CRM_URL (admin commands: the server to talk to, default http://HOST:PORT),
   CRM_PUBLIC_URL (where the CRM is served; https there makes webhook targets https-only),
   CRM_WEBHOOK_ALLOW_PRIVATE_TARGETS (1 lets webhooks target private addresses: local development only),
-  CRM_WEBHOOK_CONCURRENCY (hooks in delivery at once per process, default 32)
+  CRM_WEBHOOK_CONCURRENCY (hooks in delivery at once per process, default 16)
 `
 
 const ServeConfig = Config.all({
