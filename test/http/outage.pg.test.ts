@@ -8,27 +8,31 @@ import { connect, createServer, type Server, type Socket } from "node:net"
 import * as StoragePg from "@crm/storage-pg"
 import * as Logger from "effect/Logger"
 import pg from "pg"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { createDatabase, serverUrl } from "../support/pgDatabase.js"
 import { startServer, type TestServer } from "../support/server.js"
 
 /** A TCP proxy to the database server that can refuse, cut, or swallow connections. */
 const proxyTo = async (target: URL) => {
-  const sockets = new Set<Socket>()
+  const open = new Set<Socket>()
+  const swallowed = new Set<Socket>()
   let swallow = false
-  const track = (socket: Socket) => {
-    sockets.add(socket)
-    socket.on("close", () => sockets.delete(socket))
+  const track = (socket: Socket, among: Set<Socket>) => {
+    among.add(socket)
+    socket.on("close", () => among.delete(socket))
     socket.on("error", () => {})
   }
   const listening = (port: number) =>
     new Promise<Server>((resolve, reject) => {
       const server = createServer((client) => {
-        track(client)
-        if (swallow) return
+        if (swallow) return track(client, swallowed)
+        track(client, open)
         const upstream = connect(Number(target.port || 5432), target.hostname)
-        track(upstream)
+        track(upstream, open)
         client.pipe(upstream).pipe(client)
+        // A side reset (no end to pipe on) takes the other down too, as a direct connection would.
+        client.on("close", () => upstream.destroy())
+        upstream.on("close", () => client.destroy())
       })
       server.once("error", reject)
       server.listen(port, "127.0.0.1", () => resolve(server))
@@ -36,7 +40,7 @@ const proxyTo = async (target: URL) => {
   let server: Server | undefined = await listening(0)
   const port = (server.address() as { port: number }).port
   const cut = () => {
-    for (const socket of sockets) socket.destroy()
+    for (const socket of [...open, ...swallowed]) socket.destroy()
   }
   const stop = () =>
     new Promise<void>((resolve) => {
@@ -56,9 +60,10 @@ const proxyTo = async (target: URL) => {
       swallow = true
       server ??= await listening(port)
     },
+    /** Forwarding again; the connections it swallowed are closed, the ones it forwards kept. */
     up: async () => {
       swallow = false
-      cut()
+      for (const socket of swallowed) socket.destroy()
       server ??= await listening(port)
     },
     close: stop
@@ -76,7 +81,7 @@ describe.skipIf(serverUrl === undefined)("PostgreSQL out of reach of a running s
   let server: TestServer | undefined
   const lines: Array<Line> = []
   const logged = (level: string, fragment: string) =>
-    lines.filter((line) => line.level === level && line.text.includes(fragment))
+    lines.filter((line) => line.level === level && line.text.startsWith(fragment))
   const get = (path: string) => fetch(`${server!.url}${path}`)
 
   beforeAll(async () => {
@@ -93,6 +98,10 @@ describe.skipIf(serverUrl === undefined)("PostgreSQL out of reach of a running s
         })
       })
     })
+  })
+  // A test that fails half-way leaves the next one a database it can reach.
+  afterEach(async () => {
+    await proxy?.up()
   })
   afterAll(async () => {
     await server?.close()
@@ -124,7 +133,7 @@ describe.skipIf(serverUrl === undefined)("PostgreSQL out of reach of a running s
     expect(notReady.status).toBe(503)
     expect(notReady.headers.get("retry-after")).toBe("5")
     expect((await get("/healthz")).status).toBe(200)
-    const began = logged("WARN", "cannot be reached")
+    const began = logged("WARN", "the database cannot be reached")
     expect(began).toHaveLength(1)
     expect(began[0]!.text).toMatch(/ECONNREFUSED|Connection terminated|ECONNRESET|EPIPE/)
     expect(logged("ERROR", "request failed")).toEqual([])
@@ -137,8 +146,8 @@ describe.skipIf(serverUrl === undefined)("PostgreSQL out of reach of a running s
     const again = await client.post("/contacts", { first_name: "During" }, { "idempotency-key": "outage-1" })
     expect(again.headers.get("idempotency-replayed")).toBe("true")
     expect((await client.get("/contacts?q=During")).body.data).toHaveLength(1)
-    expect(logged("INFO", "answers again")).toHaveLength(1)
-    expect(logged("WARN", "cannot be reached")).toHaveLength(1)
+    expect(logged("INFO", "the database answers again")).toHaveLength(1)
+    expect(logged("WARN", "the database cannot be reached")).toHaveLength(1)
   })
 
   it("answers 503 once the connection timeout passes when the server takes connections and never answers", async () => {
