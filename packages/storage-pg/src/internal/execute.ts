@@ -38,6 +38,14 @@ export const registerPool = (sql: SqlClient.SqlClient, pool: Pg.Pool): void => {
 
 const failed = (cause: unknown) => new SqlError({ cause, message: "Failed to execute statement" })
 
+// Worded as `@effect/sql-pg` words it: whatever the server said while refusing a connection, this
+// is how `internal/errors.ts` knows the database could not be reached.
+const notConnected = (cause: unknown) =>
+  new SqlError({
+    cause: cause ?? new Error("the pool returned no connection"),
+    message: "Failed to acquire connection"
+  })
+
 type Rows = ReadonlyArray<object>
 
 /** One statement on a client; a text of several statements (no parameters) gives a row list each. */
@@ -83,7 +91,7 @@ const checkOut = (pool: Pg.Pool) =>
   Effect.async<{ readonly client: Pg.PoolClient; readonly release: () => void }, SqlError>((resume) => {
     pool.connect((error, client, release) => {
       if (error || client === undefined) {
-        resume(Effect.fail(failed(error ?? new Error("the pool returned no connection"))))
+        resume(Effect.fail(notConnected(error)))
         return
       }
       let broken: Error | undefined
@@ -143,7 +151,7 @@ export const executeOn = (sql: SqlClient.SqlClient): Execute => {
     Effect.async<ReadonlyArray<A>, SqlError>((resume) => {
       pool.connect((error, client, release) => {
         if (error || client === undefined) {
-          resume(Effect.fail(failed(error ?? new Error("the pool returned no connection"))))
+          resume(Effect.fail(notConnected(error)))
           return
         }
         let broken: Error | undefined
