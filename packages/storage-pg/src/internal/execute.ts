@@ -86,28 +86,30 @@ const connectionOf = (client: Pg.PoolClient): Connection => {
   }
 }
 
-/** A pooled client, with a listener for its `error` event while it is checked out (see `onPool`). */
-const checkOut = (pool: Pg.Pool) =>
-  Effect.async<{ readonly client: Pg.PoolClient; readonly release: () => void }, SqlError>((resume) => {
-    pool.connect((error, client, release) => {
-      if (error || client === undefined) {
-        resume(Effect.fail(notConnected(error)))
-        return
-      }
-      let broken: Error | undefined
-      const onError = (cause: Error) => {
-        broken = cause
-      }
-      client.on("error", onError)
-      resume(
-        Effect.succeed({
-          client,
-          release: () => {
-            client.off("error", onError)
-            release(broken)
-          }
-        })
-      )
+/**
+ * Hands `use` a pooled client and its `release`, or fails through `resume` when none can be had.
+ * While checked out, a client's `error` event has no listener of the pool's: unheard, it would end
+ * the process. Heard, it marks the client broken, and `release` then has the pool drop it; a failed
+ * statement alone keeps it (`pool.query` would drop it after any failure, a refused insert included).
+ */
+const checkOut = (
+  pool: Pg.Pool,
+  resume: (failure: Effect.Effect<never, SqlError>) => void,
+  use: (client: Pg.PoolClient, release: () => void) => void
+) =>
+  pool.connect((error, client, release) => {
+    if (error || client === undefined) {
+      resume(Effect.fail(notConnected(error)))
+      return
+    }
+    let broken: Error | undefined
+    const onError = (cause: Error) => {
+      broken = cause
+    }
+    client.on("error", onError)
+    use(client, () => {
+      client.off("error", onError)
+      release(broken)
     })
   })
 
@@ -119,23 +121,28 @@ export const transactionOn = (sql: SqlClient.SqlClient): Transact => {
 
   return <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     Effect.uninterruptibleMask((restore) =>
-      Effect.flatMap(checkOut(pool), ({ client, release }) => {
-        const connection = connectionOf(client)
-        const end = (exit: Exit.Exit<A, E | SqlError>) =>
-          // A failed COMMIT is the unit's failure (the writes are gone), not a defect. A failed
-          // ROLLBACK means the connection is broken: the pool drops it when it hears its error.
-          Exit.isSuccess(exit)
-            ? Effect.as(query(client, "COMMIT", []), exit.value)
-            : Effect.zipRight(Effect.ignore(query(client, "ROLLBACK", [])), exit)
-        return query(client, "BEGIN", []).pipe(
-          Effect.zipRight(
-            restore(Effect.provideService(effect, SqlClient.TransactionConnection, [connection, 0] as const))
-          ),
-          Effect.exit,
-          Effect.flatMap(end),
-          Effect.ensuring(Effect.sync(release))
-        )
-      })
+      Effect.flatMap(
+        Effect.async<{ readonly client: Pg.PoolClient; readonly release: () => void }, SqlError>((resume) =>
+          checkOut(pool, resume, (client, release) => resume(Effect.succeed({ client, release })))
+        ),
+        ({ client, release }) => {
+          const connection = connectionOf(client)
+          const end = (exit: Exit.Exit<A, E | SqlError>) =>
+            // A failed COMMIT is the unit's failure (the writes are gone), not a defect. A failed
+            // ROLLBACK means the connection is broken: the pool drops it when it hears its error.
+            Exit.isSuccess(exit)
+              ? Effect.as(query(client, "COMMIT", []), exit.value)
+              : Effect.zipRight(Effect.ignore(query(client, "ROLLBACK", [])), exit)
+          return query(client, "BEGIN", []).pipe(
+            Effect.zipRight(
+              restore(Effect.provideService(effect, SqlClient.TransactionConnection, [connection, 0] as const))
+            ),
+            Effect.exit,
+            Effect.flatMap(end),
+            Effect.ensuring(Effect.sync(release))
+          )
+        }
+      )
     )
 }
 
@@ -145,28 +152,15 @@ export const executeOn = (sql: SqlClient.SqlClient): Execute => {
 
   // Not interruptible by design: `@effect/sql-pg` cancels an interrupted statement through the
   // pool, and under load those cancels queue behind the very connections they wait to free.
-  // `pool.query` would also do, but it discards the connection after any failed statement (a
-  // refused insert included); as `@effect/sql-pg` does, only a broken connection is discarded.
   const onPool = <A>(text: string, params: ReadonlyArray<unknown>) =>
-    Effect.async<ReadonlyArray<A>, SqlError>((resume) => {
-      pool.connect((error, client, release) => {
-        if (error || client === undefined) {
-          resume(Effect.fail(notConnected(error)))
-          return
-        }
-        let broken: Error | undefined
-        // A checked-out client's `error` event has no other listener: unheard, it would end the process.
-        const onError = (cause: Error) => {
-          broken = cause
-        }
-        client.once("error", onError)
+    Effect.async<ReadonlyArray<A>, SqlError>((resume) =>
+      checkOut(pool, resume, (client, release) =>
         client.query(text, params as Array<unknown>, (error, result) => {
-          client.off("error", onError)
-          release(broken)
+          release()
           resume(error ? Effect.fail(failed(error)) : Effect.succeed(result.rows as ReadonlyArray<A>))
         })
-      })
-    })
+      )
+    )
 
   return <A extends object>(text: string, params: ReadonlyArray<unknown>) =>
     Effect.withFiberRuntime<ReadonlyArray<A>, SqlError>((fiber) => {
