@@ -82,6 +82,29 @@ export const problems: Array<string> = []
 /** Worth knowing, not fatal (a busy machine, for example). */
 export const notes: Array<string> = []
 
+/** Prints the notes and problems of the run; its exit code: 1 when there was any problem. */
+export const findings = (): number => {
+  if (notes.length > 0) console.log(`\nNOTES:\n${notes.map((note) => `  - ${note}`).join("\n")}`)
+  if (problems.length > 0) {
+    console.log("\nPROBLEMS (figures with errors are not valid measurements):")
+    for (const problem of new Set(problems)) console.log(`  - ${problem}`)
+  }
+  return problems.length > 0 ? 1 : 0
+}
+
+/** Runs a bench's `main` and exits with its code, after the clean-up (servers, files, database) whatever happened. */
+export const runBench = async (main: () => Promise<number>): Promise<never> => {
+  let code = 1
+  try {
+    code = await main()
+  } catch (error) {
+    console.error(error)
+  } finally {
+    await cleanup()
+  }
+  process.exit(code)
+}
+
 export const tempDir = (prefix: string): string => {
   const dir = mkdtempSync(join(tmpdir(), prefix))
   onCleanup(`temp dir ${dir}`, async () => rmSync(dir, { recursive: true, force: true }))

@@ -25,19 +25,19 @@ import type { AddressInfo } from "node:net"
 import {
   CPU_COUNT,
   call,
-  cleanup,
   createDatabase,
   createKeys,
   createOrganisation,
   envNumber,
   expectStatus,
+  findings,
   fixed,
   inBatches,
-  notes,
   onCleanup,
   PIN,
   problems,
   ROOT,
+  runBench,
   sleep,
   startOurs,
   tables
@@ -315,20 +315,7 @@ const main = async (): Promise<number> => {
     if (figures.outOfOrder > 0 || figures.duplicates > 0)
       problems.push(`${figures.outOfOrder} out-of-order and ${figures.duplicates} repeated healthy deliveries`)
   }
-  if (notes.length > 0) console.log(`\nNOTES:\n${notes.map((note) => `  - ${note}`).join("\n")}`)
-  if (problems.length > 0) {
-    console.log("\nPROBLEMS (figures with errors are not valid measurements):")
-    for (const problem of new Set(problems)) console.log(`  - ${problem}`)
-  }
-  return problems.length > 0 ? 1 : 0
+  return findings()
 }
 
-let code = 1
-try {
-  code = await main()
-} catch (error) {
-  console.error(error)
-} finally {
-  await cleanup()
-}
-process.exit(code)
+await runBench(main)

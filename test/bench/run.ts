@@ -47,6 +47,7 @@ import {
   createOrganisation,
   envList,
   envNumber,
+  findings,
   fixed,
   KEYS,
   LOAD_CORE,
@@ -59,6 +60,7 @@ import {
   ROOT,
   ROUNDS,
   randomTag,
+  runBench,
   SECONDS,
   SERVER_CORE,
   type Served,
@@ -733,23 +735,7 @@ const main = async (): Promise<number> => {
     return 2
   }
   if (state.interrupted) return 130
-  if (notes.length > 0) {
-    console.log("\nNOTES:")
-    for (const note of notes) console.log(`  - ${note}`)
-  }
-  if (problems.length > 0) {
-    console.log("\nPROBLEMS (figures with errors are not valid measurements):")
-    for (const problem of problems) console.log(`  - ${problem}`)
-  }
-  return problems.length > 0 ? 1 : 0
+  return findings()
 }
 
-let code = 1
-try {
-  code = await main()
-} catch (error) {
-  console.error(error)
-} finally {
-  await cleanup()
-}
-process.exit(code)
+await runBench(main)
