@@ -144,9 +144,11 @@ export const make = <Row extends object, A>(sql: SqlClient.SqlClient, spec: Live
           ? [sql.or((spec.searchable ?? []).map((column) => sql`${sql(column)} ILIKE ${pattern} ESCAPE '\\'`))]
           : [])
       ]
-      // One row past the page tells the caller whether there is more, without a count query.
-      return sql<Row>`SELECT ${selected} FROM ${table} WHERE ${sql.and(all)}
-        ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1} OFFSET ${page.offset}`.pipe(
+      // One row past the page tells the caller whether there is more, without a count query. Its
+      // text depends on the filters, so it is compiled here and sent as compiled (`execute.ts`).
+      const [text, params] = sql`SELECT ${selected} FROM ${table} WHERE ${sql.and(all)}
+        ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1} OFFSET ${page.offset}`.compile()
+      return execute<Row>(text, params).pipe(
         Effect.map((rows) => rows.map(spec.toRecord)),
         operation("list")
       )
