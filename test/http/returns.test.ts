@@ -5,27 +5,9 @@
  * `return.updated`.
  */
 import { expect, it } from "vitest"
+import { events, movements, paths, refused } from "../support/answers.js"
 import type { Client } from "../support/server.js"
 import { onEveryStore } from "../support/suite.js"
-
-const refused = (response: { status: number; body: any }, status: number, error: string) => {
-  expect(response.status, JSON.stringify(response.body)).toBe(status)
-  expect(response.body.error).toBe(error)
-}
-
-const paths = (response: { body: any }): Array<string> => response.body.detail.map((issue: any) => issue.path)
-
-const events = async (client: Client, name: string): Promise<Array<any>> => {
-  const page = await client.get(`/events?since=0&event=${name}`)
-  expect(page.status).toBe(200)
-  return page.body.data.map((event: any) => event.data)
-}
-
-const movements = async (client: Client, id: string, query = ""): Promise<Array<any>> => {
-  const page = await client.get(`/products/${id}/stock-movements?limit=200${query}`)
-  expect(page.status).toBe(200)
-  return page.body.data
-}
 
 const deliver = async (client: Client, orderId: string) => {
   for (const patch of [
