@@ -2,6 +2,7 @@
  * One tagged error per error code of the contract. Each carries the wire `code` and a
  * `detail`; the transports decide the status, the domain never does.
  */
+import type * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
 
 export interface ValidationIssue {
@@ -10,7 +11,22 @@ export interface ValidationIssue {
   readonly code: string
 }
 
-const coded = <Tag extends string, Code extends string>(tag: Tag, code: Code) =>
+/** A tagged error carrying its wire `code` and a `detail`: what every class made by `coded` is. */
+export interface CodedError<Tag extends string, Code extends string> extends Cause.YieldableError {
+  readonly _tag: Tag
+  readonly code: Code
+  readonly detail: unknown
+}
+
+export type CodedErrorClass<Tag extends string, Code extends string> = new (args: {
+  readonly detail: unknown
+}) => CodedError<Tag, Code>
+
+/**
+ * Typed by name rather than inferred: a declaration file must name the base of each exported class,
+ * and the inferred class type reaches into Effect's internals.
+ */
+const coded = <Tag extends string, Code extends string>(tag: Tag, code: Code): CodedErrorClass<Tag, Code> =>
   class extends Data.TaggedError(tag)<{ readonly detail: unknown }> {
     readonly code: Code = code
   }

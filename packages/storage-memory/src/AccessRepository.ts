@@ -1,5 +1,6 @@
 /** Organisations and API keys in memory; keys are found by the hash of the token, never the token. */
 import { Access, Errors } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
@@ -8,7 +9,7 @@ import { copy, copyOut, instant, read, type Store, write } from "./internal/Stor
 
 const refused = (message: string) => Either.left(new Errors.StorageError({ message }))
 
-export const make = (store: Store) =>
+export const make = (store: Store): Context.Tag.Service<typeof Access.AccessRepository> =>
   Access.AccessRepository.of({
     insertOrganisation: (input, at) =>
       Effect.flatMap(copy(input), (organisation) =>

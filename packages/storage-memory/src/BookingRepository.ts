@@ -1,5 +1,6 @@
 /** Booking series and bookings in memory. */
 import { Bookings } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as LiveRecords from "./internal/liveRecords.js"
 import { instant, newestFirst, type Store } from "./internal/Store.js"
@@ -10,7 +11,7 @@ const byId = (a: Booking, b: Booking): number => (a.id < b.id ? -1 : a.id > b.id
 const soonestFirst = (a: Booking, b: Booking): number => instant(a.starts_at) - instant(b.starts_at) || byId(a, b)
 const latestFirst = (a: Booking, b: Booking): number => -soonestFirst(a, b)
 
-export const make = (store: Store) => {
+export const make = (store: Store): Context.Tag.Service<typeof Bookings.BookingRepository> => {
   const series = LiveRecords.make<Bookings.Series>(store, { table: "bookingSeries", noun: "booking series" })
   const bookings = LiveRecords.make<Booking>(store, { table: "bookings", noun: "booking" })
   return Bookings.BookingRepository.of({

@@ -1,9 +1,10 @@
 /** Calls in memory: rows per organisation, through the shared live-record table. */
 import { Calls } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as LiveRecords from "./internal/liveRecords.js"
 import type { Store } from "./internal/Store.js"
 
-export const make = (store: Store) => {
+export const make = (store: Store): Context.Tag.Service<typeof Calls.CallRepository> => {
   const live = LiveRecords.make<Calls.Call>(store, { table: "calls", noun: "call" })
   return Calls.CallRepository.of({
     insert: live.insert,

@@ -1,9 +1,10 @@
 /** Companies in memory: rows per organisation, archived ones kept but never read. */
 import { Companies } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as LiveRecords from "./internal/liveRecords.js"
 import type { Store } from "./internal/Store.js"
 
-export const make = (store: Store) => {
+export const make = (store: Store): Context.Tag.Service<typeof Companies.CompanyRepository> => {
   const live = LiveRecords.make<Companies.Company>(store, {
     table: "companies",
     noun: "company",

@@ -1,5 +1,6 @@
 /** Contacts in memory: live rows per organisation plus an index of the live holder of each address. */
 import { Contacts, Errors } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
@@ -31,7 +32,7 @@ const indexEmail = (
 const releaseEmail = (t: Tenant, contact: Contacts.Contact): Tenant =>
   contact.email === null ? t : { ...t, contactEmails: HashMap.remove(t.contactEmails, contact.email) }
 
-export const make = (store: Store) => {
+export const make = (store: Store): Context.Tag.Service<typeof Contacts.ContactRepository> => {
   const live = LiveRecords.make<Contacts.Contact, Errors.EmailAlreadyExists>(store, {
     table: "contacts",
     noun: "contact",

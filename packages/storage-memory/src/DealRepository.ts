@@ -1,5 +1,6 @@
 /** Deals in memory: rows per organisation, and each deal's stage visits beside them. */
 import { Deals } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
@@ -42,7 +43,7 @@ const matching = (filter: Deals.DealFilter) => {
     (closeBefore === undefined || (deal.expected_close_date !== null && deal.expected_close_date < closeBefore))
 }
 
-export const make = (store: Store) => {
+export const make = (store: Store): Context.Tag.Service<typeof Deals.DealRepository> => {
   const live = LiveRecords.make<Deals.Deal>(store, {
     table: "deals",
     noun: "deal"

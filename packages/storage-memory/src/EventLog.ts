@@ -3,6 +3,7 @@
  * serialised and readers outside a unit see only committed state, ids become visible in order.
  */
 import { type Errors, Events } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
@@ -10,7 +11,7 @@ import * as RedBlackTree from "effect/RedBlackTree"
 import { copy, copyOut, instant, read, type Store, tenant, withTenant, write } from "./internal/Store.js"
 import { deliveriesFor } from "./WebhookRepository.js"
 
-export const make = (store: Store) =>
+export const make = (store: Store): Context.Tag.Service<typeof Events.EventLog> =>
   Events.EventLog.of({
     append: (organisationId, input, at) =>
       input.length === 0

@@ -1,5 +1,6 @@
 /** Central-bank rates in memory: per currency pair, a tree by date, so `latest` is one descent. */
 import { Invoicing } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
 import * as Iterable from "effect/Iterable"
@@ -16,7 +17,7 @@ const pairKey = (from: string, to: string): string => JSON.stringify([from, to])
 // YYYY-MM-DD orders as text in calendar order.
 const emptyByDate: ByDate = RedBlackTree.empty<string, string>(Order.string)
 
-export const make = (store: Store) =>
+export const make = (store: Store): Context.Tag.Service<typeof Invoicing.ExchangeRates> =>
   Invoicing.ExchangeRates.of({
     // Rates are immutable strings, so nothing needs copying; a later rate in the batch for the same day wins.
     store: (rates) =>

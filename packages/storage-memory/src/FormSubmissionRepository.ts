@@ -1,11 +1,12 @@
 /** Form submissions in memory: one organisation's submissions by id. */
 import { Forms } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as AppendOnly from "./internal/appendOnly.js"
 import { instant, type Store } from "./internal/Store.js"
 
-export const make = (store: Store) => {
+export const make = (store: Store): Context.Tag.Service<typeof Forms.FormSubmissionRepository> => {
   const rows = AppendOnly.make<Forms.Submission>(store, "formSubmissions", "form submission")
   return Forms.FormSubmissionRepository.of({
     insert: rows.insert,

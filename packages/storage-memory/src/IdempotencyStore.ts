@@ -4,6 +4,7 @@
  * and then sees its saved record; it never reports `IdempotencyInProgress`.
  */
 import { Idempotency } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
@@ -12,7 +13,7 @@ import { copy, copyOut, instant, read, type Store, write } from "./internal/Stor
 
 const slot = (scope: Idempotency.IdempotencyScope): string => `${scope.keyId}\u0000${scope.idempotencyKey}`
 
-export const make = (store: Store) =>
+export const make = (store: Store): Context.Tag.Service<typeof Idempotency.IdempotencyStore> =>
   Idempotency.IdempotencyStore.of({
     claim: (scope, notBefore) =>
       read(store, (state) =>

@@ -1,5 +1,6 @@
 /** Invoices in memory: rows per organisation, and each invoice's payments beside them. */
 import { Invoicing } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
@@ -24,7 +25,7 @@ const paymentsOf = (t: Tenant, invoiceId: string): ReadonlyArray<Invoicing.Payme
 /** What the overdue job looks at: invoices still waiting for money. */
 const awaitingPayment = (status: Invoicing.Invoice["status"]): boolean => status === "issued" || status === "partial"
 
-export const make = (store: Store) => {
+export const make = (store: Store): Context.Tag.Service<typeof Invoicing.InvoiceRepository> => {
   const live = LiveRecords.make<Invoicing.Invoice>(store, {
     table: "invoices",
     noun: "invoice"

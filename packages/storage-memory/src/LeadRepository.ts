@@ -1,5 +1,6 @@
 /** Provider leads in memory: claimed and recorded inside one unit of work, which the store serialises. */
 import { Leads } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
@@ -8,7 +9,7 @@ import { copyOut, type Store, tenant, withTenant, write } from "./internal/Store
 // One key for the pair; JSON keeps them apart whatever characters either holds.
 const keyOf = (provider: string, externalId: string) => JSON.stringify([provider, externalId])
 
-export const make = (store: Store) =>
+export const make = (store: Store): Context.Tag.Service<typeof Leads.LeadRepository> =>
   Leads.LeadRepository.of({
     claim: (organisationId, provider, externalId) =>
       write(store, (state) => {

@@ -1,10 +1,11 @@
 /** Link-in-bio pages in memory; slugs kept unique per organisation through the `siteKeys` index. */
 import { type Errors, LinkPages } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as LiveRecords from "./internal/liveRecords.js"
 import type { Store } from "./internal/Store.js"
 import { uniqueKey } from "./internal/uniqueKeys.js"
 
-export const make = (store: Store) => {
+export const make = (store: Store): Context.Tag.Service<typeof LinkPages.LinkPageRepository> => {
   const live = LiveRecords.make<LinkPages.LinkPage, Errors.SlugAlreadyExists>(store, {
     table: "linkPages",
     noun: "link page",

@@ -1,5 +1,6 @@
 /** The mail outbox in memory: messages per organisation; claiming is one atomic change over all of them. */
 import { Mail } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
@@ -18,7 +19,7 @@ import {
 
 const dueFirst = earliestFirst<Mail.MailMessage>((message) => message.next_attempt_at ?? "")
 
-export const make = (store: Store) =>
+export const make = (store: Store): Context.Tag.Service<typeof Mail.MailOutbox> =>
   Mail.MailOutbox.of({
     enqueue: (organisationId, input) =>
       Effect.flatMap(copy(input), (message) =>

@@ -1,11 +1,12 @@
 /** Notes in memory: written once, never changed or archived. */
 import { Errors, Notes } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
 import { copy, copyOut, newestFirst, read, type Store, tenant, withTenant, write } from "./internal/Store.js"
 
-export const make = (store: Store) =>
+export const make = (store: Store): Context.Tag.Service<typeof Notes.NoteRepository> =>
   Notes.NoteRepository.of({
     insert: (organisationId, input) =>
       Effect.flatMap(copy(input), (note) =>

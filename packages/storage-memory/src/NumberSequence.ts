@@ -1,5 +1,6 @@
 /** Gap-free counters in memory: one `write`, so a unit of work that fails takes its number back with its snapshot. */
 import { Invoicing } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
@@ -8,7 +9,7 @@ import { type Store, tenant, withTenant, write } from "./internal/Store.js"
 // The year has no separator in it, so any series text after the first one is unambiguous.
 const sequenceKey = (series: string, year: number): string => `${year}/${series}`
 
-export const make = (store: Store) =>
+export const make = (store: Store): Context.Tag.Service<typeof Invoicing.NumberSequence> =>
   Invoicing.NumberSequence.of({
     next: (organisationId, series, year) =>
       write(store, (state) => {

@@ -1,5 +1,6 @@
 /** Orders in memory: rows per organisation plus an index of the order holding each external id. */
 import { Errors, Orders } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
@@ -20,7 +21,7 @@ const indexExternalId = (
     : Either.right({ ...t, orderExternalIds: HashMap.set(t.orderExternalIds, order.external_id, order.id) })
 }
 
-export const make = (store: Store) => {
+export const make = (store: Store): Context.Tag.Service<typeof Orders.OrderRepository> => {
   const live = LiveRecords.make<Orders.Order, Errors.OrderAlreadyExists>(store, {
     table: "orders",
     noun: "order",

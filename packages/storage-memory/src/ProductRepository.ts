@@ -1,5 +1,6 @@
 /** Products in memory: rows per organisation with their levels in place, plus an index of the holder of each SKU. */
 import { Errors, Inventory } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
@@ -24,7 +25,7 @@ const indexSku = (
 
 const untracked = (product: Product): Product => Inventory.ProductRules.withLevels(product, new Map())
 
-export const make = (store: Store) => {
+export const make = (store: Store): Context.Tag.Service<typeof Inventory.ProductRepository> => {
   const live = LiveRecords.make<Product, Errors.ValidationFailed>(store, {
     table: "products",
     noun: "product",

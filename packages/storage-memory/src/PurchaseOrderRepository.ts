@@ -1,9 +1,10 @@
 /** Purchase orders in memory: rows per organisation, through the shared live-record table. */
 import { PurchaseOrders } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as LiveRecords from "./internal/liveRecords.js"
 import type { Store } from "./internal/Store.js"
 
-export const make = (store: Store) => {
+export const make = (store: Store): Context.Tag.Service<typeof PurchaseOrders.PurchaseOrderRepository> => {
   const live = LiveRecords.make<PurchaseOrders.PurchaseOrder>(store, {
     table: "purchaseOrders",
     noun: "purchase order"

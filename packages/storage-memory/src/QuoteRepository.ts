@@ -1,5 +1,6 @@
 /** Quotes in memory: rows per organisation, and the revisions each send froze beside them. */
 import { Errors, Quotes } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
@@ -20,7 +21,7 @@ import {
 const revisionsOf = (t: Tenant, quoteId: string): ReadonlyArray<Quotes.QuoteRevision> =>
   Option.getOrElse(HashMap.get(t.quoteRevisions, quoteId), () => [])
 
-export const make = (store: Store) => {
+export const make = (store: Store): Context.Tag.Service<typeof Quotes.QuoteRepository> => {
   const live = LiveRecords.make<Quotes.Quote>(store, {
     table: "quotes",
     noun: "quote"

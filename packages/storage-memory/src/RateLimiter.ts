@@ -1,5 +1,6 @@
 /** An exact rolling window: the admitted request times themselves are kept, not a bucket estimate. */
 import { Access } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
@@ -35,7 +36,7 @@ const decide = (state: State, keyId: string, request: Request) => {
   return { decision, window }
 }
 
-export const make = (store: Store) =>
+export const make = (store: Store): Context.Tag.Service<typeof Access.RateLimiter> =>
   Access.RateLimiter.of({
     take: (keyId, request) =>
       request.spend

@@ -1,10 +1,11 @@
 /** Custom records in memory: rows per organisation, with the list filters of the port. */
 import { Records } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as LiveRecords from "./internal/liveRecords.js"
 import type { Store } from "./internal/Store.js"
 
-export const make = (store: Store) => {
+export const make = (store: Store): Context.Tag.Service<typeof Records.RecordRepository> => {
   const live = LiveRecords.make<Records.CustomRecord>(store, {
     table: "records",
     noun: "record",

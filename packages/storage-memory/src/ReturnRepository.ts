@@ -1,9 +1,10 @@
 /** Returns (RMAs) in memory: rows per organisation, through the shared live-record table. */
 import { Returns } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as LiveRecords from "./internal/liveRecords.js"
 import { newestFirst, type Store } from "./internal/Store.js"
 
-export const make = (store: Store) => {
+export const make = (store: Store): Context.Tag.Service<typeof Returns.ReturnRepository> => {
   const live = LiveRecords.make<Returns.Return>(store, { table: "returns", noun: "return" })
   return Returns.ReturnRepository.of({
     insert: live.insert,

@@ -1,10 +1,11 @@
 /** Sites, pages and posts in memory; domains, paths and slugs kept unique through the `siteKeys` index. */
 import { type Errors, Sites } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as LiveRecords from "./internal/liveRecords.js"
 import type { Store } from "./internal/Store.js"
 import { uniqueKey } from "./internal/uniqueKeys.js"
 
-export const make = (store: Store) => {
+export const make = (store: Store): Context.Tag.Service<typeof Sites.SiteRepository> => {
   const sites = LiveRecords.make<Sites.Site, Errors.DomainAlreadyExists>(store, {
     table: "sites",
     noun: "site",

@@ -1,5 +1,6 @@
 /** The stock ledger in memory: each product's movements in order, and the levels kept in the product rows. */
 import { Errors, Inventory } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
@@ -11,7 +12,7 @@ const { ProductRules, StockLedger } = Inventory
 const refuse = (message: string) =>
   Either.left(new Errors.StorageError({ message: `StockLedgerStore.append: ${message}` }))
 
-export const make = (store: Store) =>
+export const make = (store: Store): Context.Tag.Service<typeof Inventory.StockLedgerStore> =>
   Inventory.StockLedgerStore.of({
     append: (organisationId, input) =>
       Effect.flatMap(copy(input), (movement) =>

@@ -1,5 +1,6 @@
 /** The in-process store answers whenever the process does. */
 import { Health } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 
-export const make = () => Health.StoreProbe.of({ ping: Effect.void })
+export const make = (): Context.Tag.Service<typeof Health.StoreProbe> => Health.StoreProbe.of({ ping: Effect.void })

@@ -1,9 +1,10 @@
 /** Survey answers in memory: rows per organisation, through the shared live-record table. */
 import { Surveys } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as LiveRecords from "./internal/liveRecords.js"
 import type { Store } from "./internal/Store.js"
 
-export const make = (store: Store) => {
+export const make = (store: Store): Context.Tag.Service<typeof Surveys.SurveyResponseRepository> => {
   const live = LiveRecords.make<Surveys.SurveyResponse>(store, { table: "surveyResponses", noun: "survey response" })
   return Surveys.SurveyResponseRepository.of({
     insert: live.insert,

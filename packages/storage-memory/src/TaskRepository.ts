@@ -1,5 +1,6 @@
 /** Tasks in memory: rows per organisation, archived ones kept but never read. */
 import { Tasks } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as LiveRecords from "./internal/liveRecords.js"
 import { instant, type Store } from "./internal/Store.js"
@@ -29,7 +30,7 @@ const matching = (filter: Tasks.TaskFilter) => {
     (before === undefined || (task.due_at !== null && instant(task.due_at) < before))
 }
 
-export const make = (store: Store) => {
+export const make = (store: Store): Context.Tag.Service<typeof Tasks.TaskRepository> => {
   const live = LiveRecords.make<Tasks.Task>(store, {
     table: "tasks",
     noun: "task"

@@ -1,9 +1,10 @@
 /** Tickets in memory: rows per organisation, through the shared live-record table. */
 import { Tickets } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as LiveRecords from "./internal/liveRecords.js"
 import type { Store } from "./internal/Store.js"
 
-export const make = (store: Store) => {
+export const make = (store: Store): Context.Tag.Service<typeof Tickets.TicketRepository> => {
   const live = LiveRecords.make<Tickets.TicketRecord>(store, { table: "tickets", noun: "ticket" })
   return Tickets.TicketRepository.of({
     insert: live.insert,

@@ -1,11 +1,12 @@
 /** Page views in memory: one organisation's visits by id. */
 import { Visits } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as AppendOnly from "./internal/appendOnly.js"
 import type { Store } from "./internal/Store.js"
 
-export const make = (store: Store) => {
+export const make = (store: Store): Context.Tag.Service<typeof Visits.VisitRepository> => {
   const rows = AppendOnly.make<Visits.Visit>(store, "visits", "visit")
   return Visits.VisitRepository.of({
     insert: rows.insert,

@@ -4,6 +4,7 @@
  * claim is one atomic change; leases still expire, as on PostgreSQL, so the semantics match.
  */
 import { type Events, Webhooks } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
@@ -88,7 +89,7 @@ const failPending = (deliveries: HashMap.HashMap<string, DeliveryRow>, hookId: s
       : row
   )
 
-export const make = (store: Store) =>
+export const make = (store: Store): Context.Tag.Service<typeof Webhooks.WebhookRepository> =>
   Webhooks.WebhookRepository.of({
     keyOrganisation: (keyId) =>
       read(store, (state) =>

@@ -8,9 +8,11 @@
 import { Access } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import { orStorageError } from "./internal/errors.js"
 import {
   CHANNEL,
@@ -35,7 +37,9 @@ export interface AccessRepositoryOptions {
   readonly listener?: ListenerOptions
 }
 
-export const makeWith = (options: AccessRepositoryOptions = {}) =>
+export const makeWith = (
+  options: AccessRepositoryOptions = {}
+): Effect.Effect<Context.Tag.Service<typeof Access.AccessRepository>, never, SqlClient.SqlClient | Scope.Scope> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const pg = yield* Effect.serviceOption(PgClient.PgClient)
@@ -173,10 +177,16 @@ export const makeWith = (options: AccessRepositoryOptions = {}) =>
     })
   })
 
-export const make = makeWith()
+export const make: Effect.Effect<
+  Context.Tag.Service<typeof Access.AccessRepository>,
+  never,
+  SqlClient.SqlClient | Scope.Scope
+> = makeWith()
 
 /** Scoped: on a PostgreSQL server the listener behind the key cache lives as long as the layer. */
-export const layerWith = (options: AccessRepositoryOptions = {}) =>
+export const layerWith = (
+  options: AccessRepositoryOptions = {}
+): Layer.Layer<Access.AccessRepository, never, SqlClient.SqlClient> =>
   Layer.scoped(Access.AccessRepository, makeWith(options))
 
-export const layer = layerWith()
+export const layer: Layer.Layer<Access.AccessRepository, never, SqlClient.SqlClient> = layerWith()

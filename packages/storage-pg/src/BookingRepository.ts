@@ -1,5 +1,6 @@
 import { Bookings } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { orStorageError } from "./internal/errors.js"
@@ -22,7 +23,11 @@ const bookings: LiveRecords.LiveTable<BookingRow, Bookings.Booking> = {
   repository: "BookingRepository"
 }
 
-export const make = Effect.gen(function* () {
+export const make: Effect.Effect<
+  Context.Tag.Service<typeof Bookings.BookingRepository>,
+  never,
+  SqlClient.SqlClient
+> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const seriesRows = LiveRecords.make(sql, series)
   const live = LiveRecords.make(sql, bookings)

@@ -1,5 +1,6 @@
 import { Contacts, Errors } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { isUniqueViolation, orStorageError } from "./internal/errors.js"
@@ -17,7 +18,11 @@ const contacts: LiveRecords.LiveTable<ContactRow, Contacts.Contact> = {
   repository: "ContactRepository"
 }
 
-export const make = Effect.gen(function* () {
+export const make: Effect.Effect<
+  Context.Tag.Service<typeof Contacts.ContactRepository>,
+  never,
+  SqlClient.SqlClient
+> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const live = LiveRecords.make(sql, contacts)
 

@@ -1,5 +1,6 @@
 import { Events } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { orStorageError } from "./internal/errors.js"
@@ -27,7 +28,9 @@ const AFTER_OF_EVENT = `SELECT id, event, data, created_at FROM events
 /** Ids are int8: a cursor past the largest (the wire allows 19 digits) has nothing after it. */
 const MAX_ID = 9_223_372_036_854_775_807n
 
-export const make = (options: EventLogOptions = {}) =>
+export const make = (
+  options: EventLogOptions = {}
+): Effect.Effect<Context.Tag.Service<typeof Events.EventLog>, never, SqlClient.SqlClient> =>
   Effect.map(SqlClient.SqlClient, (sql) => {
     const execute = executeOn(sql)
     // A sequence hands out ids at INSERT but they become visible at COMMIT, in any order: a
@@ -117,4 +120,5 @@ export const make = (options: EventLogOptions = {}) =>
     })
   })
 
-export const layer = (options: EventLogOptions = {}) => Layer.effect(Events.EventLog, make(options))
+export const layer = (options: EventLogOptions = {}): Layer.Layer<Events.EventLog, never, SqlClient.SqlClient> =>
+  Layer.effect(Events.EventLog, make(options))

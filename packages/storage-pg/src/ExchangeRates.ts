@@ -1,5 +1,6 @@
 import { Invoicing } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -15,7 +16,11 @@ const lastPerDay = (rates: ReadonlyArray<Invoicing.PublishedRate>): ReadonlyArra
   ...new Map(rates.map((rate) => [JSON.stringify([rate.date, rate.from, rate.to]), rate])).values()
 ]
 
-export const make = Effect.gen(function* () {
+export const make: Effect.Effect<
+  Context.Tag.Service<typeof Invoicing.ExchangeRates>,
+  never,
+  SqlClient.SqlClient
+> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
   return Invoicing.ExchangeRates.of({

@@ -1,5 +1,6 @@
 import { Forms } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -8,7 +9,11 @@ import { type FormCountsRow, toFormCounts } from "./internal/recordRows.js"
 import { iso } from "./internal/rows.js"
 import { json } from "./internal/values.js"
 
-export const make = Effect.gen(function* () {
+export const make: Effect.Effect<
+  Context.Tag.Service<typeof Forms.FormSubmissionRepository>,
+  never,
+  SqlClient.SqlClient
+> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
   return Forms.FormSubmissionRepository.of({

@@ -1,5 +1,6 @@
 import { Errors, Idempotency } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -22,7 +23,11 @@ const SAVE = `INSERT INTO idempotency (key_id, idem_key, fingerprint, status, he
   ON CONFLICT (key_id, idem_key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status,
     headers = EXCLUDED.headers, body = EXCLUDED.body, created_at = EXCLUDED.created_at`
 
-export const make = Effect.map(SqlClient.SqlClient, (sql) => {
+export const make: Effect.Effect<
+  Context.Tag.Service<typeof Idempotency.IdempotencyStore>,
+  never,
+  SqlClient.SqlClient
+> = Effect.map(SqlClient.SqlClient, (sql) => {
   const execute = executeOn(sql)
   return Idempotency.IdempotencyStore.of({
     // A transaction-scoped lock: released by COMMIT or ROLLBACK, so a crashed request never

@@ -1,5 +1,6 @@
 import { LinkPages } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as LiveRecords from "./internal/liveRecords.js"
@@ -14,7 +15,11 @@ const linkPages: LiveRecords.LiveTable<LinkPageRow, LinkPages.LinkPage> = {
   repository: "LinkPageRepository"
 }
 
-export const make = Effect.gen(function* () {
+export const make: Effect.Effect<
+  Context.Tag.Service<typeof LinkPages.LinkPageRepository>,
+  never,
+  SqlClient.SqlClient
+> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const live = LiveRecords.make(sql, linkPages)
   return LinkPages.LinkPageRepository.of({

@@ -1,5 +1,6 @@
 import { Mail } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { orStorageError } from "./internal/errors.js"
@@ -8,50 +9,54 @@ import { type MailRow, toMailMessage } from "./internal/rows.js"
 const COLUMNS =
   "id, organisation_id, recipient, subject, body, status, attempts, last_error, next_attempt_at, created_at, sent_at"
 
-export const make = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const columns = sql.literal(COLUMNS)
+export const make: Effect.Effect<Context.Tag.Service<typeof Mail.MailOutbox>, never, SqlClient.SqlClient> = Effect.gen(
+  function* () {
+    const sql = yield* SqlClient.SqlClient
+    const columns = sql.literal(COLUMNS)
 
-  return Mail.MailOutbox.of({
-    enqueue: (organisationId, message) =>
-      sql`INSERT INTO mail_outbox (${columns}) VALUES (${message.id}::uuid, ${organisationId}::uuid, ${message.to},
+    return Mail.MailOutbox.of({
+      enqueue: (organisationId, message) =>
+        sql`INSERT INTO mail_outbox (${columns}) VALUES (${message.id}::uuid, ${organisationId}::uuid, ${message.to},
         ${message.subject}, ${message.body}, ${message.status}, ${message.attempts}::integer, ${message.last_error},
         ${message.next_attempt_at}::timestamptz, ${message.created_at}::timestamptz, ${message.sent_at}::timestamptz)`.pipe(
-        Effect.asVoid,
-        orStorageError("MailOutbox.enqueue")
-      ),
+          Effect.asVoid,
+          orStorageError("MailOutbox.enqueue")
+        ),
 
-    list: (organisationId, filter, page) =>
-      sql<MailRow>`SELECT ${columns} FROM mail_outbox WHERE organisation_id = ${organisationId}::uuid
+      list: (organisationId, filter, page) =>
+        sql<MailRow>`SELECT ${columns} FROM mail_outbox WHERE organisation_id = ${organisationId}::uuid
         ${filter.status === undefined ? sql`` : sql`AND status = ${filter.status}`}
         ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1} OFFSET ${page.offset}`.pipe(
-        Effect.map((rows) => rows.map(toMailMessage)),
-        orStorageError("MailOutbox.list")
-      ),
+          Effect.map((rows) => rows.map(toMailMessage)),
+          orStorageError("MailOutbox.list")
+        ),
 
-    // SKIP LOCKED: workers of other processes claiming at the same moment pass over the rows this
-    // one is taking instead of waiting for them, and the lease keeps them away once it commits.
-    claimDue: (now, leaseUntil, limit) =>
-      sql<MailRow>`UPDATE mail_outbox SET attempts = attempts + 1, next_attempt_at = ${leaseUntil}::timestamptz
+      // SKIP LOCKED: workers of other processes claiming at the same moment pass over the rows this
+      // one is taking instead of waiting for them, and the lease keeps them away once it commits.
+      claimDue: (now, leaseUntil, limit) =>
+        sql<MailRow>`UPDATE mail_outbox SET attempts = attempts + 1, next_attempt_at = ${leaseUntil}::timestamptz
         WHERE id IN (
           SELECT id FROM mail_outbox
           WHERE status = 'queued' AND next_attempt_at <= ${now}::timestamptz
           ORDER BY next_attempt_at, id LIMIT ${limit}
           FOR UPDATE SKIP LOCKED)
         RETURNING ${columns}`.pipe(
-        Effect.map((rows) => rows.map((row) => ({ organisationId: row.organisation_id, message: toMailMessage(row) }))),
-        orStorageError("MailOutbox.claimDue")
-      ),
+          Effect.map((rows) =>
+            rows.map((row) => ({ organisationId: row.organisation_id, message: toMailMessage(row) }))
+          ),
+          orStorageError("MailOutbox.claimDue")
+        ),
 
-    record: (organisationId, message) =>
-      sql`UPDATE mail_outbox SET status = ${message.status}, attempts = ${message.attempts}::integer,
+      record: (organisationId, message) =>
+        sql`UPDATE mail_outbox SET status = ${message.status}, attempts = ${message.attempts}::integer,
         last_error = ${message.last_error}, next_attempt_at = ${message.next_attempt_at}::timestamptz,
         sent_at = ${message.sent_at}::timestamptz
         WHERE organisation_id = ${organisationId}::uuid AND id = ${message.id}::uuid`.pipe(
-        Effect.asVoid,
-        orStorageError("MailOutbox.record")
-      )
-  })
-})
+          Effect.asVoid,
+          orStorageError("MailOutbox.record")
+        )
+    })
+  }
+)
 
 export const layer = Layer.effect(Mail.MailOutbox, make)

@@ -1,6 +1,7 @@
 /** Notes in PostgreSQL: written once, never changed or archived. */
 import { Notes } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { orStorageError } from "./internal/errors.js"
@@ -29,7 +30,11 @@ const toNote = (row: NoteRow): Notes.Note => ({
   created_at: iso(row.created_at)
 })
 
-export const make = Effect.gen(function* () {
+export const make: Effect.Effect<
+  Context.Tag.Service<typeof Notes.NoteRepository>,
+  never,
+  SqlClient.SqlClient
+> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
   return Notes.NoteRepository.of({

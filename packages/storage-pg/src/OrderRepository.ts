@@ -1,5 +1,6 @@
 import { Errors, Orders } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { isUniqueViolation } from "./internal/errors.js"
@@ -17,7 +18,11 @@ const orders: LiveRecords.LiveTable<OrderRow, Orders.Order> = {
   repository: "OrderRepository"
 }
 
-export const make = Effect.gen(function* () {
+export const make: Effect.Effect<
+  Context.Tag.Service<typeof Orders.OrderRepository>,
+  never,
+  SqlClient.SqlClient
+> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const live = LiveRecords.make(sql, orders)
 

@@ -1,6 +1,7 @@
 import { Errors, Inventory } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { isUniqueViolation, orStorageError } from "./internal/errors.js"
@@ -24,7 +25,11 @@ const products: LiveRecords.LiveTable<ProductRow, Inventory.Product> = {
 
 const skuTaken = Errors.invalidField("sku", "another product of the organisation has this SKU", "sku_taken")
 
-export const make = Effect.gen(function* () {
+export const make: Effect.Effect<
+  Context.Tag.Service<typeof Inventory.ProductRepository>,
+  never,
+  SqlClient.SqlClient
+> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const live = LiveRecords.make(sql, products)
 

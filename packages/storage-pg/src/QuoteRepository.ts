@@ -1,5 +1,6 @@
 import { Quotes } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { orStorageError } from "./internal/errors.js"
@@ -16,7 +17,11 @@ const quotes: LiveRecords.LiveTable<QuoteRow, Quotes.Quote> = {
   repository: "QuoteRepository"
 }
 
-export const make = Effect.gen(function* () {
+export const make: Effect.Effect<
+  Context.Tag.Service<typeof Quotes.QuoteRepository>,
+  never,
+  SqlClient.SqlClient
+> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const live = LiveRecords.make(sql, quotes)
 

@@ -1,5 +1,6 @@
 import { Access } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { orStorageError } from "./internal/errors.js"
@@ -17,7 +18,11 @@ const TAKE = `SELECT admitted, remaining, retry_after_ms
   FROM crm_rate_take($1::text, $2::bigint, $3::integer, $4::bigint, $5::boolean)`
 
 /** The window lives in `crm_rate_take` (migration 0002): one call, one round trip, one row lock. */
-export const make = Effect.map(SqlClient.SqlClient, (sql) => {
+export const make: Effect.Effect<
+  Context.Tag.Service<typeof Access.RateLimiter>,
+  never,
+  SqlClient.SqlClient
+> = Effect.map(SqlClient.SqlClient, (sql) => {
   const execute = executeOn(sql)
   return Access.RateLimiter.of({
     take: (keyId, { limit, now, spend, windowMs }) =>

@@ -1,5 +1,6 @@
 import { Records } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { orStorageError } from "./internal/errors.js"
@@ -16,7 +17,11 @@ const records: LiveRecords.LiveTable<CustomRecordRow, Records.CustomRecord> = {
   repository: "RecordRepository"
 }
 
-export const make = Effect.gen(function* () {
+export const make: Effect.Effect<
+  Context.Tag.Service<typeof Records.RecordRepository>,
+  never,
+  SqlClient.SqlClient
+> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const live = LiveRecords.make(sql, records)
 

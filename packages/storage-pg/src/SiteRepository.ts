@@ -1,5 +1,6 @@
 import { Sites } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as LiveRecords from "./internal/liveRecords.js"
@@ -28,7 +29,11 @@ const posts: LiveRecords.LiveTable<PostRow, Sites.Post> = {
   repository: "SiteRepository"
 }
 
-export const make = Effect.gen(function* () {
+export const make: Effect.Effect<
+  Context.Tag.Service<typeof Sites.SiteRepository>,
+  never,
+  SqlClient.SqlClient
+> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const siteRows = LiveRecords.make(sql, sites)
   const pageRows = LiveRecords.make(sql, pages)

@@ -1,5 +1,6 @@
 import { Errors, Inventory } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { atomically } from "./internal/atomically.js"
@@ -9,7 +10,11 @@ import { type StockMovementRow, toStockMovement } from "./internal/inventoryRows
 const stale = (message: string) =>
   Effect.fail(new Errors.StorageError({ message: `StockLedgerStore.append: ${message}` }))
 
-export const make = Effect.gen(function* () {
+export const make: Effect.Effect<
+  Context.Tag.Service<typeof Inventory.StockLedgerStore>,
+  never,
+  SqlClient.SqlClient
+> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
   return Inventory.StockLedgerStore.of({

@@ -1,5 +1,6 @@
 import { Surveys } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as LiveRecords from "./internal/liveRecords.js"
@@ -12,7 +13,11 @@ const responses: LiveRecords.LiveTable<SurveyResponseRow, Surveys.SurveyResponse
   repository: "SurveyResponseRepository"
 }
 
-export const make = Effect.gen(function* () {
+export const make: Effect.Effect<
+  Context.Tag.Service<typeof Surveys.SurveyResponseRepository>,
+  never,
+  SqlClient.SqlClient
+> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const live = LiveRecords.make(sql, responses)
 

@@ -1,5 +1,6 @@
 import { Transaction } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { atomically } from "./internal/atomically.js"
@@ -12,7 +13,11 @@ import { organisationLock } from "./internal/organisationLock.js"
 // the rows the previous holder committed meanwhile.
 const LOCK_ORGANISATION = `SELECT ${organisationLock("$1")}`
 
-export const make = Effect.map(SqlClient.SqlClient, (sql) => {
+export const make: Effect.Effect<
+  Context.Tag.Service<typeof Transaction.Transaction>,
+  never,
+  SqlClient.SqlClient
+> = Effect.map(SqlClient.SqlClient, (sql) => {
   const inUnit = atomically(sql)
   const execute = executeOn(sql)
   return Transaction.Transaction.of({

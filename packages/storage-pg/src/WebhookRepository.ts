@@ -7,6 +7,7 @@
 import { Webhooks } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -100,7 +101,11 @@ interface DueRow {
 const HOOK_COLUMNS = `id, organisation_id, key_id, target_url, events, active, disabled_reason, secret, previous_secret,
   previous_secret_expires_at, failing_since, unanswered_attempts, paused_until, created_at, updated_at`
 
-export const make = Effect.gen(function* () {
+export const make: Effect.Effect<
+  Context.Tag.Service<typeof Webhooks.WebhookRepository>,
+  never,
+  SqlClient.SqlClient
+> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const columns = sql.literal(HOOK_COLUMNS)
   const owned = (owner: Webhooks.HookOwner, id: string) =>

@@ -3,7 +3,7 @@
  * ...): one organisation's rows, where an archived row stays in the table but is never read or
  * changed again. A repository adds only its own columns and rules.
  */
-import type { Wire } from "@crm/core"
+import type { Errors, Wire } from "@crm/core"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
@@ -38,7 +38,41 @@ export interface LiveFilter {
 /** How a repository runs a write statement, e.g. in a savepoint that turns a constraint into a domain error. */
 export type Guard<E> = (write: Effect.Effect<void, SqlError>) => Effect.Effect<void, E | SqlError>
 
-export const make = <Row extends object, A>(sql: SqlClient.SqlClient, spec: LiveTable<Row, A>) => {
+export interface LiveRecords<A> {
+  /** The rows the port can see, for a repository's own queries. */
+  readonly whereLive: (organisationId: string) => Statement.Fragment
+  /** The columns as every query reads them (`readAs` applied), for a repository's own queries. */
+  readonly selected: Statement.Fragment
+  /** `values` lists the record's values in the order of `columns`; the organisation is appended here. */
+  readonly insert: <E = never>(
+    organisationId: string,
+    values: Statement.Fragment,
+    guard?: Guard<E>
+  ) => Effect.Effect<void, Exclude<E, SqlError> | Errors.StorageError>
+  readonly insertUnlessTaken: (
+    casts: ReadonlyArray<string>,
+    conflict: string
+  ) => (organisationId: string, values: ReadonlyArray<unknown>) => Effect.Effect<boolean, Errors.StorageError>
+  readonly update: <E = never>(
+    organisationId: string,
+    id: string,
+    assignments: Statement.Fragment,
+    guard?: Guard<E>
+  ) => Effect.Effect<void, Exclude<E, SqlError> | Errors.StorageError>
+  readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<A>, Errors.StorageError>
+  readonly getForUpdate: (organisationId: string, id: string) => Effect.Effect<Option.Option<A>, Errors.StorageError>
+  readonly archive: (organisationId: string, id: string, at: string) => Effect.Effect<boolean, Errors.StorageError>
+  readonly list: (
+    organisationId: string,
+    filter: LiveFilter,
+    page: Wire.Page,
+    conditions?: ReadonlyArray<Statement.Fragment>
+  ) => Effect.Effect<ReadonlyArray<A>, Errors.StorageError>
+  readonly organisationOf: (id: string) => Effect.Effect<Option.Option<string>, Errors.StorageError>
+  readonly countLive: (organisationId: string) => Effect.Effect<number, Errors.StorageError>
+}
+
+export const make = <Row extends object, A>(sql: SqlClient.SqlClient, spec: LiveTable<Row, A>): LiveRecords<A> => {
   const table = sql(spec.table)
   const columns = sql.literal(spec.columns)
   const selectedText = spec.columns
