@@ -1,6 +1,13 @@
+import { defaultServerConditions } from "vite"
 import { defineConfig } from "vitest/config"
 
+// The workspace packages' `exports` name their TypeScript sources under the `@crm/source`
+// condition (and their built `dist/` for everyone else): tests run on the sources.
+const conditions = ["@crm/source", ...defaultServerConditions]
+
 export default defineConfig({
+  resolve: { conditions },
+  ssr: { resolve: { conditions, externalConditions: ["@crm/source"] } },
   test: {
     include: ["packages/*/test/**/*.test.ts", "test/**/*.test.ts"],
     exclude: ["**/node_modules/**", "test/bench/**"],

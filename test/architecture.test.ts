@@ -26,7 +26,11 @@ const allowed: Record<string, ReadonlyArray<RegExp>> = {
     /^zod$/,
     /^node:(crypto|http|net|stream|stream\/web)$/
   ],
-  "packages/mcp": [/^@crm\/core$/, /^effect(\/|$)/, /^zod$/, /^@modelcontextprotocol\/sdk\//]
+  "packages/mcp": [/^@crm\/core$/, /^effect(\/|$)/, /^zod$/, /^@modelcontextprotocol\/sdk\//],
+  // The kit drives the kernel (any storage) from fast-check, and runs the contract suite on vitest.
+  "packages/testing": [/^@crm\/core$/, /^effect(\/|$)/, /^zod$/, /^fast-check$/, /^vitest$/, /^@effect\/vitest$/],
+  // The client speaks HTTP only: it knows the API from the OpenAPI document, not from the kernel.
+  "packages/client": [/^openapi-fetch$/]
 }
 
 const sources = (dir: string): Array<string> =>

@@ -71,6 +71,11 @@ export const bundle = (dir: string, entry: Record<string, string>): Options => (
   // Everything is bundled but what `keepExternal` leaves out (tsup would leave out every dependency).
   noExternal: [/./],
   esbuildPlugins: [keepExternal(dir)],
+  // The workspace packages are bundled from their sources (their `exports` condition), so the
+  // server builds without building each package first.
+  esbuildOptions(options) {
+    options.conditions = ["@crm/source"]
+  },
   // The CommonJS packages bundled in (ajv, ws, nodemailer...) `require` Node's built-in modules.
   banner: {
     js: 'import { createRequire as __crmCreateRequire } from "node:module";\nconst require = __crmCreateRequire(import.meta.url);'

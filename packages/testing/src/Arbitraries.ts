@@ -1,0 +1,490 @@
+/**
+ * fast-check arbitraries derived from zod 4 schemas, read from their public definitions
+ * (`schema._zod.def`), so the schemas stay the one source of every input shape: `valid` values
+ * the schema accepts and `invalid` values it refuses. No maintained library converts zod 4.
+ *
+ * Checks the generators cannot build in (refinements, `trim`, lookarounds, transforms that may
+ * refuse) are enforced by filtering with the schema itself, after a fixed-seed probe: a check that
+ * passes fewer than 5 of 100 generated values is not filtered for (that would crawl) but left to
+ * the enclosing optional, default or nullable, or reported with `UnsupportedSchema`; `overrides`
+ * supplies an arbitrary for such a schema.
+ */
+import fc from "fast-check"
+import { z } from "zod"
+
+/** Thrown when a schema uses a kind the converter does not read, or its checks can hardly be met. */
+export class UnsupportedSchema extends Error {
+  constructor(
+    readonly path: string,
+    readonly reason: string
+  ) {
+    super(`cannot derive an arbitrary for ${path}: ${reason}`)
+    this.name = "UnsupportedSchema"
+  }
+}
+
+export interface Options {
+  /** Arbitraries of valid values to use instead of deriving, per schema (compared by identity). */
+  readonly overrides?: ReadonlyMap<z.core.$ZodType, fc.Arbitrary<unknown>>
+  /** The schema's name in error messages. */
+  readonly name?: string
+}
+
+/** Values `schema` accepts (its input type: what a client sends before parsing). */
+export const valid = <S extends z.core.$ZodType>(schema: S, options: Options = {}): fc.Arbitrary<z.input<S>> => {
+  const derived = derive(schema, contextOf(options))
+  if (derived.valid === undefined) throw new UnsupportedSchema(options.name ?? "schema", derived.unmet)
+  return derived.valid as fc.Arbitrary<z.input<S>>
+}
+
+/** Valid values after parsing: what a service operation takes. */
+export const parsed = <S extends z.core.$ZodType>(schema: S, options: Options = {}): fc.Arbitrary<z.output<S>> =>
+  valid(schema, options).map((input) => z.parse(schema, input))
+
+/** Values `schema` refuses: wrong types, broken bounds and formats, missing or unknown keys, one bad field. */
+export const invalid = (schema: z.core.$ZodType, options: Options = {}): fc.Arbitrary<unknown> => {
+  const refused = derive(schema, contextOf(options)).invalid()
+  if (refused === undefined) throw new UnsupportedSchema(options.name ?? "schema", "it accepts every value tried")
+  return refused
+}
+
+interface Context {
+  readonly path: string
+  readonly overrides: ReadonlyMap<z.core.$ZodType, fc.Arbitrary<unknown>>
+}
+
+interface Derived {
+  /** Undefined when no valid value can be generated; `unmet` says why. */
+  readonly valid: fc.Arbitrary<unknown> | undefined
+  readonly unmet: string
+  /** Undefined when the schema accepts every candidate; derived on demand (it probes). */
+  readonly invalid: () => fc.Arbitrary<unknown> | undefined
+  /** Of an optional or defaulted schema: what it holds when given, for an object key that may be left out. */
+  readonly inner?: Derived
+}
+
+const contextOf = (options: Options): Context => ({
+  path: options.name ?? "schema",
+  overrides: options.overrides ?? new Map()
+})
+
+const PROBES = 100
+const MIN_ACCEPTED = 5
+/** Generated beyond an array's minimum length, and a record's most keys: enough to vary, small enough to stay fast. */
+const EXTRA_ITEMS = 4
+/** The only value of an optional schema whose inner schema cannot be generated. */
+const absent = fc.constant(undefined)
+
+const accepts = (schema: z.core.$ZodType) => (value: unknown) => z.safeParse(schema, value).success
+const refuses = (schema: z.core.$ZodType) => (value: unknown) => !z.safeParse(schema, value).success
+
+const passing = (arbitrary: fc.Arbitrary<unknown>, predicate: (value: unknown) => boolean): number =>
+  fc.sample(arbitrary, { numRuns: PROBES, seed: 0x5eed }).filter(predicate).length
+
+/** `base` filtered by the schema when the schema has checks `base` may break, if enough values pass. */
+const enforce = (schema: z.core.$ZodType, base: fc.Arbitrary<unknown>): Pick<Derived, "valid" | "unmet"> => {
+  const def = schema._zod.def
+  if ((def.checks ?? []).length === 0 && def.type !== "pipe" && !("format" in def)) return { valid: base, unmet: "" }
+  const passed = passing(base, accepts(schema))
+  return passed >= MIN_ACCEPTED
+    ? { valid: base.filter(accepts(schema)), unmet: "" }
+    : { valid: undefined, unmet: `only ${passed} of ${PROBES} generated values pass its checks (give an override)` }
+}
+
+/** Candidates the schema refuses, or undefined when none of them is refused. */
+const refusedOf = (schema: z.core.$ZodType, candidates: ReadonlyArray<fc.Arbitrary<unknown> | undefined>) => {
+  const pool = fc.oneof(...candidates.filter((c): c is fc.Arbitrary<unknown> => c !== undefined))
+  return passing(pool, refuses(schema)) === 0 ? undefined : pool.filter(refuses(schema))
+}
+
+const wrongTypes = fc.constantFrom<unknown>(undefined, null, true, 0, -1, 1.5, "", "not valid", [], {})
+
+const unsupported = (ctx: Context, what: string): never => {
+  throw new UnsupportedSchema(ctx.path, `${what} is not supported`)
+}
+
+const at = (ctx: Context, segment: string): Context => ({ ...ctx, path: `${ctx.path}${segment}` })
+
+const once = <A>(make: () => A): (() => A) => {
+  let made: { readonly value: A } | undefined
+  return () => {
+    made ??= { value: make() }
+    return made.value
+  }
+}
+
+const checksOf = (schema: z.core.$ZodType) => (schema._zod.def.checks ?? []).map((check) => check._zod.def)
+
+const derive = (schema: z.core.$ZodType, ctx: Context): Derived => {
+  const override = ctx.overrides.get(schema)
+  if (override !== undefined) {
+    return { valid: override, unmet: "", invalid: once(() => refusedOf(schema, [wrongTypes, fc.jsonValue()])) }
+  }
+  const s = schema as z.core.$ZodTypes
+  switch (s._zod.def.type) {
+    case "string":
+      return derived(schema, stringOf(s as z.core.$ZodString, ctx), (base) => stringRefusals(schema, base))
+    case "number": {
+      const bounds = numberBounds(schema, ctx)
+      return derived(schema, numberOf(bounds), (base) => numberRefusals(bounds, base))
+    }
+    case "boolean":
+      return derived(schema, fc.boolean(), () => [])
+    case "null":
+      return derived(schema, fc.constant(null), () => [])
+    case "undefined":
+      return derived(schema, absent, () => [])
+    case "any":
+    case "unknown":
+      return derived(schema, fc.jsonValue({ maxDepth: 2 }), () => [])
+    case "never":
+      return { valid: undefined, unmet: `${ctx.path} is never`, invalid: once(() => refusedOf(schema, [wrongTypes])) }
+    case "enum":
+      return derived(schema, fc.constantFrom(...Object.values((s as z.core.$ZodEnum)._zod.def.entries)), () => [
+        fc.string()
+      ])
+    case "literal":
+      return derived(schema, fc.constantFrom(...(s as z.core.$ZodLiteral)._zod.def.values), () => [fc.string()])
+    case "object":
+      return objectOf(s as z.core.$ZodObject, ctx)
+    case "array":
+      return arrayOf(s as z.core.$ZodArray, ctx)
+    case "record":
+      return recordOf(s as z.core.$ZodRecord, ctx)
+    case "union":
+      return unionOf(s as z.core.$ZodUnion, ctx)
+    case "nullable": {
+      const inner = derive((s as z.core.$ZodNullable)._zod.def.innerType, ctx)
+      const valid = inner.valid === undefined ? fc.constant(null) : fc.option(inner.valid, { nil: null })
+      return { valid, unmet: "", invalid: once(() => refusedOf(schema, [inner.invalid()])) }
+    }
+    case "optional":
+    case "default":
+    case "prefault": {
+      const inner = derive(
+        (s as z.core.$ZodOptional | z.core.$ZodDefault | z.core.$ZodPrefault)._zod.def.innerType,
+        ctx
+      )
+      const valid = inner.valid === undefined ? absent : fc.option(inner.valid, { nil: undefined })
+      return { valid, unmet: "", invalid: once(() => refusedOf(schema, [inner.invalid()])), inner }
+    }
+    case "readonly":
+    case "catch":
+      return derive((s as z.core.$ZodReadonly | z.core.$ZodCatch)._zod.def.innerType, ctx)
+    case "pipe": {
+      const inner = derive((s as z.core.$ZodPipe)._zod.def.in, ctx)
+      if (inner.valid === undefined) return { ...inner, invalid: once(() => refusedOf(schema, [inner.invalid()])) }
+      const base = inner.valid
+      return { ...enforce(schema, base), invalid: once(() => refusedOf(schema, [inner.invalid(), base])) }
+    }
+    default:
+      return unsupported(ctx, `the kind "${s._zod.def.type}"`)
+  }
+}
+
+/** A leaf: its generator, filtered by its checks; its refusals from wrong types, its own candidates and unfiltered values. */
+const derived = (
+  schema: z.core.$ZodType,
+  base: fc.Arbitrary<unknown>,
+  candidates: (base: fc.Arbitrary<unknown>) => ReadonlyArray<fc.Arbitrary<unknown> | undefined>
+): Derived => ({
+  ...enforce(schema, base),
+  invalid: once(() => refusedOf(schema, [wrongTypes, base, ...candidates(base)]))
+})
+
+const lengthBounds = (schema: z.core.$ZodType) => {
+  let min = 0
+  let max: number | undefined
+  for (const check of checksOf(schema)) {
+    if (check.check === "min_length") min = Math.max(min, (check as z.core.$ZodCheckMinLengthDef).minimum)
+    if (check.check === "max_length") {
+      const maximum = (check as z.core.$ZodCheckMaxLengthDef).maximum
+      max = max === undefined ? maximum : Math.min(max, maximum)
+    }
+    if (check.check === "length_equals") {
+      min = (check as z.core.$ZodCheckLengthEqualsDef).length
+      max = min
+    }
+  }
+  return { min, max }
+}
+
+const STRING_CHECKS = new Set(["min_length", "max_length", "length_equals", "string_format", "overwrite", "custom"])
+
+const stringOf = (schema: z.core.$ZodString, ctx: Context): fc.Arbitrary<unknown> => {
+  const def = schema._zod.def as z.core.$ZodStringDef & Partial<z.core.$ZodCheckStringFormatDef>
+  const patterns: Array<RegExp> = []
+  for (const check of checksOf(schema)) {
+    if (!STRING_CHECKS.has(check.check)) unsupported(ctx, `the string check "${check.check}"`)
+    const pattern = (check as Partial<z.core.$ZodCheckStringFormatDef>).pattern
+    if (check.check === "string_format" && pattern !== undefined) patterns.push(pattern)
+  }
+  if (def.format === "url") return fc.webUrl()
+  if (def.format !== undefined) {
+    if (def.pattern === undefined) unsupported(ctx, `the string format "${def.format}"`)
+    patterns.unshift(def.pattern!)
+  }
+  const { min, max } = lengthBounds(schema)
+  if (patterns.length === 0) return fc.string({ minLength: min, ...(max === undefined ? {} : { maxLength: max }) })
+  try {
+    return fc.stringMatching(withoutLookarounds(patterns[0]!))
+  } catch (error) {
+    return unsupported(ctx, `the pattern ${patterns[0]} (${String(error)})`)
+  }
+}
+
+const stringRefusals = (schema: z.core.$ZodType, base: fc.Arbitrary<unknown>) => {
+  const { min, max } = lengthBounds(schema)
+  return [
+    fc.string(),
+    base.map((value) => ` ${String(value)}!`),
+    max === undefined ? undefined : fc.nat(3).map((n) => "x".repeat(max + 1 + n)),
+    min === 0 ? undefined : fc.constant("x".repeat(min - 1))
+  ]
+}
+
+/**
+ * The pattern without its lookaheads and lookbehinds, which fast-check cannot generate from:
+ * it generates a superset, and the schema's own check filters it back.
+ */
+const withoutLookarounds = (pattern: RegExp): RegExp => {
+  const source = pattern.source
+  let out = ""
+  for (let i = 0; i < source.length; i++) {
+    if (source[i] === "\\") {
+      out += source.slice(i, i + 2)
+      i++
+    } else if (source[i] === "[") {
+      const end = classEnd(source, i)
+      out += source.slice(i, end + 1)
+      i = end
+    } else if (/^\(\?<?[=!]/.test(source.slice(i, i + 4))) {
+      i = groupEnd(source, i)
+    } else {
+      out += source[i]
+    }
+  }
+  return new RegExp(out, pattern.flags)
+}
+
+const classEnd = (source: string, start: number): number => {
+  for (let i = start + 1; i < source.length; i++) {
+    if (source[i] === "\\") i++
+    else if (source[i] === "]" && i > start + 1) return i
+  }
+  return source.length
+}
+
+const groupEnd = (source: string, start: number): number => {
+  let depth = 0
+  for (let i = start; i < source.length; i++) {
+    if (source[i] === "\\") i++
+    else if (source[i] === "[") i = classEnd(source, i)
+    else if (source[i] === "(") depth++
+    else if (source[i] === ")" && --depth === 0) return i
+  }
+  return source.length
+}
+
+interface NumberBounds {
+  readonly min: number
+  readonly max: number
+  readonly minExcluded: boolean
+  readonly maxExcluded: boolean
+  readonly integer: boolean
+}
+
+const INTEGER_FORMATS: Record<string, readonly [number, number]> = {
+  safeint: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+  int32: [-(2 ** 31), 2 ** 31 - 1],
+  uint32: [0, 2 ** 32 - 1]
+}
+
+const numberBounds = (schema: z.core.$ZodType, ctx: Context): NumberBounds => {
+  let bounds: NumberBounds = { min: -Infinity, max: Infinity, minExcluded: false, maxExcluded: false, integer: false }
+  const raise = (min: number, excluded: boolean) => {
+    if (min > bounds.min || (min === bounds.min && excluded)) bounds = { ...bounds, min, minExcluded: excluded }
+  }
+  const lower = (max: number, excluded: boolean) => {
+    if (max < bounds.max || (max === bounds.max && excluded)) bounds = { ...bounds, max, maxExcluded: excluded }
+  }
+  for (const check of checksOf(schema)) {
+    switch (check.check) {
+      case "greater_than": {
+        const { value, inclusive } = check as z.core.$ZodCheckGreaterThanDef
+        raise(Number(value), !inclusive)
+        break
+      }
+      case "less_than": {
+        const { value, inclusive } = check as z.core.$ZodCheckLessThanDef
+        lower(Number(value), !inclusive)
+        break
+      }
+      case "number_format": {
+        const range = INTEGER_FORMATS[(check as z.core.$ZodCheckNumberFormatDef).format]
+        if (range !== undefined) {
+          bounds = { ...bounds, integer: true }
+          raise(range[0], false)
+          lower(range[1], false)
+        }
+        break
+      }
+      case "custom":
+      case "overwrite":
+        break
+      default:
+        unsupported(ctx, `the number check "${check.check}"`)
+    }
+  }
+  return bounds
+}
+
+const numberOf = ({ min, max, minExcluded, maxExcluded, integer }: NumberBounds): fc.Arbitrary<unknown> => {
+  if (!integer) return fc.double({ min, max, minExcluded, maxExcluded, noNaN: true, noDefaultInfinity: true })
+  const low = Math.max(minExcluded ? Math.floor(min) + 1 : Math.ceil(min), Number.MIN_SAFE_INTEGER)
+  const high = Math.min(maxExcluded ? Math.ceil(max) - 1 : Math.floor(max), Number.MAX_SAFE_INTEGER)
+  return low >= -(2 ** 31) && high <= 2 ** 31 - 1
+    ? fc.integer({ min: low, max: high })
+    : fc.bigInt({ min: BigInt(low), max: BigInt(high) }).map(Number)
+}
+
+const numberRefusals = ({ min, max, integer }: NumberBounds, base: fc.Arbitrary<unknown>) => [
+  fc.constantFrom(Number.NaN, Infinity, -Infinity, "1"),
+  Number.isFinite(min) ? fc.constantFrom(min, min - 1, min - 0.5) : undefined,
+  Number.isFinite(max) ? fc.constantFrom(max, max + 1, max + 0.5) : undefined,
+  integer ? base.map((n) => Number(n) + 0.5) : undefined
+]
+
+const objectOf = (schema: z.core.$ZodObject, ctx: Context): Derived => {
+  const { shape, catchall } = schema._zod.def
+  const fields = Object.entries(shape).map(([key, field]) => {
+    const derived = derive(field, at(ctx, `.${key}`))
+    const optional = field._zod.optin !== undefined
+    // An optional key is left out rather than sent as `undefined`, as a JSON client would.
+    return { key, optional, derived, given: optional ? (derived.inner ?? derived).valid : derived.valid }
+  })
+  const unmet = fields.find((field) => !field.optional && field.given === undefined)
+  const present = fields.filter((field) => field.given !== undefined && field.given !== absent)
+  const base =
+    unmet === undefined
+      ? fc.record(Object.fromEntries(present.map((field) => [field.key, field.given!])), {
+          requiredKeys: present.filter((field) => !field.optional).map((field) => field.key)
+        })
+      : undefined
+  const made = base === undefined ? { valid: undefined, unmet: unmet!.derived.unmet } : enforce(schema, base)
+  return {
+    ...made,
+    invalid: once(() => {
+      if (base === undefined) return refusedOf(schema, [wrongTypes])
+      const required = fields.filter((field) => !field.optional).map((field) => field.key)
+      const refusable = fields.flatMap((field) => {
+        const refused = field.derived.invalid()
+        return refused === undefined ? [] : [{ key: field.key, refused }]
+      })
+      return refusedOf(schema, [
+        wrongTypes,
+        base,
+        required.length === 0
+          ? undefined
+          : fc.tuple(base, fc.constantFrom(...required)).map(([value, key]) => without(value, key)),
+        refusable.length === 0
+          ? undefined
+          : fc
+              .tuple(base, fc.constantFrom(...refusable))
+              .chain(([value, field]) => field.refused.map((bad) => ({ ...(value as object), [field.key]: bad }))),
+        catchall?._zod.def.type === "never"
+          ? base.map((value) => ({ ...(value as object), "unknown key": 1 }))
+          : undefined
+      ])
+    })
+  }
+}
+
+const without = (value: unknown, key: string): Record<string, unknown> => {
+  const copy: Record<string, unknown> = { ...(value as object) }
+  delete copy[key]
+  return copy
+}
+
+const arrayOf = (schema: z.core.$ZodArray, ctx: Context): Derived => {
+  const element = derive(schema._zod.def.element, at(ctx, "[]"))
+  const { min, max } = lengthBounds(schema)
+  const maxLength = Math.min(max ?? Infinity, min + EXTRA_ITEMS)
+  const base =
+    element.valid === undefined
+      ? min === 0
+        ? fc.constant([])
+        : undefined
+      : fc.array(element.valid, { minLength: min, maxLength })
+  const made = base === undefined ? { valid: undefined, unmet: element.unmet } : enforce(schema, base)
+  return {
+    ...made,
+    invalid: once(() => {
+      const item = element.valid
+      const bad = element.invalid()
+      return refusedOf(schema, [
+        wrongTypes,
+        base,
+        bad === undefined || base === undefined
+          ? undefined
+          : fc.tuple(base, bad).map(([items, one]) => [...(items as Array<unknown>), one]),
+        item === undefined || max === undefined ? undefined : item.map((one) => Array(max + 1).fill(one)),
+        item === undefined || min === 0 ? undefined : item.map((one) => Array(min - 1).fill(one))
+      ])
+    })
+  }
+}
+
+const recordOf = (schema: z.core.$ZodRecord, ctx: Context): Derived => {
+  const { keyType, valueType, partial } = schema._zod.def
+  const value = derive(valueType, at(ctx, "[value]"))
+  const keyDef = (keyType as z.core.$ZodTypes)._zod.def
+  // zod requires every key of an enum or literal key schema, unless the record is partial.
+  const keys =
+    keyDef.type === "enum"
+      ? Object.values(keyDef.entries).map(String)
+      : keyDef.type === "literal"
+        ? keyDef.values.map(String)
+        : undefined
+  const key = keys === undefined ? derive(keyType, at(ctx, "[key]")) : undefined
+  const someKey = keys === undefined ? key!.valid : fc.constantFrom(...keys)
+  const base =
+    value.valid === undefined || someKey === undefined
+      ? keys === undefined || partial
+        ? fc.constant({})
+        : undefined
+      : keys === undefined
+        ? fc.dictionary(someKey as fc.Arbitrary<string>, value.valid, { maxKeys: EXTRA_ITEMS })
+        : fc.record(Object.fromEntries(keys.map((k) => [k, value.valid!])), { requiredKeys: partial ? [] : keys })
+  const made = base === undefined ? { valid: undefined, unmet: value.unmet } : enforce(schema, base)
+  return {
+    ...made,
+    invalid: once(() => {
+      const badValue = value.invalid()
+      const badKey = key?.invalid()?.filter((k) => typeof k === "string")
+      return refusedOf(schema, [
+        wrongTypes,
+        base,
+        badValue === undefined || base === undefined || someKey === undefined
+          ? undefined
+          : fc.tuple(base, someKey, badValue).map(([record, k, bad]) => ({ ...(record as object), [String(k)]: bad })),
+        badKey === undefined || value.valid === undefined
+          ? undefined
+          : fc.tuple(badKey, value.valid).map(([k, one]) => ({ [String(k)]: one }))
+      ])
+    })
+  }
+}
+
+const unionOf = (schema: z.core.$ZodUnion, ctx: Context): Derived => {
+  const options = schema._zod.def.options.map((option, i) => derive(option, at(ctx, `|${i}`)))
+  const possible = options.flatMap((option) => (option.valid === undefined ? [] : [option.valid]))
+  const made =
+    possible.length === 0
+      ? { valid: undefined, unmet: options.map((option) => option.unmet).join("; ") }
+      : enforce(schema, fc.oneof(...possible))
+  return {
+    ...made,
+    invalid: once(() => refusedOf(schema, [wrongTypes, ...options.map((option) => option.invalid())]))
+  }
+}
