@@ -3,11 +3,18 @@
  * transport so that REST and MCP name the same paths with the same messages.
  */
 import * as Either from "effect/Either"
-import type { z } from "zod"
-import { NoFieldsToUpdate, ValidationFailed, type ValidationIssue } from "./Errors.js"
+import { z } from "zod"
+import { type ValidationIssue as Issue, NoFieldsToUpdate, ValidationFailed } from "./Errors.js"
 
-export const issuesOf = (error: z.ZodError): ReadonlyArray<ValidationIssue> =>
-  error.issues.flatMap((issue): ReadonlyArray<ValidationIssue> => {
+/** One entry of the `validation_failed` detail, as the transports describe it to their callers. */
+export const ValidationIssue = z.object({
+  path: z.string().describe("where in the input, dot-separated (items.0.quantity); empty for the input as a whole"),
+  message: z.string(),
+  code: z.string().describe("a machine-readable reason, e.g. invalid_type, too_small, unrecognized_key")
+}) satisfies z.ZodType<Issue>
+
+export const issuesOf = (error: z.ZodError): ReadonlyArray<Issue> =>
+  error.issues.flatMap((issue): ReadonlyArray<Issue> => {
     const base = issue.path.map(String)
     // An unknown key is reported once per key, with the key in the path, so a client sees which field to drop.
     if (issue.code === "unrecognized_keys") {
@@ -53,8 +60,8 @@ const isUnstorable = (text: string): boolean => text.includes("\u0000") || LONE_
  * Every string (value or key) of a parsed JSON value that PostgreSQL cannot store, as validation
  * issues (at most 20); iterative, so any depth is safe. Shared by REST and MCP.
  */
-export const unstorableText = (input: unknown): ReadonlyArray<ValidationIssue> => {
-  const issues: Array<ValidationIssue> = []
+export const unstorableText = (input: unknown): ReadonlyArray<Issue> => {
+  const issues: Array<Issue> = []
   const pending: Array<{ readonly value: unknown; readonly path: ReadonlyArray<string> }> = [{ value: input, path: [] }]
   const refuse = (path: ReadonlyArray<string>) =>
     issues.push({

@@ -1,25 +1,125 @@
-/** The OpenAPI 3.1 document, generated from the route table and the core's zod schemas. */
+/**
+ * The OpenAPI 3.1 document, generated from the route table and the core's zod schemas. The named
+ * shapes (`SchemaNames`) become `components.schemas`, referenced from the operations; zod writes the
+ * references itself (`z.toJSONSchema` of a registry, with `uri`).
+ */
 import { z } from "zod"
 import { MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_URL_BYTES } from "./App.js"
 import { type ErrorCode, STATUS_BY_CODE } from "./ErrorStatus.js"
 import { isWriting, usesStore } from "./Route.js"
 import type { Mounted } from "./Router.js"
+import { ErrorBody, schemaNames } from "./SchemaNames.js"
 
 type Json = Record<string, unknown>
+type Io = "input" | "output"
+const IOS: ReadonlyArray<Io> = ["input", "output"]
 
-const jsonSchema = (schema: z.ZodType, io: "input" | "output"): Json =>
-  z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as Json
+const COMPONENTS = "#/components/schemas/"
 
-const stripDialect = ({ $schema: _ignored, ...rest }: Json): Json => rest
+const refTo = (name: string): Json => ({ $ref: `${COMPONENTS}${name}` })
 
-const ErrorBody = {
-  type: "object",
-  required: ["error", "detail", "request_id"],
-  properties: {
-    error: { type: "string", description: "the error code" },
-    detail: { description: "what went wrong; for validation_failed a list of {path, message, code}" },
-    request_id: { type: "string" }
+/** The names a piece of the document refers to, so that only the shapes it uses become components. */
+const refsIn = (json: unknown, found: Set<string> = new Set()): Set<string> => {
+  if (Array.isArray(json)) {
+    for (const item of json) refsIn(item, found)
+  } else if (json !== null && typeof json === "object") {
+    for (const [key, value] of Object.entries(json)) {
+      if (key === "$ref" && typeof value === "string") found.add(value.slice(COMPONENTS.length))
+      else refsIn(value, found)
+    }
   }
+  return found
+}
+
+interface Shapes {
+  /** A schema as the document gives it: a reference when it has a name, else written out. */
+  readonly of: (schema: z.ZodType, io: Io) => Json
+  /** A schema written out even when it has a name (a query's fields become parameters one by one). */
+  readonly written: (schema: z.ZodType, io: Io) => Json
+  /** The named shapes the document referred to through `of` and `written`, with those they refer to. */
+  readonly components: () => Record<string, Json>
+}
+
+/**
+ * Every schema of the table, made by zod twice: as a request is read (`input`: a default makes a
+ * field optional) and as a response is written (`output`), each with the names of that direction. A
+ * schema without a name is registered under a key no name takes (`~1`, ...), so that the references
+ * to named shapes inside it are made the same way, and is written out where it is used.
+ */
+const shapesOf = (table: ReadonlyArray<Mounted>): Shapes => {
+  const registries = { input: z.registry<{ id: string }>(), output: z.registry<{ id: string }>() }
+  const named = new Map<string, z.ZodType>()
+  for (const [schema, name] of schemaNames) {
+    for (const io of IOS) {
+      if ((named.get(name[io]) ?? schema) !== schema) throw new Error(`SchemaNames gives two shapes the name ${name[io]}`)
+      named.set(name[io], schema)
+      registries[io].add(schema, { id: name[io] })
+    }
+  }
+  let unnamed = 0
+  const register = (schema: z.ZodType | undefined) => {
+    if (schema === undefined || registries.input.has(schema)) return
+    const id = `~${++unnamed}`
+    for (const io of IOS) registries[io].add(schema, { id })
+  }
+  for (const { route } of table) {
+    register(route.query)
+    register(route.body?.schema)
+    register(route.success.schema)
+  }
+  const emit = (io: Io): Record<string, Json> => {
+    const { schemas } = z.toJSONSchema(registries[io], {
+      io,
+      target: "draft-2020-12",
+      unrepresentable: "any",
+      uri: (id) => `${COMPONENTS}${id}`
+    })
+    const bare: Record<string, Json> = {}
+    for (const [key, { $id: _id, $schema: _dialect, ...json }] of Object.entries(schemas)) bare[key] = json
+    return bare
+  }
+  const made = { input: emit("input"), output: emit("output") }
+  const used = { input: new Set<string>(), output: new Set<string>() }
+  const written = (schema: z.ZodType, io: Io): Json => {
+    const json = made[io][registries[io].get(schema)!.id]!
+    for (const name of refsIn(json)) used[io].add(name)
+    return json
+  }
+  const of = (schema: z.ZodType, io: Io): Json => {
+    const key = registries[io].get(schema)!.id
+    if (!named.has(key)) return written(schema, io)
+    used[io].add(key)
+    return refTo(key)
+  }
+  const reached = (io: Io): Array<string> => {
+    const found = new Set<string>()
+    const pending = [...used[io]]
+    while (pending.length > 0) {
+      const name = pending.pop()!
+      if (found.has(name)) continue
+      // zod refers to a schema without a name only when it is nested in another or in itself (it
+      // then puts it under `__shared`); the document has no place for it but under a name.
+      if (!named.has(name)) throw new Error(`a schema without a name (${name}) is nested in another: name it in SchemaNames`)
+      found.add(name)
+      pending.push(...refsIn(made[io][name]))
+    }
+    return [...found]
+  }
+  const components = (): Record<string, Json> => {
+    const byName = new Map<string, Json>()
+    for (const io of IOS) {
+      for (const name of reached(io)) {
+        const json = made[io][name]!
+        const other = byName.get(name)
+        if (other !== undefined && JSON.stringify(other) !== JSON.stringify(json)) {
+          throw new Error(`${name} reads differently in a request and in a response: name the two apart in SchemaNames`)
+        }
+        byName.set(name, json)
+      }
+    }
+    return Object.fromEntries([...byName].sort(([a], [b]) => (a < b ? -1 : 1)))
+  }
+  return { of, written, components }
 }
 
 /** Errors any route of a kind can answer, beyond those its handler names. */
@@ -54,7 +154,7 @@ export const errorCodesOf = (mounted: Mounted): ReadonlyArray<ErrorCode> => [
   ...new Set([...mounted.route.errors, ...commonErrors(mounted)])
 ]
 
-const operation = (mounted: Mounted): Json => {
+const operation = (mounted: Mounted, shapes: Shapes): Json => {
   const { route } = mounted
   const parameters: Array<Json> = []
   for (const segment of mounted.segments) {
@@ -68,15 +168,14 @@ const operation = (mounted: Mounted): Json => {
     }
   }
   if (route.query !== undefined) {
-    const shape = route.query.shape as Record<string, z.ZodType>
-    for (const [name, schema] of Object.entries(shape)) {
-      const described = stripDialect(jsonSchema(schema, "input"))
+    const fields = shapes.written(route.query, "input").properties as Record<string, Json>
+    for (const [name, schema] of Object.entries(fields)) {
       parameters.push({
         name,
         in: "query",
         required: false,
-        schema: described,
-        ...(typeof described.description === "string" ? { description: described.description } : {})
+        schema,
+        ...(typeof schema.description === "string" ? { description: schema.description } : {})
       })
     }
   }
@@ -100,7 +199,7 @@ const operation = (mounted: Mounted): Json => {
         ? { description: route.success.description }
         : {
             description: route.success.description,
-            content: { "application/json": { schema: stripDialect(jsonSchema(route.success.schema, "output")) } }
+            content: { "application/json": { schema: shapes.of(route.success.schema, "output") } }
           }
   }
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
@@ -108,7 +207,12 @@ const operation = (mounted: Mounted): Json => {
       description: codes.join(", "),
       content: {
         "application/json": {
-          schema: { ...ErrorBody, properties: { ...ErrorBody.properties, error: { type: "string", enum: codes } } }
+          // The error body, with the codes this status can carry here (a sibling of a bare `$ref` is
+          // lost on generators that replace the reference, so the reference goes in `allOf`).
+          schema: {
+            allOf: [shapes.of(ErrorBody, "output")],
+            properties: { error: { enum: codes } }
+          }
         }
       }
     }
@@ -130,7 +234,7 @@ const operation = (mounted: Mounted): Json => {
             required: !route.body.patch && !route.body.optional,
             content: {
               [route.body.raw === "ndjson" ? "application/x-ndjson" : "application/json"]: {
-                schema: stripDialect(jsonSchema(route.body.schema, "input"))
+                schema: shapes.of(route.body.schema, "input")
               }
             }
           }
@@ -140,11 +244,12 @@ const operation = (mounted: Mounted): Json => {
 }
 
 export const document = (table: ReadonlyArray<Mounted>): Json => {
+  const shapes = shapesOf(table)
   const paths: Record<string, Json> = {}
   for (const mounted of table) {
     paths[mounted.template] = {
       ...(paths[mounted.template] ?? {}),
-      [mounted.route.method.toLowerCase()]: operation(mounted)
+      [mounted.route.method.toLowerCase()]: operation(mounted, shapes)
     }
   }
   return {
@@ -166,6 +271,7 @@ export const document = (table: ReadonlyArray<Mounted>): Json => {
     },
     servers: [{ url: "/" }],
     components: {
+      schemas: shapes.components(),
       securitySchemes: {
         apiKey: { type: "http", scheme: "bearer", description: "an API key, mck_..." },
         adminToken: { type: "http", scheme: "bearer", description: "the operator's CRM_ADMIN_TOKEN" }
