@@ -2554,9 +2554,9 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
         Effect.flatMap(Transaction.Transaction, (tx) =>
           tx.run(Effect.flatMap(Idempotency.IdempotencyStore, (store) => store.claim(scope, notBefore)))
         )
-      const save = (scope: Idempotency.IdempotencyScope, value: Idempotency.IdempotencyRecord) =>
+      const save = (scope: Idempotency.IdempotencyScope, value: Idempotency.IdempotencyRecord, notBefore = at(-1)) =>
         Effect.flatMap(Transaction.Transaction, (tx) =>
-          tx.run(Effect.flatMap(Idempotency.IdempotencyStore, (store) => store.save(scope, value)))
+          tx.run(Effect.flatMap(Idempotency.IdempotencyStore, (store) => store.save(scope, value, notBefore)))
         )
 
       test(
@@ -2577,14 +2577,17 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
       )
 
       test(
-        "save replaces the record of the same key",
+        "save replaces an expired record of the same key, never one made at or after notBefore",
         Effect.gen(function* () {
           const { a } = yield* seed
           const key = yield* newKey(a.id)
           const scope = { keyId: key.id, idempotencyKey: "k" }
-          yield* save(scope, record(at(0), "first"))
+          expect(yield* save(scope, record(at(0), "first"))).toBe(true)
           const second = record(at(50), "second")
-          yield* save(scope, second)
+          expect(yield* save(scope, second, at(1))).toBe(true)
+          expect(Option.getOrThrow(yield* claim(scope, at(0)))).toEqual(second)
+          // A record another request stored after this one's claim looked: left as it is.
+          expect(yield* save(scope, record(at(60), "third"), at(50))).toBe(false)
           expect(Option.getOrThrow(yield* claim(scope, at(0)))).toEqual(second)
         })
       )
@@ -2622,7 +2625,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
                 const existing = yield* store.claim(scope, at(0))
                 expect(Option.isNone(existing)).toBe(true)
                 yield* repo.insert(a.id, contact)
-                yield* store.save(scope, record(at(1), contact.id))
+                yield* store.save(scope, record(at(1), contact.id), at(0))
                 if (fail) return yield* new Boom({ step: "after save" })
               })
             )
@@ -2655,7 +2658,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
                 expect(Option.isNone(yield* store.claim(scope, at(0)))).toBe(true)
                 yield* Deferred.succeed(claimed, undefined)
                 yield* Deferred.await(gate)
-                yield* store.save(scope, saved)
+                yield* store.save(scope, saved, at(0))
               })
             )
           )

@@ -42,6 +42,14 @@ class Refused {
   constructor(readonly response: StoredResponse) {}
 }
 
+/** `save` met a record stored after `claim` looked (see `IdempotencyStore`): roll back, claim again. */
+class Overtaken {
+  readonly _tag = "Overtaken"
+}
+
+/** A second claim replays what overtook the first; more than this means something is wrong. */
+const MAX_CLAIMS = 3
+
 export const make = Effect.gen(function* () {
   const store = yield* IdempotencyStore
   const tx = yield* Transaction
@@ -49,9 +57,11 @@ export const make = Effect.gen(function* () {
   // arrives in the same process at once, instead of letting it queue behind the first.
   const running = new Set<string>()
 
+  const notBeforeOf = (now: number) => new Date(now - WINDOW_MS).toISOString()
+
   /** The stored response for this key, or nothing; a different request under the key is refused. */
   const claim = (scope: IdempotencyScope, fingerprint: string, now: number) =>
-    Effect.flatMap(store.claim(scope, new Date(now - WINDOW_MS).toISOString()), (existing) => {
+    Effect.flatMap(store.claim(scope, notBeforeOf(now)), (existing) => {
       if (Option.isNone(existing)) return Effect.succeedNone
       if (existing.value.fingerprint !== fingerprint) {
         return Effect.fail(
@@ -62,10 +72,18 @@ export const make = Effect.gen(function* () {
     })
 
   const save = (scope: IdempotencyScope, fingerprint: string, now: number, response: StoredResponse) =>
-    store.save(scope, { fingerprint, response, created_at: new Date(now).toISOString() })
+    Effect.flatMap(
+      store.save(scope, { fingerprint, response, created_at: new Date(now).toISOString() }, notBeforeOf(now)),
+      (saved) => (saved ? Effect.succeed<Outcome>({ response, replayed: false }) : Effect.fail(new Overtaken()))
+    )
 
   return Idempotency.of({
-    execute: (scope, fingerprint, run, storable) =>
+    execute: <R>(
+      scope: IdempotencyScope,
+      fingerprint: string,
+      run: Effect.Effect<StoredResponse, never, R>,
+      storable: (response: StoredResponse) => boolean
+    ) =>
       Effect.suspend(() => {
         const slot = `${scope.keyId}\u0000${scope.idempotencyKey}`
         if (running.has(slot)) return Effect.fail(inProgress())
@@ -77,35 +95,38 @@ export const make = Effect.gen(function* () {
             if (Option.isSome(replay)) return replay.value
             const response = yield* run
             if (response.status >= 400) return yield* Effect.fail(new Refused(response))
-            if (storable(response)) yield* save(scope, fingerprint, now, response)
-            return { response, replayed: false }
+            return storable(response) ? yield* save(scope, fingerprint, now, response) : { response, replayed: false }
           })
         )
         // The refused request's writes are gone with its transaction; its answer is stored in a
         // second one under the same lock, unless a duplicate got in between and stored its own.
-        const afterRefusal = (response: StoredResponse): Effect.Effect<Outcome, Failure> =>
+        const afterRefusal = (response: StoredResponse) =>
           storable(response)
             ? tx.run(
                 Effect.gen(function* () {
                   const now = yield* Clock.currentTimeMillis
                   const replay = yield* claim(scope, fingerprint, now)
                   if (Option.isSome(replay)) return replay.value
-                  yield* save(scope, fingerprint, now, response)
-                  return { response, replayed: false }
+                  return yield* save(scope, fingerprint, now, response)
                 })
               )
-            : Effect.succeed({ response, replayed: false })
-        return attempt.pipe(
-          Effect.catchIf(
-            (error): error is Refused => error instanceof Refused,
-            (refused) => afterRefusal(refused.response)
-          ),
-          Effect.ensuring(Effect.sync(() => running.delete(slot)))
-        )
+            : Effect.succeed<Outcome>({ response, replayed: false })
+        const settle = (claims: number): Effect.Effect<Outcome, Failure, R> =>
+          attempt.pipe(
+            Effect.catchIf(
+              (error): error is Refused => error instanceof Refused,
+              (refused) => afterRefusal(refused.response)
+            ),
+            Effect.catchIf(
+              (error): error is Overtaken => error instanceof Overtaken,
+              () => (claims < MAX_CLAIMS ? settle(claims + 1) : Effect.fail(inProgress()))
+            )
+          )
+        return settle(1).pipe(Effect.ensuring(Effect.sync(() => running.delete(slot))))
       }),
     purge: Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
-      return yield* store.purgeBefore(new Date(now - WINDOW_MS).toISOString())
+      return yield* store.purgeBefore(notBeforeOf(now))
     })
   })
 })

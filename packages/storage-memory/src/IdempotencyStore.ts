@@ -23,12 +23,16 @@ export const make = (store: Store): Context.Tag.Service<typeof Idempotency.Idemp
         )
       ),
 
-    save: (scope, input) =>
+    save: (scope, input, notBefore) =>
       Effect.flatMap(copy(input), (record) =>
-        write(store, (state) => [
-          Either.right<void>(undefined),
-          { ...state, idempotency: HashMap.set(state.idempotency, slot(scope), record) }
-        ])
+        write(store, (state) => {
+          const live = HashMap.get(state.idempotency, slot(scope)).pipe(
+            Option.exists((existing) => instant(existing.created_at) >= instant(notBefore))
+          )
+          return live
+            ? [Either.right(false), state]
+            : [Either.right(true), { ...state, idempotency: HashMap.set(state.idempotency, slot(scope), record) }]
+        })
       ),
 
     purgeBefore: (at) =>

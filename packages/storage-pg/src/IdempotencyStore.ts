@@ -14,14 +14,24 @@ const LOCK_SEED = "1917"
 
 // Every request with an Idempotency-Key runs these, so they are sent as they are
 // (`internal/execute.ts`).
-const TRY_LOCK = `SELECT pg_try_advisory_xact_lock(
-  hashtextextended($1::text || ':' || $2::text, ${LOCK_SEED}::bigint)) AS locked`
-const FIND = `SELECT fingerprint, status, headers, body, created_at FROM idempotency
-  WHERE key_id = $1 AND idem_key = $2 AND created_at >= $3::timestamptz`
+//
+// The lock and the lookup are one statement, one round trip: always one row (the key is unique),
+// the lock taken once. Its snapshot is taken before the lock, so a request that commits in between
+// goes unseen; `SAVE` then meets its live record, stores nothing and answers no row, and the
+// caller claims again (see `IdempotencyStore` in core).
+const CLAIM = `SELECT pg_try_advisory_xact_lock(hashtextextended($1::text || ':' || $2::text, ${LOCK_SEED}::bigint))
+    AS locked, i.fingerprint, i.status, i.headers, i.body, i.created_at
+  FROM (VALUES (1)) AS one
+  LEFT JOIN idempotency i ON i.key_id = $1 AND i.idem_key = $2 AND i.created_at >= $3::timestamptz`
 const SAVE = `INSERT INTO idempotency (key_id, idem_key, fingerprint, status, headers, body, created_at)
   VALUES ($1, $2, $3, $4::integer, $5::jsonb, $6, $7::timestamptz)
   ON CONFLICT (key_id, idem_key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status,
-    headers = EXCLUDED.headers, body = EXCLUDED.body, created_at = EXCLUDED.created_at`
+    headers = EXCLUDED.headers, body = EXCLUDED.body, created_at = EXCLUDED.created_at
+    WHERE idempotency.created_at < $8::timestamptz
+  RETURNING 1 AS saved`
+
+/** The lock's answer, and the stored record's columns (all null when there is none). */
+type ClaimRow = { readonly locked: boolean } & (IdempotencyRow | { readonly fingerprint: null })
 
 export const make: Effect.Effect<
   Context.Tag.Service<typeof Idempotency.IdempotencyStore>,
@@ -34,19 +44,20 @@ export const make: Effect.Effect<
     // leaves its key stuck. `try` because a duplicate should hear "in progress" now, not queue.
     // The key id is a uuid, so the separator cannot make two scopes collide.
     claim: ({ idempotencyKey, keyId }, notBefore) =>
-      Effect.gen(function* () {
-        const [lock] = yield* execute<{ locked: boolean }>(TRY_LOCK, [keyId, idempotencyKey])
-        if (!lock.locked) {
-          return yield* new Errors.IdempotencyInProgress({
-            detail: "a request with this Idempotency-Key is still being processed"
-          })
-        }
-        const rows = yield* execute<IdempotencyRow>(FIND, [keyId, idempotencyKey, notBefore])
-        return rows.length === 0 ? Option.none() : Option.some(toIdempotencyRecord(rows[0]))
-      }).pipe(orStorageError("IdempotencyStore.claim")),
+      execute<ClaimRow>(CLAIM, [keyId, idempotencyKey, notBefore]).pipe(
+        orStorageError("IdempotencyStore.claim"),
+        Effect.flatMap(([row]) => {
+          if (!row.locked) {
+            return new Errors.IdempotencyInProgress({
+              detail: "a request with this Idempotency-Key is still being processed"
+            })
+          }
+          return Effect.succeed(row.fingerprint === null ? Option.none() : Option.some(toIdempotencyRecord(row)))
+        })
+      ),
 
     // An expired record under the same key is replaced: the key is free again after the window.
-    save: ({ idempotencyKey, keyId }, record) =>
+    save: ({ idempotencyKey, keyId }, record, notBefore) =>
       execute(SAVE, [
         keyId,
         idempotencyKey,
@@ -54,8 +65,12 @@ export const make: Effect.Effect<
         record.response.status,
         json(record.response.headers),
         record.response.body,
-        record.created_at
-      ]).pipe(Effect.asVoid, orStorageError("IdempotencyStore.save")),
+        record.created_at,
+        notBefore
+      ]).pipe(
+        Effect.map((rows) => rows.length > 0),
+        orStorageError("IdempotencyStore.save")
+      ),
 
     purgeBefore: (at) =>
       sql<{ n: string }>`WITH purged AS (DELETE FROM idempotency WHERE created_at < ${at}::timestamptz RETURNING 1)

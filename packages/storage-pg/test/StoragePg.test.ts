@@ -219,7 +219,7 @@ const suite = (it: Vitest.MethodsNonLive<Services>, concurrentConnections: boole
               expect(yield* store.claim(scope, at(-1))).toEqual(Option.none())
               yield* Deferred.succeed(claimed, undefined)
               yield* Deferred.await(proceed)
-              yield* store.save(scope, record)
+              yield* store.save(scope, record, at(-1))
             })
           )
           .pipe(Effect.fork)

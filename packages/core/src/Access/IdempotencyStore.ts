@@ -26,6 +26,11 @@ export interface IdempotencyScope {
  * exactly as long as the transaction (so a crash never leaves a key stuck) and fails with
  * `IdempotencyInProgress` when another transaction holds it; `save` stores the response in the
  * same transaction as the effect it describes.
+ *
+ * `claim` may read before its lock is taken (PostgreSQL's does both in one statement, to spare a
+ * round trip per write), so a request that committed in between can go unseen. `save` therefore
+ * never replaces a record made at or after `notBefore`: it answers `false` instead, and the caller
+ * rolls its unit back and claims again, which then replays the record.
  */
 export class IdempotencyStore extends Context.Tag("@crm/core/IdempotencyStore")<
   IdempotencyStore,
@@ -34,7 +39,11 @@ export class IdempotencyStore extends Context.Tag("@crm/core/IdempotencyStore")<
       scope: IdempotencyScope,
       notBefore: string
     ) => Effect.Effect<Option.Option<IdempotencyRecord>, IdempotencyInProgress | StorageError>
-    readonly save: (scope: IdempotencyScope, record: IdempotencyRecord) => Effect.Effect<void, StorageError>
+    readonly save: (
+      scope: IdempotencyScope,
+      record: IdempotencyRecord,
+      notBefore: string
+    ) => Effect.Effect<boolean, StorageError>
     readonly purgeBefore: (at: string) => Effect.Effect<number, StorageError>
   }
 >() {}
