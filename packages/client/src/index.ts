@@ -2,4 +2,25 @@
  * `@crm/client`: a typed client of the CRM's REST API and admin API, over openapi-fetch, typed by
  * the types openapi-typescript makes of the server's OpenAPI document (`src/openapi.ts`).
  */
+export {
+  type AdminClient,
+  type AdminClientOptions,
+  type AdminPaths,
+  type ApiClient,
+  type ApiPaths,
+  type CallOptions,
+  type ClientOptions,
+  type CrmClient,
+  type CrmResult,
+  createAdminClient,
+  createClient,
+  type ErrorCodeOf,
+  type RetryOptions
+} from "./Client.js"
+export { type ClientErrorCode, CrmError, type CrmErrorFields } from "./CrmError.js"
 export type { components, operations, paths } from "./openapi.js"
+
+import type { components } from "./openapi.js"
+
+/** The document's named shapes: `Schemas["Contact"]`, `Schemas["ContactCreate"]`, `Schemas["Error"]`, ... */
+export type Schemas = components["schemas"]
