@@ -321,6 +321,14 @@ const served = async (
 }
 
 /**
+ * Our server's bin: the checkout's, or (`BENCH_OURS`) a copy of examples/server (its `bin/` and a
+ * built `dist/`), so that an A/B run measures two frozen builds, whatever rebuilds the checkout's
+ * `dist/` meanwhile.
+ */
+const OURS_BIN =
+  process.env.BENCH_OURS === undefined ? "examples/server/bin/crm.js" : `${process.env.BENCH_OURS}/bin/crm.js`
+
+/**
  * Our server as `npm start` runs it: the bin, with the storage in `storageEnv`. `bin` may name
  * another copy of the server's bin (with its `dist/` beside it) for an A/B run (`BENCH_AGAINST`).
  */
@@ -328,7 +336,7 @@ export const startOurs = async (
   label: string,
   storageEnv: Record<string, string>,
   profile = PROFILE,
-  bin = "examples/server/bin/crm.js"
+  bin = OURS_BIN
 ) => {
   const port = await freePort()
   const prof = profileArgs(profile)

@@ -209,10 +209,128 @@ const mapperFor = (url: string, namedFrames: ReadonlyArray<CallFrame>): Mapper |
   return mapper
 }
 
+// ---- Positions in a bundle (the built server's dist/cli.js) ---------------------------------
+// The built server is one minified file with a source map beside it (`cli.js.map`, with the
+// sources' texts). A frame in it is read back as the source's own frame: its file (so the package
+// columns say `effect`, `pg` or `@crm/http` rather than the bundle) and its line.
+
+interface BundleMap {
+  readonly sources: ReadonlyArray<string>
+  readonly contents: ReadonlyArray<string | null>
+  /** Per generated line: [generated column, source index, source line, source column], 0-based. */
+  readonly lines: ReadonlyArray<ReadonlyArray<readonly [number, number, number, number]>>
+}
+
+const decodeBundle = (mappings: string): BundleMap["lines"] => {
+  const out: Array<Array<readonly [number, number, number, number]>> = []
+  let source = 0
+  let sourceLine = 0
+  let sourceColumn = 0
+  for (const generatedLine of mappings.split(";")) {
+    const segments: Array<readonly [number, number, number, number]> = []
+    let column = 0
+    for (const segment of generatedLine.split(",")) {
+      if (segment === "") continue
+      const values: Array<number> = []
+      let value = 0
+      let shift = 0
+      for (const char of segment) {
+        const digit = BASE64.indexOf(char)
+        value += (digit & 31) << shift
+        if (digit & 32) shift += 5
+        else {
+          values.push(value & 1 ? -(value >>> 1) : value >>> 1)
+          value = 0
+          shift = 0
+        }
+      }
+      column += values[0]!
+      if (values.length >= 4) {
+        source += values[1]!
+        sourceLine += values[2]!
+        sourceColumn += values[3]!
+        segments.push([column, source, sourceLine, sourceColumn])
+      }
+    }
+    out.push(segments)
+  }
+  return out
+}
+
+const bundleMaps = new Map<string, BundleMap | undefined>()
+
+const bundleMapFor = (url: string): BundleMap | undefined => {
+  if (bundleMaps.has(url)) return bundleMaps.get(url)
+  let map: BundleMap | undefined
+  try {
+    const path = fileURLToPath(url)
+    const raw = JSON.parse(readFileSync(`${path}.map`, "utf8")) as {
+      sources: Array<string>
+      sourcesContent?: Array<string | null>
+      mappings: string
+    }
+    const dir = path.slice(0, path.lastIndexOf("/") + 1)
+    map = {
+      sources: raw.sources.map((source) => new URL(source, `file://${dir}`).href),
+      contents: raw.sourcesContent ?? [],
+      lines: decodeBundle(raw.mappings)
+    }
+  } catch {
+    map = undefined
+  }
+  bundleMaps.set(url, map)
+  return map
+}
+
+const splitSources = new WeakMap<BundleMap, Map<number, ReadonlyArray<string>>>()
+
+const sourceLines = (map: BundleMap, source: number): ReadonlyArray<string> => {
+  const known = splitSources.get(map) ?? new Map<number, ReadonlyArray<string>>()
+  splitSources.set(map, known)
+  const lines = known.get(source) ?? (map.contents[source] ?? "").split("\n")
+  known.set(source, lines)
+  return lines
+}
+
+/** Frames read back from a bundle: their line is the source's already, and `text` is its line. */
+const fromBundle = new WeakMap<CallFrame, string>()
+
+/** A bundle's frame as its source's frame (same name), or the frame itself. */
+export const unbundle = (frame: CallFrame): CallFrame => {
+  if (!frame.url.startsWith("file://") || !frame.url.endsWith(".js") || frame.url.includes("/node_modules/"))
+    return frame
+  const map = bundleMapFor(frame.url)
+  const segments = map?.lines[frame.lineNumber]
+  if (map === undefined || segments === undefined) return frame
+  let lo = 0
+  let hi = segments.length - 1
+  let found: readonly [number, number, number, number] | undefined
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    if (segments[mid]![0] <= frame.columnNumber) {
+      found = segments[mid]
+      lo = mid + 1
+    } else hi = mid - 1
+  }
+  if (found === undefined) return frame
+  const [, source, line, column] = found
+  const mapped: CallFrame = {
+    functionName: frame.functionName,
+    url: map.sources[source]!,
+    lineNumber: line,
+    columnNumber: column
+  }
+  fromBundle.set(mapped, (sourceLines(map, source)[line] ?? "").trim().slice(0, 70))
+  return mapped
+}
+
 let framesByUrl = new Map<string, Array<CallFrame>>()
 
 /** `line` (1-based) and, for an anonymous function of a TypeScript source, the line itself. */
 const position = (frame: CallFrame): string => {
+  const text = fromBundle.get(frame)
+  if (text !== undefined)
+    return frame.functionName === "" ? `${frame.lineNumber + 1}  «${text}»` : String(frame.lineNumber + 1)
   if (/\.(c|m)?tsx?$/.test(frame.url)) {
     const mapper = mapperFor(frame.url, framesByUrl.get(frame.url) ?? [])
     const line = mapper?.line(frame.lineNumber, frame.columnNumber)
@@ -243,7 +361,9 @@ export const summarise = (profile: CpuProfile, windows: ReadonlyArray<Window> | 
   const byId = new Map<number, ProfileNode>()
   const parent = new Map<number, number>()
   framesByUrl = new Map()
+  const frames = new Map<number, CallFrame>()
   for (const node of profile.nodes) {
+    frames.set(node.id, unbundle(node.callFrame))
     const list = framesByUrl.get(node.callFrame.url) ?? []
     list.push(node.callFrame)
     framesByUrl.set(node.callFrame.url, list)
@@ -272,10 +392,9 @@ export const summarise = (profile: CpuProfile, windows: ReadonlyArray<Window> | 
   const add = (map: Map<string, number>, key: string, ms: number) => map.set(key, (map.get(key) ?? 0) + ms)
 
   for (const [id, us] of selfUs) {
-    const node = byId.get(id)!
     const ms = us / 1000
     sampledMs += ms
-    const frame = node.callFrame
+    const frame = frames.get(id)!
     if (frame.functionName === "(idle)") {
       idleMs += ms
       continue
@@ -290,7 +409,7 @@ export const summarise = (profile: CpuProfile, windows: ReadonlyArray<Window> | 
     if (isForeign(own) && own !== "(program)" && own !== "(garbage collector)") {
       let cursor = parent.get(id)
       while (cursor !== undefined) {
-        const candidate = packageOf(byId.get(cursor)!.callFrame)
+        const candidate = packageOf(frames.get(cursor)!)
         if (!isForeign(candidate) && candidate !== "(root)") {
           chargedTo = candidate
           break

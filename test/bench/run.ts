@@ -31,6 +31,8 @@
  *   BENCH_AGAINST               A/B: a copy of examples/server (its bin/ and a built dist/) inside the
  *                               repository, run in the bare server's place (labelled "bare"): two
  *                               builds of ours measured side by side (docs/benchmarks.md, "A/B runs")
+ *   BENCH_OURS                  a copy of examples/server, as for BENCH_AGAINST, run in our server's
+ *                               place (so neither side of an A/B run is rebuilt under it)
  */
 
 import { spawnSync } from "node:child_process"
