@@ -48,10 +48,67 @@ const notConnected = (cause: unknown) =>
 
 type Rows = ReadonlyArray<object>
 
+/**
+ * A unit of work's client. `BEGIN` is not a round trip of its own: it goes out in one write with
+ * the unit's first statement (the client is in `pg`'s pipeline mode while the unit holds it), and
+ * a unit that sends no statement sends no `BEGIN`, `COMMIT` or `ROLLBACK` either.
+ */
+interface Unit {
+  readonly client: Pg.PoolClient
+  begun: boolean
+}
+
+/** What `pg` has but its types do not show (`pipeline` is read-only there). */
+type Pipelining = Pg.PoolClient & {
+  pipeline: boolean
+  readonly connection: { readonly stream: { cork(): void; uncork(): void } }
+}
+
+type Done = (error: Error | null | undefined, result: Pg.QueryResult | ReadonlyArray<Pg.QueryResult>) => void
+
+const submit = (
+  client: Pg.PoolClient,
+  text: string,
+  params: ReadonlyArray<unknown>,
+  rowMode: "array" | undefined,
+  done: Done
+) => {
+  if (rowMode === undefined) client.query(text, params as Array<unknown>, done as never)
+  else client.query({ text, values: params as Array<unknown>, rowMode }, done as never)
+}
+
+/**
+ * Sends a statement: on a unit's client not yet begun, `BEGIN` and the statement together, corked
+ * into one write. Both are answered in order; a failed `BEGIN` fails the statement (it can fail only
+ * with the connection, which fails the statement too).
+ */
+const send = (
+  target: Pg.PoolClient | Unit,
+  text: string,
+  params: ReadonlyArray<unknown>,
+  rowMode: "array" | undefined,
+  done: Done
+) => {
+  if (!("begun" in target)) return submit(target, text, params, rowMode, done)
+  if (target.begun) return submit(target.client, text, params, rowMode, done)
+  target.begun = true
+  const stream = (target.client as Pipelining).connection.stream
+  let beginFailed: Error | undefined
+  stream.cork()
+  try {
+    target.client.query("BEGIN", (error) => {
+      if (error) beginFailed = error
+    })
+    submit(target.client, text, params, rowMode, (error, result) => done(beginFailed ?? error, result))
+  } finally {
+    stream.uncork()
+  }
+}
+
 /** One statement on a client; a text of several statements (no parameters) gives a row list each. */
-const query = (client: Pg.PoolClient, text: string, params: ReadonlyArray<unknown>, rowMode?: "array") =>
-  Effect.async<Rows | ReadonlyArray<Rows>, SqlError>((resume) => {
-    const done = (error: Error | undefined, result: Pg.QueryResult | ReadonlyArray<Pg.QueryResult>) =>
+const query = (target: Pg.PoolClient | Unit, text: string, params: ReadonlyArray<unknown>, rowMode?: "array") =>
+  Effect.async<Rows | ReadonlyArray<Rows>, SqlError>((resume) =>
+    send(target, text, params, rowMode, (error, result) =>
       resume(
         error
           ? Effect.fail(failed(error))
@@ -59,14 +116,13 @@ const query = (client: Pg.PoolClient, text: string, params: ReadonlyArray<unknow
               Array.isArray(result) ? result.map((one) => one.rows ?? []) : (result as Pg.QueryResult).rows
             )
       )
-    if (rowMode === undefined) client.query(text, params as Array<unknown>, done as never)
-    else client.query({ text, values: params as Array<unknown>, rowMode }, done as never)
-  })
+    )
+  )
 
 /** The `Connection` that statements inside `transaction` find, over its one pooled client. */
-const connectionOf = (client: Pg.PoolClient): Connection => {
+const connectionOf = (unit: Unit): Connection => {
   const execute: Connection["execute"] = (text, params, transformRows) =>
-    Effect.map(query(client, text, params), (rows) =>
+    Effect.map(query(unit, text, params), (rows) =>
       transformRows === undefined ? rows : transformRows(rows as ReadonlyArray<object>)
     )
   return {
@@ -74,12 +130,12 @@ const connectionOf = (client: Pg.PoolClient): Connection => {
     executeUnprepared: execute,
     executeRaw: (text, params) =>
       Effect.async<unknown, SqlError>((resume) => {
-        client.query(text, params as Array<unknown>, (error, result) =>
+        send(unit, text, params, undefined, (error, result) =>
           resume(error ? Effect.fail(failed(error)) : Effect.succeed(result))
         )
       }),
     executeValues: (text, params) =>
-      query(client, text, params, "array") as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError>,
+      query(unit, text, params, "array") as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError>,
     // Nothing here streams inside a unit of work; the rows are read at once, as on PGlite.
     executeStream: (text, params, transformRows) =>
       Stream.unwrap(Effect.map(execute(text, params, transformRows), (rows) => Stream.fromIterable(rows)))
@@ -123,24 +179,35 @@ export const transactionOn = (sql: SqlClient.SqlClient): Transact => {
     Effect.uninterruptibleMask((restore) =>
       Effect.flatMap(
         Effect.async<{ readonly client: Pg.PoolClient; readonly release: () => void }, SqlError>((resume) =>
-          checkOut(pool, resume, (client, release) => resume(Effect.succeed({ client, release })))
+          checkOut(pool, resume, (client, release) => {
+            // Pipeline mode only while the unit holds the client, and only ever idle when switched:
+            // the unit's last statement (COMMIT or ROLLBACK) has been answered before release.
+            ;(client as Pipelining).pipeline = true
+            resume(
+              Effect.succeed({
+                client,
+                release: () => {
+                  ;(client as Pipelining).pipeline = false
+                  release()
+                }
+              })
+            )
+          })
         ),
         ({ client, release }) => {
-          const connection = connectionOf(client)
+          const unit: Unit = { client, begun: false }
           const end = (exit: Exit.Exit<A, E | SqlError>) =>
-            // A failed COMMIT is the unit's failure (the writes are gone), not a defect. A failed
-            // ROLLBACK means the connection is broken: the pool drops it when it hears its error.
-            Exit.isSuccess(exit)
-              ? Effect.as(query(client, "COMMIT", []), exit.value)
-              : Effect.zipRight(Effect.ignore(query(client, "ROLLBACK", [])), exit)
-          return query(client, "BEGIN", []).pipe(
-            Effect.zipRight(
-              restore(Effect.provideService(effect, SqlClient.TransactionConnection, [connection, 0] as const))
-            ),
-            Effect.exit,
-            Effect.flatMap(end),
-            Effect.ensuring(Effect.sync(release))
-          )
+            // Nothing sent, nothing to end. A failed COMMIT is the unit's failure (the writes are
+            // gone), not a defect. A failed ROLLBACK means the connection is broken: the pool drops
+            // it when it hears its error.
+            !unit.begun
+              ? exit
+              : Exit.isSuccess(exit)
+                ? Effect.as(query(client, "COMMIT", []), exit.value)
+                : Effect.zipRight(Effect.ignore(query(client, "ROLLBACK", [])), exit)
+          return restore(
+            Effect.provideService(effect, SqlClient.TransactionConnection, [connectionOf(unit), 0] as const)
+          ).pipe(Effect.exit, Effect.flatMap(end), Effect.ensuring(Effect.sync(release)))
         }
       )
     )
