@@ -75,7 +75,12 @@ export const sending =
       const response = await fetch(copy)
       const wait = attempt < options.policy.maxAttempts ? await waitFor(response) : undefined
       if (wait === undefined || wait > options.policy.maxWaitSeconds) return response
+      // Aborted while waiting: the answer being waited out is the call's answer.
+      const waited = await sleep(wait * 1000, request.signal).then(
+        () => true,
+        () => false
+      )
+      if (!waited) return response
       await response.body?.cancel()
-      await sleep(wait * 1000, request.signal)
     }
   }
