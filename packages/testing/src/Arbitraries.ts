@@ -9,8 +9,18 @@
  * the enclosing optional, default or nullable, or reported with `UnsupportedSchema`; `overrides`
  * supplies an arbitrary for such a schema.
  */
+import * as Core from "@crm/core"
 import fc from "fast-check"
 import { z } from "zod"
+
+/** `make()` on first use, then its value. */
+const once = <A>(make: () => A): (() => A) => {
+  let made: { readonly value: A } | undefined
+  return () => {
+    made ??= { value: make() }
+    return made.value
+  }
+}
 
 /** Thrown when a schema uses a kind the converter does not read, or its checks can hardly be met. */
 export class UnsupportedSchema extends Error {
@@ -24,7 +34,10 @@ export class UnsupportedSchema extends Error {
 }
 
 export interface Options {
-  /** Arbitraries of valid values to use instead of deriving, per schema (compared by identity). */
+  /**
+   * Arbitraries of valid values to use instead of deriving, per schema (compared by identity),
+   * on top of `coreOverrides()`.
+   */
   readonly overrides?: ReadonlyMap<z.core.$ZodType, fc.Arbitrary<unknown>>
   /** The schema's name in error messages. */
   readonly name?: string
@@ -48,6 +61,32 @@ export const invalid = (schema: z.core.$ZodType, options: Options = {}): fc.Arbi
   return refused
 }
 
+export interface NamedSchema {
+  /** Where the core exports it: `Contacts.ContactCreate`, `Invoicing.PaymentCreate`. */
+  readonly name: string
+  readonly schema: z.ZodType
+}
+
+const isNamespace = (value: unknown): value is Record<string, unknown> =>
+  Object.prototype.toString.call(value) === "[object Module]"
+
+/**
+ * Every zod schema `@crm/core` exports, by the name it is exported under (nested namespaces
+ * included): request bodies, queries, responses and their parts. A shape used under two names
+ * is listed under each.
+ */
+export const catalogue = once((): ReadonlyArray<NamedSchema> => {
+  const found: Array<NamedSchema> = []
+  const walk = (namespace: Record<string, unknown>, prefix: string) => {
+    for (const [key, value] of Object.entries(namespace)) {
+      if (value instanceof z.ZodType) found.push({ name: `${prefix}${key}`, schema: value })
+      else if (isNamespace(value)) walk(value, `${prefix}${key}.`)
+    }
+  }
+  walk(Core, "")
+  return found
+})
+
 interface Context {
   readonly path: string
   readonly overrides: ReadonlyMap<z.core.$ZodType, fc.Arbitrary<unknown>>
@@ -63,13 +102,55 @@ interface Derived {
   readonly inner?: Derived
 }
 
-const contextOf = (options: Options): Context => ({
-  path: options.name ?? "schema",
-  overrides: options.overrides ?? new Map()
+type Overrides = ReadonlyMap<z.core.$ZodType, fc.Arbitrary<unknown>>
+
+const NO_OVERRIDES: Overrides = new Map()
+
+/** A mapping's other target, `custom.<key>`: a key as the record field keys allow. */
+const customTarget = once(() => {
+  const key = derive(Core.Records.FieldKey, { path: "Records.FieldKey", overrides: NO_OVERRIDES }).valid!
+  return key.map((k) => `custom.${String(k)}`)
 })
+
+/**
+ * Arbitraries for the core schemas whose refinements are functions the converter cannot read,
+ * built from what the core exports beside them (the allowed names, the field key schema).
+ */
+export const coreOverrides = once(
+  (): Overrides =>
+    new Map<z.core.$ZodType, fc.Arbitrary<unknown>>([
+      [Core.Forms.MapsTo, fc.oneof(fc.constantFrom(...Core.Forms.CONTACT_TARGETS), customTarget())],
+      [Core.Settings.RequiredField, fc.oneof(fc.constantFrom(...Core.Settings.REQUIRED_DEAL_FIELDS), customTarget())],
+      [Core.Access.IpAllowList.CidrString, cidr().filter(accepts(Core.Access.IpAllowList.CidrString))]
+    ])
+)
+
+/** An address or a range, of either family, as an allow-list entry names them. */
+const cidr = () =>
+  fc.oneof(
+    fc.ipV4(),
+    fc.tuple(fc.ipV4(), fc.integer({ min: 0, max: 32 })).map(([address, bits]) => `${address}/${bits}`),
+    fc.ipV6(),
+    fc.tuple(fc.ipV6(), fc.integer({ min: 0, max: 128 })).map(([address, bits]) => `${address}/${bits}`)
+  )
+
+const withCore = new WeakMap<Overrides, Overrides>()
+
+const contextOf = (options: Options): Context => {
+  const given = options.overrides
+  let overrides = given === undefined ? coreOverrides() : withCore.get(given)
+  if (overrides === undefined) {
+    overrides = new Map([...coreOverrides(), ...given!])
+    withCore.set(given!, overrides)
+  }
+  return { path: options.name ?? "schema", overrides }
+}
 
 const PROBES = 100
 const MIN_ACCEPTED = 5
+/** Probes are drawn in batches with fixed seeds and stop once enough values passed: most schemas need one batch. */
+const BATCH = 10
+const SEED = 0x5eed
 /** Generated beyond an array's minimum length, and a record's most keys: enough to vary, small enough to stay fast. */
 const EXTRA_ITEMS = 4
 /** The only value of an optional schema whose inner schema cannot be generated. */
@@ -78,23 +159,36 @@ const absent = fc.constant(undefined)
 const accepts = (schema: z.core.$ZodType) => (value: unknown) => z.safeParse(schema, value).success
 const refuses = (schema: z.core.$ZodType) => (value: unknown) => !z.safeParse(schema, value).success
 
-const passing = (arbitrary: fc.Arbitrary<unknown>, predicate: (value: unknown) => boolean): number =>
-  fc.sample(arbitrary, { numRuns: PROBES, seed: 0x5eed }).filter(predicate).length
+/** How many of up to `PROBES` generated values pass `predicate`, stopping once `needed` did. */
+const passing = (arbitrary: fc.Arbitrary<unknown>, predicate: (value: unknown) => boolean, needed: number): number => {
+  let passed = 0
+  for (let batch = 0; batch * BATCH < PROBES && passed < needed; batch++) {
+    passed += fc.sample(arbitrary, { numRuns: BATCH, seed: SEED + batch }).filter(predicate).length
+  }
+  return passed
+}
 
 /** `base` filtered by the schema when the schema has checks `base` may break, if enough values pass. */
-const enforce = (schema: z.core.$ZodType, base: fc.Arbitrary<unknown>): Pick<Derived, "valid" | "unmet"> => {
+const enforce = (
+  schema: z.core.$ZodType,
+  base: fc.Arbitrary<unknown>,
+  ctx: Context
+): Pick<Derived, "valid" | "unmet"> => {
   const def = schema._zod.def
   if ((def.checks ?? []).length === 0 && def.type !== "pipe" && !("format" in def)) return { valid: base, unmet: "" }
-  const passed = passing(base, accepts(schema))
+  const passed = passing(base, accepts(schema), MIN_ACCEPTED)
   return passed >= MIN_ACCEPTED
     ? { valid: base.filter(accepts(schema)), unmet: "" }
-    : { valid: undefined, unmet: `only ${passed} of ${PROBES} generated values pass its checks (give an override)` }
+    : {
+        valid: undefined,
+        unmet: `${ctx.path}: only ${passed} of ${PROBES} generated values pass its checks (give an override)`
+      }
 }
 
 /** Candidates the schema refuses, or undefined when none of them is refused. */
 const refusedOf = (schema: z.core.$ZodType, candidates: ReadonlyArray<fc.Arbitrary<unknown> | undefined>) => {
   const pool = fc.oneof(...candidates.filter((c): c is fc.Arbitrary<unknown> => c !== undefined))
-  return passing(pool, refuses(schema)) === 0 ? undefined : pool.filter(refuses(schema))
+  return passing(pool, refuses(schema), 1) === 0 ? undefined : pool.filter(refuses(schema))
 }
 
 const wrongTypes = fc.constantFrom<unknown>(undefined, null, true, 0, -1, 1.5, "", "not valid", [], {})
@@ -105,17 +199,45 @@ const unsupported = (ctx: Context, what: string): never => {
 
 const at = (ctx: Context, segment: string): Context => ({ ...ctx, path: `${ctx.path}${segment}` })
 
-const once = <A>(make: () => A): (() => A) => {
-  let made: { readonly value: A } | undefined
-  return () => {
-    made ??= { value: make() }
-    return made.value
-  }
-}
-
 const checksOf = (schema: z.core.$ZodType) => (schema._zod.def.checks ?? []).map((check) => check._zod.def)
 
+/**
+ * Derivations, per overrides and schema: shared schemas (ids, timestamps, lines) are derived, and
+ * their checks probed, once. A shared schema's unmet reason names the path it was first met at.
+ */
+const derivations = new WeakMap<
+  ReadonlyMap<z.core.$ZodType, fc.Arbitrary<unknown>>,
+  WeakMap<z.core.$ZodType, Derived>
+>()
+
 const derive = (schema: z.core.$ZodType, ctx: Context): Derived => {
+  let known = derivations.get(ctx.overrides)
+  if (known === undefined) {
+    known = new WeakMap()
+    derivations.set(ctx.overrides, known)
+  }
+  const cached = known.get(schema)
+  if (cached !== undefined) return cached
+  const made = withOwnChecks(schema, deriveKind(schema, ctx), ctx)
+  known.set(schema, made)
+  return made
+}
+
+const WRAPPERS = new Set(["nullable", "optional", "default", "prefault", "readonly", "catch"])
+
+/**
+ * A wrapper may carry checks of its own (`.default([]).superRefine(...)`): its values, and what an
+ * object key holds when given, are filtered by the wrapper itself.
+ */
+const withOwnChecks = (schema: z.core.$ZodType, made: Derived, ctx: Context): Derived => {
+  if (!WRAPPERS.has(schema._zod.def.type) || (schema._zod.def.checks ?? []).length === 0) return made
+  const own = made.valid === undefined ? made : { ...made, ...enforce(schema, made.valid, ctx) }
+  return made.inner?.valid === undefined
+    ? own
+    : { ...own, inner: { ...made.inner, ...enforce(schema, made.inner.valid, ctx) } }
+}
+
+const deriveKind = (schema: z.core.$ZodType, ctx: Context): Derived => {
   const override = ctx.overrides.get(schema)
   if (override !== undefined) {
     return { valid: override, unmet: "", invalid: once(() => refusedOf(schema, [wrongTypes, fc.jsonValue()])) }
@@ -123,28 +245,28 @@ const derive = (schema: z.core.$ZodType, ctx: Context): Derived => {
   const s = schema as z.core.$ZodTypes
   switch (s._zod.def.type) {
     case "string":
-      return derived(schema, stringOf(s as z.core.$ZodString, ctx), (base) => stringRefusals(schema, base))
+      return derived(schema, ctx, stringOf(s as z.core.$ZodString, ctx), (base) => stringRefusals(schema, base))
     case "number": {
       const bounds = numberBounds(schema, ctx)
-      return derived(schema, numberOf(bounds), (base) => numberRefusals(bounds, base))
+      return derived(schema, ctx, numberOf(bounds), (base) => numberRefusals(bounds, base))
     }
     case "boolean":
-      return derived(schema, fc.boolean(), () => [])
+      return derived(schema, ctx, fc.boolean(), () => [])
     case "null":
-      return derived(schema, fc.constant(null), () => [])
+      return derived(schema, ctx, fc.constant(null), () => [])
     case "undefined":
-      return derived(schema, absent, () => [])
+      return derived(schema, ctx, absent, () => [])
     case "any":
     case "unknown":
-      return derived(schema, fc.jsonValue({ maxDepth: 2 }), () => [])
+      return derived(schema, ctx, fc.jsonValue({ maxDepth: 2 }), () => [])
     case "never":
       return { valid: undefined, unmet: `${ctx.path} is never`, invalid: once(() => refusedOf(schema, [wrongTypes])) }
     case "enum":
-      return derived(schema, fc.constantFrom(...Object.values((s as z.core.$ZodEnum)._zod.def.entries)), () => [
+      return derived(schema, ctx, fc.constantFrom(...Object.values((s as z.core.$ZodEnum)._zod.def.entries)), () => [
         fc.string()
       ])
     case "literal":
-      return derived(schema, fc.constantFrom(...(s as z.core.$ZodLiteral)._zod.def.values), () => [fc.string()])
+      return derived(schema, ctx, fc.constantFrom(...(s as z.core.$ZodLiteral)._zod.def.values), () => [fc.string()])
     case "object":
       return objectOf(s as z.core.$ZodObject, ctx)
     case "array":
@@ -169,13 +291,16 @@ const derive = (schema: z.core.$ZodType, ctx: Context): Derived => {
       return { valid, unmet: "", invalid: once(() => refusedOf(schema, [inner.invalid()])), inner }
     }
     case "readonly":
-    case "catch":
-      return derive((s as z.core.$ZodReadonly | z.core.$ZodCatch)._zod.def.innerType, ctx)
+    case "catch": {
+      // A catch accepts what its inner schema refuses: refusals are only what the schema itself refuses.
+      const inner = derive((s as z.core.$ZodReadonly | z.core.$ZodCatch)._zod.def.innerType, ctx)
+      return { ...inner, invalid: once(() => refusedOf(schema, [inner.invalid()])) }
+    }
     case "pipe": {
       const inner = derive((s as z.core.$ZodPipe)._zod.def.in, ctx)
       if (inner.valid === undefined) return { ...inner, invalid: once(() => refusedOf(schema, [inner.invalid()])) }
       const base = inner.valid
-      return { ...enforce(schema, base), invalid: once(() => refusedOf(schema, [inner.invalid(), base])) }
+      return { ...enforce(schema, base, ctx), invalid: once(() => refusedOf(schema, [inner.invalid(), base])) }
     }
     default:
       return unsupported(ctx, `the kind "${s._zod.def.type}"`)
@@ -185,10 +310,11 @@ const derive = (schema: z.core.$ZodType, ctx: Context): Derived => {
 /** A leaf: its generator, filtered by its checks; its refusals from wrong types, its own candidates and unfiltered values. */
 const derived = (
   schema: z.core.$ZodType,
+  ctx: Context,
   base: fc.Arbitrary<unknown>,
   candidates: (base: fc.Arbitrary<unknown>) => ReadonlyArray<fc.Arbitrary<unknown> | undefined>
 ): Derived => ({
-  ...enforce(schema, base),
+  ...enforce(schema, base, ctx),
   invalid: once(() => refusedOf(schema, [wrongTypes, base, ...candidates(base)]))
 })
 
@@ -219,7 +345,7 @@ const stringOf = (schema: z.core.$ZodString, ctx: Context): fc.Arbitrary<unknown
     const pattern = (check as Partial<z.core.$ZodCheckStringFormatDef>).pattern
     if (check.check === "string_format" && pattern !== undefined) patterns.push(pattern)
   }
-  if (def.format === "url") return fc.webUrl()
+  if (def.format === "url") return webUrl()
   if (def.format !== undefined) {
     if (def.pattern === undefined) unsupported(ctx, `the string format "${def.format}"`)
     patterns.unshift(def.pattern!)
@@ -227,11 +353,29 @@ const stringOf = (schema: z.core.$ZodString, ctx: Context): fc.Arbitrary<unknown
   const { min, max } = lengthBounds(schema)
   if (patterns.length === 0) return fc.string({ minLength: min, ...(max === undefined ? {} : { maxLength: max }) })
   try {
-    return fc.stringMatching(withoutLookarounds(patterns[0]!))
+    return matching(withoutLookarounds(patterns[0]!))
   } catch (error) {
     return unsupported(ctx, `the pattern ${patterns[0]} (${String(error)})`)
   }
 }
+
+/**
+ * Web URLs: `fc.webUrl`'s authorities with plain path segments and queries (its own percent-encoded
+ * ones take seconds to build).
+ */
+const webUrl = once(() =>
+  fc
+    .tuple(
+      fc.constantFrom("https", "http"),
+      fc.webAuthority(),
+      fc.array(fc.stringMatching(/^[\w.~-]{1,12}$/), { maxLength: 3 }),
+      fc.option(fc.stringMatching(/^[\w=&-]{1,16}$/), { nil: undefined })
+    )
+    .map(
+      ([scheme, authority, segments, query]) =>
+        `${scheme}://${authority}${segments.map((segment) => `/${segment}`).join("")}${query === undefined ? "" : `?${query}`}`
+    )
+)
 
 const stringRefusals = (schema: z.core.$ZodType, base: fc.Arbitrary<unknown>) => {
   const { min, max } = lengthBounds(schema)
@@ -241,6 +385,19 @@ const stringRefusals = (schema: z.core.$ZodType, base: fc.Arbitrary<unknown>) =>
     max === undefined ? undefined : fc.nat(3).map((n) => "x".repeat(max + 1 + n)),
     min === 0 ? undefined : fc.constant("x".repeat(min - 1))
   ]
+}
+
+/** `fc.stringMatching` takes tens of milliseconds to build: one per pattern (each `z.uuid()` is a schema of its own). */
+const matchers = new Map<string, fc.Arbitrary<string>>()
+
+const matching = (pattern: RegExp): fc.Arbitrary<string> => {
+  const key = `${pattern.flags}/${pattern.source}`
+  let matcher = matchers.get(key)
+  if (matcher === undefined) {
+    matcher = fc.stringMatching(pattern)
+    matchers.set(key, matcher)
+  }
+  return matcher
 }
 
 /**
@@ -340,12 +497,29 @@ const numberBounds = (schema: z.core.$ZodType, ctx: Context): NumberBounds => {
 }
 
 const numberOf = ({ min, max, minExcluded, maxExcluded, integer }: NumberBounds): fc.Arbitrary<unknown> => {
-  if (!integer) return fc.double({ min, max, minExcluded, maxExcluded, noNaN: true, noDefaultInfinity: true })
+  // zod's number refuses the infinities, so an unbounded side stops at the largest finite double.
+  if (!integer) {
+    return fc.double({
+      min: Number.isFinite(min) ? min : -Number.MAX_VALUE,
+      max: Number.isFinite(max) ? max : Number.MAX_VALUE,
+      minExcluded: minExcluded && Number.isFinite(min),
+      maxExcluded: maxExcluded && Number.isFinite(max),
+      noNaN: true
+    })
+  }
   const low = Math.max(minExcluded ? Math.floor(min) + 1 : Math.ceil(min), Number.MIN_SAFE_INTEGER)
   const high = Math.min(maxExcluded ? Math.ceil(max) - 1 : Math.floor(max), Number.MAX_SAFE_INTEGER)
-  return low >= -(2 ** 31) && high <= 2 ** 31 - 1
-    ? fc.integer({ min: low, max: high })
-    : fc.bigInt({ min: BigInt(low), max: BigInt(high) }).map(Number)
+  const whole =
+    low >= -(2 ** 31) && high <= 2 ** 31 - 1
+      ? fc.integer({ min: low, max: high })
+      : fc.bigInt({ min: BigInt(low), max: BigInt(high) }).map(Number)
+  // Refinements the converter cannot read (a score on a scale, a count of days) mostly want small
+  // numbers: a wide range is drawn from its small values half the time.
+  const smallLow = Math.max(low, -10)
+  const smallHigh = Math.min(high, 100)
+  return high - low <= 1000 || smallLow > smallHigh
+    ? whole
+    : fc.oneof(fc.integer({ min: smallLow, max: smallHigh }), whole)
 }
 
 const numberRefusals = ({ min, max, integer }: NumberBounds, base: fc.Arbitrary<unknown>) => [
@@ -371,7 +545,7 @@ const objectOf = (schema: z.core.$ZodObject, ctx: Context): Derived => {
           requiredKeys: present.filter((field) => !field.optional).map((field) => field.key)
         })
       : undefined
-  const made = base === undefined ? { valid: undefined, unmet: unmet!.derived.unmet } : enforce(schema, base)
+  const made = base === undefined ? { valid: undefined, unmet: unmet!.derived.unmet } : enforce(schema, base, ctx)
   return {
     ...made,
     invalid: once(() => {
@@ -416,7 +590,7 @@ const arrayOf = (schema: z.core.$ZodArray, ctx: Context): Derived => {
         ? fc.constant([])
         : undefined
       : fc.array(element.valid, { minLength: min, maxLength })
-  const made = base === undefined ? { valid: undefined, unmet: element.unmet } : enforce(schema, base)
+  const made = base === undefined ? { valid: undefined, unmet: element.unmet } : enforce(schema, base, ctx)
   return {
     ...made,
     invalid: once(() => {
@@ -456,12 +630,20 @@ const recordOf = (schema: z.core.$ZodRecord, ctx: Context): Derived => {
       : keys === undefined
         ? fc.dictionary(someKey as fc.Arbitrary<string>, value.valid, { maxKeys: EXTRA_ITEMS })
         : fc.record(Object.fromEntries(keys.map((k) => [k, value.valid!])), { requiredKeys: partial ? [] : keys })
-  const made = base === undefined ? { valid: undefined, unmet: value.unmet } : enforce(schema, base)
+  const made = base === undefined ? { valid: undefined, unmet: value.unmet } : enforce(schema, base, ctx)
   return {
     ...made,
     invalid: once(() => {
       const badValue = value.invalid()
-      const badKey = key?.invalid()?.filter((k) => typeof k === "string")
+      // An object key is a string: only strings the key schema refuses make a bad key.
+      const badKey =
+        key === undefined
+          ? undefined
+          : refusedOf(keyType, [
+              fc.string(),
+              key.valid?.map((k) => ` ${String(k)}!`),
+              fc.constantFrom("", "not valid", "UPPER")
+            ])
       return refusedOf(schema, [
         wrongTypes,
         base,
@@ -482,7 +664,7 @@ const unionOf = (schema: z.core.$ZodUnion, ctx: Context): Derived => {
   const made =
     possible.length === 0
       ? { valid: undefined, unmet: options.map((option) => option.unmet).join("; ") }
-      : enforce(schema, fc.oneof(...possible))
+      : enforce(schema, fc.oneof(...possible), ctx)
   return {
     ...made,
     invalid: once(() => refusedOf(schema, [wrongTypes, ...options.map((option) => option.invalid())]))
