@@ -3,7 +3,9 @@
  * work it runs on the transaction's connection, outside it on a pooled one, and a statement that
  * fails leaves its connection in the pool (as `@effect/sql-pg` does), with the driver's error as
  * the cause of a `SqlError`. Its transaction commits or rolls back as one, and `@effect/sql`'s own
- * statements and savepoints inside it run on its connection.
+ * statements and savepoints inside it run on its connection. A deferred statement (`deferOn`, the
+ * event append) goes out with the unit's COMMIT: after everything else, before a nested unit that
+ * may roll back, not at all when the unit fails, and failing the unit when it fails.
  */
 import * as StoragePg from "@crm/storage-pg"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -11,7 +13,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { describe, expect, it } from "vitest"
-import { executeOn, transactionOn } from "../../packages/storage-pg/src/internal/execute.js"
+import { deferOn, executeOn, transactionOn } from "../../packages/storage-pg/src/internal/execute.js"
 import { freshDatabase, serverUrl } from "../support/pgDatabase.js"
 
 const onServer = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) =>
@@ -59,6 +61,59 @@ describe.skipIf(serverUrl === undefined)("execute on the PostgreSQL server", () 
       })
     )
     expect(outcome).toEqual({ seenInside: 2, afterRollback: 0, committed: "3" })
+  }, 30_000)
+
+  it("sends a deferred statement with COMMIT, before a savepoint, never for a failed unit; its failure fails the unit", async () => {
+    const outcome = await onServer(
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const execute = executeOn(sql)
+        const defer = deferOn(sql)
+        const transaction = transactionOn(sql)
+        const all = Effect.map(
+          execute<{ ns: string | null }>(
+            "SELECT string_agg(n::text, ',' ORDER BY k) AS ns FROM deferred_probe WHERE k > $1",
+            [0]
+          ),
+          ([row]) => row!.ns
+        )
+        yield* sql`CREATE TABLE deferred_probe (k serial PRIMARY KEY, n integer NOT NULL)`
+        const insert = (n: number | null) => defer("INSERT INTO deferred_probe (n) VALUES ($1::integer)", [n])
+        // Held back: the unit's own statements after it see nothing of it, its row comes last.
+        const seenInside = yield* transaction(
+          Effect.gen(function* () {
+            yield* insert(1)
+            yield* execute("INSERT INTO deferred_probe (n) VALUES ($1::integer)", [2])
+            return yield* all
+          })
+        )
+        const afterFirst = yield* all
+        // A failed unit sends nothing it deferred.
+        yield* transaction(Effect.zipRight(insert(3), Effect.fail("no"))).pipe(Effect.ignore)
+        // Before a nested unit that rolls back: kept. Inside it: rolled back with it.
+        yield* transaction(
+          Effect.gen(function* () {
+            yield* insert(4)
+            yield* sql.withTransaction(Effect.zipRight(insert(5), Effect.fail("no"))).pipe(Effect.ignore)
+          })
+        )
+        const afterSavepoint = yield* all
+        // A deferred statement refused at COMMIT fails the unit and undoes its other writes.
+        const refused = yield* transaction(
+          Effect.gen(function* () {
+            yield* execute("INSERT INTO deferred_probe (n) VALUES ($1::integer)", [6])
+            yield* insert(null)
+          })
+        ).pipe(Effect.flip)
+        return { seenInside, afterFirst, afterSavepoint, refused, afterRefused: yield* all }
+      })
+    )
+    expect(outcome.seenInside).toBe("2")
+    expect(outcome.afterFirst).toBe("2,1")
+    expect(outcome.afterSavepoint).toBe("2,1,4")
+    expect(outcome.refused).toBeInstanceOf(SqlError)
+    expect(((outcome.refused as SqlError).cause as { code?: string }).code).toBe("23502")
+    expect(outcome.afterRefused).toBe("2,1,4")
   }, 30_000)
 
   it("fails a refused statement with the driver's error and keeps the connection", async () => {

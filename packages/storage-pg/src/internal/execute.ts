@@ -56,7 +56,19 @@ type Rows = ReadonlyArray<object>
 interface Unit {
   readonly client: Pg.PoolClient
   begun: boolean
+  /** Statements held back to go out with COMMIT (`deferOn`), in order. */
+  readonly deferred: Array<Statement>
 }
+
+interface Statement {
+  readonly text: string
+  readonly params: ReadonlyArray<unknown>
+}
+
+const COMMIT: Statement = { text: "COMMIT", params: [] }
+
+/** The unit behind each connection that `transaction` hands out (how `deferOn` finds it). */
+const units = new WeakMap<Connection, Unit>()
 
 /** What `pg` has but its types do not show (`pipeline` is read-only there). */
 type Pipelining = Pg.PoolClient & {
@@ -105,6 +117,30 @@ const send = (
   }
 }
 
+/**
+ * Statements sent in one write (after `BEGIN` when the unit has not begun), answered in order: the
+ * first failure, or nothing. After a failure PostgreSQL runs none of the rest but `COMMIT`, which
+ * then rolls the unit back.
+ */
+const sendAll = (unit: Unit, statements: ReadonlyArray<Statement>) =>
+  Effect.async<void, SqlError>((resume) => {
+    const all = unit.begun ? statements : [{ text: "BEGIN", params: [] }, ...statements]
+    unit.begun = true
+    const stream = (unit.client as Pipelining).connection.stream
+    let failure: Error | undefined
+    stream.cork()
+    try {
+      for (let n = 0; n < all.length; n++) {
+        submit(unit.client, all[n]!.text, all[n]!.params, undefined, (error) => {
+          if (error && failure === undefined) failure = error
+          if (n === all.length - 1) resume(failure === undefined ? Effect.void : Effect.fail(failed(failure)))
+        })
+      }
+    } finally {
+      stream.uncork()
+    }
+  })
+
 /** One statement on a client; a text of several statements (no parameters) gives a row list each. */
 const query = (target: Pg.PoolClient | Unit, text: string, params: ReadonlyArray<unknown>, rowMode?: "array") =>
   Effect.async<Rows | ReadonlyArray<Rows>, SqlError>((resume) =>
@@ -125,9 +161,14 @@ const connectionOf = (unit: Unit): Connection => {
     Effect.map(query(unit, text, params), (rows) =>
       transformRows === undefined ? rows : transformRows(rows as ReadonlyArray<object>)
     )
-  return {
+  const connection: Connection = {
     execute,
-    executeUnprepared: execute,
+    // `@effect/sql` opens a nested unit with a SAVEPOINT. What was deferred belongs to the outer
+    // unit, so it goes out first: rolled back to the savepoint, it would be lost.
+    executeUnprepared: (text, params, transformRows) =>
+      unit.deferred.length > 0 && text.startsWith("SAVEPOINT ")
+        ? Effect.as(sendAll(unit, [...unit.deferred.splice(0), { text, params }]), [])
+        : execute(text, params, transformRows),
     executeRaw: (text, params) =>
       Effect.async<unknown, SqlError>((resume) => {
         send(unit, text, params, undefined, (error, result) =>
@@ -140,6 +181,8 @@ const connectionOf = (unit: Unit): Connection => {
     executeStream: (text, params, transformRows) =>
       Stream.unwrap(Effect.map(execute(text, params, transformRows), (rows) => Stream.fromIterable(rows)))
   }
+  units.set(connection, unit)
+  return connection
 }
 
 /**
@@ -195,15 +238,18 @@ export const transactionOn = (sql: SqlClient.SqlClient): Transact => {
           })
         ),
         ({ client, release }) => {
-          const unit: Unit = { client, begun: false }
+          const unit: Unit = { client, begun: false, deferred: [] }
           const end = (exit: Exit.Exit<A, E | SqlError>) =>
-            // Nothing sent, nothing to end. A failed COMMIT is the unit's failure (the writes are
-            // gone), not a defect. A failed ROLLBACK means the connection is broken: the pool drops
-            // it when it hears its error.
-            !unit.begun
-              ? exit
-              : Exit.isSuccess(exit)
-                ? Effect.as(query(client, "COMMIT", []), exit.value)
+            // Nothing sent, nothing to end. The deferred statements go out with COMMIT, in one
+            // write; a failure of theirs or of COMMIT is the unit's failure (the writes are gone),
+            // not a defect. A failed ROLLBACK means the connection is broken: the pool drops it when
+            // it hears its error.
+            Exit.isSuccess(exit)
+              ? !unit.begun && unit.deferred.length === 0
+                ? exit
+                : Effect.as(sendAll(unit, [...unit.deferred.splice(0), COMMIT]), exit.value)
+              : !unit.begun
+                ? exit
                 : Effect.zipRight(Effect.ignore(query(client, "ROLLBACK", [])), exit)
           return restore(
             Effect.provideService(effect, SqlClient.TransactionConnection, [connectionOf(unit), 0] as const)
@@ -235,5 +281,24 @@ export const executeOn = (sql: SqlClient.SqlClient): Execute => {
       return transaction._tag === "Some"
         ? (transaction.value[0].execute(text, params, undefined) as Effect.Effect<ReadonlyArray<A>, SqlError>)
         : onPool<A>(text, params)
+    })
+}
+
+/**
+ * For a statement that should be the last of its unit of work (the event append, whose lock orders
+ * the organisation's writers until COMMIT): inside a unit of `transaction`, it is held back and
+ * sent with the unit's COMMIT, in one write, so the lock it takes is held for no round trip of
+ * ours; it is then not run if the unit fails, and its failure fails the unit. Inside a nested unit
+ * (a savepoint, which may be rolled back) and outside any unit it runs at once, as `execute`.
+ */
+export const deferOn = (sql: SqlClient.SqlClient) => {
+  const execute = executeOn(sql)
+  return (text: string, params: ReadonlyArray<unknown>): Effect.Effect<void, SqlError> =>
+    Effect.withFiberRuntime((fiber) => {
+      const open = Context.getOption(fiber.currentContext, SqlClient.TransactionConnection)
+      const unit = open._tag === "Some" && open.value[1] === 0 ? units.get(open.value[0]) : undefined
+      if (unit === undefined) return Effect.asVoid(execute(text, params))
+      unit.deferred.push({ text, params })
+      return Effect.void
     })
 }
