@@ -1,1 +1,2 @@
-export {}
+export * as Arbitraries from "./Arbitraries.js"
+export * as Models from "./Models.js"

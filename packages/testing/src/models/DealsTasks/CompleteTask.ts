@@ -1,8 +1,9 @@
 import { Tasks } from "@crm/core"
 import * as Effect from "effect/Effect"
 import type fc from "fast-check"
-import { expect } from "vitest"
-import { checkAgainstModel, type Model, type Real, run } from "./Model.js"
+import { same } from "../Check.js"
+import { attempt } from "../Runner.js"
+import { checkAgainstModel, type Model, type Real } from "./Model.js"
 
 /** `complete` called `times` times at once: the first completion wins, exactly one event in all. */
 export class CompleteTask implements fc.AsyncCommand<Model, Real> {
@@ -13,7 +14,7 @@ export class CompleteTask implements fc.AsyncCommand<Model, Real> {
   check = (model: Readonly<Model>) => model.tasks.length > 0
   async run(model: Model, real: Real) {
     const task = model.tasks[this.pick % model.tasks.length]!
-    const result = await run(
+    const result = await attempt(
       real,
       Effect.flatMap(Tasks.Tasks, (tasks) =>
         Effect.all(
@@ -26,10 +27,10 @@ export class CompleteTask implements fc.AsyncCommand<Model, Real> {
     )
     if (result._tag === "Left") throw result.left
     const stamps = new Set(result.right.map((t) => t.completed_at))
-    expect(stamps.size, "every caller sees the one completion time").toBe(1)
+    same(stamps.size, 1, `task ${task.id}: every caller sees the one completion time`)
     const [stamp] = [...stamps]
     if (task.done) {
-      expect(stamp).toBe(task.completedAt)
+      same(stamp, task.completedAt, `task ${task.id}: a repeated completion keeps the first time`)
     } else {
       task.done = true
       task.completedAt = stamp!

@@ -1,8 +1,9 @@
 import { Deals } from "@crm/core"
 import * as Effect from "effect/Effect"
 import type fc from "fast-check"
-import { expect } from "vitest"
-import { checkAgainstModel, type Model, type Real, run } from "./Model.js"
+import { same } from "../Check.js"
+import { attempt } from "../Runner.js"
+import { checkAgainstModel, type Model, type Real } from "./Model.js"
 
 /** A new deal lands in the first open stage of the pipeline it names. */
 export class CreateDeal implements fc.AsyncCommand<Model, Real> {
@@ -13,7 +14,7 @@ export class CreateDeal implements fc.AsyncCommand<Model, Real> {
   check = () => true
   async run(model: Model, real: Real) {
     const pipeline = real.organisation.settings.pipelines[this.pipeline]!
-    const result = await run(
+    const result = await attempt(
       real,
       Effect.flatMap(Deals.Deals, (deals) =>
         deals.create(real.organisation, { title: "deal", value: this.value, pipeline_id: pipeline.id }, real.actor)
@@ -21,7 +22,7 @@ export class CreateDeal implements fc.AsyncCommand<Model, Real> {
     )
     if (result._tag === "Left") throw result.left
     const firstOpen = pipeline.stages.find((s) => s.kind === "open")!
-    expect(result.right.status_id).toBe(firstOpen.id)
+    same(result.right.status_id, firstOpen.id, "a new deal's stage")
     model.deals.push({ id: result.right.id, pipelineId: pipeline.id, statusId: firstOpen.id, value: this.value })
     model.events.push(`deal.created:${result.right.id}`)
     await checkAgainstModel(model, real)

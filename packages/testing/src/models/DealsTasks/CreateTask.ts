@@ -1,7 +1,8 @@
 import { Tasks } from "@crm/core"
 import * as Effect from "effect/Effect"
 import type fc from "fast-check"
-import { checkAgainstModel, type Model, type Real, run } from "./Model.js"
+import { attempt } from "../Runner.js"
+import { checkAgainstModel, type Model, type Real } from "./Model.js"
 
 /** A task, attached to one of the deals when there is one to pick. */
 export class CreateTask implements fc.AsyncCommand<Model, Real> {
@@ -10,7 +11,7 @@ export class CreateTask implements fc.AsyncCommand<Model, Real> {
   async run(model: Model, real: Real) {
     const deal =
       this.pick === null || model.deals.length === 0 ? undefined : model.deals[this.pick % model.deals.length]
-    const result = await run(
+    const result = await attempt(
       real,
       Effect.flatMap(Tasks.Tasks, (tasks) =>
         tasks.create(

@@ -2,14 +2,13 @@
  * The model of deals and tasks the commands are checked against, deliberately simpler than the
  * kernel: where each deal stands, which tasks are done, and the events the log must hold.
  */
-import { Access, Deals, Events, Kernel, Settings, Tasks } from "@crm/core"
+import { Access, Deals, Events, Settings, Tasks } from "@crm/core"
 import * as Effect from "effect/Effect"
-import { expect } from "vitest"
-import type { Built } from "../../support/ports.js"
+import { ensure, same } from "../Check.js"
+import type * as Runner from "../Runner.js"
 
+/** The kernel's services the commands call. */
 export type Services = Access.Access | Deals.Deals | Tasks.Tasks | Events.Events
-export type KernelBuilt = Built<Services>
-export const kernelLayer = Kernel.layer
 
 /** Two pipelines: moves across them must be refused; one stage requires `value`. */
 export const SETTINGS = {
@@ -53,11 +52,7 @@ export interface Model {
   readonly events: Array<string>
 }
 
-export interface Real {
-  readonly kernel: KernelBuilt
-  readonly organisation: Settings.Organisation
-  readonly actor: { readonly keyId: string | null }
-}
+export type Real = Runner.Real<Services>
 
 export const stage = (organisation: Settings.Organisation, pipeline: number, index: number) =>
   organisation.settings.pipelines[pipeline]!.stages[index]!
@@ -75,32 +70,39 @@ export const checkAgainstModel = async (model: Model, real: Real) => {
         const deal = yield* deals.get(organisation, expected.id)
         const pipeline = organisation.settings.pipelines.find((p) => p.id === deal.pipeline_id)!
         const current = pipeline.stages.find((s) => s.id === deal.status_id)
-        expect(current, "a deal's stage is always one of its own pipeline").toBeDefined()
-        expect(deal.status_kind).toBe(current!.kind)
-        expect(deal.closed_at === null, "closed_at is set exactly when won or lost").toBe(current!.kind === "open")
-        expect({ pipeline: deal.pipeline_id, status: deal.status_id, value: deal.value }).toEqual({
-          pipeline: expected.pipelineId,
-          status: expected.statusId,
-          value: expected.value
-        })
+        ensure(current !== undefined, `deal ${deal.id}: its stage is always one of its own pipeline`)
+        same(deal.status_kind, current!.kind, `deal ${deal.id}: status_kind`)
+        ensure(
+          (deal.closed_at === null) === (current!.kind === "open"),
+          `deal ${deal.id}: closed_at is set exactly when won or lost`
+        )
+        same(
+          { pipeline: deal.pipeline_id, status: deal.status_id, value: deal.value },
+          { pipeline: expected.pipelineId, status: expected.statusId, value: expected.value },
+          `deal ${deal.id}`
+        )
       }
       const tasks = yield* Tasks.Tasks
       for (const expected of model.tasks) {
         const task = yield* tasks.get(organisation, expected.id)
-        expect({ done: task.done, completedAt: task.completed_at }).toEqual({
-          done: expected.done,
-          completedAt: expected.completedAt
-        })
+        same(
+          { done: task.done, completedAt: task.completed_at },
+          { done: expected.done, completedAt: expected.completedAt },
+          `task ${task.id}`
+        )
       }
       const page = yield* (yield* Events.Events).poll(organisation.id, { since: "0", limit: 500 })
-      expect(page.data.map((e) => `${e.event}:${String(e.data.id)}`)).toEqual(model.events)
+      same(
+        page.data.map((e) => `${e.event}:${String(e.data.id)}`),
+        model.events,
+        "the event log"
+      )
     })
   )
 }
 
-export const run = <A, E>(real: Real, effect: Effect.Effect<A, E, Services>) => real.kernel.run(Effect.either(effect))
-
-export const newOrganisation = (kernel: KernelBuilt) =>
+/** A new organisation with `SETTINGS`, for one run of commands. */
+export const newOrganisation = (kernel: Runner.Runner<Services>) =>
   kernel.run(
     Effect.flatMap(Access.Access, (access) =>
       access.createOrganisation(Settings.OrganisationCreate.parse({ name: "model", settings: SETTINGS }))

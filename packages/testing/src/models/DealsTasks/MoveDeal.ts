@@ -1,8 +1,9 @@
 import { Deals, Errors } from "@crm/core"
 import * as Effect from "effect/Effect"
 import type fc from "fast-check"
-import { expect } from "vitest"
-import { checkAgainstModel, type Model, type Real, run } from "./Model.js"
+import { ensure, same } from "../Check.js"
+import { attempt } from "../Runner.js"
+import { checkAgainstModel, type Model, type Real } from "./Model.js"
 
 /**
  * A move to any stage of either pipeline: refused outside the deal's own pipeline or without the
@@ -19,7 +20,7 @@ export class MoveDeal implements fc.AsyncCommand<Model, Real> {
     const deal = model.deals[this.pick % model.deals.length]!
     const pipeline = real.organisation.settings.pipelines[this.pipeline]!
     const target = pipeline.stages[this.stage % pipeline.stages.length]!
-    const result = await run(
+    const result = await attempt(
       real,
       Effect.flatMap(Deals.Deals, (deals) =>
         deals.move(real.organisation, deal.id, { status_id: target.id, lost_reason: "price" }, real.actor)
@@ -27,9 +28,12 @@ export class MoveDeal implements fc.AsyncCommand<Model, Real> {
     )
     const refused = pipeline.id !== deal.pipelineId || (target.required_fields.includes("value") && deal.value === null)
     if (target.id === deal.statusId) {
-      expect(result._tag).toBe("Right")
+      same(result._tag, "Right", "a move to the stage the deal is in")
     } else if (refused) {
-      expect(result._tag === "Left" && result.left instanceof Errors.ValidationFailed).toBe(true)
+      ensure(
+        result._tag === "Left" && result.left instanceof Errors.ValidationFailed,
+        "a move outside the pipeline or without a required field is refused with validation_failed"
+      )
     } else {
       if (result._tag === "Left") throw result.left
       deal.statusId = target.id

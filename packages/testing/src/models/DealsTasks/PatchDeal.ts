@@ -1,7 +1,8 @@
 import { Deals } from "@crm/core"
 import * as Effect from "effect/Effect"
 import type fc from "fast-check"
-import { checkAgainstModel, type Model, type Real, run } from "./Model.js"
+import { attempt } from "../Runner.js"
+import { checkAgainstModel, type Model, type Real } from "./Model.js"
 
 /** PATCH changes fields but never the stage. */
 export class PatchDeal implements fc.AsyncCommand<Model, Real> {
@@ -12,7 +13,7 @@ export class PatchDeal implements fc.AsyncCommand<Model, Real> {
   check = (model: Readonly<Model>) => model.deals.length > 0
   async run(model: Model, real: Real) {
     const deal = model.deals[this.pick % model.deals.length]!
-    const result = await run(
+    const result = await attempt(
       real,
       Effect.flatMap(Deals.Deals, (deals) =>
         deals.update(real.organisation, deal.id, { value: this.value }, real.actor)

@@ -1,7 +1,8 @@
 import { Tasks } from "@crm/core"
 import * as Effect from "effect/Effect"
 import type fc from "fast-check"
-import { checkAgainstModel, type Model, type Real, run } from "./Model.js"
+import { attempt } from "../Runner.js"
+import { checkAgainstModel, type Model, type Real } from "./Model.js"
 
 /** PATCH `done: false` reopens: `completed_at` is cleared and no event is written. */
 export class ReopenTask implements fc.AsyncCommand<Model, Real> {
@@ -9,7 +10,7 @@ export class ReopenTask implements fc.AsyncCommand<Model, Real> {
   check = (model: Readonly<Model>) => model.tasks.length > 0
   async run(model: Model, real: Real) {
     const task = model.tasks[this.pick % model.tasks.length]!
-    const result = await run(
+    const result = await attempt(
       real,
       Effect.flatMap(Tasks.Tasks, (tasks) => tasks.update(real.organisation, task.id, { done: false }, real.actor))
     )

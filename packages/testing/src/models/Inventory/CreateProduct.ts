@@ -1,14 +1,15 @@
 import { Inventory } from "@crm/core"
 import * as Effect from "effect/Effect"
 import type fc from "fast-check"
-import { checkAgainstModel, type Model, type Real, run } from "./Model.js"
+import { attempt } from "../Runner.js"
+import { checkAgainstModel, type Model, type Real } from "./Model.js"
 
 /** A new product starts untracked, sold in two variants or without any. */
 export class CreateProduct implements fc.AsyncCommand<Model, Real> {
   constructor(readonly withVariants: boolean) {}
   check = () => true
   async run(model: Model, real: Real) {
-    const result = await run(
+    const result = await attempt(
       real,
       Effect.flatMap(Inventory.Inventory, (inventory) =>
         inventory.create(

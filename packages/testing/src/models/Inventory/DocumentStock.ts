@@ -1,8 +1,9 @@
 import { Inventory } from "@crm/core"
 import * as Effect from "effect/Effect"
 import type fc from "fast-check"
-import { expect } from "vitest"
-import { checkAgainstModel, type Model, pickItem, type Real, run } from "./Model.js"
+import { same } from "../Check.js"
+import { attempt } from "../Runner.js"
+import { checkAgainstModel, type Model, pickItem, type Real } from "./Model.js"
 
 export interface Line {
   readonly product: number
@@ -26,7 +27,7 @@ export class DocumentStock implements fc.AsyncCommand<Model, Real> {
       ...pickItem(model, line.product, line.variant),
       quantity: line.quantity
     }))
-    const result = await run(
+    const result = await attempt(
       real,
       Effect.flatMap(Inventory.Inventory, (inventory) =>
         inventory.moveForDocument(
@@ -47,7 +48,7 @@ export class DocumentStock implements fc.AsyncCommand<Model, Real> {
       after.set(line.key, next)
     }
     if (short) {
-      expect(result._tag === "Left" && result.left.code).toBe("insufficient_stock")
+      same(result._tag === "Left" && result.left.code, "insufficient_stock", "a sale short of stock")
     } else {
       if (result._tag === "Left") throw result.left
       for (const line of picked) if (after.has(line.key)) line.product.levels.set(line.key, after.get(line.key)!)

@@ -2,14 +2,13 @@
  * The model the inventory commands are checked against, deliberately simpler than the kernel: for
  * each product, its stock items (the product itself, or each variant) and the level each holds.
  */
-import { Access, Inventory, Kernel, type PurchaseOrders, Settings } from "@crm/core"
+import { Access, Inventory, type PurchaseOrders, Settings } from "@crm/core"
 import * as Effect from "effect/Effect"
-import { expect } from "vitest"
-import type { Built } from "../../support/ports.js"
+import { ensure, same } from "../Check.js"
+import type * as Runner from "../Runner.js"
 
+/** The kernel's services the commands call. */
 export type Services = Access.Access | Inventory.Inventory | PurchaseOrders.PurchaseOrders
-export type KernelBuilt = Built<Services>
-export const kernelLayer = Kernel.layer
 
 export interface ModelProduct {
   readonly id: string
@@ -23,11 +22,7 @@ export interface Model {
   readonly products: Array<ModelProduct>
 }
 
-export interface Real {
-  readonly kernel: KernelBuilt
-  readonly organisation: Settings.Organisation
-  readonly actor: { readonly keyId: string | null }
-}
+export type Real = Runner.Real<Services>
 
 /** The item a command's numbers pick: a variant of a product with variants, else the product itself. */
 export const pickItem = (model: Model, product: number, variant: number) => {
@@ -48,22 +43,25 @@ export const checkAgainstModel = async (model: Model, real: Real) => {
             ? [[product.id, product.stock]]
             : product.variants.map((variant) => [variant.id, variant.stock])
         )
-        expect(levels).toEqual(expected.levels)
-        expect(product.stock).toBe(Inventory.StockLedger.aggregate([...expected.levels.values()]))
+        same(levels, expected.levels, `levels of product ${product.id}`)
+        same(
+          product.stock,
+          Inventory.StockLedger.aggregate([...expected.levels.values()]),
+          `stock of product ${product.id}`
+        )
         const ledger = yield* inventory.movements(real.organisation, expected.id, { limit: 200, offset: 0 })
         for (const [key, level] of expected.levels) {
-          if (level !== null) expect(level).toBeGreaterThanOrEqual(0)
+          ensure(level === null || level >= 0, `level of ${key} never below zero`)
           const rows = ledger.data.filter((row) => (row.variant_id ?? row.product_id) === key)
-          expect(Inventory.StockLedger.sum(rows), `Σ ledger of ${key}`).toBe(level ?? 0)
+          same(Inventory.StockLedger.sum(rows), level ?? 0, `Σ ledger of ${key}`)
         }
       }
     })
   )
 }
 
-export const run = <A, E>(real: Real, effect: Effect.Effect<A, E, Services>) => real.kernel.run(Effect.either(effect))
-
-export const newOrganisation = (kernel: KernelBuilt) =>
+/** A new organisation with default settings, for one run of commands. */
+export const newOrganisation = (kernel: Runner.Runner<Services>) =>
   kernel.run(
     Effect.flatMap(Access.Access, (access) =>
       access.createOrganisation(Settings.OrganisationCreate.parse({ name: "model" }))

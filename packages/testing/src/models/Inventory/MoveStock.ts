@@ -1,8 +1,9 @@
 import { Inventory } from "@crm/core"
 import * as Effect from "effect/Effect"
 import type fc from "fast-check"
-import { expect } from "vitest"
-import { checkAgainstModel, type Model, pickItem, type Real, run } from "./Model.js"
+import { same } from "../Check.js"
+import { attempt } from "../Runner.js"
+import { checkAgainstModel, type Model, pickItem, type Real } from "./Model.js"
 
 export type Request = { readonly delta: number } | { readonly count: number | null }
 
@@ -16,7 +17,7 @@ export class MoveStock implements fc.AsyncCommand<Model, Real> {
   check = (model: Readonly<Model>) => model.products.length > 0
   async run(model: Model, real: Real) {
     const { product, variantId, key } = pickItem(model, this.product, this.variant)
-    const result = await run(
+    const result = await attempt(
       real,
       Effect.flatMap(Inventory.Inventory, (inventory) =>
         inventory.move(
@@ -32,9 +33,9 @@ export class MoveStock implements fc.AsyncCommand<Model, Real> {
       if (result._tag === "Left") throw result.left
       product.levels.set(key, this.request.count)
     } else if (level === null) {
-      expect(result._tag === "Left" && result.left.code).toBe("stock_not_tracked")
+      same(result._tag === "Left" && result.left.code, "stock_not_tracked", "a delta on an untracked item")
     } else if (level + this.request.delta < 0) {
-      expect(result._tag === "Left" && result.left.code).toBe("insufficient_stock")
+      same(result._tag === "Left" && result.left.code, "insufficient_stock", "a delta below zero")
     } else {
       if (result._tag === "Left") throw result.left
       product.levels.set(key, level + this.request.delta)

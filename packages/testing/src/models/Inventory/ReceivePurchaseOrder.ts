@@ -1,9 +1,10 @@
 import { PurchaseOrders } from "@crm/core"
 import * as Effect from "effect/Effect"
 import type fc from "fast-check"
-import { expect } from "vitest"
+import { same } from "../Check.js"
+import { attempt } from "../Runner.js"
 import type { Line } from "./DocumentStock.js"
-import { checkAgainstModel, type Model, pickItem, type Real, run } from "./Model.js"
+import { checkAgainstModel, type Model, pickItem, type Real } from "./Model.js"
 
 /**
  * A purchase order for some items, ordered and then received through the service, whole or in
@@ -23,7 +24,7 @@ export class ReceivePurchaseOrder implements fc.AsyncCommand<Model, Real> {
     const receipts = this.split
       ? [picked.map((line) => Math.floor(line.quantity / 2)), picked.map((line) => Math.ceil(line.quantity / 2))]
       : [picked.map((line) => line.quantity)]
-    const result = await run(
+    const result = await attempt(
       real,
       Effect.gen(function* () {
         const purchases = yield* PurchaseOrders.PurchaseOrders
@@ -48,7 +49,7 @@ export class ReceivePurchaseOrder implements fc.AsyncCommand<Model, Real> {
       })
     )
     if (result._tag === "Left") throw result.left
-    expect(result.right.status).toBe("received")
+    same(result.right.status, "received", "a purchase order received in full")
     for (const line of picked) {
       const level = line.product.levels.get(line.key)!
       if (level !== null) line.product.levels.set(line.key, level + line.quantity)
