@@ -27,8 +27,17 @@ const allowed: Record<string, ReadonlyArray<RegExp>> = {
     /^node:(crypto|http|net|stream|stream\/web)$/
   ],
   "packages/mcp": [/^@crm\/core$/, /^effect(\/|$)/, /^zod$/, /^@modelcontextprotocol\/sdk\//],
-  // The kit drives the kernel (any storage) from fast-check, and runs the contract suite on vitest.
-  "packages/testing": [/^@crm\/core$/, /^effect(\/|$)/, /^zod$/, /^fast-check$/, /^vitest$/, /^@effect\/vitest$/],
+  // The kit drives the kernel (any storage) from fast-check, and runs the contract suite on vitest
+  // (whose cases hash API keys and request bodies with node:crypto, as the HTTP layer does).
+  "packages/testing": [
+    /^@crm\/core$/,
+    /^effect(\/|$)/,
+    /^zod$/,
+    /^fast-check$/,
+    /^vitest$/,
+    /^@effect\/vitest$/,
+    /^node:crypto$/
+  ],
   // The client speaks HTTP only: it knows the API from the OpenAPI document, not from the kernel.
   "packages/client": [/^openapi-fetch$/]
 }

@@ -1,11 +1,12 @@
+/** The storage contract of @crm/testing, one file per suite so that vitest runs them in parallel. */
+import { runStorageContract } from "@crm/testing/contract"
 import { afterAll, beforeAll, describe } from "vitest"
 import { storages } from "../support/storages.js"
-import { suite } from "./StorageContract.js"
 
 for (const storage of storages) {
   describe(`storage contract [${storage.name}]`, () => {
     beforeAll(storage.setup)
     afterAll(storage.teardown)
-    suite(storage.name, storage.fresh)
+    runStorageContract(storage.name, storage.fresh, { suites: ["core"] })
   })
 }

@@ -4,9 +4,10 @@
  * the same answers on every adapter, live rows only, one organisation only.
  */
 import { Deals, Invoicing, Quotes, type Settings, Tasks } from "@crm/core"
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
+import { type ContractOptions, contractCases } from "./ContractCases.js"
 import { at, type StoragePorts, seed, uuid } from "./StorageContract.js"
 
 const sorted = (values: ReadonlyArray<string>) => [...values].sort()
@@ -105,9 +106,12 @@ const task = (overrides: Partial<Tasks.Task> = {}): Tasks.Task => ({
   ...overrides
 })
 
-export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, unknown>): void => {
-  const test = <A, E>(title: string, body: Effect.Effect<A, E, StoragePorts>) =>
-    it.live(title, () => Effect.provide(body, makeLayer()), 60_000)
+export const suite = (
+  name: string,
+  makeLayer: () => Layer.Layer<StoragePorts, unknown>,
+  options: ContractOptions = {}
+): void => {
+  const { test } = contractCases(makeLayer, options)
 
   describe(`analytics storage contract: ${name}`, () => {
     test(

@@ -4,7 +4,7 @@
  */
 import type { Kernel } from "@crm/core"
 import { Errors, Inventory, Transaction } from "@crm/core"
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect } from "@effect/vitest"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -12,6 +12,7 @@ import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { type ContractOptions, contractCases } from "./ContractCases.js"
 
 type Product = Inventory.Product
 type StockMovement = Inventory.StockMovement
@@ -90,9 +91,12 @@ const current = (organisationId: string, id: string) =>
     Effect.map(Option.getOrThrow)
   )
 
-export const suite = (name: string, makeLayer: () => Layer.Layer<Kernel.StoragePorts, unknown>): void => {
-  const test = <A, E>(title: string, body: Effect.Effect<A, E, Kernel.StoragePorts>, timeout = 60_000) =>
-    it.live(title, () => Effect.provide(body, makeLayer()), timeout)
+export const suite = (
+  name: string,
+  makeLayer: () => Layer.Layer<Kernel.StoragePorts, unknown>,
+  options: ContractOptions = {}
+): void => {
+  const { test, concurrent } = contractCases(makeLayer, options)
 
   describe(`inventory storage contract: ${name}`, () => {
     describe("ProductRepository", () => {
@@ -338,7 +342,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<Kernel.StorageP
         })
       )
 
-      test(
+      concurrent(
         "a unit of work holding the product (getForUpdate) makes another unit's getForUpdate wait for its commit",
         Effect.gen(function* () {
           const { products, ledger, tx } = yield* ports
@@ -369,7 +373,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<Kernel.StorageP
         })
       )
 
-      test(
+      concurrent(
         "25 concurrent units taking one each from a stock of 10: exactly 10 commit, the level ends at 0 = Σ ledger",
         Effect.gen(function* () {
           const { products, ledger, tx } = yield* ports

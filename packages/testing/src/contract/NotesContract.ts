@@ -3,10 +3,11 @@
  * the main contract in StorageContract.ts.
  */
 import { Access, Notes } from "@crm/core"
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { type ContractOptions, contractCases } from "./ContractCases.js"
 import { at, ids, newestFirst, page, type StoragePorts, seed, uuid } from "./StorageContract.js"
 
 type Note = Notes.Note
@@ -23,9 +24,12 @@ const note = (overrides: Partial<Note> = {}): Note => ({
   ...overrides
 })
 
-export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, unknown>): void => {
-  const test = <A, E>(title: string, body: Effect.Effect<A, E, StoragePorts>, timeout = 60_000) =>
-    it.live(title, () => Effect.provide(body, makeLayer()), timeout)
+export const suite = (
+  name: string,
+  makeLayer: () => Layer.Layer<StoragePorts, unknown>,
+  options: ContractOptions = {}
+): void => {
+  const { test } = contractCases(makeLayer, options)
 
   describe(`notes storage contract: ${name}`, () => {
     test(

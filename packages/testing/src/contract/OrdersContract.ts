@@ -3,11 +3,12 @@
  * server) must pass it unchanged. `makeLayer` gives an isolated, empty store per test.
  */
 import { Errors, type Kernel, Mail, Orders, Transaction } from "@crm/core"
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { type ContractOptions, contractCases } from "./ContractCases.js"
 
 type StoragePorts = Kernel.StoragePorts
 
@@ -73,9 +74,12 @@ class Rollback {
   readonly _tag = "Rollback"
 }
 
-export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, unknown>): void => {
-  const test = <A, E>(title: string, body: Effect.Effect<A, E, StoragePorts>, timeout = 60_000) =>
-    it.live(title, () => Effect.provide(body, makeLayer()), timeout)
+export const suite = (
+  name: string,
+  makeLayer: () => Layer.Layer<StoragePorts, unknown>,
+  options: ContractOptions = {}
+): void => {
+  const { test, concurrent } = contractCases(makeLayer, options)
 
   describe(`orders and mail storage contract: ${name}`, () => {
     describe("OrderRepository", () => {
@@ -135,7 +139,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
         })
       )
 
-      test(
+      concurrent(
         "concurrent inserts of one external id: exactly one wins, the others name it",
         Effect.gen(function* () {
           const repo = yield* Orders.OrderRepository
@@ -258,7 +262,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
         })
       )
 
-      test(
+      concurrent(
         "concurrent claimers never take the same message",
         Effect.gen(function* () {
           const outbox = yield* Mail.MailOutbox

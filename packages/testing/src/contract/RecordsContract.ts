@@ -3,12 +3,13 @@
  * unchanged. `makeLayer` is called once per test and must give an isolated, empty store.
  */
 import { Errors, Forms, type Kernel, Leads, Records, Transaction, Visits } from "@crm/core"
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect } from "@effect/vitest"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { type ContractOptions, contractCases } from "./ContractCases.js"
 import { expectHeldUntilCommit } from "./StorageContract.js"
 
 type StoragePorts = Kernel.StoragePorts
@@ -58,9 +59,12 @@ const visit = (overrides: Partial<Visits.Visit> = {}): Visits.Visit => ({
 
 class Boom extends Data.TaggedError("Boom")<{}> {}
 
-export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, unknown>): void => {
-  const test = <A, E>(title: string, body: Effect.Effect<A, E, StoragePorts>, timeout = 60_000) =>
-    it.live(title, () => Effect.provide(body, makeLayer()), timeout)
+export const suite = (
+  name: string,
+  makeLayer: () => Layer.Layer<StoragePorts, unknown>,
+  options: ContractOptions = {}
+): void => {
+  const { test, concurrent } = contractCases(makeLayer, options)
 
   describe(`records contract: ${name}`, () => {
     describe("RecordRepository", () => {
@@ -175,7 +179,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
         })
       )
 
-      test(
+      concurrent(
         "getForUpdate holds the record until the unit of work that read it commits",
         Effect.gen(function* () {
           const repo = yield* Records.RecordRepository

@@ -3,10 +3,11 @@
  * calls): every adapter must pass it unchanged, like the main contract in StorageContract.ts.
  */
 import { Calls, PurchaseOrders, Returns, Surveys, Tickets } from "@crm/core"
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { type ContractOptions, contractCases } from "./ContractCases.js"
 import { at, expectHeldUntilCommit, ids, newestFirst, page, type StoragePorts, seed, uuid } from "./StorageContract.js"
 
 type Ticket = Tickets.TicketRecord
@@ -107,9 +108,12 @@ const expectNewestFirstPages = <A extends { readonly id: string; readonly create
     expect(ids(yield* list(2, 6))).toEqual([])
   })
 
-export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, unknown>): void => {
-  const test = <A, E>(title: string, body: Effect.Effect<A, E, StoragePorts>, timeout = 60_000) =>
-    it.live(title, () => Effect.provide(body, makeLayer()), timeout)
+export const suite = (
+  name: string,
+  makeLayer: () => Layer.Layer<StoragePorts, unknown>,
+  options: ContractOptions = {}
+): void => {
+  const { test, concurrent } = contractCases(makeLayer, options)
 
   describe(`service entities storage contract: ${name}`, () => {
     describe("TicketRepository", () => {
@@ -221,7 +225,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
         })
       )
 
-      test(
+      concurrent(
         "getForUpdate in a unit of work holds the ticket until the unit commits",
         Effect.gen(function* () {
           const { a } = yield* seed
@@ -295,7 +299,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
         })
       )
 
-      test(
+      concurrent(
         "order and pages as every list; getForUpdate holds the return until the unit commits",
         Effect.gen(function* () {
           const { a } = yield* seed
@@ -367,7 +371,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
         })
       )
 
-      test(
+      concurrent(
         "order and pages as every list; getForUpdate holds the order until the unit commits",
         Effect.gen(function* () {
           const { a } = yield* seed
@@ -481,7 +485,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
         })
       )
 
-      test(
+      concurrent(
         "order and pages as every list; getForUpdate holds the call until the unit commits",
         Effect.gen(function* () {
           const { a } = yield* seed

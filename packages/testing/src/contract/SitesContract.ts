@@ -4,13 +4,12 @@
  * orders, and tenant isolation.
  */
 import { Bookings, Contacts, Errors, LinkPages, Sites } from "@crm/core"
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import { type ContractOptions, contractCases } from "./ContractCases.js"
 import { at, ids, type StoragePorts, seed, uuid } from "./StorageContract.js"
-
-type Services = Sites.Sites | Bookings.Bookings | LinkPages.LinkPages | StoragePorts
 
 const services = (ports: Layer.Layer<StoragePorts, unknown>) =>
   Layer.provideMerge(Layer.mergeAll(Sites.layer, Bookings.layer, LinkPages.layer), ports)
@@ -21,9 +20,12 @@ const pageInput = (siteId: string, path: string, overrides: Record<string, unkno
 type Fails<A> = Effect.Effect<Either.Either<A, unknown>, never, never>
 const attempt = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.either(self) as unknown as Fails<A>
 
-export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, unknown>): void => {
-  const test = <A, E>(title: string, body: Effect.Effect<A, E, Services>, timeout = 60_000) =>
-    it.live(title, () => Effect.provide(body, services(makeLayer())), timeout)
+export const suite = (
+  name: string,
+  makeLayer: () => Layer.Layer<StoragePorts, unknown>,
+  options: ContractOptions = {}
+): void => {
+  const { test, concurrent } = contractCases(() => services(makeLayer()), options)
 
   describe(`sites storage contract: ${name}`, () => {
     test(
@@ -103,7 +105,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
       })
     )
 
-    test(
+    concurrent(
       "pages: ten concurrent creates of one path leave exactly one page",
       Effect.gen(function* () {
         const { a } = yield* seed

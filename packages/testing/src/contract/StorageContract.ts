@@ -3,8 +3,8 @@
  * unchanged. `makeLayer` is called once per test and must give an isolated, empty store, because
  * some cases observe the whole store (organisation counts, purges, event ids).
  *
- * Tests run on the live clock (`it.live`): adapters may time out or sleep inside, and the
- * concurrency cases need real scheduling.
+ * Cases are registered through ContractCases.ts: on the live clock, one store each. Those that run
+ * several units of work at once are `concurrent` cases, which an adapter may skip by option.
  */
 import { createHash } from "node:crypto"
 import type { Kernel } from "@crm/core"
@@ -23,7 +23,7 @@ import {
   Tasks,
   Transaction
 } from "@crm/core"
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
@@ -33,6 +33,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { type ContractOptions, contractCases } from "./ContractCases.js"
 
 export type StoragePorts = Kernel.StoragePorts
 
@@ -369,9 +370,12 @@ const expectIncreasing = (eventIds: ReadonlyArray<string>) => {
   for (let i = 1; i < eventIds.length; i++) expect(BigInt(eventIds[i]!) > BigInt(eventIds[i - 1]!)).toBe(true)
 }
 
-export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, unknown>): void => {
-  const test = <A, E>(title: string, body: Effect.Effect<A, E, StoragePorts>, timeout = 60_000) =>
-    it.live(title, () => Effect.provide(body, makeLayer()), timeout)
+export const suite = (
+  name: string,
+  makeLayer: () => Layer.Layer<StoragePorts, unknown>,
+  options: ContractOptions = {}
+): void => {
+  const { test, concurrent } = contractCases(makeLayer, options)
 
   describe(`storage contract: ${name}`, () => {
     describe("ContactRepository", () => {
@@ -1075,7 +1079,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
         })
       )
 
-      test(
+      concurrent(
         "getForUpdate in a unit of work holds the deal until the unit commits",
         Effect.gen(function* () {
           const { a } = yield* seed
@@ -1262,7 +1266,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
         })
       )
 
-      test(
+      concurrent(
         "getForUpdate in a unit of work holds the task until the unit commits",
         Effect.gen(function* () {
           const { a } = yield* seed
@@ -1483,7 +1487,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
         })
       )
 
-      test(
+      concurrent(
         "getForUpdate in a unit of work holds the quote until the unit commits",
         Effect.gen(function* () {
           const { a } = yield* seed
@@ -1732,7 +1736,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
         })
       )
 
-      test(
+      concurrent(
         "getForUpdate in a unit of work holds the invoice until the unit commits",
         Effect.gen(function* () {
           const { a } = yield* seed
@@ -1789,7 +1793,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
         })
       )
 
-      test(
+      concurrent(
         "20 concurrent units allocating in one series get exactly 1..20, none twice",
         Effect.gen(function* () {
           const { a } = yield* seed
@@ -1814,7 +1818,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
         120_000
       )
 
-      test(
+      concurrent(
         "concurrent units of which some fail after allocating: the committed ones hold 1..n without a gap",
         Effect.gen(function* () {
           const { a } = yield* seed
@@ -2129,7 +2133,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
         })
       )
 
-      test(
+      concurrent(
         "work in progress is invisible outside its unit, and gone after it fails",
         Effect.gen(function* () {
           const { a } = yield* seed
@@ -2165,7 +2169,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
         })
       )
 
-      test(
+      concurrent(
         "50 concurrent units each inserting a contact and its event all commit; a poller following the cursor sees every event once, in id order",
         Effect.gen(function* () {
           const { a } = yield* seed
@@ -2224,7 +2228,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
         120_000
       )
 
-      test(
+      concurrent(
         "30 concurrent units that insert, lock the organisation, count and roll back past 5: exactly 5 commit",
         Effect.gen(function* () {
           const { a, b } = yield* seed
@@ -2268,7 +2272,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
         120_000
       )
 
-      test(
+      concurrent(
         "concurrent inserts of one address: exactly one wins, the others name it",
         Effect.gen(function* () {
           const { a } = yield* seed
@@ -2512,7 +2516,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
         })
       )
 
-      test(
+      concurrent(
         "200 concurrent takes against a limit of 120 admit exactly 120, each seeing its own remaining",
         Effect.gen(function* () {
           const { a } = yield* seed
@@ -2641,7 +2645,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
         })
       )
 
-      test(
+      concurrent(
         "while one unit holds a key, another claimant is told so or waits and sees the saved record, never nothing",
         Effect.gen(function* () {
           const { a } = yield* seed

@@ -5,12 +5,13 @@
  * skip a hook while its circuit has it paused, and serve the hook waiting on the oldest event first.
  */
 import { Access, Events, Transaction, Webhooks } from "@crm/core"
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect } from "@effect/vitest"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { type ContractOptions, contractCases } from "./ContractCases.js"
 import { type StoragePorts, seed } from "./StorageContract.js"
 
 const T0 = Date.parse("2026-01-01T00:00:00.000Z")
@@ -64,9 +65,12 @@ const claimAt = (ms: number, token = uuid(), leaseMs = 60_000, hooks = 10) =>
 
 const created = (id: string) => ({ event: "contact.created" as const, data: { id, first_name: "Ann" } })
 
-export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, unknown>): void => {
-  const test = <A, E>(title: string, body: Effect.Effect<A, E, StoragePorts>, timeout = 60_000) =>
-    it.live(title, () => Effect.provide(body, makeLayer()), timeout)
+export const suite = (
+  name: string,
+  makeLayer: () => Layer.Layer<StoragePorts, unknown>,
+  options: ContractOptions = {}
+): void => {
+  const { test, concurrent } = contractCases(makeLayer, options)
 
   describe(`webhook storage contract: ${name}`, () => {
     test(
@@ -100,7 +104,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
       })
     )
 
-    test(
+    concurrent(
       "25 concurrent inserts against a limit of 20 store exactly 20",
       Effect.gen(function* () {
         const { a } = yield* seed
@@ -163,7 +167,7 @@ export const suite = (name: string, makeLayer: () => Layer.Layer<StoragePorts, u
       })
     )
 
-    test(
+    concurrent(
       "a claim leases the hook: concurrent claimants split the hooks, none twice, until release or expiry",
       Effect.gen(function* () {
         const { a } = yield* seed

@@ -1,0 +1,33 @@
+/**
+ * How every contract suite registers its cases: each on the live clock (`it.live`; adapters may
+ * time out or sleep inside, and races need real scheduling), each on a store of its own, since
+ * `makeLayer` is built once per case.
+ */
+import { it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+
+export interface ContractOptions {
+  /**
+   * `false` skips the cases that run several units of work at once (races for one number or
+   * one unique value, limits under contention, `getForUpdate` holding a row until commit, a
+   * poller beside committing writers). They are reported as skipped, not passed: an adapter that
+   * skips them does not yet keep the contract. Default `true`; memory, PGlite and the PostgreSQL
+   * server all run them.
+   */
+  readonly concurrency?: boolean
+}
+
+const TIMEOUT = 60_000
+
+export const contractCases = <R>(layer: () => Layer.Layer<R, unknown>, options: ContractOptions = {}) => {
+  const runConcurrent = options.concurrency !== false
+  return {
+    /** A case that needs one unit of work at a time. */
+    test: <A, E>(title: string, body: Effect.Effect<A, E, R>, timeout = TIMEOUT): void =>
+      it.live(title, () => Effect.provide(body, layer()), timeout),
+    /** A case that runs several units of work at once (see `ContractOptions.concurrency`). */
+    concurrent: <A, E>(title: string, body: Effect.Effect<A, E, R>, timeout = TIMEOUT): void =>
+      (runConcurrent ? it.live : it.live.skip)(title, () => Effect.provide(body, layer()), timeout)
+  }
+}
