@@ -5,4 +5,5 @@
 export { ModelMismatch } from "./models/Check.js"
 export * as DealsTasks from "./models/DealsTasks.js"
 export * as Inventory from "./models/Inventory.js"
+export * as Invoicing from "./models/Invoicing.js"
 export { type ClosableRunner, type Real, type Runner, runner } from "./models/Runner.js"
