@@ -60,6 +60,8 @@ const firstRun = (options: ServerOptions) =>
  * overdue. The date rules are "daily in the organisation's time zone"; running hourly makes them take
  * effect within an hour of each organisation's midnight, and running again changes nothing.
  */
+const FIRST_SWEEP_DELAY = "30 seconds"
+
 const housekeeping = Layer.scopedDiscard(
   Effect.gen(function* () {
     const events = yield* Events.Events
@@ -77,7 +79,9 @@ const housekeeping = Layer.scopedDiscard(
       Effect.catchAll((error) => Effect.logWarning("housekeeping failed; retrying at the next run", error)),
       Effect.catchAllDefect((defect) => Effect.logError("housekeeping crashed; retrying at the next run", defect))
     )
-    yield* Effect.forkScoped(Effect.repeat(sweep, Schedule.spaced("1 hour")))
+    // The first sweep waits a little: at start it would compete with the first requests for the
+    // CPU (and, on PGlite, for the one connection), and nothing it does is due within seconds.
+    yield* Effect.forkScoped(Effect.delay(Effect.repeat(sweep, Schedule.spaced("1 hour")), FIRST_SWEEP_DELAY))
   })
 )
 
