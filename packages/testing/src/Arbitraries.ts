@@ -67,8 +67,16 @@ export interface NamedSchema {
   readonly schema: z.ZodType
 }
 
-const isNamespace = (value: unknown): value is Record<string, unknown> =>
-  Object.prototype.toString.call(value) === "[object Module]"
+/**
+ * A module namespace: a real one from the sources, or what a bundler makes of `export * as` (an
+ * object of read-only getters, as esbuild's `__export` writes it in the core's `dist`).
+ */
+const isNamespace = (value: unknown): value is Record<string, unknown> => {
+  if (typeof value !== "object" || value === null) return false
+  if (Object.prototype.toString.call(value) === "[object Module]") return true
+  const descriptors = Object.values(Object.getOwnPropertyDescriptors(value))
+  return descriptors.length > 0 && descriptors.every((d) => d.get !== undefined && d.set === undefined)
+}
 
 /**
  * Every zod schema `@crm/core` exports, by the name it is exported under (nested namespaces
@@ -77,10 +85,12 @@ const isNamespace = (value: unknown): value is Record<string, unknown> =>
  */
 export const catalogue = once((): ReadonlyArray<NamedSchema> => {
   const found: Array<NamedSchema> = []
+  const seen = new Set<object>()
   const walk = (namespace: Record<string, unknown>, prefix: string) => {
+    seen.add(namespace)
     for (const [key, value] of Object.entries(namespace)) {
       if (value instanceof z.ZodType) found.push({ name: `${prefix}${key}`, schema: value })
-      else if (isNamespace(value)) walk(value, `${prefix}${key}.`)
+      else if (isNamespace(value) && !seen.has(value)) walk(value, `${prefix}${key}.`)
     }
   }
   walk(Core, "")
