@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# What a user installs, tried as a user would: every package under packages/ packed by `npm pack`
+# (which builds it: `prepack`), the tarballs installed into a new project outside the repository,
+# its TypeScript compiled there against the installed declarations, then run with plain `node` (no
+# loader): the embedded examples on memory and on PGlite, and a user's property test.
+# `npm run test:pack`; CI runs it after the suite.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/crm-pack.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$root"
+
+packages=(core storage-memory storage-pg http mcp testing client)
+mkdir -p "$work/tarballs" "$work/project/src"
+for name in "${packages[@]}"; do
+  npm pack --silent --workspace "@crm/$name" --pack-destination "$work/tarballs" --json >"$work/pack-$name.json"
+done
+WORK="$work" node -e '
+  const fs = require("node:fs")
+  for (const name of process.argv.slice(1)) {
+    const [{ filename, size, unpackedSize, entryCount }] = JSON.parse(fs.readFileSync(`${process.env.WORK}/pack-${name}.json`, "utf8"))
+    console.log(`${filename}: ${(size / 1024).toFixed(0)} kB packed, ${(unpackedSize / 1024).toFixed(0)} kB unpacked, ${entryCount} files`)
+  }' "${packages[@]}"
+
+# The user's project: the tarballs, and the peers and tools at the versions this repository locks
+# (so npm finds them in its cache), written by a script that reads the lock file.
+WORK="$work" node --input-type=module -e '
+  import { readdirSync, readFileSync, writeFileSync } from "node:fs"
+  const work = process.env.WORK
+  const lock = JSON.parse(readFileSync("package-lock.json", "utf8")).packages
+  const locked = (name) => lock[`node_modules/${name}`].version
+  const dependencies = {}
+  for (const file of readdirSync(`${work}/tarballs`)) {
+    const name = file.replace(/^crm-(.*)-\d+\.\d+\.\d+\.tgz$/, "@crm/$1")
+    dependencies[name] = `file:../tarballs/${file}`
+  }
+  for (const name of ["effect", "@effect/platform", "@effect/sql", "@effect/sql-pg", "@effect/experimental", "fast-check", "typescript", "@types/node"]) {
+    dependencies[name] = locked(name)
+  }
+  writeFileSync(`${work}/project/package.json`, JSON.stringify({ name: "crm-user", private: true, type: "module", dependencies }, null, 2))
+'
+cp examples/embedded/src/*.ts examples/property-test/src/*.ts "$work/project/src/"
+# A user's tsconfig as `tsc --init` writes it (skipLibCheck: PGlite's declarations need Emscripten's types).
+cat >"$work/project/tsconfig.json" <<'EOF'
+{
+  "compilerOptions": {
+    "target": "ES2022",
+    "module": "NodeNext",
+    "moduleResolution": "NodeNext",
+    "strict": true,
+    "exactOptionalPropertyTypes": true,
+    "skipLibCheck": true,
+    "types": ["node"],
+    "outDir": "dist"
+  },
+  "include": ["src"]
+}
+EOF
+
+cd "$work/project"
+npm install --prefer-offline --no-audit --no-fund --loglevel=error
+npx tsc -p tsconfig.json
+
+# Each public entry imports in plain node; what is not exported stays closed.
+for entry in @crm/core @crm/storage-memory @crm/storage-pg @crm/http @crm/mcp @crm/testing @crm/client; do
+  node --input-type=module -e "const m = await import('$entry'); if (Object.keys(m).length === 0) throw new Error('$entry exports nothing')"
+done
+if node --input-type=module -e "await import('@crm/core/internal/operation.js')" 2>/dev/null; then
+  echo "@crm/core/internal/* should be closed" >&2
+  exit 1
+fi
+
+node dist/memory.js | tee memory.out
+grep -q "contact.created ada@example.com" memory.out
+node dist/pglite.js "$work/data" | tee pglite.out
+node dist/pglite.js "$work/data" | tee pglite-again.out
+grep -q "contact.created" pglite.out && grep -q "contact.created" pglite-again.out
+node dist/property.js
+echo "pack: 7 packages packed, installed outside the repository and run with plain node"
