@@ -105,6 +105,26 @@ for (const storage of storages) {
       )
     })
 
+    it("refuses a payment of zero or less called on the service itself, recording nothing", async () => {
+      await kernel!.run(
+        Effect.gen(function* () {
+          const invoicing = yield* Invoicing.Invoicing
+          const org = yield* organisation("Nothing paid")
+          const invoice = yield* Effect.flatMap(invoicing.create(org, { items: [WORK] }, actor), (draft) =>
+            invoicing.issue(org, draft.id, {})
+          )
+          for (const amount of [0, -5]) {
+            const refused = yield* Effect.flip(invoicing.pay(org, invoice.id, { amount }))
+            expect(refused.code).toBe("validation_failed")
+            expect(refused.detail).toEqual([expect.objectContaining({ path: "amount", code: "too_small" })])
+          }
+          const after = yield* invoicing.get(org, invoice.id)
+          expect([after.status, after.paid_amount]).toEqual(["issued", 0])
+          expect(yield* invoicing.payments(org, invoice.id)).toEqual([])
+        })
+      )
+    })
+
     it("never makes a storno overdue: it takes no payment", async () => {
       await kernel!.run(
         Effect.gen(function* () {

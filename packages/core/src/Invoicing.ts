@@ -351,6 +351,8 @@ export const make = Effect.gen(function* () {
           yield* checkPrecision("amount", request.amount, current.currency)
           const outstanding = BigDecimal.subtract(decimal(current.total), decimal(current.paid_amount))
           const amount = decimal(request.amount)
+          // The wire schema refuses it too, but an embedder calls the service without one.
+          if (!BigDecimal.isPositive(amount)) return yield* invalidField("amount", "must be positive", "too_small")
           if (BigDecimal.greaterThan(amount, outstanding)) {
             return yield* invalidField(
               "amount",
