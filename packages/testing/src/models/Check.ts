@@ -2,6 +2,8 @@
  * The expectations commands check, without a test runner: a mismatch is thrown, and fast-check
  * reports it with the command sequence and the path that replays it.
  */
+import { Events } from "@crm/core"
+import * as Effect from "effect/Effect"
 
 /** What the kernel did differs from what the model says it should. */
 export class ModelMismatch extends Error {
@@ -28,3 +30,15 @@ export const same = (actual: unknown, expected: unknown, what: string): void => 
   const wanted = canonical(expected)
   if (got !== wanted) throw new ModelMismatch(`${what}: expected ${wanted}, got ${got}`)
 }
+
+/** The organisation's event log, as `event:id` lines oldest first, equals the model's. */
+export const sameEventLog = (organisationId: string, expected: ReadonlyArray<string>) =>
+  Effect.map(
+    Effect.flatMap(Events.Events, (log) => log.poll(organisationId, { since: "0", limit: 500 })),
+    (page) =>
+      same(
+        page.data.map((e) => `${e.event}:${String(e.data.id)}`),
+        expected,
+        "the event log"
+      )
+  )

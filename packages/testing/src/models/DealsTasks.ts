@@ -8,11 +8,11 @@ import fc from "fast-check"
 import { CompleteTask } from "./DealsTasks/CompleteTask.js"
 import { CreateDeal } from "./DealsTasks/CreateDeal.js"
 import { CreateTask } from "./DealsTasks/CreateTask.js"
-import { type Model, newOrganisation, type Real, type Services } from "./DealsTasks/Model.js"
+import { type Model, type Real, SETTINGS, type Services } from "./DealsTasks/Model.js"
 import { MoveDeal } from "./DealsTasks/MoveDeal.js"
 import { PatchDeal } from "./DealsTasks/PatchDeal.js"
 import { ReopenTask } from "./DealsTasks/ReopenTask.js"
-import type { Runner } from "./Runner.js"
+import { newOrganisation, type Runner } from "./Runner.js"
 
 export { CompleteTask } from "./DealsTasks/CompleteTask.js"
 export { CreateDeal } from "./DealsTasks/CreateDeal.js"
@@ -48,7 +48,7 @@ export const commands = (options: CommandsOptions = {}): fc.Arbitrary<Iterable<f
 /** The start of one run: a new organisation (with `SETTINGS`) and an empty model. */
 export const setup = async (kernel: Runner<Services>): Promise<{ model: Model; real: Real }> => ({
   model: { deals: [], tasks: [], events: [] },
-  real: { kernel, organisation: await newOrganisation(kernel), actor: { keyId: null } }
+  real: { kernel, organisation: await newOrganisation(kernel, SETTINGS), actor: { keyId: null } }
 })
 
 /** One run of `cmds` from `setup`, checked against the model after every command. */

@@ -7,10 +7,10 @@
 import fc from "fast-check"
 import { CreateProduct } from "./Inventory/CreateProduct.js"
 import { DocumentStock } from "./Inventory/DocumentStock.js"
-import { type Model, newOrganisation, type Real, type Services } from "./Inventory/Model.js"
+import type { Model, Real, Services } from "./Inventory/Model.js"
 import { MoveStock } from "./Inventory/MoveStock.js"
 import { ReceivePurchaseOrder } from "./Inventory/ReceivePurchaseOrder.js"
-import type { Runner } from "./Runner.js"
+import { newOrganisation, type Runner } from "./Runner.js"
 
 export { CreateProduct } from "./Inventory/CreateProduct.js"
 export { DocumentStock, type Line } from "./Inventory/DocumentStock.js"

@@ -2,7 +2,7 @@
  * What the models' commands need of the kernel: a way to run an effect on its services. Any
  * storage will do; `runner(layer)` makes one from the kernel's layer provided with a store.
  */
-import type { Resource, Settings } from "@crm/core"
+import { Access, type Resource, Settings } from "@crm/core"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
@@ -37,3 +37,13 @@ export interface Real<R> {
 /** An operation's outcome, success or failure, for a command to compare with what the model expects. */
 export const attempt = <A, E, R>(real: Real<R>, effect: Effect.Effect<A, E, R>): Promise<Either.Either<A, E>> =>
   real.kernel.run(Effect.either(effect))
+
+/** A new organisation for one run of a model's commands, with the settings the model needs (if any). */
+export const newOrganisation = (kernel: Runner<Access.Access>, settings?: unknown): Promise<Settings.Organisation> =>
+  kernel.run(
+    Effect.flatMap(Access.Access, (access) =>
+      access.createOrganisation(
+        Settings.OrganisationCreate.parse(settings === undefined ? { name: "model" } : { name: "model", settings })
+      )
+    )
+  )

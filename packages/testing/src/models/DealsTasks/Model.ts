@@ -2,9 +2,9 @@
  * The model of deals and tasks the commands are checked against, deliberately simpler than the
  * kernel: where each deal stands, which tasks are done, and the events the log must hold.
  */
-import { Access, Deals, Events, Settings, Tasks } from "@crm/core"
+import { type Access, Deals, type Events, type Settings, Tasks } from "@crm/core"
 import * as Effect from "effect/Effect"
-import { ensure, same } from "../Check.js"
+import { ensure, same, sameEventLog } from "../Check.js"
 import type * as Runner from "../Runner.js"
 
 /** The kernel's services the commands call. */
@@ -91,20 +91,7 @@ export const checkAgainstModel = async (model: Model, real: Real) => {
           `task ${task.id}`
         )
       }
-      const page = yield* (yield* Events.Events).poll(organisation.id, { since: "0", limit: 500 })
-      same(
-        page.data.map((e) => `${e.event}:${String(e.data.id)}`),
-        model.events,
-        "the event log"
-      )
+      yield* sameEventLog(organisation.id, model.events)
     })
   )
 }
-
-/** A new organisation with `SETTINGS`, for one run of commands. */
-export const newOrganisation = (kernel: Runner.Runner<Services>) =>
-  kernel.run(
-    Effect.flatMap(Access.Access, (access) =>
-      access.createOrganisation(Settings.OrganisationCreate.parse({ name: "model", settings: SETTINGS }))
-    )
-  )

@@ -2,7 +2,7 @@
  * The model the inventory commands are checked against, deliberately simpler than the kernel: for
  * each product, its stock items (the product itself, or each variant) and the level each holds.
  */
-import { Access, Inventory, type PurchaseOrders, Settings } from "@crm/core"
+import { type Access, Inventory, type PurchaseOrders } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { ensure, same } from "../Check.js"
 import type * as Runner from "../Runner.js"
@@ -59,11 +59,3 @@ export const checkAgainstModel = async (model: Model, real: Real) => {
     })
   )
 }
-
-/** A new organisation with default settings, for one run of commands. */
-export const newOrganisation = (kernel: Runner.Runner<Services>) =>
-  kernel.run(
-    Effect.flatMap(Access.Access, (access) =>
-      access.createOrganisation(Settings.OrganisationCreate.parse({ name: "model" }))
-    )
-  )

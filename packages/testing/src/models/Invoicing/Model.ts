@@ -4,9 +4,9 @@
  * whole unit prices, so every amount is exact), the counter its number was given, and the events
  * the log must hold.
  */
-import { Access, Events, Invoicing, Settings } from "@crm/core"
+import { type Access, type Events, Invoicing } from "@crm/core"
 import * as Effect from "effect/Effect"
-import { same } from "../Check.js"
+import { same, sameEventLog } from "../Check.js"
 import type * as Runner from "../Runner.js"
 
 /** The kernel's services the commands call. */
@@ -102,20 +102,7 @@ export const checkAgainstModel = async (model: Model, real: Real) => {
           `payments of invoice ${expected.id}`
         )
       }
-      const page = yield* (yield* Events.Events).poll(organisation.id, { since: "0", limit: 500 })
-      same(
-        page.data.map((e) => `${e.event}:${String(e.data.id)}`),
-        model.events,
-        "the event log"
-      )
+      yield* sameEventLog(organisation.id, model.events)
     })
   )
 }
-
-/** A new organisation with default settings (its currency is every invoice's), for one run of commands. */
-export const newOrganisation = (kernel: Runner.Runner<Services>) =>
-  kernel.run(
-    Effect.flatMap(Access.Access, (access) =>
-      access.createOrganisation(Settings.OrganisationCreate.parse({ name: "model" }))
-    )
-  )
