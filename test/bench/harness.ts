@@ -328,6 +328,9 @@ const served = async (
 const OURS_BIN =
   process.env.BENCH_OURS === undefined ? "examples/server/bin/crm.js" : `${process.env.BENCH_OURS}/bin/crm.js`
 
+/** Node options for our server only (`BENCH_OURS_NODE_ARGS`, space-separated), e.g. V8's heap sizing in an A/B run. */
+const OURS_NODE_ARGS = (process.env.BENCH_OURS_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "")
+
 /**
  * Our server as `npm start` runs it: the bin, with the storage in `storageEnv`. `bin` may name
  * another copy of the server's bin (with its `dist/` beside it) for an A/B run (`BENCH_AGAINST`).
@@ -342,7 +345,7 @@ export const startOurs = async (
   const prof = profileArgs(profile)
   const child = startNode(
     `crm serve (${label})`,
-    [...prof.args, bin, "serve"],
+    [...prof.args, ...(bin === OURS_BIN ? OURS_NODE_ARGS : []), bin, "serve"],
     childEnv({
       PORT: String(port),
       HOST: "127.0.0.1",

@@ -33,6 +33,7 @@
  *                               builds of ours measured side by side (docs/benchmarks.md, "A/B runs")
  *   BENCH_OURS                  a copy of examples/server, as for BENCH_AGAINST, run in our server's
  *                               place (so neither side of an A/B run is rebuilt under it)
+ *   BENCH_OURS_NODE_ARGS        node options for our server only, space-separated (V8 heap sizing...)
  */
 
 import { spawnSync } from "node:child_process"
