@@ -116,7 +116,9 @@ for (const storage of storages) {
           for (const amount of [0, -5]) {
             const refused = yield* Effect.flip(invoicing.pay(org, invoice.id, { amount }))
             expect(refused.code).toBe("validation_failed")
-            expect("detail" in refused && refused.detail).toEqual([expect.objectContaining({ path: "amount", code: "too_small" })])
+            expect("detail" in refused && refused.detail).toEqual([
+              expect.objectContaining({ path: "amount", code: "too_small" })
+            ])
           }
           const after = yield* invoicing.get(org, invoice.id)
           expect([after.status, after.paid_amount]).toEqual(["issued", 0])

@@ -52,7 +52,10 @@ const stdioClient = async (env: Record<string, string>) => {
 /** Runs the example to its end (a refused start) and returns its exit code and stderr. */
 const runToExit = (env: Record<string, string>) =>
   new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve) => {
-    const child = spawn(process.execPath, ["--conditions=@crm/source", "--import", "tsx", MAIN], { cwd: root, env: childEnv(env) })
+    const child = spawn(process.execPath, ["--conditions=@crm/source", "--import", "tsx", MAIN], {
+      cwd: root,
+      env: childEnv(env)
+    })
     let stderr = ""
     let stdout = ""
     child.stderr.on("data", (chunk: Buffer) => {

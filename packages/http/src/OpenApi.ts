@@ -51,7 +51,8 @@ const shapesOf = (table: ReadonlyArray<Mounted>): Shapes => {
   const named = new Map<string, z.ZodType>()
   for (const [schema, name] of schemaNames) {
     for (const io of IOS) {
-      if ((named.get(name[io]) ?? schema) !== schema) throw new Error(`SchemaNames gives two shapes the name ${name[io]}`)
+      if ((named.get(name[io]) ?? schema) !== schema)
+        throw new Error(`SchemaNames gives two shapes the name ${name[io]}`)
       named.set(name[io], schema)
       registries[io].add(schema, { id: name[io] })
     }
@@ -99,7 +100,8 @@ const shapesOf = (table: ReadonlyArray<Mounted>): Shapes => {
       if (found.has(name)) continue
       // zod refers to a schema without a name only when it is nested in another or in itself (it
       // then puts it under `__shared`); the document has no place for it but under a name.
-      if (!named.has(name)) throw new Error(`a schema without a name (${name}) is nested in another: name it in SchemaNames`)
+      if (!named.has(name))
+        throw new Error(`a schema without a name (${name}) is nested in another: name it in SchemaNames`)
       found.add(name)
       pending.push(...refsIn(made[io][name]))
     }

@@ -63,7 +63,17 @@ export const schemaNames: ReadonlyMap<z.ZodType, Name> = new Map([
   ...named(Access, "Scope", "KeyCreate", "CreatedKey", "Me"),
   ...named(Contacts, "Contact", "ContactCreate", "ContactPatch", "ContactPage", "ContactStatus"),
   ...named(Companies, "Company", "CompanyCreate", "CompanyPatch", "CompanyPage"),
-  ...named(Deals, "Deal", "DealCreate", "DealPatch", "DealPage", "DealStatus", "StageHistory", "StageVisit", "PipelinePage"),
+  ...named(
+    Deals,
+    "Deal",
+    "DealCreate",
+    "DealPatch",
+    "DealPage",
+    "DealStatus",
+    "StageHistory",
+    "StageVisit",
+    "PipelinePage"
+  ),
   ...named(Tasks, "Task", "TaskCreate", "TaskPatch", "TaskPage", "EntityType"),
   ...named(
     Records,
