@@ -113,37 +113,8 @@ interface Mapper {
 const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
 /** Per generated line: [generated column, original line] pairs (0-based), from a v3 source map. */
-const decodeMappings = (mappings: string): Array<Array<[number, number]>> => {
-  const out: Array<Array<[number, number]>> = []
-  let sourceLine = 0
-  for (const generatedLine of mappings.split(";")) {
-    const segments: Array<[number, number]> = []
-    let column = 0
-    for (const segment of generatedLine.split(",")) {
-      if (segment === "") continue
-      const values: Array<number> = []
-      let value = 0
-      let shift = 0
-      for (const char of segment) {
-        const digit = BASE64.indexOf(char)
-        value += (digit & 31) << shift
-        if (digit & 32) shift += 5
-        else {
-          values.push(value & 1 ? -(value >>> 1) : value >>> 1)
-          value = 0
-          shift = 0
-        }
-      }
-      column += values[0]!
-      if (values.length >= 4) {
-        sourceLine += values[2]!
-        segments.push([column, sourceLine])
-      }
-    }
-    out.push(segments)
-  }
-  return out
-}
+const decodeMappings = (mappings: string): ReadonlyArray<ReadonlyArray<readonly [number, number]>> =>
+  decodeBundle(mappings).map((segments) => segments.map(([column, _source, line]) => [column, line] as const))
 
 type Transform = (source: string, options: Record<string, unknown>) => { code: string; map: string }
 let transformSync: Transform | undefined
