@@ -54,14 +54,15 @@ const firstRun = (options: ServerOptions) =>
     })
   )
 
+/** The first sweep waits: nothing it does is due within seconds of a start. */
+const FIRST_SWEEP_DELAY = "30 seconds"
+
 /**
  * Housekeeping: events (and their webhook deliveries) older than thirty days and idempotency records
  * past their window go; sent quotes past `valid_until` expire and unpaid invoices past due become
  * overdue. The date rules are "daily in the organisation's time zone"; running hourly makes them take
  * effect within an hour of each organisation's midnight, and running again changes nothing.
  */
-const FIRST_SWEEP_DELAY = "30 seconds"
-
 const housekeeping = Layer.scopedDiscard(
   Effect.gen(function* () {
     const events = yield* Events.Events
