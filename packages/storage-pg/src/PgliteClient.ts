@@ -69,6 +69,8 @@ export interface PgliteClientOptions {
   readonly dataDir?: string | undefined
   /** A tarball from `dumpDataDir` to start from (e.g. a migrated template). */
   readonly loadDataDir?: Blob | File | undefined
+  /** How values are read, as `pg`'s `types` option: `pg.types` (the global registry) by default. */
+  readonly types?: Pg.CustomTypesConfig | undefined
 }
 
 export type DumpCompression = "none" | "gzip" | "auto"
@@ -145,7 +147,7 @@ const makeFifoLock = () => {
 }
 
 /** See the module comment: results parsed exactly as `pg` parses them. */
-const parseLikePg = (db: PGlite) => {
+const parseLikePg = (db: PGlite, types: Pg.CustomTypesConfig) => {
   const oids = new Set<number>()
   for (const key of Object.keys(db.parsers)) {
     const oid = Number(key)
@@ -153,7 +155,7 @@ const parseLikePg = (db: PGlite) => {
   }
   for (const oid of Object.values(Pg.types.builtins)) oids.add(oid)
   for (const oid of oids) {
-    db.parsers[oid] = (value: string) => Pg.types.getTypeParser(oid, "text")(value)
+    db.parsers[oid] = (value: string) => types.getTypeParser(oid, "text")(value)
   }
 }
 
@@ -248,7 +250,7 @@ export const make = (options: PgliteClientOptions = {}): Effect.Effect<PgliteSql
       }),
       (db) => Effect.promise(() => db.close()).pipe(Effect.catchAllCause(Effect.logWarning))
     )
-    parseLikePg(db)
+    parseLikePg(db, options.types ?? Pg.types)
     serializeLikePg(db)
 
     const lock = makeFifoLock()

@@ -24,6 +24,7 @@ import * as InvoiceRepository from "./InvoiceRepository.js"
 import { toStorageError } from "./internal/errors.js"
 import { registerPool } from "./internal/execute.js"
 import { PreparingClient } from "./internal/preparedStatements.js"
+import { SESSION_OPTIONS, storeTypes } from "./internal/types.js"
 import * as LeadRepository from "./LeadRepository.js"
 import * as LinkPageRepository from "./LinkPageRepository.js"
 import * as MailOutbox from "./MailOutbox.js"
@@ -129,9 +130,9 @@ const pool = (options: ServerOptions) =>
           // pg waits forever by default, for a connection to a server that drops every packet as for
           // a turn at a pool whose connections all hang: a request should get its 503 instead.
           connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-          // pg's own registry, which is also what PgliteClient parses with: int8 and numeric as
-          // strings, json parsed, timestamptz as Date, on both engines, overrides included.
-          types: Pg.types,
+          // The store's reading of each type (`internal/types.ts`), which PGlite is given too.
+          types: storeTypes,
+          options: SESSION_OPTIONS,
           Client: PreparingClient
         })
         // An idle client's error (the server restarted) is the pool's to handle: it drops the client.
@@ -177,7 +178,7 @@ export interface PgliteOptions extends LayerOptions {
  */
 export const pgliteTemplate: Effect.Effect<Blob | File, Errors.StorageError> = Effect.scoped(
   Effect.gen(function* () {
-    const client = yield* PgliteClient.make()
+    const client = yield* PgliteClient.make({ types: storeTypes })
     yield* Effect.provideService(migrate, SqlClient.SqlClient, client)
     return yield* PgliteClient.dumpDataDir(client)
   })
@@ -189,6 +190,7 @@ export const layerPglite = (
 ): Layer.Layer<Ports | SqlClient.SqlClient, Errors.StorageError> =>
   onClient(
     PgliteClient.layer({
+      types: storeTypes,
       ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
       ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {})
     }),

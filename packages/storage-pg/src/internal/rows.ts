@@ -1,7 +1,7 @@
 /**
  * Rows as the drivers return them, and their domain records. Both drivers are configured alike
- * (int8 and numeric as strings, json parsed, timestamptz as Date), but the readers below accept
- * either form so that a driver default changing cannot silently corrupt a record.
+ * (`types.ts`: int8 and numeric as strings, json parsed, timestamptz as ISO 8601 text), but the
+ * readers below accept either form so that a driver default changing cannot silently corrupt a record.
  */
 import type {
   Access,
@@ -25,8 +25,12 @@ type Timestamp = Date | string
 /** PostgreSQL's text form (`2026-11-22 09:30:00.123+00`) is not one `Date` parses everywhere. */
 const pgTimestamp = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2}(?:\.\d+)?)([+-]\d{2})(?::?(\d{2}))?$/
 
+/** What `types.ts` reads a timestamptz into, and `Date.toISOString()` writes. */
+const isoTimestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+
 export const iso = (value: Timestamp): string => {
   if (value instanceof Date) return value.toISOString()
+  if (isoTimestamp.test(value)) return value
   const parts = pgTimestamp.exec(value)
   const normalised = parts === null ? value : `${parts[1]}T${parts[2]}${parts[3]}:${parts[4] ?? "00"}`
   return new Date(normalised).toISOString()
