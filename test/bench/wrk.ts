@@ -167,7 +167,9 @@ export const runWrk = (options: {
       running.delete(proc)
       reject(error)
     })
-    proc.on("exit", (code) => {
+    // "close", not "exit": at exit the pipes may still hold wrk's output, and a round then read
+    // as "no result" now and then.
+    proc.on("close", (code) => {
       running.delete(proc)
       const line = /^BENCH_RESULT (\{.*\})$/m.exec(output)
       if (code !== 0 || line === null) {
