@@ -15,6 +15,13 @@ import { setFlagsFromString } from "node:v8"
 const given = `${process.execArgv.join(" ")} ${process.env.NODE_OPTIONS ?? ""}`
 if (!/heap[-_]growing[-_]percent/.test(given)) setFlagsFromString("--heap-growing-percent=100")
 
+// The embedded store, PGlite, is PostgreSQL compiled to WebAssembly. V8 compiles it with its
+// baseline compiler (Liftoff) and then again with TurboFan, function by function as they get hot:
+// the second copy cost 50-70 MB resident and 0.4-0.6 s of every start, for 1-8 % more requests per
+// second on PGlite (docs/benchmarks.md, fifth pass). An embedded store is chosen for a small
+// footprint, so the baseline code is kept. On a PostgreSQL server nothing here is WebAssembly.
+if (!/liftoff/.test(given)) setFlagsFromString("--liftoff-only")
+
 const built = new URL("../dist/cli.js", import.meta.url)
 if (!existsSync(built)) {
   process.stderr.write(
