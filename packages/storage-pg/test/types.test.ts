@@ -2,6 +2,7 @@ import { expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import fc from "fast-check"
 import * as Pg from "pg"
+import { iso } from "../src/internal/rows.js"
 import { storeTypes, timestamptz } from "../src/internal/types.js"
 import * as PgliteClient from "../src/PgliteClient.js"
 
@@ -34,6 +35,19 @@ it("leaves every other form to pg's parser", () => {
   }
   expect(timestamptz("infinity")).toBe(Number.POSITIVE_INFINITY)
   expect(storeTypes.getTypeParser(20, "text")("9007199254740993")).toBe("9007199254740993")
+})
+
+it("a record's timestamp is the same ISO text whichever form the driver gave", () => {
+  const expected = "2024-01-02T01:04:05.120Z"
+  for (const value of [
+    new Date(expected),
+    expected,
+    "2024-01-02 01:04:05.12+00",
+    "2024-01-02 03:04:05.12+02",
+    "2024-01-02T03:04:05.12+02:00"
+  ]) {
+    expect(iso(value)).toBe(expected)
+  }
 })
 
 it.scoped("PGlite read with the store's types gives the same text as PostgreSQL's Date would", () =>

@@ -25,12 +25,17 @@ type Timestamp = Date | string
 /** PostgreSQL's text form (`2026-11-22 09:30:00.123+00`) is not one `Date` parses everywhere. */
 const pgTimestamp = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2}(?:\.\d+)?)([+-]\d{2})(?::?(\d{2}))?$/
 
-/** What `types.ts` reads a timestamptz into, and `Date.toISOString()` writes. */
-const isoTimestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+/**
+ * The shape of what `types.ts` reads a timestamptz into (and `Date.toISOString()` writes),
+ * `YYYY-MM-DDTHH:MM:SS.sssZ`: told by its length and punctuation, not a regular expression, since
+ * every timestamp of every page passes here (a regular expression was 1.3 % of a page of events).
+ */
+const isIsoTimestamp = (value: string): boolean =>
+  value.length === 24 && value.charCodeAt(10) === 84 && value.charCodeAt(19) === 46 && value.charCodeAt(23) === 90
 
 export const iso = (value: Timestamp): string => {
   if (value instanceof Date) return value.toISOString()
-  if (isoTimestamp.test(value)) return value
+  if (isIsoTimestamp(value)) return value
   const parts = pgTimestamp.exec(value)
   const normalised = parts === null ? value : `${parts[1]}T${parts[2]}${parts[3]}:${parts[4] ?? "00"}`
   return new Date(normalised).toISOString()
