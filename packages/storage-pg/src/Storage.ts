@@ -24,7 +24,7 @@ import * as InvoiceRepository from "./InvoiceRepository.js"
 import { toStorageError } from "./internal/errors.js"
 import { registerPool } from "./internal/execute.js"
 import { PreparingClient } from "./internal/preparedStatements.js"
-import { SESSION_OPTIONS, storeTypes } from "./internal/types.js"
+import { storeTypes } from "./internal/types.js"
 import * as LeadRepository from "./LeadRepository.js"
 import * as LinkPageRepository from "./LinkPageRepository.js"
 import * as MailOutbox from "./MailOutbox.js"
@@ -132,7 +132,6 @@ const pool = (options: ServerOptions) =>
           connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
           // The store's reading of each type (`internal/types.ts`), which PGlite is given too.
           types: storeTypes,
-          options: SESSION_OPTIONS,
           Client: PreparingClient
         })
         // An idle client's error (the server restarted) is the pool's to handle: it drops the client.

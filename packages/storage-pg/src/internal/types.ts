@@ -14,8 +14,11 @@ const SPACE = 32
 /**
  * PostgreSQL's text form in UTC (`2026-11-22 09:30:00.123456+00`, the fraction optional) becomes
  * `2026-11-22T09:30:00.123Z`: the fraction cut to milliseconds as `Date` does, so the text is
- * exactly what `Date.toISOString()` gives. Any other form (another time zone, a year past 9999,
- * `infinity`) goes through `pg`'s parser.
+ * exactly what `Date.toISOString()` gives. Any other form (a session in another time zone, a year
+ * past 9999, `infinity`) goes through `pg`'s parser, as before. The session's zone is the server's
+ * (UTC on PGlite and on most hosted servers) and is not set at connect: a startup `options`
+ * parameter is refused by connection poolers such as PgBouncer, and the other form is still read
+ * right, only slower.
  */
 export const timestamptz = (text: string): string | Date | number => {
   const length = text.length
@@ -33,6 +36,3 @@ export const storeTypes: Pg.CustomTypesConfig = {
       ? timestamptz
       : Pg.types.getTypeParser(oid, format)) as Pg.CustomTypesConfig["getTypeParser"]
 }
-
-/** Sessions run in UTC, so that every `timestamptz` arrives in the form read above. */
-export const SESSION_OPTIONS = "-c TimeZone=UTC"
