@@ -9,7 +9,8 @@
  * defaults) sees them, in both directions, because code tested on PGlite must
  * not change behaviour on the server:
  *
- * - Results: every column is parsed by `pg`'s own global type parsers
+ * - Results: every column is parsed by `pg`'s type parsers: the registry given
+ *   as `types` (as `pg`'s own option of that name), else the global one
  *   (`pg.types.getTypeParser`), looked up on each value so that a
  *   `pg.types.setTypeParser` override applies to both engines. PGlite's own
  *   parsers differ from `pg`'s on:
