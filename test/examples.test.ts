@@ -7,10 +7,11 @@ import { execFile } from "node:child_process"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import { describe, expect, it } from "vitest"
+import { RUN_SOURCES } from "./support/sources.js"
 
 const root = join(import.meta.dirname, "..")
 const run = (file: string) =>
-  promisify(execFile)(process.execPath, ["--conditions=@crm/source", "--import", "tsx", join(root, file)], {
+  promisify(execFile)(process.execPath, [...RUN_SOURCES, join(root, file)], {
     cwd: root
   })
 

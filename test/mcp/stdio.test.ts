@@ -17,6 +17,7 @@ import * as Layer from "effect/Layer"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { callTool } from "../support/mcp.js"
 import { startServer, type TestServer } from "../support/server.js"
+import { RUN_SOURCES } from "../support/sources.js"
 import { memory } from "../support/storages.js"
 
 const root = join(import.meta.dirname, "../..")
@@ -35,7 +36,7 @@ const childEnv = (env: Record<string, string>): Record<string, string> => {
 const stdioClient = async (env: Record<string, string>) => {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ["--conditions=@crm/source", "--import", "tsx", MAIN],
+    args: [...RUN_SOURCES, MAIN],
     cwd: root,
     env: childEnv(env),
     stderr: "pipe"
@@ -52,7 +53,7 @@ const stdioClient = async (env: Record<string, string>) => {
 /** Runs the example to its end (a refused start) and returns its exit code and stderr. */
 const runToExit = (env: Record<string, string>) =>
   new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve) => {
-    const child = spawn(process.execPath, ["--conditions=@crm/source", "--import", "tsx", MAIN], {
+    const child = spawn(process.execPath, [...RUN_SOURCES, MAIN], {
       cwd: root,
       env: childEnv(env)
     })
