@@ -13,6 +13,7 @@ import { operation } from "./internal/operation.js"
 export * from "./Events/EventCatalogue.js"
 export * from "./Events/EventLog.js"
 export * from "./Events/EventSchemas.js"
+export * from "./Events/EventText.js"
 
 export const RETENTION_DAYS = 30
 const DAY_MS = 86_400_000

@@ -18,10 +18,11 @@ export interface EventLogOptions {
 }
 
 // Polled all the time, so sent as they are (`internal/execute.ts`). Why the organisation is a range: see `after` below.
-const AFTER = `SELECT id, event, data, created_at FROM events
+// The payload as text: the column is `json`, so that is the text appended, passed on unparsed (`Events.renderEventPage`).
+const AFTER = `SELECT id, event, data::text AS data, created_at FROM events
   WHERE organisation_id >= $1::uuid AND organisation_id <= $1::uuid AND id > $2::bigint
   ORDER BY organisation_id, id LIMIT $3`
-const AFTER_OF_EVENT = `SELECT id, event, data, created_at FROM events
+const AFTER_OF_EVENT = `SELECT id, event, data::text AS data, created_at FROM events
   WHERE organisation_id >= $1::uuid AND organisation_id <= $1::uuid AND id > $2::bigint AND event = $4
   ORDER BY organisation_id, id LIMIT $3`
 

@@ -28,7 +28,9 @@ export const eventsRoute = route({
   success: { status: 200, schema: Events.EventPage, description: "a page of events" },
   errors: ["invalid_parameter", "validation_failed"],
   handle: ({ principal, query }) =>
-    Effect.flatMap(Events.Events, (events) => events.poll(principal!.organisation.id, query)).pipe(Effect.map(ok))
+    Effect.flatMap(Events.Events, (events) => events.poll(principal!.organisation.id, query)).pipe(
+      Effect.map((page) => ({ status: 200, json: Events.renderEventPage(page) }))
+    )
 })
 
 /** `document` renders the OpenAPI document as JSON text; it is asked on every request, so it should remember it. */

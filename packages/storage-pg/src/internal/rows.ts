@@ -3,20 +3,8 @@
  * (`types.ts`: int8 and numeric as strings, json parsed, timestamptz as ISO 8601 text), but the
  * readers below accept either form so that a driver default changing cannot silently corrupt a record.
  */
-import type {
-  Access,
-  Companies,
-  Contacts,
-  Deals,
-  Events,
-  Idempotency,
-  Invoicing,
-  Mail,
-  Orders,
-  Quotes,
-  Tasks
-} from "@crm/core"
-import { type Errors, Settings } from "@crm/core"
+import type { Access, Companies, Contacts, Deals, Idempotency, Invoicing, Mail, Orders, Quotes, Tasks } from "@crm/core"
+import { type Errors, Events, Settings } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { toStorageError } from "./errors.js"
 
@@ -116,20 +104,17 @@ export const toIdempotencyRecord = (row: IdempotencyRow): Idempotency.Idempotenc
   created_at: iso(row.created_at)
 })
 
+/** `data` selected as text (`data::text`): the payload exactly as appended, for `Events.envelopeOfText`. */
 export interface EventRow {
   readonly id: string | number | bigint
   readonly event: string
-  readonly data: unknown
+  readonly data: string
   readonly created_at: Timestamp
 }
 
-export const toEvent = (row: EventRow): Events.EventEnvelope => ({
-  id: decimal(row.id),
+export const toEvent = (row: EventRow): Events.EventEnvelope =>
   // Only catalogue names are ever appended (the port's type), so the column holds nothing else.
-  event: row.event as Events.EventName,
-  data: jsonValue<Record<string, unknown>>(row.data),
-  created_at: iso(row.created_at)
-})
+  Events.envelopeOfText(decimal(row.id), row.event as Events.EventName, row.data, iso(row.created_at))
 
 export interface ContactRow {
   readonly id: string
