@@ -118,6 +118,17 @@ export class StorageUnavailable extends StorageError {
   readonly retryAfterSeconds = 5
 }
 
+/**
+ * The database lacks migrations this build knows (a process started before `crm migrate` ran, or a
+ * database restored from an older backup): the process is up but not ready. Only readiness fails
+ * with it; `missing` names the migrations for the operator, the client's `detail` does not.
+ */
+export class NotMigrated extends Data.TaggedError("NotMigrated")<{ readonly missing: ReadonlyArray<string> }> {
+  readonly code = "service_unavailable" as const
+  readonly detail = "the database lacks migrations this build needs; retry after the Retry-After seconds"
+  readonly retryAfterSeconds = 5
+}
+
 /** A mail transport could not hand a message over; the outbox worker retries it. Never on the wire. */
 export class MailNotSent extends Data.TaggedError("MailNotSent")<{
   readonly message: string

@@ -95,6 +95,7 @@ const extraHeaders = (error: Coded): Record<string, string> => {
   if (error instanceof Errors.RateLimited) return { "retry-after": String(error.retryAfterSeconds) }
   if (error instanceof Errors.IdempotencyInProgress) return { "retry-after": "1" }
   if (error instanceof Errors.StorageUnavailable) return { "retry-after": String(error.retryAfterSeconds) }
+  if (error instanceof Errors.NotMigrated) return { "retry-after": String(error.retryAfterSeconds) }
   return {}
 }
 

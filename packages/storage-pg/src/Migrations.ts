@@ -45,7 +45,8 @@ export const migrations = {
   "0017_webhook_circuit": webhookCircuit
 }
 
-const TABLE = "crm_migrations"
+/** The migrator's record of what is applied (`migration_id`, `name`). */
+export const TABLE = "crm_migrations"
 
 // Any fixed bigint: it only has to differ from the keys the ports lock.
 const MIGRATION_LOCK = "7260118003912470001"
