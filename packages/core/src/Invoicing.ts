@@ -9,9 +9,7 @@ import * as Option from "effect/Option"
 import type { z } from "zod"
 import { AccessRepository } from "./Access/AccessRepository.js"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
-import type { Company } from "./Companies/CompanySchemas.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
-import type { Contact } from "./Contacts/ContactSchemas.js"
 import {
   invalidField,
   type NotDraft,
@@ -26,13 +24,13 @@ import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
 import { requireProducts } from "./Inventory/ProductLinks.js"
 import { ProductRepository } from "./Inventory/ProductRepository.js"
+import { buyerOf } from "./Invoicing/BuyerOf.js"
 import { parseCnb, parseEcb } from "./Invoicing/ExchangeRateFormats.js"
 import * as ExchangeRateRule from "./Invoicing/ExchangeRateRule.js"
 import { ExchangeRates } from "./Invoicing/ExchangeRates.js"
 import * as InvoiceNumbering from "./Invoicing/InvoiceNumbering.js"
 import { InvoiceRepository } from "./Invoicing/InvoiceRepository.js"
 import type {
-  Buyer,
   Invoice,
   InvoiceCreate,
   InvoiceIssue,
@@ -141,18 +139,6 @@ const ISSUED_FIELDS = [
   "company_id"
 ] as const
 const PAID_FIELDS = ["id", "number", "total", "paid_amount", "currency", "contact_id"] as const
-
-const fullName = (contact: Contact) =>
-  [contact.first_name, contact.last_name].filter((part) => part !== null && part !== "").join(" ") || null
-
-/** The addressee frozen into the invoice: the company when there is one, else the contact. */
-const buyerOf = (contact: Contact | undefined, company: Company | undefined): Buyer => ({
-  name: company?.name ?? (contact === undefined ? null : fullName(contact)),
-  email: company?.email ?? contact?.email ?? null,
-  vat_number: company?.vat_number ?? null,
-  city: company?.city ?? null,
-  country: company?.country ?? null
-})
 
 const zeroRated = (items: ReadonlyArray<LineInput>): ReadonlyArray<LineInput> =>
   items.map((item) => ({ ...item, vat_rate: 0 }))

@@ -3,6 +3,7 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type { z } from "zod"
 import { AccessRepository } from "./Access/AccessRepository.js"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
@@ -20,8 +21,9 @@ import { pick } from "./Events/EventCatalogue.js"
 import { EventLog, type NewEvent } from "./Events/EventLog.js"
 import { requireProducts } from "./Inventory/ProductLinks.js"
 import { ProductRepository } from "./Inventory/ProductRepository.js"
+import { buyerOf } from "./Invoicing/BuyerOf.js"
 import * as InvoiceNumbering from "./Invoicing/InvoiceNumbering.js"
-import type { Invoice } from "./Invoicing/InvoiceSchemas.js"
+import type { Buyer, Invoice } from "./Invoicing/InvoiceSchemas.js"
 import { NumberSequence } from "./Invoicing/NumberSequence.js"
 import { Invoicing } from "./Invoicing.js"
 import { dateIn, yearOf } from "./internal/dates.js"
@@ -52,6 +54,14 @@ export class Quotes extends Context.Tag("@crm/core/Quotes")<
       actor: Actor
     ) => Effect.Effect<Quote, ValidationFailed | StorageError>
     readonly get: (organisation: Organisation, id: string) => Effect.Effect<Quote, NotFound | StorageError>
+    /**
+     * The quote with the buyer it addresses, for its PDF: a quote freezes no buyer, so this is its
+     * company (else its contact) as it is now.
+     */
+    readonly addressed: (
+      organisation: Organisation,
+      id: string
+    ) => Effect.Effect<{ readonly quote: Quote; readonly buyer: Buyer }, NotFound | StorageError>
     readonly update: (
       organisation: Organisation,
       id: string,
@@ -149,6 +159,15 @@ export const make = Effect.gen(function* () {
       )
     }),
     get: (organisation, id) => find(organisation.id, id),
+    addressed: (organisation, id) =>
+      Effect.gen(function* () {
+        const quote = yield* find(organisation.id, id)
+        const contact =
+          quote.contact_id === null ? Option.none() : yield* contacts.get(organisation.id, quote.contact_id)
+        const company =
+          quote.company_id === null ? Option.none() : yield* companies.get(organisation.id, quote.company_id)
+        return { quote, buyer: buyerOf(Option.getOrUndefined(contact), Option.getOrUndefined(company)) }
+      }),
     update: operation("Quotes.update")(function* (organisation, id, patch) {
       return yield* tx.run(
         Effect.gen(function* () {

@@ -32,6 +32,7 @@ export const complete = (name: string, input: z.output<typeof SettingsInput>): E
       default_currency: input.default_currency,
       payment_terms_days: input.payment_terms_days,
       country: input.country,
+      seller: input.seller,
       numbering: input.numbering,
       plan: input.plan,
       pipelines: pipelines.map((pipeline) => ({

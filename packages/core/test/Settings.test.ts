@@ -15,6 +15,16 @@ describe("Settings", () => {
     expect(kinds.slice(firstClosed)).toEqual(["won", "lost"])
   })
 
+  it("keeps the seller's details, empty by default and in documents stored before they existed", () => {
+    expect(complete({}).seller).toEqual(Settings.NO_SELLER)
+    const seller = complete({ seller: { legal_name: " Dílna s.r.o. ", vat_number: "CZ27074358", phone: " " } }).seller
+    expect(seller).toEqual({ ...Settings.NO_SELLER, legal_name: "Dílna s.r.o.", vat_number: "CZ27074358" })
+    const { seller: _seller, ...older } = complete({ seller: { vat_number: "CZ1" } })
+    expect(Settings.Settings.parse(older).seller).toEqual(Settings.NO_SELLER)
+    expect(Settings.SettingsInput.safeParse({ seller: { iban: "x" } }).success).toBe(false)
+    expect(Settings.SettingsInput.safeParse({ seller: { bic: "TOO-LONG-A-BIC" } }).success).toBe(false)
+  })
+
   it("keeps ids sent back and gives every new pipeline and stage a distinct uuid", () => {
     const pipelineId = crypto.randomUUID()
     const stageId = crypto.randomUUID()

@@ -124,6 +124,39 @@ const CountryCode = z
   .regex(/^[A-Za-z]{2}$/, "must be an ISO 3166-1 alpha-2 code such as CZ")
   .transform((code) => code.toUpperCase())
 
+/** A field left blank is stored as none, so that a PDF prints no empty label. */
+const SellerText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .nullable()
+    .default(null)
+    .transform((text) => (text === "" ? null : text))
+
+/** Who issues the organisation's quotes and invoices, as their PDFs print it; every field may stay empty. */
+export const SellerInput = z.strictObject({
+  legal_name: SellerText(200).describe("the name printed as the seller; defaults to the organisation's name"),
+  address: SellerText(500).describe("street, city and postcode, one line each (separated by new lines)"),
+  registration_number: SellerText(50).describe("the company registration number (IČO in Czechia)"),
+  vat_number: SellerText(50),
+  email: SellerText(320),
+  phone: SellerText(50),
+  bank_account: SellerText(100).describe("where payments go: an IBAN or a local account number"),
+  bic: SellerText(11)
+})
+
+export const NO_SELLER = {
+  legal_name: null,
+  address: null,
+  registration_number: null,
+  vat_number: null,
+  email: null,
+  phone: null,
+  bank_account: null,
+  bic: null
+}
+
 export const SettingsInput = z.strictObject({
   name: z.string().min(1).max(200).optional(),
   timezone: z.string().refine(isIanaZone, "must be an IANA time zone such as Europe/Prague").default("UTC"),
@@ -133,6 +166,7 @@ export const SettingsInput = z.strictObject({
     .default("EUR"),
   payment_terms_days: z.number().int().min(0).max(365).default(14),
   country: CountryCode.nullable().default(null).describe("the seller's country, for the EU reverse-charge rule"),
+  seller: SellerInput.default(NO_SELLER),
   numbering: NumberingInput.default(DEFAULT_NUMBERING),
   plan: PlanInput.default({ read_only: false, max_contacts: null, max_companies: null }),
   pipelines: z
@@ -210,6 +244,19 @@ export const Settings = z.object({
   payment_terms_days: z.number().int(),
   // Documents stored before invoicing existed have neither.
   country: z.string().nullable().default(null),
+  // Documents stored before the seller's details existed have none.
+  seller: z
+    .object({
+      legal_name: z.string().nullable(),
+      address: z.string().nullable(),
+      registration_number: z.string().nullable(),
+      vat_number: z.string().nullable(),
+      email: z.string().nullable(),
+      phone: z.string().nullable(),
+      bank_account: z.string().nullable(),
+      bic: z.string().nullable()
+    })
+    .default(NO_SELLER),
   numbering: z
     .object({
       normal: z.object({ prefix: z.string(), digits: z.number().int() }),

@@ -68,6 +68,7 @@ const settingsFor = (name: string): Settings.Settings => ({
   default_currency: "EUR",
   payment_terms_days: 14,
   country: null,
+  seller: Settings.NO_SELLER,
   numbering: Settings.DEFAULT_NUMBERING,
   plan: { read_only: false, max_contacts: null, max_companies: null },
   pipelines: [
