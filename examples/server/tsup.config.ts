@@ -9,7 +9,9 @@
  * them took longer than the rest of start-up together; one file loads in a fraction of that.
  *
  * Left to node_modules (`EXTERNAL`): packages that carry files besides their JavaScript (PGlite's
- * WebAssembly and data files) or an optional native part (`pg` tries `pg-native`). The build fails
+ * WebAssembly and data files, pdfkit's font metrics, read from beside its own module) or an
+ * optional native part (`pg` tries `pg-native`). The DejaVu fonts of the PDFs are found at run time
+ * (`createRequire(...).resolve`), so they are never bundled either. The build fails
  * if one of those imports would find another copy from `dist/` than from the file that imports it
  * (a version nested under some package's own node_modules), instead of running the wrong one.
  *
@@ -24,7 +26,7 @@ import { defineConfig, type Options } from "tsup"
 
 type Plugin = NonNullable<Options["esbuildPlugins"]>[number]
 
-export const EXTERNAL: ReadonlyArray<string> = ["@electric-sql/pglite", "pg", "pg-native"]
+export const EXTERNAL: ReadonlyArray<string> = ["@electric-sql/pglite", "pg", "pg-native", "pdfkit"]
 
 const isExternal = (path: string) => EXTERNAL.some((name) => path === name || path.startsWith(`${name}/`))
 

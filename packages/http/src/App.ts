@@ -47,7 +47,7 @@ export interface Endpoint<R = never> {
 export interface Answer {
   readonly status: number
   readonly headers: Readonly<Record<string, string>>
-  readonly body: string | Response
+  readonly body: string | Uint8Array | Response
 }
 
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -57,6 +57,8 @@ export const MAX_URL_BYTES = 8192
 export const MAX_HEADER_BYTES = 16 * 1024
 
 type Stored = Idempotency.StoredResponse
+/** A response as a handler's reply renders: JSON text, or the bytes of a file. */
+type Rendered = Omit<Stored, "body"> & { readonly body: string | Uint8Array }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -72,11 +74,22 @@ export const errorBody = (code: string, detail: unknown, requestId: string): str
 export const requestIdOf = (given: string | undefined): string =>
   given !== undefined && SANE_REQUEST_ID.test(given) ? given : randomUUID()
 
-const render = (reply: Reply): Stored => ({
-  status: reply.status,
-  headers: { ...(reply.headers ?? {}), ...(reply.status === 204 ? {} : { "content-type": json }) },
-  body: reply.status === 204 ? "" : (reply.json ?? (reply.body === undefined ? "" : JSON.stringify(reply.body)))
-})
+const render = (reply: Reply): Rendered =>
+  reply.bytes !== undefined
+    ? { status: reply.status, headers: reply.headers ?? {}, body: reply.bytes }
+    : {
+        status: reply.status,
+        headers: { ...(reply.headers ?? {}), ...(reply.status === 204 ? {} : { "content-type": json }) },
+        body: reply.status === 204 ? "" : (reply.json ?? (reply.body === undefined ? "" : JSON.stringify(reply.body)))
+      }
+
+/** What the idempotency store keeps is text: a route that answers a write with bytes is a defect. */
+const storedOf =
+  (route: Route) =>
+  (rendered: Rendered): Effect.Effect<Stored> =>
+    typeof rendered.body === "string"
+      ? Effect.succeed({ ...rendered, body: rendered.body })
+      : Effect.dieMessage(`${route.operationId} answers a write with bytes, which a retry could not replay`)
 
 interface Coded {
   readonly code: string
@@ -347,7 +360,7 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
     url: URL,
     requestId: string,
     headers: Record<string, string>
-  ): Effect.Effect<{ readonly stored: Stored; readonly replayed: boolean }, unknown, Services> =>
+  ): Effect.Effect<{ readonly stored: Rendered; readonly replayed: boolean }, unknown, Services> =>
     Effect.gen(function* () {
       const method = incoming.method ?? "GET"
       const found = match(method, url.pathname)
@@ -388,7 +401,7 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
         isWriting(route) && principal !== undefined
           ? yield* idempotencyKeyOf(header(incoming.headers, "idempotency-key"))
           : undefined
-      let outcome: { readonly stored: Stored; readonly replayed: boolean }
+      let outcome: { readonly stored: Rendered; readonly replayed: boolean }
       if (idempotencyKey === undefined || principal === undefined) outcome = { stored: yield* run, replayed: false }
       else {
         const fingerprint = createHash("sha256")
@@ -398,7 +411,7 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
         const result = yield* (yield* Idempotency.Idempotency).execute(
           { keyId: principal.key.id, idempotencyKey },
           fingerprint,
-          run,
+          Effect.flatMap(run, storedOf(route)),
           storable
         )
         outcome = { stored: result.response, replayed: result.replayed }

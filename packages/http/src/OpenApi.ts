@@ -195,14 +195,20 @@ const operation = (mounted: Mounted, shapes: Shapes): Json => {
     const status = STATUS_BY_CODE[code]
     byStatus.set(status, [...(byStatus.get(status) ?? []), code])
   }
+  const { success } = route
   const responses: Json = {
-    [String(route.success.status)]:
-      route.success.schema === undefined
-        ? { description: route.success.description }
-        : {
-            description: route.success.description,
-            content: { "application/json": { schema: shapes.of(route.success.schema, "output") } }
+    [String(success.status)]:
+      success.file !== undefined
+        ? {
+            description: success.description,
+            content: { [success.file]: { schema: { type: "string", format: "binary" } } }
           }
+        : success.schema === undefined
+          ? { description: success.description }
+          : {
+              description: success.description,
+              content: { "application/json": { schema: shapes.of(success.schema, "output") } }
+            }
   }
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     responses[String(status)] = {

@@ -6,12 +6,24 @@ export interface Reply {
   readonly body?: unknown
   /** The body already rendered as JSON text (a large document served as it was made), in place of `body`. */
   readonly json?: string
+  /** A body that is not JSON (a PDF), sent as these bytes under the `content-type` of `headers`. */
+  readonly bytes?: Uint8Array
   readonly headers?: Readonly<Record<string, string>>
 }
 
 export const ok = (body: unknown): Reply => ({ status: 200, body })
 export const created = (body: unknown): Reply => ({ status: 201, body })
 export const noContent: Reply = { status: 204 }
+/** A 200 with a body of another media type than JSON, for a route that reads (a write's answer is stored as text). */
+export const file = (
+  contentType: string,
+  bytes: Uint8Array,
+  headers: Readonly<Record<string, string>> = {}
+): Reply => ({
+  status: 200,
+  bytes,
+  headers: { ...headers, "content-type": contentType }
+})
 
 /** Client-visible failure raised by the transport itself (bad JSON, wrong media type, unknown route). */
 export class HttpFailure extends Data.TaggedError("HttpFailure")<{

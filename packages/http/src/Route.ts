@@ -88,7 +88,13 @@ export interface Route {
         readonly raw: "ndjson" | undefined
       }
     | undefined
-  readonly success: { readonly status: number; readonly schema: z.ZodType | undefined; readonly description: string }
+  readonly success: {
+    readonly status: number
+    readonly schema: z.ZodType | undefined
+    readonly description: string
+    /** The media type of a success that is a file (`application/pdf`) rather than JSON. */
+    readonly file: string | undefined
+  }
   readonly errors: ReadonlyArray<ErrorCode>
   readonly handle: (context: Context<unknown, unknown>) => Effect.Effect<Reply, unknown, Services>
 }
@@ -108,7 +114,12 @@ export interface RouteSpec<Q extends z.ZodObject | undefined, B extends z.ZodTyp
   readonly optionalBody?: boolean
   /** The body is JSON lines (`application/x-ndjson` or `application/jsonl`), handed over as text. */
   readonly rawBody?: "ndjson"
-  readonly success: { readonly status: number; readonly schema?: z.ZodType; readonly description: string }
+  readonly success: {
+    readonly status: number
+    readonly schema?: z.ZodType
+    readonly description: string
+    readonly file?: string
+  }
   readonly errors: ReadonlyArray<ErrorCode>
   readonly handle: (
     context: Context<Q extends z.ZodObject ? z.output<Q> : undefined, B extends z.ZodType ? z.output<B> : undefined>
@@ -130,7 +141,12 @@ export const route = <Q extends z.ZodObject | undefined = undefined, B extends z
     spec.body === undefined
       ? undefined
       : { schema: spec.body, patch: spec.patch ?? false, optional: spec.optionalBody ?? false, raw: spec.rawBody },
-  success: { status: spec.success.status, schema: spec.success.schema, description: spec.success.description },
+  success: {
+    status: spec.success.status,
+    schema: spec.success.schema,
+    description: spec.success.description,
+    file: spec.success.file
+  },
   errors: spec.errors,
   // The pipeline validates query and body with the same schemas before calling, so the erasure is safe.
   handle: spec.handle as unknown as Route["handle"]

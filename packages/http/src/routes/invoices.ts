@@ -1,5 +1,6 @@
 import { Invoicing } from "@crm/core"
 import * as Effect from "effect/Effect"
+import { invoiceSheet, pdfReply } from "../pdf/DocumentPdf.js"
 import { created, ok } from "../Reply.js"
 import { invoicesWrite, read, route } from "../Route.js"
 import { organisationOf } from "./principal.js"
@@ -33,6 +34,23 @@ export const invoiceRoutes = [
   createRoute(spec),
   getRoute(spec),
   patchRoute(spec),
+  route({
+    method: "GET",
+    path: "/invoices/{id}/pdf",
+    operationId: "getInvoicePdf",
+    tag: "invoices",
+    guard: read(),
+    summary:
+      "The invoice as a PDF to send: seller (settings.seller) and frozen buyer, number (DRAFT before issue), dates, lines, the VAT summary per rate, totals, the VAT exemption reason and the exchange rate",
+    success: { status: 200, description: "the PDF", file: "application/pdf" },
+    errors: ["not_found"],
+    handle: ({ principal, params }) => {
+      const organisation = organisationOf(principal)
+      return Effect.flatMap(Invoicing.Invoicing, (invoicing) => invoicing.get(organisation, params.id!)).pipe(
+        Effect.flatMap((invoice) => pdfReply(invoiceSheet(organisation.settings, invoice), invoice.id))
+      )
+    }
+  }),
   route({
     method: "POST",
     path: "/invoices/{id}/issue",

@@ -1,5 +1,6 @@
 import { Invoicing, Quotes } from "@crm/core"
 import * as Effect from "effect/Effect"
+import { pdfReply, quoteSheet } from "../pdf/DocumentPdf.js"
 import { created, ok } from "../Reply.js"
 import { invoicesWrite, quotesWrite, read, route } from "../Route.js"
 import { organisationOf } from "./principal.js"
@@ -32,6 +33,23 @@ export const quoteRoutes = [
   createRoute(spec),
   getRoute(spec),
   patchRoute(spec),
+  route({
+    method: "GET",
+    path: "/quotes/{id}/pdf",
+    operationId: "getQuotePdf",
+    tag: "quotes",
+    guard: read(),
+    summary:
+      "The quote as a PDF to send: seller (settings.seller) and the buyer (its company, else its contact, as they are now), number, dates, lines, the VAT summary per rate, totals and the VAT exemption reason",
+    success: { status: 200, description: "the PDF", file: "application/pdf" },
+    errors: ["not_found"],
+    handle: ({ principal, params }) => {
+      const organisation = organisationOf(principal)
+      return Effect.flatMap(Quotes.Quotes, (quotes) => quotes.addressed(organisation, params.id!)).pipe(
+        Effect.flatMap(({ quote, buyer }) => pdfReply(quoteSheet(organisation.settings, quote, buyer), quote.id))
+      )
+    }
+  }),
   route({
     method: "GET",
     path: "/quotes/{id}/revisions",
