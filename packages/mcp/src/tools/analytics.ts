@@ -5,6 +5,7 @@
  */
 import { Analytics } from "@crm/core"
 import * as Effect from "effect/Effect"
+import { PDF_NOTE, withPdfs } from "../PdfLinks.js"
 import { limitInput, READ_ONLY, type Tool, tool } from "../Tool.js"
 
 export const UNPAID_INVOICES_CAP = 200
@@ -28,12 +29,15 @@ const listUnpaidInvoices = tool({
   title: "List unpaid invoices",
   description:
     "Lists issued invoices still waiting for money (status issued, partial or overdue; never drafts, proformas, cancelled invoices or stornos) with `outstanding` (gross, total − paid) and `days_past_due` (0 when not yet due), most days past due first. " +
-    "`overdue_only: true` keeps those past their due date; `contact_id` / `company_id` narrow to one customer.",
+    "`overdue_only: true` keeps those past their due date; `contact_id` / `company_id` narrow to one customer." +
+    PDF_NOTE,
   scope: "read",
   annotations: READ_ONLY,
   input: Analytics.UnpaidInvoicesQuery.extend({ limit: limitInput(UNPAID_INVOICES_CAP) }),
   run: (input, { principal }) =>
-    Effect.flatMap(Analytics.Analytics, (analytics) => analytics.unpaidInvoices(principal.organisation, input))
+    Effect.flatMap(Analytics.Analytics, (analytics) => analytics.unpaidInvoices(principal.organisation, input)).pipe(
+      Effect.map(withPdfs("invoices"))
+    )
 })
 
 const receivablesAgeing = tool({

@@ -7,6 +7,7 @@
 import { Inventory, Invoicing, Orders, PurchaseOrders, Quotes, Records, Tickets } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { z } from "zod"
+import { PDF_NOTE, withPdfs } from "../PdfLinks.js"
 import { CREATES, listOf, paging, READ_ONLY, type Tool, tool } from "../Tool.js"
 
 const flag = (description: string) => z.boolean().optional().describe(description)
@@ -69,18 +70,22 @@ export const catalogueTools: ReadonlyArray<Tool> = [
     name: "list_quotes",
     title: "List quotes",
     description:
-      "Quotes (offers sent to customers), newest first, with number, status, lines and gross total in the quote's currency. Filter by status (draft, sent, accepted, rejected, expired, cancelled), contact or company.",
+      "Quotes (offers sent to customers), newest first, with number, status, lines and gross total in the quote's currency. Filter by status (draft, sent, accepted, rejected, expired, cancelled), contact or company." +
+      PDF_NOTE,
     scope: "read",
     annotations: READ_ONLY,
     input: Quotes.QuoteListQuery.pick({ status: true, contact_id: true, company_id: true }).extend(paging),
     run: (input, { principal }) =>
-      Effect.flatMap(Quotes.Quotes, (quotes) => quotes.list(principal.organisation, input)).pipe(Effect.map(listOf))
+      Effect.flatMap(Quotes.Quotes, (quotes) => quotes.list(principal.organisation, input)).pipe(
+        Effect.map((page) => withPdfs("quotes")(listOf(page)))
+      )
   }),
   tool({
     name: "list_invoices",
     title: "List invoices",
     description:
-      "Invoices of every status, newest first, with number, kind, dates, gross total and the amount paid. Filter by status (draft, issued, partial, paid, overdue, cancelled), kind (normal, storno, corrective, proforma, advance), contact or company. For what is still owed, with days past due, use list_unpaid_invoices.",
+      "Invoices of every status, newest first, with number, kind, dates, gross total and the amount paid. Filter by status (draft, issued, partial, paid, overdue, cancelled), kind (normal, storno, corrective, proforma, advance), contact or company. For what is still owed, with days past due, use list_unpaid_invoices." +
+      PDF_NOTE,
     scope: "read",
     annotations: READ_ONLY,
     input: Invoicing.InvoiceListQuery.pick({ status: true, kind: true, contact_id: true, company_id: true }).extend(
@@ -88,7 +93,7 @@ export const catalogueTools: ReadonlyArray<Tool> = [
     ),
     run: (input, { principal }) =>
       Effect.flatMap(Invoicing.Invoicing, (invoicing) => invoicing.list(principal.organisation, input)).pipe(
-        Effect.map(listOf)
+        Effect.map((page) => withPdfs("invoices")(listOf(page)))
       )
   }),
   tool({
