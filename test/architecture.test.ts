@@ -24,6 +24,9 @@ const allowed: Record<string, ReadonlyArray<RegExp>> = {
     /^effect(\/|$)/,
     /^@effect\/(platform|platform-node)(\/|$)/,
     /^zod$/,
+    // The PDFs (pdf/DocumentPdf.ts): pdfkit, and the DejaVu fonts found from this module.
+    /^pdfkit$/,
+    /^node:module$/,
     /^node:(crypto|http|net|stream|stream\/web)$/
   ],
   "packages/mcp": [/^@crm\/core$/, /^effect(\/|$)/, /^zod$/, /^@modelcontextprotocol\/sdk\//],
