@@ -645,6 +645,67 @@ onEveryStore(
       await done()
     })
 
+    it("lets the admin act on a live key's hook by its id, as the key's own routes do", async () => {
+      const { client, receiver, hook, deliveries, done } = await subscribed()
+      const admin = server().admin
+      receiver.script({ status: 500 })
+      await client.post("/contacts", { first_name: "Retried" })
+      expect(await dispatchAt(server(), Date.now())).toBe(1)
+
+      const listed = await admin.get(`/hooks/${hook.id}/deliveries`)
+      expect(listed.status).toBe(200)
+      expect(listed.body).toEqual((await client.get(`/hooks/${hook.id}/deliveries`)).body)
+      const [failing] = listed.body.data
+      expect(failing).toMatchObject({ status: "pending", attempt_count: 1 })
+      expect((await admin.get(`/hooks/${hook.id}/deliveries?limit=0`)).status).toBe(422)
+
+      const rotated = await admin.post(`/hooks/${hook.id}/rotate-secret`)
+      expect(rotated.status).toBe(200)
+      expect(Object.keys(rotated.body).sort()).toEqual([...HOOK_FIELDS, "previous_secret_expires_at", "secret"].sort())
+      expect(rotated.body.secret).not.toBe(hook.secret)
+      const redelivered = await admin.post(`/hooks/${hook.id}/deliveries/${failing.id}/redeliver`)
+      expect(redelivered.status).toBe(200)
+      expect(redelivered.body).toMatchObject({ id: failing.id, status: "pending" })
+      const now = Date.now()
+      expect(await dispatchAt(server(), now)).toBe(1)
+      expect((await deliveries())[0]).toMatchObject({ status: "succeeded", attempt_count: 2 })
+      const header = receiver.received[1]!.headers["x-service-signature"] as string
+      expect(signatures(header)).toHaveLength(2)
+      const at = { toleranceSeconds: 300, now: Math.floor(now / 1000) }
+      expect(await Webhooks.verifySignature(receiver.received[1]!.body, header, rotated.body.secret, at)).toBe(true)
+
+      const unknown = crypto.randomUUID()
+      for (const [method, path] of [
+        ["POST", `/hooks/${unknown}/rotate-secret`],
+        ["GET", `/hooks/${unknown}/deliveries`],
+        ["POST", `/hooks/${unknown}/deliveries/${failing.id}/redeliver`],
+        ["POST", `/hooks/${hook.id}/deliveries/${unknown}/redeliver`],
+        ["DELETE", `/hooks/${unknown}`],
+        ["DELETE", "/hooks/nope"]
+      ] as const) {
+        const answer = await admin.request(method, path)
+        expect([path, answer.status, answer.body.error]).toEqual([path, 404, "not_found"])
+      }
+
+      await client.patch(`/hooks/${hook.id}`, { active: false })
+      const refused = await admin.post(`/hooks/${hook.id}/deliveries/${failing.id}/redeliver`)
+      expect(refused.status).toBe(409)
+      expect(refused.body.error).toBe("hook_disabled")
+
+      expect((await admin.delete(`/hooks/${hook.id}`)).status).toBe(204)
+      expect((await client.get(`/hooks/${hook.id}`)).status).toBe(404)
+      expect((await admin.delete(`/hooks/${hook.id}`)).status).toBe(404)
+
+      // A revoked key's hooks are out of reach, as they are of GET /keys/{id}/hooks.
+      const cut = await server().tenant()
+      const itsHook = await cut.client.post("/hooks", { target_url: receiver.url, events: ["contact.created"] })
+      expect((await admin.get(`/hooks/${itsHook.body.id}/deliveries`)).status).toBe(200)
+      expect((await admin.delete(`/keys/${cut.keyId}`)).status).toBe(204)
+      expect((await admin.get(`/hooks/${itsHook.body.id}/deliveries`)).status).toBe(404)
+      expect((await admin.post(`/hooks/${itsHook.body.id}/rotate-secret`)).status).toBe(404)
+      await done()
+    })
+
     it("disables a hook on request: what it had pending fails, and new events make no deliveries", async () => {
       const { client, receiver, hook, deliveries, done } = await subscribed()
       await client.post("/contacts", { first_name: "Pending" })

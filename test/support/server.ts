@@ -65,6 +65,8 @@ export interface ServerTestOptions {
   readonly mail?: Server.ServerOptions["mail"]
   /** Takes the server's log lines in place of the console (to check what an operator would read). */
   readonly logger?: Logger.Logger<unknown, void>
+  /** Starts the server without CRM_ADMIN_TOKEN, so without its admin API. */
+  readonly withoutAdmin?: boolean
 }
 
 const client = (base: string, defaults: Record<string, string>): Client => {
@@ -107,7 +109,7 @@ export const startServer = async (
         {
           port: 0,
           host: "127.0.0.1",
-          adminToken: Option.some(Redacted.make(ADMIN_TOKEN)),
+          adminToken: options.withoutAdmin === true ? Option.none() : Option.some(Redacted.make(ADMIN_TOKEN)),
           trustedProxies: options.trustedProxies ?? [],
           bootstrap: false,
           rateLimit: 120,

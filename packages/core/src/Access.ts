@@ -7,7 +7,16 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { z } from "zod"
 import { AccessRepository, type ApiKeyRecord } from "./Access/AccessRepository.js"
-import type { CreatedKey, KeyCreate, Me, Scope } from "./Access/AccessSchemas.js"
+import type {
+  CreatedKey,
+  KeyCreate,
+  KeyListQuery,
+  KeySummary,
+  Me,
+  OrganisationListQuery,
+  OrganisationSummary,
+  Scope
+} from "./Access/AccessSchemas.js"
 import { SCOPES } from "./Access/AccessSchemas.js"
 import * as ApiKey from "./Access/ApiKey.js"
 import * as IpAllowList from "./Access/IpAllowList.js"
@@ -31,6 +40,7 @@ import { RecordRepository } from "./Records/RecordRepository.js"
 import * as SettingsRemovals from "./Settings/SettingsRemovals.js"
 import type { Organisation, OrganisationCreate, SettingsInput } from "./Settings/SettingsSchemas.js"
 import * as Settings from "./Settings.js"
+import { type PageResult, toPage } from "./Wire.js"
 
 export * from "./Access/AccessRepository.js"
 export * from "./Access/AccessSchemas.js"
@@ -70,6 +80,10 @@ export class Access extends Context.Tag("@crm/core/Access")<
     ) => Effect.Effect<Organisation, StorageError>
     readonly getOrganisation: (id: string) => Effect.Effect<Organisation, NotFound | StorageError>
     readonly organisations: Effect.Effect<ReadonlyArray<Organisation>, StorageError>
+    /** A page of organisations, newest first, without their settings documents. */
+    readonly listOrganisations: (
+      query: OrganisationListQuery
+    ) => Effect.Effect<PageResult<OrganisationSummary>, StorageError>
     /**
      * Refused with `InUse` while it would remove a stage live deals stand in or a record field
      * live records hold values of (see `SettingsRemovals`).
@@ -83,6 +97,11 @@ export class Access extends Context.Tag("@crm/core/Access")<
       input: z.output<typeof KeyCreate>
     ) => Effect.Effect<CreatedKey, NotFound | ValidationFailed | StorageError>
     readonly revokeKey: (id: string) => Effect.Effect<void, NotFound | StorageError>
+    /** A page of the organisation's keys, revoked ones too, newest first. */
+    readonly listKeys: (
+      organisationId: string,
+      query: KeyListQuery
+    ) => Effect.Effect<PageResult<KeySummary>, NotFound | StorageError>
     /**
      * On an empty store: a default organisation and one key with every scope, so a newcomer has a
      * working API at once. Returns the key (shown once) or nothing when the store was not empty.
@@ -115,6 +134,17 @@ export const refuseWhenSpent = (decision: RateDecision, limit: number): Either.E
       )
 
 const iso = (ms: number) => new Date(ms).toISOString()
+
+const toKeySummary = (key: ApiKeyRecord): KeySummary => ({
+  id: key.id,
+  name: key.name,
+  scopes: [...key.scopes],
+  expires_at: key.expires_at,
+  allowed_ips: [...key.allowed_ips],
+  owner_id: key.owner_id,
+  created_at: key.created_at,
+  revoked_at: key.revoked_at
+})
 
 export const makeWith = (options: { readonly rateLimit: number }) =>
   Effect.gen(function* () {
@@ -167,6 +197,16 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
         owner_id: ownerId
       }
     })
+
+    const getOrganisation = (id: string) =>
+      repo.getOrganisation(id).pipe(
+        Effect.flatMap(
+          Option.match({
+            onNone: () => Effect.fail(new NotFound({ detail: "no such organisation" })),
+            onSome: Effect.succeed
+          })
+        )
+      )
 
     // The checksum check and the digest of a key are pure but not cheap (BigInt base62, an async
     // WebCrypto job), and a client sends the same key on every request: remember the tokens
@@ -221,15 +261,8 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
       }),
       createOrganisation,
       organisations: repo.listOrganisations,
-      getOrganisation: (id) =>
-        repo.getOrganisation(id).pipe(
-          Effect.flatMap(
-            Option.match({
-              onNone: () => Effect.fail(new NotFound({ detail: "no such organisation" })),
-              onSome: Effect.succeed
-            })
-          )
-        ),
+      listOrganisations: (query) => Effect.map(repo.organisationPage(query), (rows) => toPage(rows, query)),
+      getOrganisation,
       replaceSettings: operation("Access.replaceSettings")(function* (id, input) {
         const current = yield* repo.getOrganisation(id)
         if (Option.isNone(current)) return yield* new NotFound({ detail: "no such organisation" })
@@ -250,6 +283,10 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
       revokeKey: operation("Access.revokeKey")(function* (id) {
         const revoked = yield* repo.revokeKey(id, iso(yield* Clock.currentTimeMillis))
         if (!revoked) return yield* new NotFound({ detail: "no such key" })
+      }),
+      listKeys: operation("Access.listKeys")(function* (organisationId, query) {
+        yield* getOrganisation(organisationId)
+        return toPage((yield* repo.keyPage(organisationId, query)).map(toKeySummary), query)
       }),
       bootstrap: Effect.gen(function* () {
         if ((yield* repo.countOrganisations) > 0) return Option.none()

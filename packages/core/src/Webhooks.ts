@@ -71,6 +71,8 @@ export class Webhooks extends Context.Tag("@crm/core/Webhooks")<
   {
     /** The organisation of a live key, for the admin API that names keys by id. */
     readonly ownerOfKey: (keyId: string) => Effect.Effect<HookOwner, NotFound | StorageError>
+    /** The owner of a hook of a live key, for the admin API that names hooks by id. */
+    readonly ownerOfHook: (hookId: string) => Effect.Effect<HookOwner, NotFound | StorageError>
     readonly create: (owner: HookOwner, input: HookCreate) => Effect.Effect<HookWithSecret, Creating>
     readonly list: (owner: HookOwner, query: HookListQuery) => Effect.Effect<PageResult<Hook>, StorageError>
     readonly get: (owner: HookOwner, id: string) => Effect.Effect<Hook, NotFound | StorageError>
@@ -360,6 +362,7 @@ export const makeWith = (options: WebhookOptions) =>
           orNotFound("key"),
           Effect.map((organisationId) => ({ organisationId, keyId }))
         ),
+      ownerOfHook: (hookId) => repo.hookOwner(hookId).pipe(orNotFound("hook")),
       create,
       list: (owner, query) => repo.list(owner, query).pipe(Effect.map((rows) => toPage(rows.map(toHook), query))),
       get: (owner, id) => Effect.map(find(owner, id), toHook),

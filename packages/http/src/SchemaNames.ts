@@ -60,7 +60,17 @@ const named = <M>(module: M, ...keys: ReadonlyArray<SchemaKeys<M>>): ReadonlyArr
 export const schemaNames: ReadonlyMap<z.ZodType, Name> = new Map([
   [ErrorBody, { input: "Error", output: "Error" }],
   ...named(Validation, "ValidationIssue"),
-  ...named(Access, "Scope", "KeyCreate", "CreatedKey", "Me"),
+  ...named(
+    Access,
+    "Scope",
+    "KeyCreate",
+    "CreatedKey",
+    "KeySummary",
+    "KeyPage",
+    "Me",
+    "OrganisationSummary",
+    "OrganisationPage"
+  ),
   ...named(Contacts, "Contact", "ContactCreate", "ContactPatch", "ContactPage", "ContactStatus"),
   ...named(Companies, "Company", "CompanyCreate", "CompanyPatch", "CompanyPage"),
   ...named(

@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
-import { copy, copyOut, instant, read, type Store, write } from "./internal/Store.js"
+import { copy, copyOut, instant, newestFirst, read, type Store, write } from "./internal/Store.js"
 
 const refused = (message: string) => Either.left(new Errors.StorageError({ message }))
 
@@ -54,6 +54,20 @@ export const make = (store: Store): Context.Tag.Service<typeof Access.AccessRepo
         .map((row) => copyOut(row.organisation))
     ),
 
+    organisationPage: (page) =>
+      read(store, (state) =>
+        [...HashMap.values(state.organisations)]
+          .map(({ organisation, createdAt }) => ({
+            id: organisation.id,
+            name: organisation.name,
+            timezone: organisation.settings.timezone,
+            default_currency: organisation.settings.default_currency,
+            created_at: createdAt
+          }))
+          .sort(newestFirst)
+          .slice(page.offset, page.offset + page.limit + 1)
+      ),
+
     insertKey: (input) =>
       Effect.flatMap(copy(input), (key) =>
         write(store, (state) => {
@@ -72,6 +86,15 @@ export const make = (store: Store): Context.Tag.Service<typeof Access.AccessRepo
             }
           ]
         })
+      ),
+
+    keyPage: (organisationId, page) =>
+      read(store, (state) =>
+        [...HashMap.values(state.keys)]
+          .filter((key) => key.organisation_id === organisationId)
+          .sort(newestFirst)
+          .slice(page.offset, page.offset + page.limit + 1)
+          .map(copyOut)
       ),
 
     findKeyByHash: (hash) =>

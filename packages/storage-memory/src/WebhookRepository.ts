@@ -99,6 +99,19 @@ export const make = (store: Store): Context.Tag.Service<typeof Webhooks.WebhookR
         )
       ),
 
+    hookOwner: (hookId) =>
+      read(store, (state) => {
+        for (const t of HashMap.values(state.tenants)) {
+          const row = HashMap.get(t.hooks, hookId)
+          if (Option.isNone(row)) continue
+          const { organisation_id, key_id } = row.value.record
+          return keyIsLive(state, key_id)
+            ? Option.some({ organisationId: organisation_id, keyId: key_id })
+            : Option.none()
+        }
+        return Option.none()
+      }),
+
     insert: (input, limit) =>
       Effect.flatMap(copy(input), (hook) =>
         write(store, (state) => {

@@ -23,13 +23,21 @@ import {
   type ListenerOptions,
   makeListener
 } from "./internal/KeyCache.js"
-import { type ApiKeyRow, count, type OrganisationRow, toApiKey, toOrganisation } from "./internal/rows.js"
+import { type ApiKeyRow, count, iso, type OrganisationRow, toApiKey, toOrganisation } from "./internal/rows.js"
 import { json, textArray } from "./internal/values.js"
 import { PgliteClient } from "./PgliteClient.js"
 
 interface KeyWithOrganisationRow extends ApiKeyRow {
   readonly organisation_name: string
   readonly organisation_settings: unknown
+}
+
+interface OrganisationSummaryRow {
+  readonly id: string
+  readonly name: string
+  readonly timezone: string
+  readonly default_currency: string
+  readonly created_at: Date | string
 }
 
 export interface AccessRepositoryOptions {
@@ -129,6 +137,15 @@ export const makeWith = (
           Effect.flatMap(Effect.forEach(toOrganisation))
         ),
 
+      // Two fields of the document, not the document: a page of organisations carries no settings.
+      organisationPage: (page) =>
+        sql<OrganisationSummaryRow>`SELECT id, name, settings->>'timezone' AS timezone,
+            settings->>'default_currency' AS default_currency, created_at
+          FROM organisations ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1} OFFSET ${page.offset}`.pipe(
+          Effect.map((rows) => rows.map((row) => ({ ...row, created_at: iso(row.created_at) }))),
+          orStorageError("AccessRepository.organisationPage")
+        ),
+
       // Unknown keys are not cached, so a new key works at once anyway; the NOTIFY keeps that
       // true should negative answers ever be cached.
       insertKey: (key) =>
@@ -144,6 +161,15 @@ export const makeWith = (
           Effect.tap(forget("key", key.id)),
           Effect.asVoid,
           orStorageError("AccessRepository.insertKey")
+        ),
+
+      keyPage: (organisationId, page) =>
+        sql<ApiKeyRow>`SELECT id, organisation_id, name, hash, scopes, allowed_ips, expires_at, revoked_at, created_at,
+            owner_id
+          FROM api_keys WHERE organisation_id = ${organisationId}::uuid
+          ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1} OFFSET ${page.offset}`.pipe(
+          Effect.map((rows) => rows.map(toApiKey)),
+          orStorageError("AccessRepository.keyPage")
         ),
 
       findKeyByHash: (hash) =>

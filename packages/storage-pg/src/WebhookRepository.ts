@@ -139,6 +139,18 @@ export const make: Effect.Effect<
         orStorageError("WebhookRepository.keyOrganisation")
       ),
 
+    hookOwner: (hookId) =>
+      sql<{ organisation_id: string; key_id: string }>`SELECT h.organisation_id, h.key_id FROM webhook_hooks h
+        JOIN api_keys k ON k.id = h.key_id WHERE h.id = ${hookId}::uuid AND k.revoked_at IS NULL`.pipe(
+        Effect.map((rows) =>
+          Option.map(Option.fromNullable(rows[0]), (row) => ({
+            organisationId: row.organisation_id,
+            keyId: row.key_id
+          }))
+        ),
+        orStorageError("WebhookRepository.hookOwner")
+      ),
+
     // The key's row lock serialises its concurrent inserts, so the count cannot be raced past.
     insert: (hook, limit) =>
       atomically(sql)(

@@ -3,7 +3,8 @@ import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { StorageError } from "../Errors.js"
 import type { Organisation, Settings } from "../Settings/SettingsSchemas.js"
-import type { Scope } from "./AccessSchemas.js"
+import type { Page } from "../Wire.js"
+import type { OrganisationSummary, Scope } from "./AccessSchemas.js"
 
 export interface ApiKeyRecord {
   readonly id: string
@@ -36,7 +37,11 @@ export class AccessRepository extends Context.Tag("@crm/core/AccessRepository")<
     readonly countOrganisations: Effect.Effect<number, StorageError>
     /** Every organisation, oldest first: what the daily jobs walk (each in its own time zone). */
     readonly listOrganisations: Effect.Effect<ReadonlyArray<Organisation>, StorageError>
+    /** What the admin API lists: newest first, ties by id descending; at most `limit + 1`. */
+    readonly organisationPage: (page: Page) => Effect.Effect<ReadonlyArray<OrganisationSummary>, StorageError>
     readonly insertKey: (key: ApiKeyRecord) => Effect.Effect<void, StorageError>
+    /** An organisation's keys, revoked ones too: newest first, ties by id descending; at most `limit + 1`. */
+    readonly keyPage: (organisationId: string, page: Page) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, StorageError>
     /**
      * The key and its organisation in one read: authentication costs one round trip, or none when
      * the adapter answers from a cache in process. Such a cache must not hide a change made

@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { IdInput, Timestamp, TimestampInput } from "../Wire.js"
+import { IdInput, PageQuery, pageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
 import { CidrString } from "./IpAllowList.js"
 
 export const SCOPES = ["read", "write", "quotes:write", "invoices:write", "forms:submit", "analytics:write"] as const
@@ -27,6 +27,39 @@ export const CreatedKey = z.object({
   owner_id: z.uuid().nullable()
 })
 export type CreatedKey = z.infer<typeof CreatedKey>
+
+/** A key as the admin API lists it: never the key itself nor its hash, which is all that is stored of it. */
+export const KeySummary = z.object({
+  id: z.uuid(),
+  name: z.string().nullable(),
+  scopes: z.array(Scope),
+  expires_at: Timestamp.nullable(),
+  allowed_ips: z.array(z.string()),
+  owner_id: z.uuid().nullable(),
+  created_at: Timestamp,
+  revoked_at: Timestamp.nullable().describe("when the key was revoked; null while it is live")
+})
+export type KeySummary = z.infer<typeof KeySummary>
+export const KeyPage = pageEnvelope(KeySummary)
+export const KeyListQuery = z.object({ ...PageQuery })
+export type KeyListQuery = z.output<typeof KeyListQuery>
+
+/**
+ * An organisation as the admin API lists it. The settings document (pipelines, users, record
+ * types, numbering...) runs to kilobytes, so a page carries what tells organisations apart and
+ * `GET /organisations/{id}` the document.
+ */
+export const OrganisationSummary = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  timezone: z.string(),
+  default_currency: z.string(),
+  created_at: Timestamp
+})
+export type OrganisationSummary = z.infer<typeof OrganisationSummary>
+export const OrganisationPage = pageEnvelope(OrganisationSummary)
+export const OrganisationListQuery = z.object({ ...PageQuery })
+export type OrganisationListQuery = z.output<typeof OrganisationListQuery>
 
 export const Me = z.object({
   key: z.object({

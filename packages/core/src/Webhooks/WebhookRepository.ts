@@ -76,6 +76,8 @@ export class WebhookRepository extends Context.Tag("@crm/core/WebhookRepository"
   {
     /** The organisation of a live (not revoked) key. */
     readonly keyOrganisation: (keyId: string) => Effect.Effect<Option.Option<string>, StorageError>
+    /** Whose a hook is, when its key is live (not revoked): the admin API names hooks by id alone. */
+    readonly hookOwner: (hookId: string) => Effect.Effect<Option.Option<HookOwner>, StorageError>
     /** Inserts unless the key already holds `limit` hooks (then false); safe under concurrent inserts. */
     readonly insert: (hook: HookRecord, limit: number) => Effect.Effect<boolean, StorageError>
     readonly get: (owner: HookOwner, id: string) => Effect.Effect<Option.Option<HookRecord>, StorageError>

@@ -39,6 +39,20 @@ export const adminRoutes = [
   }),
   route({
     method: "GET",
+    path: "/organisations",
+    operationId: "adminListOrganisations",
+    tag,
+    guard: admin,
+    summary:
+      "List organisations, newest first: each without its settings document (GET /organisations/{id} has it), which may run to kilobytes",
+    query: Access.OrganisationListQuery,
+    success: { status: 200, schema: Access.OrganisationPage, description: "a page of organisations" },
+    errors: ["validation_failed"],
+    handle: ({ query }) =>
+      Effect.flatMap(Access.Access, (access) => access.listOrganisations(query)).pipe(Effect.map(ok))
+  }),
+  route({
+    method: "GET",
     path: "/organisations/{id}",
     operationId: "adminGetOrganisation",
     tag,
@@ -75,6 +89,20 @@ export const adminRoutes = [
     errors: ["not_found", "validation_failed"],
     handle: ({ params, body }) =>
       Effect.flatMap(Access.Access, (access) => access.createKey(params.id!, body)).pipe(Effect.map(created))
+  }),
+  route({
+    method: "GET",
+    path: "/organisations/{id}/keys",
+    operationId: "adminListKeys",
+    tag,
+    guard: admin,
+    summary:
+      "List the organisation's API keys, revoked ones too, newest first. The key itself is never shown again: only its hash is stored",
+    query: Access.KeyListQuery,
+    success: { status: 200, schema: Access.KeyPage, description: "a page of keys" },
+    errors: ["not_found", "validation_failed"],
+    handle: ({ params, query }) =>
+      Effect.flatMap(Access.Access, (access) => access.listKeys(params.id!, query)).pipe(Effect.map(ok))
   }),
   route({
     method: "DELETE",

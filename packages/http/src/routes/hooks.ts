@@ -1,8 +1,13 @@
-/** REST hooks: a key's own webhook subscriptions and their deliveries, plus the admin API's per-key view. */
-import { type Access, Webhooks } from "@crm/core"
+/**
+ * REST hooks: a key's own webhook subscriptions and their deliveries, plus the admin API's view: a
+ * key's hooks, and any live key's hook by its id.
+ */
+import type { Access, Errors } from "@crm/core"
+import { Webhooks } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import { created, noContent, ok } from "../Reply.js"
-import { admin, read, route, write } from "../Route.js"
+import { admin, type Guard, read, route, write } from "../Route.js"
 
 const tag = "hooks"
 
@@ -15,6 +20,109 @@ const ownerOf = (principal: Access.Principal | undefined): Webhooks.HookOwner =>
 const createErrors = ["validation_failed", "unknown_event", "invalid_target_url", "too_many_hooks"] as const
 
 const CREATE_SUMMARY = `Subscribe a target URL to events; the secret is in this answer only. At most ${Webhooks.MAX_HOOKS_PER_KEY} per key; the target must be a public http(s) address (https when the CRM is)`
+
+/**
+ * Who acts on a hook named by id: its own key (`/api/v1`, read or write scope) or the admin
+ * (`/admin/v1`, any live key's hook). The routes below are one implementation for both.
+ */
+interface HookCaller {
+  readonly tag: string
+  readonly operationId: (name: string) => string
+  readonly guard: (scope: "read" | "write") => Guard
+  readonly summary: (text: string) => string
+  readonly owner: (
+    principal: Access.Principal | undefined,
+    hookId: string
+  ) => Effect.Effect<Webhooks.HookOwner, Errors.NotFound | Errors.StorageError, Webhooks.Webhooks>
+}
+
+const byKey: HookCaller = {
+  tag,
+  operationId: (name) => name,
+  guard: (scope) => (scope === "read" ? read() : write),
+  summary: (text) => text,
+  owner: (principal) => Effect.sync(() => ownerOf(principal))
+}
+
+const byAdmin: HookCaller = {
+  tag: "admin",
+  operationId: (name) => `admin${name[0]!.toUpperCase()}${name.slice(1)}`,
+  guard: () => admin,
+  summary: (text) => `Any live key's hook, as its key would: ${text}`,
+  owner: (_, hookId) => Effect.flatMap(Webhooks.Webhooks, (hooks) => hooks.ownerOfHook(hookId))
+}
+
+const hookActionRoutes = (caller: HookCaller) => {
+  const asOwner = <A, E>(
+    principal: Access.Principal | undefined,
+    hookId: string,
+    act: (hooks: Context.Tag.Service<Webhooks.Webhooks>, owner: Webhooks.HookOwner) => Effect.Effect<A, E>
+  ) =>
+    Effect.flatMap(Webhooks.Webhooks, (hooks) =>
+      Effect.flatMap(caller.owner(principal, hookId), (owner) => act(hooks, owner))
+    )
+  return [
+    route({
+      method: "DELETE",
+      path: "/hooks/{id}",
+      operationId: caller.operationId("deleteHook"),
+      tag: caller.tag,
+      guard: caller.guard("write"),
+      summary: caller.summary("Delete a subscription and its delivery history"),
+      success: { status: 204, description: "deleted" },
+      errors: ["not_found"],
+      handle: ({ principal, params }) =>
+        asOwner(principal, params.id!, (hooks, owner) => hooks.remove(owner, params.id!)).pipe(Effect.as(noContent))
+    }),
+    route({
+      method: "POST",
+      path: "/hooks/{id}/rotate-secret",
+      operationId: caller.operationId("rotateHookSecret"),
+      tag: caller.tag,
+      guard: caller.guard("write"),
+      summary: caller.summary(
+        "Replace the secret; the previous one keeps signing every delivery (a second v1) for 24 hours. The new secret is in this answer only"
+      ),
+      success: { status: 200, schema: Webhooks.HookWithSecret, description: "the subscription with its new secret" },
+      errors: ["not_found"],
+      handle: ({ principal, params }) =>
+        asOwner(principal, params.id!, (hooks, owner) => hooks.rotateSecret(owner, params.id!)).pipe(Effect.map(ok))
+    }),
+    route({
+      method: "GET",
+      path: "/hooks/{id}/deliveries",
+      operationId: caller.operationId("listHookDeliveries"),
+      tag: caller.tag,
+      guard: caller.guard("read"),
+      summary: caller.summary(
+        "A subscription's deliveries with every attempt (status code, duration, response excerpt, error), newest event first"
+      ),
+      query: Webhooks.HookListQuery,
+      success: { status: 200, schema: Webhooks.DeliveryPage, description: "a page of deliveries" },
+      errors: ["not_found", "validation_failed"],
+      handle: ({ principal, params, query }) =>
+        asOwner(principal, params.id!, (hooks, owner) => hooks.deliveries(owner, params.id!, query)).pipe(
+          Effect.map(ok)
+        )
+    }),
+    route({
+      method: "POST",
+      path: "/hooks/{id}/deliveries/{delivery_id}/redeliver",
+      operationId: caller.operationId("redeliverHookDelivery"),
+      tag: caller.tag,
+      guard: caller.guard("write"),
+      summary: caller.summary(
+        "Queue a new attempt of a delivery (a failed one, typically), due at once; a pause of the subscription (`paused_until`) ends with it. A disabled subscription sends nothing: 409 `hook_disabled` (enable it first)"
+      ),
+      success: { status: 200, schema: Webhooks.Delivery, description: "the delivery, pending again" },
+      errors: ["not_found", "hook_disabled"],
+      handle: ({ principal, params }) =>
+        asOwner(principal, params.id!, (hooks, owner) => hooks.redeliver(owner, params.id!, params.delivery_id!)).pipe(
+          Effect.map(ok)
+        )
+    })
+  ]
+}
 
 export const hookRoutes = [
   route({
@@ -72,66 +180,7 @@ export const hookRoutes = [
         Effect.map(ok)
       )
   }),
-  route({
-    method: "DELETE",
-    path: "/hooks/{id}",
-    operationId: "deleteHook",
-    tag,
-    guard: write,
-    summary: "Delete a subscription and its delivery history",
-    success: { status: 204, description: "deleted" },
-    errors: ["not_found"],
-    handle: ({ principal, params }) =>
-      Effect.flatMap(Webhooks.Webhooks, (hooks) => hooks.remove(ownerOf(principal), params.id!)).pipe(
-        Effect.as(noContent)
-      )
-  }),
-  route({
-    method: "POST",
-    path: "/hooks/{id}/rotate-secret",
-    operationId: "rotateHookSecret",
-    tag,
-    guard: write,
-    summary:
-      "Replace the secret; the previous one keeps signing every delivery (a second v1) for 24 hours. The new secret is in this answer only",
-    success: { status: 200, schema: Webhooks.HookWithSecret, description: "the subscription with its new secret" },
-    errors: ["not_found"],
-    handle: ({ principal, params }) =>
-      Effect.flatMap(Webhooks.Webhooks, (hooks) => hooks.rotateSecret(ownerOf(principal), params.id!)).pipe(
-        Effect.map(ok)
-      )
-  }),
-  route({
-    method: "GET",
-    path: "/hooks/{id}/deliveries",
-    operationId: "listHookDeliveries",
-    tag,
-    guard: read(),
-    summary:
-      "A subscription's deliveries with every attempt (status code, duration, response excerpt, error), newest event first",
-    query: Webhooks.HookListQuery,
-    success: { status: 200, schema: Webhooks.DeliveryPage, description: "a page of deliveries" },
-    errors: ["not_found", "validation_failed"],
-    handle: ({ principal, params, query }) =>
-      Effect.flatMap(Webhooks.Webhooks, (hooks) => hooks.deliveries(ownerOf(principal), params.id!, query)).pipe(
-        Effect.map(ok)
-      )
-  }),
-  route({
-    method: "POST",
-    path: "/hooks/{id}/deliveries/{delivery_id}/redeliver",
-    operationId: "redeliverHookDelivery",
-    tag,
-    guard: write,
-    summary:
-      "Queue a new attempt of a delivery (a failed one, typically), due at once; a pause of the subscription (`paused_until`) ends with it. A disabled subscription sends nothing: 409 `hook_disabled` (enable it first)",
-    success: { status: 200, schema: Webhooks.Delivery, description: "the delivery, pending again" },
-    errors: ["not_found", "hook_disabled"],
-    handle: ({ principal, params }) =>
-      Effect.flatMap(Webhooks.Webhooks, (hooks) =>
-        hooks.redeliver(ownerOf(principal), params.id!, params.delivery_id!)
-      ).pipe(Effect.map(ok))
-  })
+  ...hookActionRoutes(byKey)
 ]
 
 export const adminHookRoutes = [
@@ -164,5 +213,6 @@ export const adminHookRoutes = [
       Effect.flatMap(Webhooks.Webhooks, (hooks) =>
         Effect.flatMap(hooks.ownerOfKey(params.id!), (owner) => hooks.list(owner, query))
       ).pipe(Effect.map(ok))
-  })
+  }),
+  ...hookActionRoutes(byAdmin)
 ]

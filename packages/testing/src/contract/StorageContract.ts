@@ -2711,6 +2711,37 @@ export const suite = (
       )
 
       test(
+        "organisationPage: summaries newest first (ties by id descending), at most limit + 1",
+        Effect.gen(function* () {
+          const access = yield* Access.AccessRepository
+          expect(yield* access.organisationPage(page(10))).toEqual([])
+          const prague: Organisation = {
+            ...organisation("Prague"),
+            settings: { ...settingsFor("Prague"), timezone: "Europe/Prague", default_currency: "CZK" }
+          }
+          const [oldest, twinA, twinB] = [organisation("Oldest"), organisation("Twin A"), organisation("Twin B")]
+          yield* access.insertOrganisation(oldest, at(10))
+          yield* access.insertOrganisation(prague, at(30))
+          yield* access.insertOrganisation(twinA, at(20))
+          yield* access.insertOrganisation(twinB, at(20))
+          const twins = [twinA, twinB].sort((x, y) => (x.id < y.id ? 1 : -1))
+          const summary = (org: Organisation, ms: number) => ({
+            id: org.id,
+            name: org.name,
+            timezone: org.settings.timezone,
+            default_currency: org.settings.default_currency,
+            created_at: at(ms)
+          })
+          const all = [summary(prague, 30), summary(twins[0]!, 20), summary(twins[1]!, 20), summary(oldest, 10)]
+          expect(yield* access.organisationPage(page(10))).toEqual(all)
+          expect(all[0]).toMatchObject({ timezone: "Europe/Prague", default_currency: "CZK" })
+          expect(yield* access.organisationPage(page(1, 1))).toEqual(all.slice(1, 3))
+          expect(yield* access.organisationPage(page(2, 3))).toEqual(all.slice(3))
+          expect(yield* access.organisationPage(page(2, 4))).toEqual([])
+        })
+      )
+
+      test(
         "updateSettings replaces the document (and the name with it) of that organisation only",
         Effect.gen(function* () {
           const { a, b } = yield* seed
@@ -2753,6 +2784,34 @@ export const suite = (
           expect(Option.getOrThrow(yield* access.findKeyByHash(full.hash))).toEqual({ key: full, organisation: a })
           expect(Option.getOrThrow(yield* access.findKeyByHash(bare.hash))).toEqual({ key: bare, organisation: b })
           expect(Option.isNone(yield* access.findKeyByHash(sha256("unknown")))).toBe(true)
+        })
+      )
+
+      test(
+        "keyPage: the organisation's keys, revoked ones too, newest first (ties by id descending), at most limit + 1",
+        Effect.gen(function* () {
+          const { a, b } = yield* seed
+          const access = yield* Access.AccessRepository
+          expect(yield* access.keyPage(a.id, page(10))).toEqual([])
+          const full = apiKey(a.id, {
+            name: "ci",
+            scopes: ["read", "invoices:write"],
+            expires_at: at(86_400_000),
+            allowed_ips: ["10.0.0.0/8"],
+            created_at: at(30)
+          })
+          const [twinA, twinB] = [apiKey(a.id, { created_at: at(20) }), apiKey(a.id, { created_at: at(20) })]
+          const revoked = apiKey(a.id, { created_at: at(10) })
+          for (const key of [revoked, full, twinA, twinB, apiKey(b.id, { created_at: at(40) })]) {
+            yield* access.insertKey(key)
+          }
+          yield* access.revokeKey(revoked.id, at(50))
+          const twins = [twinA, twinB].sort((x, y) => (x.id < y.id ? 1 : -1))
+          const all = [full, twins[0]!, twins[1]!, { ...revoked, revoked_at: at(50) }]
+          expect(yield* access.keyPage(a.id, page(10))).toEqual(all)
+          expect(yield* access.keyPage(a.id, page(1, 1))).toEqual(all.slice(1, 3))
+          expect(yield* access.keyPage(a.id, page(2, 4))).toEqual([])
+          expect(yield* access.keyPage(uuid(), page(10))).toEqual([])
         })
       )
 

@@ -104,6 +104,25 @@ export const suite = (
       })
     )
 
+    test(
+      "hookOwner names the organisation and key of a hook whose key is live",
+      Effect.gen(function* () {
+        const { a, b } = yield* seed
+        const repo = yield* Webhooks.WebhookRepository
+        const [owner, other] = [yield* newKey(a.id), yield* newKey(b.id)]
+        const [hook, elsewhere] = [hookFor(owner), hookFor(other)]
+        yield* repo.insert(hook, 20)
+        yield* repo.insert(elsewhere, 20)
+        expect(yield* repo.hookOwner(hook.id)).toEqual(Option.some(owner))
+        expect(yield* repo.hookOwner(elsewhere.id)).toEqual(Option.some(other))
+        expect(yield* repo.hookOwner(uuid())).toEqual(Option.none())
+        yield* (yield* Access.AccessRepository).revokeKey(owner.keyId, at(5))
+        expect(yield* repo.hookOwner(hook.id)).toEqual(Option.none())
+        expect(yield* repo.remove(other, elsewhere.id)).toBe(true)
+        expect(yield* repo.hookOwner(elsewhere.id)).toEqual(Option.none())
+      })
+    )
+
     concurrent(
       "25 concurrent inserts against a limit of 20 store exactly 20",
       Effect.gen(function* () {
