@@ -3,12 +3,13 @@
 import type { Kernel, Webhooks } from "@crm/core"
 import { Listener } from "@crm/http"
 import type { Storage } from "@crm/server"
-import { Server } from "@crm/server"
+import { Log, Server } from "@crm/server"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
@@ -65,9 +66,22 @@ export interface ServerTestOptions {
   readonly mail?: Server.ServerOptions["mail"]
   /** Takes the server's log lines in place of the console (to check what an operator would read). */
   readonly logger?: Logger.Logger<unknown, void>
+  /** The server's own log (`Log.layer`, as `crm serve` sets it up), written to the test's output. */
+  readonly log?: Log.LogSettings
   /** Starts the server without CRM_ADMIN_TOKEN, so without its admin API. */
   readonly withoutAdmin?: boolean
 }
+
+/**
+ * Only warnings and errors reach the console unless a test reads the lines: a line per request
+ * would bury what a failing test prints.
+ */
+const logging = (options: ServerTestOptions) =>
+  options.log !== undefined
+    ? Log.layer(options.log)
+    : options.logger !== undefined
+      ? Logger.replace(Logger.defaultLogger, options.logger)
+      : Logger.minimumLogLevel(LogLevel.Warning)
 
 const client = (base: string, defaults: Record<string, string>): Client => {
   const request: Client["request"] = async (method, path, options = {}) => {
@@ -119,9 +133,7 @@ export const startServer = async (
           ...(options.openApiDocument === undefined ? {} : { openApiDocument: options.openApiDocument })
         },
         storage
-      ).pipe(
-        Layer.provide(options.logger === undefined ? Layer.empty : Logger.replace(Logger.defaultLogger, options.logger))
-      ),
+      ).pipe(Layer.provide(logging(options))),
       scope
     )
   )

@@ -39,17 +39,14 @@ const firstRun = (options: ServerOptions) =>
       const created = yield* (yield* Access.Access).bootstrap
       if (created._tag === "None") return
       const { organisation, key } = created.value
-      // The only time this key is ever shown: it is stored as a hash.
-      console.log(
-        [
-          "",
-          `Created organisation "${organisation.name}" (${organisation.id}) and an API key with every scope:`,
-          "",
-          `  ${key.key}`,
-          "",
-          `It is shown once. Try: curl -H "Authorization: Bearer ${key.key}" http://${options.host}:${options.port}/api/v1/me`,
-          ""
-        ].join("\n")
+      // The only time this key is ever shown: it is stored as a hash. A warning, because the
+      // operator has to act on it (keep the key), and so that it is still shown at CRM_LOG_LEVEL=warn.
+      yield* Effect.logWarning(
+        `created organisation "${organisation.name}" and an API key with every scope; the key is shown this once: ${key.key}`,
+        {
+          organisation_id: organisation.id,
+          try: `curl -H "Authorization: Bearer ${key.key}" http://${options.host}:${options.port}/api/v1/me`
+        }
       )
     })
   )

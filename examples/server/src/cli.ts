@@ -8,11 +8,13 @@ import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import { Api } from "@crm/http"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Cause from "effect/Cause"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Log from "./Log.js"
 import * as Server from "./Server.js"
 import * as Storage from "./Storage.js"
 import * as WebhookWorker from "./WebhookWorker.js"
@@ -41,7 +43,9 @@ Environment:
   CRM_URL (admin commands: the server to talk to, default http://HOST:PORT),
   CRM_PUBLIC_URL (where the CRM is served; https there makes webhook targets https-only),
   CRM_WEBHOOK_ALLOW_PRIVATE_TARGETS (1 lets webhooks target private addresses: local development only),
-  CRM_WEBHOOK_CONCURRENCY (hooks in delivery at once per process, default 16)
+  CRM_WEBHOOK_CONCURRENCY (hooks in delivery at once per process, default 16),
+  CRM_LOG_LEVEL (trace|debug|info|warn|error|silent, default info),
+  CRM_LOG_FORMAT (json|pretty; default pretty on a terminal, JSON otherwise)
 `
 
 const ServeConfig = Config.all({
@@ -133,6 +137,9 @@ const serve = Effect.gen(function* () {
       },
       Storage.layerFrom(storage)
     )
+  ).pipe(
+    // Told once everything has closed (requests answered, workers stopped, the database let go).
+    Effect.onInterrupt(() => Effect.logInfo("stopped"))
   )
 })
 
@@ -248,15 +255,29 @@ const command = (argv: ReadonlyArray<string>) =>
     return yield* Effect.fail(new CliError(`unknown command: ${positionals.join(" ")}\n\n${HELP}`))
   })
 
-export const main = (argv: ReadonlyArray<string>) =>
-  command(argv).pipe(
-    Effect.catchIf(
-      (error): error is CliError => error instanceof CliError,
-      (error) =>
+/** The process failed: said in the log's own format (rather than by `runMain`), and exit code 1. */
+const failed = (cause: Cause.Cause<unknown>) =>
+  Cause.isInterruptedOnly(cause)
+    ? Effect.failCause(cause)
+    : Effect.zipRight(
+        Effect.logError("stopped", cause),
         Effect.sync(() => {
-          console.error(error.message)
           process.exitCode = 1
         })
-    ),
-    NodeRuntime.runMain
-  )
+      )
+
+export const main = (argv: ReadonlyArray<string>) =>
+  Effect.flatMap(Log.config(process.stdout), (settings) =>
+    command(argv).pipe(
+      Effect.catchIf(
+        (error): error is CliError => error instanceof CliError,
+        (error) =>
+          Effect.sync(() => {
+            console.error(error.message)
+            process.exitCode = 1
+          })
+      ),
+      Effect.catchAllCause(failed),
+      Effect.provide(Log.layer(settings))
+    )
+  ).pipe(NodeRuntime.runMain({ disablePrettyLogger: true }))

@@ -1,3 +1,4 @@
+export * as Log from "./Log.js"
 export * as MailTransports from "./MailTransports.js"
 export * as Server from "./Server.js"
 export * as Storage from "./Storage.js"

@@ -50,6 +50,16 @@ export interface Answer {
   readonly body: string | Uint8Array | Response
 }
 
+/**
+ * What the request log learns of a request while the pipeline serves it: one record per request,
+ * filled in by the stages that know (the route match, authentication), read once it is answered.
+ */
+interface Seen {
+  /** The route template as served (`/api/v1/contacts/{id}`) or the endpoint's path; undefined when none matched. */
+  route: string | undefined
+  principal: Access.Principal | undefined
+}
+
 export const MAX_BODY_BYTES = 1024 * 1024
 /** The request target (path and query); a longer one is 414 `uri_too_long` (RFC 9110 asks for at least 8000). */
 export const MAX_URL_BYTES = 8192
@@ -341,10 +351,13 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
     incoming: IncomingMessage,
     url: URL,
     requestId: string,
-    headers: Record<string, string>
+    headers: Record<string, string>,
+    seen: Seen
   ): Effect.Effect<Answer, never, Services | R> =>
     Effect.gen(function* () {
+      seen.route = endpoint.path
       const { principal } = yield* admit(incoming, headers, true)
+      seen.principal = principal
       // Admitted means the store answered (the budget is kept there).
       if (outage.active()) yield* outage.answered
       if (Number(header(incoming.headers, "content-length") ?? "0") > options.maxBodyBytes) {
@@ -359,7 +372,8 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
     incoming: IncomingMessage,
     url: URL,
     requestId: string,
-    headers: Record<string, string>
+    headers: Record<string, string>,
+    seen: Seen
   ): Effect.Effect<{ readonly stored: Rendered; readonly replayed: boolean }, unknown, Services> =>
     Effect.gen(function* () {
       const method = incoming.method ?? "GET"
@@ -371,6 +385,7 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
         })
       }
       const { route } = found.mounted
+      seen.route = found.mounted.template
       // A malformed id can name no record: the same answer as a missing one.
       for (const value of Object.values(found.params)) {
         if (!UUID.test(value)) return yield* HttpFailure.of("not_found", "no such record")
@@ -384,6 +399,7 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
       if (guard.kind === "key") {
         const admitted = yield* admit(incoming, headers, guard.spendsBudget)
         principal = admitted.principal
+        seen.principal = principal
         rateRemaining = admitted.remaining
         yield* Access.authorize(principal, guard.scope, isWriting(route))
       } else if (guard.kind === "admin") {
@@ -421,9 +437,12 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
       return outcome
     })
 
-  return (incoming: IncomingMessage): Effect.Effect<Answer, never, Services | R> => {
-    const requestId = requestIdOf(header(incoming.headers, "x-request-id"))
-    const headers: Record<string, string> = { "x-request-id": requestId }
+  const dispatch = (
+    incoming: IncomingMessage,
+    requestId: string,
+    headers: Record<string, string>,
+    seen: Seen
+  ): Effect.Effect<Answer, never, Services | R> => {
     const target = incoming.url ?? "/"
     if (target.length > MAX_URL_BYTES) {
       const tooLong = HttpFailure.of("uri_too_long", `the URL exceeds the limit of ${MAX_URL_BYTES} bytes`)
@@ -431,8 +450,8 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
     }
     const url = new URL(target, "http://localhost")
     const endpoint = options.endpoints?.find((candidate) => candidate.path === url.pathname)
-    if (endpoint !== undefined) return serveEndpoint(endpoint, incoming, url, requestId, headers)
-    return serveRoute(incoming, url, requestId, headers).pipe(
+    if (endpoint !== undefined) return serveEndpoint(endpoint, incoming, url, requestId, headers, seen)
+    return serveRoute(incoming, url, requestId, headers, seen).pipe(
       Effect.catchAllCause((cause) =>
         Effect.map(renderFailure(cause, requestId, outage), (stored) => ({ stored, replayed: false }))
       ),
@@ -443,6 +462,24 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
           body: stored.body
         })
       )
+    )
+  }
+
+  /** Each request answered is one line of the log, at info: never its key, its token or its bodies. */
+  return (incoming: IncomingMessage): Effect.Effect<Answer, never, Services | R> => {
+    const started = performance.now()
+    const requestId = requestIdOf(header(incoming.headers, "x-request-id"))
+    const seen: Seen = { route: undefined, principal: undefined }
+    return Effect.tap(dispatch(incoming, requestId, { "x-request-id": requestId }, seen), (answer) =>
+      Effect.logInfo("request", {
+        request_id: requestId,
+        method: incoming.method ?? "GET",
+        route: seen.route ?? null,
+        status: answer.status,
+        duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+        organisation_id: seen.principal?.organisation.id ?? null,
+        key_id: seen.principal?.key.id ?? null
+      })
     )
   }
 }

@@ -1,0 +1,186 @@
+/**
+ * The server's log: one line per event, JSON (`{"time","level","msg",...fields}`) for a collector or
+ * a readable line for a terminal, at the level CRM_LOG_LEVEL sets. It is Effect's logger, so the
+ * request lines (`App`), the workers' events and the start-up and shutdown lines all come through it.
+ *
+ * A request writes a line, so a line must cost microseconds: one `JSON.stringify`, and no write
+ * of its own. Lines gather in memory and go out in one write per turn of the event loop (node
+ * writes to a pipe or a file synchronously); a warning or an error goes out at once, with whatever
+ * was gathered before it, so that it is not lost to a crash. What is gathered is written when the
+ * layer closes, before the process exits.
+ */
+import * as Cause from "effect/Cause"
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
+import * as HashMap from "effect/HashMap"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+
+export const LEVELS = ["trace", "debug", "info", "warn", "error", "silent"] as const
+export type Level = (typeof LEVELS)[number]
+export type Format = "json" | "pretty"
+
+/** Where lines go: the process's stdout, or any writable (a test's). */
+export interface Output {
+  readonly write: (chunk: string) => unknown
+  readonly isTTY?: boolean
+}
+
+export interface LogSettings {
+  readonly level: Level
+  readonly format: Format
+  readonly output: Output
+}
+
+const EFFECT_LEVEL: Record<Level, LogLevel.LogLevel> = {
+  trace: LogLevel.Trace,
+  debug: LogLevel.Debug,
+  info: LogLevel.Info,
+  warn: LogLevel.Warning,
+  error: LogLevel.Error,
+  silent: LogLevel.None
+}
+
+/** CRM_LOG_LEVEL (default info) and CRM_LOG_FORMAT (default pretty on a terminal, JSON otherwise). */
+export const config = (output: Output): Config.Config<LogSettings> =>
+  Config.all({
+    level: Config.literal(...LEVELS)("CRM_LOG_LEVEL").pipe(Config.withDefault("info" as const)),
+    format: Config.literal(
+      "json",
+      "pretty"
+    )("CRM_LOG_FORMAT").pipe(Config.withDefault(output.isTTY === true ? ("pretty" as const) : ("json" as const))),
+    output: Config.succeed(output)
+  })
+
+/** Lines gathered between writes: at most one write per turn of the event loop, or per 64 kB. */
+const makeSink = (output: Output) => {
+  let pending = ""
+  let scheduled = false
+  const flush = () => {
+    scheduled = false
+    if (pending === "") return
+    const chunk = pending
+    pending = ""
+    output.write(chunk)
+  }
+  return {
+    flush,
+    push: (line: string, urgent: boolean) => {
+      pending += `${line}\n`
+      if (urgent || pending.length > 65_536) flush()
+      else if (!scheduled) {
+        scheduled = true
+        setImmediate(flush)
+      }
+    }
+  }
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => {
+  if (typeof value !== "object" || value === null) return false
+  const proto = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
+}
+
+const errorText = (error: Error): string => {
+  if (error.message !== "") return error.message
+  const tag = (error as { readonly _tag?: unknown })._tag
+  return typeof tag === "string" ? tag : error.name
+}
+
+/**
+ * A log call's parts as one record: strings make `msg`, plain objects give their fields, an error
+ * its message (and, at error level, its stack), a cause its rendering.
+ */
+const recordOf = (options: Logger.Logger.Options<unknown>): Record<string, unknown> => {
+  const level = options.logLevel.label.toLowerCase()
+  const record: Record<string, unknown> = { time: options.date.toISOString(), level, msg: "" }
+  const words: Array<string> = []
+  const serious = LogLevel.greaterThanEqual(options.logLevel, LogLevel.Error)
+  for (const part of Array.isArray(options.message) ? options.message : [options.message]) {
+    if (typeof part === "string") words.push(part)
+    else if (isPlainObject(part)) Object.assign(record, part)
+    else if (part instanceof Error) {
+      record.error = errorText(part)
+      if (serious && part.stack !== undefined) record.stack = part.stack
+    } else if (Cause.isCause(part)) {
+      if (!Cause.isEmpty(part)) record.cause = Cause.pretty(part)
+    } else words.push(String(part))
+  }
+  record.msg = words.join(" ")
+  if (!Cause.isEmpty(options.cause)) record.cause = Cause.pretty(options.cause)
+  if (HashMap.size(options.annotations) > 0) {
+    for (const [key, value] of options.annotations) record[key] = value
+  }
+  return record
+}
+
+// A bigint (an event id) has no JSON form of its own; only a line that holds one pays for the replacer.
+const bigintAsNumber = (_key: string, value: unknown) => (typeof value === "bigint" ? Number(value) : value)
+
+const json = (record: Record<string, unknown>): string => {
+  try {
+    return JSON.stringify(record)
+  } catch {
+    return JSON.stringify(record, bigintAsNumber)
+  }
+}
+
+const COLOURS: Record<string, string> = {
+  trace: "\x1b[90m",
+  debug: "\x1b[36m",
+  info: "\x1b[32m",
+  warn: "\x1b[33m",
+  error: "\x1b[31m",
+  fatal: "\x1b[35m"
+}
+
+const SIMPLE = /^[^\s"=]+$/
+
+/** `12:00:00.000 INFO  msg key=value ...`: the time of day (UTC), the level, the message, the fields. */
+const pretty = (record: Record<string, unknown>, colour: boolean): string => {
+  const { time, level, msg, ...fields } = record
+  const label = String(level).toUpperCase().padEnd(5)
+  let line = `${String(time).slice(11, 23)} ${colour ? `${COLOURS[String(level)] ?? ""}${label}\x1b[0m` : label} ${msg}`
+  for (const [key, value] of Object.entries(fields)) {
+    const text =
+      typeof value === "string"
+        ? SIMPLE.test(value)
+          ? value
+          : JSON.stringify(value)
+        : typeof value === "bigint"
+          ? String(value)
+          : JSON.stringify(value)
+    line += ` ${key}=${text}`
+  }
+  return line
+}
+
+export const make = (
+  settings: LogSettings,
+  push: (line: string, urgent: boolean) => void
+): Logger.Logger<unknown, void> => {
+  const colour = settings.output.isTTY === true
+  return Logger.make((options) => {
+    const record = recordOf(options)
+    const urgent = LogLevel.greaterThanEqual(options.logLevel, LogLevel.Warning)
+    push(settings.format === "json" ? json(record) : pretty(record, colour), urgent)
+  })
+}
+
+/** The log in place of Effect's default logger, at the settings' level; gathered lines are written when it closes. */
+export const layer = (settings: LogSettings): Layer.Layer<never> =>
+  Layer.unwrapScoped(
+    Effect.map(
+      Effect.acquireRelease(
+        Effect.sync(() => makeSink(settings.output)),
+        (sink) => Effect.sync(sink.flush)
+      ),
+      (sink) =>
+        Layer.merge(
+          Logger.replace(Logger.defaultLogger, make(settings, sink.push)),
+          Logger.minimumLogLevel(EFFECT_LEVEL[settings.level])
+        )
+    )
+  )
