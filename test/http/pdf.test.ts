@@ -183,7 +183,9 @@ describe.skipIf(!hasPoppler)("PDF content (needs poppler-utils: pdftotext, pdfto
             discount_percent: 10
           },
           { name: "Tisk vizitek", quantity: 500, unit: "ks", unit_price: 2.35, vat_rate: 12 },
-          { name: "Konzultace", quantity: 1.5, unit_price: 980, vat_rate: 21 }
+          { name: "Konzultace", quantity: 1.5, unit_price: 980, vat_rate: 21 },
+          // Figures wider than their column are set smaller on one line, never wrapped.
+          { name: "Licence na rok", quantity: 1000, unit_price: 12345.67, vat_rate: 12 }
         ]
       })
       expect(created.status, created.text).toBe(201)
@@ -206,9 +208,10 @@ describe.skipIf(!hasPoppler)("PDF content (needs poppler-utils: pdftotext, pdfto
       lineWith(lines, "Brno, CZ")
       lineWith(lines, "CZ87654321")
       expectFigures(lines, quote)
-      // Two lines at 21%: the summary's row is their sum, not a line's own figures.
+      // Two lines at each rate: a summary row is their sum, not a line's own figures.
       expect(quote.vat_summary).toHaveLength(2)
       expect(quote.items.filter((item: any) => item.vat_rate === 21)).toHaveLength(2)
+      expect(quote.items.filter((item: any) => item.vat_rate === 12)).toHaveLength(2)
 
       // It opens: poppler renders its first page.
       mkdirSync(ARTIFACTS, { recursive: true })

@@ -170,6 +170,8 @@ const SHADE = "#f1f3f5"
 const ACCENT = "#1f3a5f"
 const DRAFT_RED = "#b42318"
 const PAD = 4
+/** The least room between two figures side by side. */
+const GAP = 8
 
 interface Column {
   readonly heading: string
@@ -193,24 +195,24 @@ const numbers = (currency: string) => {
 }
 
 const columnsOf = (format: ReturnType<typeof numbers>): ReadonlyArray<Column> => [
-  { heading: "Item", width: 151, align: "left", cell: (line) => line.name },
+  { heading: "Item", width: 145, align: "left", cell: (line) => line.name },
   {
     heading: "Qty",
-    width: 50,
+    width: 46,
     align: "right",
     cell: (line) => (line.unit === null ? format.plain(line.quantity) : `${format.plain(line.quantity)} ${line.unit}`)
   },
   { heading: "Unit price", width: 62, align: "right", cell: (line) => format.price(line.unit_price) },
   {
     heading: "Disc.",
-    width: 36,
+    width: 34,
     align: "right",
     cell: (line) => (line.discount_percent === null ? "" : format.percent(line.discount_percent))
   },
-  { heading: "VAT", width: 34, align: "right", cell: (line) => format.percent(line.vat_rate) },
-  { heading: "Net", width: 56, align: "right", cell: (line) => format.amount(line.net) },
-  { heading: "VAT amt", width: 50, align: "right", cell: (line) => format.amount(line.vat) },
-  { heading: "Total", width: WIDTH - 439, align: "right", cell: (line) => format.amount(line.gross) }
+  { heading: "VAT", width: 32, align: "right", cell: (line) => format.percent(line.vat_rate) },
+  { heading: "Net", width: 60, align: "right", cell: (line) => format.amount(line.net) },
+  { heading: "VAT amt", width: 56, align: "right", cell: (line) => format.amount(line.vat) },
+  { heading: "Total", width: WIDTH - 435, align: "right", cell: (line) => format.amount(line.gross) }
 ]
 
 const block = (doc: Pdf, heading: string, lines: ReadonlyArray<string>, x: number, y: number, width: number) => {
@@ -292,6 +294,15 @@ const tableHead = (doc: Pdf, columns: ReadonlyArray<Column>, y: number): number 
   return y + 20
 }
 
+/** A figure on one line, right-aligned: a figure wider than its column is set smaller, never wrapped. */
+const oneLine = (doc: Pdf, text: string, x: number, y: number, width: number, size: number) => {
+  doc.fontSize(size)
+  const natural = doc.widthOfString(text)
+  // A hair under the width: pdfkit breaks a line whose width rounds above it.
+  const fitted = natural > width ? (size * width * 0.98) / natural : size
+  doc.fontSize(fitted).text(text, x, y + (size - fitted) / 2, { width, align: "right", lineBreak: false })
+}
+
 const lines = (doc: Pdf, sheet: Sheet, columns: ReadonlyArray<Column>, top: number): number => {
   let y = tableHead(doc, columns, top)
   const nameWidth = columns[0]!.width - 2 * PAD
@@ -304,15 +315,11 @@ const lines = (doc: Pdf, sheet: Sheet, columns: ReadonlyArray<Column>, top: numb
     }
     let x = MARGIN
     for (const column of columns) {
-      doc
-        .font("regular")
-        .fontSize(9)
-        .fillColor(INK)
-        .text(column.cell(line), x + PAD, y + PAD + 1, {
-          width: column.width - 2 * PAD,
-          align: column.align,
-          ...(column.align === "right" ? { lineBreak: false } : {})
-        })
+      const text = column.cell(line)
+      const width = column.width - 2 * PAD
+      doc.font("regular").fillColor(INK)
+      if (column.align === "left") doc.fontSize(9).text(text, x + PAD, y + PAD + 1, { width })
+      else oneLine(doc, text, x + PAD, y + PAD + 1, width, 9)
       x += column.width
     }
     y += height
@@ -335,7 +342,7 @@ const summary = (doc: Pdf, sheet: Sheet, format: ReturnType<typeof numbers>, top
     y = MARGIN
   }
   // The VAT summary on the left: one row per rate, as the tax return wants it.
-  const widths = [50, 70, 60, 70]
+  const widths = [46, 72, 66, 72]
   const headings = ["VAT rate", "Net", "VAT", "Total"]
   let x = MARGIN
   headings.forEach((heading, i) => {
@@ -349,7 +356,7 @@ const summary = (doc: Pdf, sheet: Sheet, format: ReturnType<typeof numbers>, top
   let left = y + 13
   doc
     .moveTo(MARGIN, left)
-    .lineTo(MARGIN + 250, left)
+    .lineTo(MARGIN + 256, left)
     .lineWidth(0.5)
     .strokeColor(RULE)
     .stroke()
@@ -363,11 +370,9 @@ const summary = (doc: Pdf, sheet: Sheet, format: ReturnType<typeof numbers>, top
     ]
     x = MARGIN
     cells.forEach((cell, i) => {
-      doc
-        .font("regular")
-        .fontSize(9)
-        .fillColor(INK)
-        .text(cell, x, left, { width: widths[i]!, align: i === 0 ? "left" : "right", lineBreak: false })
+      doc.font("regular").fillColor(INK)
+      if (i === 0) doc.fontSize(9).text(cell, x, left, { width: widths[i]!, lineBreak: false })
+      else oneLine(doc, cell, x + GAP, left, widths[i]! - GAP, 9)
       x += widths[i]!
     })
     left += 15
