@@ -27,7 +27,9 @@ const allowed: Record<string, ReadonlyArray<RegExp>> = {
     // The PDFs (pdf/DocumentPdf.ts): pdfkit, and the DejaVu fonts found from this module.
     /^pdfkit$/,
     /^node:module$/,
-    /^node:(crypto|http|net|stream|stream\/web)$/
+    /^node:(crypto|http|net|stream|stream\/web)$/,
+    // The pages (`Pages.ts`) read their files, and Redoc's, from the installed packages.
+    /^node:(fs\/promises|path|util|zlib)$/
   ],
   "packages/mcp": [/^@crm\/core$/, /^effect(\/|$)/, /^zod$/, /^@modelcontextprotocol\/sdk\//],
   // The kit drives the kernel (any storage) from fast-check, and runs the contract suite on vitest

@@ -4,7 +4,7 @@
  */
 
 import { Access, Events, Idempotency, Invoicing, Kernel, Quotes, Webhooks } from "@crm/core"
-import { Api, App, Listener } from "@crm/http"
+import { Api, App, Listener, Pages } from "@crm/http"
 import type { McpServer } from "@crm/mcp"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -120,12 +120,16 @@ const requestServices = Layer.effectContext(
 
 export const http = (options: ServerOptions) =>
   Listener.layer(
-    App.makeApp(options.openApiDocument === undefined ? Api.table : Api.makeTable(options), {
-      adminToken: options.adminToken,
-      trustedProxies: options.trustedProxies,
-      maxBodyBytes: App.MAX_BODY_BYTES,
-      endpoints: [mcpEndpoint()]
-    }),
+    // `/docs` and `/admin` in front of the APIs; Redoc is found from here, as this app's dependency.
+    Pages.around(
+      Pages.make({ resolveFrom: import.meta.url }),
+      App.makeApp(options.openApiDocument === undefined ? Api.table : Api.makeTable(options), {
+        adminToken: options.adminToken,
+        trustedProxies: options.trustedProxies,
+        maxBodyBytes: App.MAX_BODY_BYTES,
+        endpoints: [mcpEndpoint()]
+      })
+    ),
     // No tracer exports the server's spans, so requests open none (see `Listener.ListenOptions`).
     { port: options.port, host: options.host, tracing: false }
   ).pipe(Layer.provide(requestServices))

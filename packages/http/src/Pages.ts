@@ -1,0 +1,288 @@
+/**
+ * The two pages beside the APIs. `/docs` is the API reference: Redoc's standalone bundle over our
+ * own OpenAPI document (`/api/v1/openapi.json`). `/admin` is the settings page for whoever holds
+ * the admin token: one HTML page, one hand-written ES module and one style sheet that call
+ * `/admin/v1` and nothing else (their files are in `src/pages/`, shipped with the package).
+ *
+ * They are answered in front of the API pipeline (`around`): no key, no rate budget, no request
+ * id; what is not a page costs an API request one map lookup. Nothing is read at start: each file
+ * is read, compressed and kept at its first request (Redoc's bundle is a megabyte). Everything is
+ * served from this origin, under a Content-Security-Policy that allows nothing else.
+ *
+ * Redoc is an optional peer dependency (its package brings some 85 MB with it): it is looked for
+ * from the application's module (`PagesOptions.resolveFrom`), and where it is missing `/docs`
+ * says so and links the OpenAPI document.
+ */
+import { createHash } from "node:crypto"
+import { readFile } from "node:fs/promises"
+import type { IncomingMessage } from "node:http"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
+import { promisify } from "node:util"
+import { gzip } from "node:zlib"
+import { Access, Events } from "@crm/core"
+import * as Effect from "effect/Effect"
+import { type Answer, errorBody, requestIdOf } from "./App.js"
+
+export interface PagesOptions {
+  /**
+   * Where Redoc is resolved from: a module URL of the application (its `import.meta.url`), whose
+   * node_modules hold the optional `redoc` package.
+   */
+  readonly resolveFrom: string | URL
+}
+
+/** A page or one of its files, answering GET and HEAD. */
+export type Page = (incoming: IncomingMessage) => Effect.Effect<Answer>
+export type Pages = ReadonlyMap<string, Page>
+
+export const DOCS_PATH = "/docs"
+export const ADMIN_PATH = "/admin"
+const REDOC_PATH = "/docs/redoc.standalone.js"
+const ADMIN_SCRIPT_PATH = "/admin/admin.js"
+const ADMIN_STYLE_PATH = "/admin/admin.css"
+
+/**
+ * Redoc renders with styled-components, which writes `<style>` elements (so inline styles), and
+ * runs its search index in a worker made from a `blob:` URL; its icons are inline SVG or `data:`
+ * images (the section links' icon). It needs nothing else: no fonts, and it fetches only the
+ * OpenAPI document.
+ */
+export const DOCS_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; worker-src blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+/**
+ * The one thing Redoc's bundle loads from elsewhere: Redocly's logo beside "API docs by Redocly"
+ * at the foot of the menu, from their CDN. Emptied, the image fails at once and hides itself
+ * (Redoc's own error handler); the link stays.
+ */
+const REDOCLY_LOGO = '"https://cdn.redoc.ly/redoc/logo-mini.svg"'
+
+/** The admin page: its own script and style sheet, and fetch to its own origin. No form is ever submitted by the browser. */
+export const ADMIN_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+const SECURITY_HEADERS = {
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "cross-origin-opener-policy": "same-origin",
+  "cross-origin-resource-policy": "same-origin"
+}
+
+/** A file as it is served: its text, the same compressed, and how long a browser may keep it. */
+interface Asset {
+  readonly type: string
+  readonly text: string
+  readonly gzipped: Buffer
+  /** Names this content: under a URL that carries it (`?v=`), a browser may keep it for good. Pages have none. */
+  readonly version: string | undefined
+  readonly policy?: string
+}
+
+const HTML = "text/html; charset=utf-8"
+const IMMUTABLE = "public, max-age=31536000, immutable"
+
+const compress = promisify(gzip)
+
+const asset = async (type: string, text: string, version: string | undefined, policy?: string): Promise<Asset> => ({
+  type,
+  text,
+  gzipped: await compress(text),
+  version,
+  ...(policy === undefined ? {} : { policy })
+})
+
+const hashOf = (text: string) => createHash("sha256").update(text).digest("base64url").slice(0, 16)
+
+/** Made at its first use and kept; a failure (a file missing from the package) is kept too. */
+const once = <A>(make: () => Promise<A>): (() => Promise<A>) => {
+  let made: Promise<A> | undefined
+  return () => (made ??= make())
+}
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
+
+const acceptsGzip = (incoming: IncomingMessage) => /\bgzip\b/.test(String(incoming.headers["accept-encoding"] ?? ""))
+
+/**
+ * The answer for a file. Under its versioned URL (`?v=` its version) it may be kept for a year;
+ * anything else (the HTML pages, an old or missing version) is asked for again each time.
+ */
+const serve = (incoming: IncomingMessage, file: Asset): Answer => {
+  const url = incoming.url ?? "/"
+  const query = url.indexOf("?")
+  const versioned =
+    file.version !== undefined && query !== -1 && new URLSearchParams(url.slice(query + 1)).get("v") === file.version
+  const headers: Record<string, string> = {
+    ...SECURITY_HEADERS,
+    "content-type": file.type,
+    "cache-control": versioned ? IMMUTABLE : "no-cache",
+    vary: "accept-encoding",
+    ...(file.policy === undefined ? {} : { "content-security-policy": file.policy })
+  }
+  if (!acceptsGzip(incoming)) return { status: 200, headers, body: file.text }
+  return {
+    status: 200,
+    headers: { ...headers, "content-encoding": "gzip", "content-length": String(file.gzipped.length) },
+    body: new Response(file.gzipped)
+  }
+}
+
+/** A refusal in the APIs' error body, with the client's request id when it sent a sane one. */
+const refusal = (
+  incoming: IncomingMessage,
+  status: number,
+  code: string,
+  detail: string,
+  headers: Record<string, string> = {}
+): Answer => {
+  const given = incoming.headers["x-request-id"]
+  const requestId = requestIdOf(Array.isArray(given) ? given[0] : given)
+  return {
+    status,
+    headers: { ...headers, "content-type": "application/json; charset=utf-8", "x-request-id": requestId },
+    body: errorBody(code, detail, requestId)
+  }
+}
+
+const page =
+  (load: () => Promise<Asset>): Page =>
+  (incoming) =>
+    incoming.method === "GET" || incoming.method === "HEAD"
+      ? Effect.map(Effect.promise(load), (file) => serve(incoming, file))
+      : Effect.succeed(refusal(incoming, 405, "method_not_allowed", "allowed: GET, HEAD", { allow: "GET, HEAD" }))
+
+/** The package's own directory, wherever it is loaded from (its sources, its `dist/`, or bundled into an application). */
+const pagesDirectory = once(async () =>
+  join(dirname(createRequire(import.meta.url).resolve("@crm/http/package.json")), "src", "pages")
+)
+
+const readPage = async (name: string) => readFile(join(await pagesDirectory(), name), "utf8")
+
+const docsShell = (redocVersion: string) => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>CRM API reference</title>
+<style>body { margin: 0; }</style>
+</head>
+<body>
+<redoc spec-url="/api/v1/openapi.json" theme='${escapeHtml(JSON.stringify(REDOC_THEME))}'></redoc>
+<script src="${REDOC_PATH}?v=${encodeURIComponent(redocVersion)}"></script>
+</body>
+</html>
+`
+
+/** The system's fonts: Redoc's own (Montserrat, Roboto) would be fetched from elsewhere or fall back anyway. */
+const SYSTEM_FONTS = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif'
+const REDOC_THEME = {
+  typography: {
+    fontFamily: SYSTEM_FONTS,
+    headings: { fontFamily: SYSTEM_FONTS },
+    code: { fontFamily: 'ui-monospace, "SFMono-Regular", Menlo, Consolas, "DejaVu Sans Mono", monospace' }
+  }
+}
+
+const docsMissing = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>CRM API reference</title>
+<style>body { font: 1rem/1.5 ${SYSTEM_FONTS}; max-width: 40rem; margin: 3rem auto; padding: 0 1rem; color: #1a1a1a; } a { color: #0645ad; }</style>
+</head>
+<body>
+<main>
+<h1>CRM API reference</h1>
+<p>The reference page is rendered by Redoc, which is not installed beside this server (<code>npm install redoc@2</code> in the application adds it).</p>
+<p>The OpenAPI document it would render is at <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</p>
+</main>
+</body>
+</html>
+`
+
+interface Redoc {
+  readonly file: string
+  readonly version: string
+}
+
+const findRedoc = (from: string | URL): Redoc | undefined => {
+  const resolver = createRequire(from)
+  try {
+    const file = resolver.resolve("redoc/bundles/redoc.standalone.js")
+    const { version } = resolver("redoc/package.json") as { readonly version: string }
+    return { file, version }
+  } catch {
+    return undefined
+  }
+}
+
+const checkbox = (name: string, value: string, index: number) =>
+  `<li><input type="checkbox" id="${name}-${index}" name="${name}" value="${escapeHtml(value)}"><label for="${name}-${index}">${escapeHtml(value)}</label></li>`
+
+/** The pages and their files by path, to be answered in front of the APIs (`around`). */
+export const make = (options: PagesOptions): Pages => {
+  const redoc = once(async () => findRedoc(options.resolveFrom))
+  const redocBundle = once(async () => {
+    const found = await redoc()
+    if (found === undefined) throw new Error("redoc is not installed")
+    const text = await readFile(found.file, "utf8")
+    return asset("text/javascript; charset=utf-8", text.replaceAll(REDOCLY_LOGO, '""'), found.version)
+  })
+  const docs = once(async () => {
+    const found = await redoc()
+    return asset(HTML, found === undefined ? docsMissing : docsShell(found.version), undefined, DOCS_POLICY)
+  })
+
+  const script = once(async () => {
+    const text = await readPage("admin.js")
+    return asset("text/javascript; charset=utf-8", text, hashOf(text))
+  })
+  const style = once(async () => {
+    const text = await readPage("admin.css")
+    return asset("text/css; charset=utf-8", text, hashOf(text))
+  })
+  // The scopes and the event catalogue come from the kernel, so the page offers what the API accepts.
+  const admin = once(async () => {
+    const [template, js, css] = await Promise.all([readPage("admin.html"), script(), style()])
+    const html = template
+      .replace("{{script}}", `${ADMIN_SCRIPT_PATH}?v=${js.version}`)
+      .replace("{{style}}", `${ADMIN_STYLE_PATH}?v=${css.version}`)
+      .replace("{{scopes}}", Access.SCOPES.map((scope, i) => checkbox("scopes", scope, i)).join("\n"))
+      .replace("{{events}}", Events.EVENT_NAMES.map((event, i) => checkbox("events", event, i)).join("\n"))
+    return asset(HTML, html, undefined, ADMIN_POLICY)
+  })
+
+  const bundle: Page = (incoming) =>
+    Effect.flatMap(Effect.promise(redoc), (found) =>
+      found === undefined
+        ? Effect.succeed(refusal(incoming, 404, "not_found", "redoc is not installed beside this server"))
+        : page(redocBundle)(incoming)
+    )
+
+  return new Map<string, Page>([
+    [DOCS_PATH, page(docs)],
+    [REDOC_PATH, bundle],
+    [ADMIN_PATH, page(admin)],
+    [ADMIN_SCRIPT_PATH, page(script)],
+    [ADMIN_STYLE_PATH, page(style)]
+  ])
+}
+
+/**
+ * The application with the pages in front: a request for a page's path is the page's, anything
+ * else goes to `app` as it came (one map lookup on the path, no parsing of the URL).
+ */
+export const around =
+  <R>(
+    pages: Pages,
+    app: (incoming: IncomingMessage) => Effect.Effect<Answer, never, R>
+  ): ((incoming: IncomingMessage) => Effect.Effect<Answer, never, R>) =>
+  (incoming) => {
+    const target = incoming.url ?? "/"
+    const query = target.indexOf("?")
+    const found = pages.get(query === -1 ? target : target.slice(0, query))
+    return found === undefined ? app(incoming) : found(incoming)
+  }
