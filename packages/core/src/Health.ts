@@ -6,14 +6,25 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Option from "effect/Option"
 import { NotMigrated, type StorageError } from "./Errors.js"
 import type { HealthStatus } from "./Health/HealthSchemas.js"
+import { type Backlog, type PoolUse, StoreGauges } from "./Health/StoreGauges.js"
 import { StoreProbe } from "./Health/StoreProbe.js"
 
 export * from "./Health/HealthSchemas.js"
+export * from "./Health/StoreGauges.js"
 export * from "./Health/StoreProbe.js"
 
 const OK: HealthStatus = { status: "ok" }
+
+/** The store's side of the operator's metrics, read at a scrape. */
+export interface Gauges {
+  readonly webhookDeliveries: Backlog
+  readonly mail: Backlog
+  readonly eventsHead: bigint
+  readonly connections: Option.Option<PoolUse>
+}
 
 export class Health extends Context.Tag("@crm/core/Health")<
   Health,
@@ -25,10 +36,12 @@ export class Health extends Context.Tag("@crm/core/Health")<
      * `NotMigrated` while the store lacks a migration of this build.
      */
     readonly ready: Effect.Effect<HealthStatus, StorageError | NotMigrated>
+    /** The queues, the event log's head and the pool, for the metrics: a few cheap statements. */
+    readonly gauges: Effect.Effect<Gauges, StorageError>
   }
 >() {}
 
-export const make = Effect.map(StoreProbe, (probe) =>
+export const make = Effect.map(Effect.all([StoreProbe, StoreGauges]), ([probe, gauges]) =>
   Health.of({
     live: Effect.succeed(OK),
     // The migrations first: a store that lacks one answered that question, and is not ready.
@@ -36,7 +49,13 @@ export const make = Effect.map(StoreProbe, (probe) =>
       probe.missingMigrations,
       (missing): Effect.Effect<HealthStatus, StorageError | NotMigrated> =>
         missing.length > 0 ? Effect.fail(new NotMigrated({ missing })) : Effect.as(probe.ping, OK)
-    )
+    ),
+    gauges: Effect.all({
+      webhookDeliveries: gauges.webhookDeliveries,
+      mail: gauges.mail,
+      eventsHead: gauges.eventsHead,
+      connections: gauges.connections
+    })
   })
 )
 

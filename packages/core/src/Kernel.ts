@@ -22,6 +22,7 @@ import type { EventLog } from "./Events/EventLog.js"
 import * as Events from "./Events.js"
 import type { FormSubmissionRepository } from "./Forms/FormSubmissionRepository.js"
 import * as Forms from "./Forms.js"
+import type { StoreGauges } from "./Health/StoreGauges.js"
 import type { StoreProbe } from "./Health/StoreProbe.js"
 import * as Health from "./Health.js"
 import * as Idempotency from "./Idempotency.js"
@@ -98,6 +99,7 @@ export type StoragePorts =
   | BookingRepository
   | LinkPageRepository
   | StoreProbe
+  | StoreGauges
 
 export interface KernelOptions {
   /** Requests per key per rolling minute; the contract's 120 unless an operator says otherwise. */

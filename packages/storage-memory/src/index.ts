@@ -59,6 +59,7 @@ import * as RecordRepository from "./RecordRepository.js"
 import * as ReturnRepository from "./ReturnRepository.js"
 import * as SiteRepository from "./SiteRepository.js"
 import * as StockLedgerStore from "./StockLedgerStore.js"
+import * as StoreGauges from "./StoreGauges.js"
 import * as StoreProbe from "./StoreProbe.js"
 import * as SurveyResponseRepository from "./SurveyResponseRepository.js"
 import * as TaskRepository from "./TaskRepository.js"
@@ -106,7 +107,8 @@ export const make: Effect.Effect<Context.Context<Ports>> = Effect.map(Store.make
       Context.add(Sites.SiteRepository, SiteRepository.make(store)),
       Context.add(Bookings.BookingRepository, BookingRepository.make(store)),
       Context.add(LinkPages.LinkPageRepository, LinkPageRepository.make(store)),
-      Context.add(Health.StoreProbe, StoreProbe.make())
+      Context.add(Health.StoreProbe, StoreProbe.make()),
+      Context.add(Health.StoreGauges, StoreGauges.make(store))
     )
 )
 

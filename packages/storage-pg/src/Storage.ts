@@ -41,6 +41,7 @@ import * as RecordRepository from "./RecordRepository.js"
 import * as ReturnRepository from "./ReturnRepository.js"
 import * as SiteRepository from "./SiteRepository.js"
 import * as StockLedgerStore from "./StockLedgerStore.js"
+import * as StoreGauges from "./StoreGauges.js"
 import * as StoreProbe from "./StoreProbe.js"
 import * as SurveyResponseRepository from "./SurveyResponseRepository.js"
 import * as TaskRepository from "./TaskRepository.js"
@@ -87,7 +88,8 @@ export const layerWith = (options: LayerOptions = {}): Layer.Layer<Ports, never,
     BookingRepository.layer,
     LinkPageRepository.layer,
     NoteRepository.layer,
-    StoreProbe.layer
+    StoreProbe.layer,
+    StoreGauges.layer
   )
 
 export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient> = layerWith()

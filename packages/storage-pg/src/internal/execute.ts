@@ -36,6 +36,8 @@ export const registerPool = (sql: SqlClient.SqlClient, pool: Pg.Pool): void => {
   pools.set(sql, pool)
 }
 
+export const poolOf = (sql: SqlClient.SqlClient): Pg.Pool | undefined => pools.get(sql)
+
 const failed = (cause: unknown) => new SqlError({ cause, message: "Failed to execute statement" })
 
 // Worded as `@effect/sql-pg` words it: whatever the server said while refusing a connection, this

@@ -51,7 +51,7 @@ const order = (fields: Partial<Orders.Order> = {}): Orders.Order => ({
   ...fields
 })
 
-const message = (fields: Partial<Mail.MailMessage> = {}): Mail.MailMessage => ({
+export const message = (fields: Partial<Mail.MailMessage> = {}): Mail.MailMessage => ({
   id: crypto.randomUUID(),
   to: "buyer@example.com",
   subject: "Your order has shipped",

@@ -21,7 +21,7 @@ const page = (limit: number, offset = 0) => ({ limit, offset })
 
 class Boom extends Data.TaggedError("Boom") {}
 
-const newKey = (organisationId: string) =>
+export const newKey = (organisationId: string) =>
   Effect.gen(function* () {
     const key: Access.ApiKeyRecord = {
       id: uuid(),
@@ -39,7 +39,10 @@ const newKey = (organisationId: string) =>
     return { organisationId, keyId: key.id }
   })
 
-const hookFor = (owner: Webhooks.HookOwner, overrides: Partial<Webhooks.HookRecord> = {}): Webhooks.HookRecord => ({
+export const hookFor = (
+  owner: Webhooks.HookOwner,
+  overrides: Partial<Webhooks.HookRecord> = {}
+): Webhooks.HookRecord => ({
   id: uuid(),
   organisation_id: owner.organisationId,
   key_id: owner.keyId,

@@ -11,6 +11,7 @@ import type { Kernel } from "@crm/core"
 import type * as Layer from "effect/Layer"
 import * as Analytics from "./AnalyticsContract.js"
 import type { ContractOptions } from "./ContractCases.js"
+import * as Health from "./HealthContract.js"
 import * as Inventory from "./InventoryContract.js"
 import * as Notes from "./NotesContract.js"
 import * as Orders from "./OrdersContract.js"
@@ -36,6 +37,7 @@ type Suite = (
 export const suites = {
   core: Storage.suite,
   analytics: Analytics.suite,
+  health: Health.suite,
   inventory: Inventory.suite,
   notes: Notes.suite,
   orders: Orders.suite,
