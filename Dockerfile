@@ -21,7 +21,9 @@ RUN npm ci --no-audit --no-fund
 # node_modules at run time (the packages tsup leaves external and their production dependencies,
 # Redoc's standalone bundle, the PDFs' fonts, the /admin page), about 110 MB of the 450 the build
 # installs.
-RUN node --import tsx examples/server/scripts/runtimeFiles.ts /runtime
+# Readable by everyone: the runtime runs as `node`, and PGlite writes the data files of the template
+# new data directories are copied from with mode 0600 (a template it cannot read, it would initdb).
+RUN node --import tsx examples/server/scripts/runtimeFiles.ts /runtime && chmod -R a+rX /runtime
 
 FROM ${NODE_IMAGE}
 WORKDIR /app

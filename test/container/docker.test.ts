@@ -102,6 +102,11 @@ describe.skipIf(reason !== undefined)(`the container image${reason ? ` (skipped:
 
   it("runs as the unprivileged node user, with the built server and its run-time packages only", async () => {
     expect(await docker("exec", container, "id", "-un")).toBe("node")
+    expect(await docker("exec", container, "stat", "--format", "%U", "/data/pglite")).toBe("node")
+    // Its data directory started as a copy of the build's migrated template, which `node` could read.
+    const { stdout, stderr } = await promisify(execFile)("docker", ["logs", container])
+    expect(`${stdout}${stderr}`).toContain("storage: PGlite in /data/pglite")
+    expect(`${stdout}${stderr}`).not.toContain("PGlite will run initdb")
     expect((await docker("exec", container, "ls", "/app")).split("\n")).toEqual(["examples", "node_modules"])
     expect((await docker("exec", container, "ls", "/app/examples/server")).split("\n")).toEqual([
       "bin",
