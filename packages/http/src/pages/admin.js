@@ -105,7 +105,9 @@ const showIssues = (form, error) => {
     const slot = form.querySelector(`[data-error-for="${CSS.escape(field)}"]`) ?? general
     if (!bySlot.has(slot)) bySlot.set(slot, [])
     bySlot.get(slot).push(issue)
-    const input = field === "" ? undefined : form.querySelector(`[name="${CSS.escape(field)}"]`)
+    // The settings document's issues name paths inside the one field it has (`data-field`).
+    const name = slot === general ? (general.dataset.field ?? field) : field
+    const input = name === "" ? undefined : form.querySelector(`[name="${CSS.escape(name)}"]`)
     if (input) input.setAttribute("aria-invalid", "true")
   }
   for (const [slot, list] of bySlot) {
@@ -420,11 +422,22 @@ onSubmit($("#key-form"), async (data) => {
   say(`Key ${created.name ?? created.id} created. Copy it now: it is shown once.`)
 })
 
+// The clipboard API exists only in a secure context (https, or this machine): elsewhere the text is
+// selected for the keyboard's copy.
 for (const button of document.querySelectorAll("[data-copy]")) {
   button.addEventListener("click", () =>
     act(async () => {
-      await navigator.clipboard.writeText($(`#${button.dataset.copy}`).textContent)
-      say("Copied to the clipboard.")
+      const source = $(`#${button.dataset.copy}`)
+      if (navigator.clipboard !== undefined) {
+        await navigator.clipboard.writeText(source.textContent)
+        say("Copied to the clipboard.")
+        return
+      }
+      const range = document.createRange()
+      range.selectNodeContents(source)
+      getSelection().removeAllRanges()
+      getSelection().addRange(range)
+      say("Selected: press Ctrl+C (or ⌘C) to copy it.")
     })
   )
 }
