@@ -29,7 +29,9 @@ const allowed: Record<string, ReadonlyArray<RegExp>> = {
     /^node:module$/,
     /^node:(crypto|http|net|stream|stream\/web)$/,
     // The pages (`Pages.ts`) read their files, and Redoc's, from the installed packages.
-    /^node:(fs\/promises|path|util|zlib)$/
+    /^node:(fs\/promises|path|util|zlib)$/,
+    // The metrics (`Metrics.ts`), in Prometheus's text format.
+    /^prom-client$/
   ],
   "packages/mcp": [/^@crm\/core$/, /^effect(\/|$)/, /^zod$/, /^@modelcontextprotocol\/sdk\//],
   // The kit drives the kernel (any storage) from fast-check, and runs the contract suite on vitest

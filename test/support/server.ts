@@ -38,6 +38,8 @@ export interface Client {
 
 export interface TestServer {
   readonly url: string
+  /** Where `GET /metrics` answers without a token, when the test asked for a metrics port. */
+  readonly metricsUrl: string | undefined
   /** A client with no credentials. */
   readonly anonymous: Client
   readonly admin: Client
@@ -70,6 +72,8 @@ export interface ServerTestOptions {
   readonly log?: Log.LogSettings
   /** Starts the server without CRM_ADMIN_TOKEN, so without its admin API. */
   readonly withoutAdmin?: boolean
+  /** Serves the metrics on a port of their own as well (0: any free port), as CRM_METRICS_PORT does. */
+  readonly metricsPort?: number
 }
 
 /**
@@ -130,7 +134,8 @@ export const startServer = async (
           ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
           ...(options.webhooks === undefined ? {} : { webhooks: options.webhooks }),
           ...(options.mail === undefined ? {} : { mail: options.mail }),
-          ...(options.openApiDocument === undefined ? {} : { openApiDocument: options.openApiDocument })
+          ...(options.openApiDocument === undefined ? {} : { openApiDocument: options.openApiDocument }),
+          ...(options.metricsPort === undefined ? {} : { metricsPort: options.metricsPort })
         },
         storage
       ).pipe(Layer.provide(logging(options))),
@@ -141,8 +146,10 @@ export const startServer = async (
   const url = `http://127.0.0.1:${address.port}`
   const admin = client(`${url}/admin/v1`, { authorization: `Bearer ${ADMIN_TOKEN}` })
   const as = (key: string) => client(`${url}/api/v1`, { authorization: `Bearer ${key}` })
+  const metrics = Context.getOption(context, Server.MetricsAddress)
   return {
     url,
+    metricsUrl: Option.isSome(metrics) ? `http://127.0.0.1:${metrics.value.port}/metrics` : undefined,
     anonymous: client(`${url}/api/v1`, {}),
     admin,
     as,

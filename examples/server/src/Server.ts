@@ -4,12 +4,12 @@
  */
 
 import { Access, Events, Idempotency, Invoicing, Kernel, Quotes, Webhooks } from "@crm/core"
-import { Api, App, Listener, Pages } from "@crm/http"
+import { Api, App, Listener, Metrics, Pages } from "@crm/http"
 import type { McpServer } from "@crm/mcp"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as Option from "effect/Option"
+import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as MailWorker from "./MailWorker.js"
@@ -29,6 +29,11 @@ export interface ServerOptions {
   readonly webhooks?: Partial<WebhookWorker.WebhookSettings>
   /** SMTP and polling of the mail outbox worker; without SMTP mail is recorded as delivered. */
   readonly mail?: MailWorker.MailSettings
+  /**
+   * CRM_METRICS_PORT: `GET /metrics` without the admin token on a port of its own (on `host`). The
+   * metrics are kept when this or the admin token is set, and then only.
+   */
+  readonly metricsPort?: number
   /** The OpenAPI document as JSON text, made at build time (`Api.TableOptions`); made at the first request when left out. */
   readonly openApiDocument?: string
 }
@@ -118,7 +123,7 @@ const requestServices = Layer.effectContext(
   )
 )
 
-export const http = (options: ServerOptions) =>
+export const http = (options: ServerOptions, metrics?: Metrics.Metrics) =>
   Listener.layer(
     // `/docs` and `/admin` in front of the APIs; Redoc is found from here, as this app's dependency.
     Pages.around(
@@ -127,12 +132,40 @@ export const http = (options: ServerOptions) =>
         adminToken: options.adminToken,
         trustedProxies: options.trustedProxies,
         maxBodyBytes: App.MAX_BODY_BYTES,
-        endpoints: [mcpEndpoint()]
+        endpoints: [mcpEndpoint()],
+        ...(metrics === undefined ? {} : { metrics })
       })
     ),
     // No tracer exports the server's spans, so requests open none (see `Listener.ListenOptions`).
     { port: options.port, host: options.host, tracing: false }
   ).pipe(Layer.provide(requestServices))
+
+/** Where the metrics port listens (the port bound, so 0 reads back as the real one). */
+export class MetricsAddress extends Context.Tag("@crm/server/MetricsAddress")<
+  MetricsAddress,
+  { readonly host: string; readonly port: number }
+>() {}
+
+const metricsPort = (metrics: Metrics.Metrics, host: string, port: number) =>
+  Layer.scoped(
+    MetricsAddress,
+    Effect.map(
+      Layer.build(Listener.layer(Metrics.app(metrics), { port, host, tracing: false })),
+      Context.get(Listener.Address)
+    )
+  ).pipe(Layer.provide(requestServices))
+
+/** The metrics and what serves them: the main port behind the admin token, and a port of their own if set. */
+const withMetrics = (options: ServerOptions) =>
+  Option.isNone(options.adminToken) && options.metricsPort === undefined
+    ? http(options)
+    : Layer.unwrapEffect(
+        Effect.map(Metrics.make, (metrics) =>
+          options.metricsPort === undefined
+            ? http(options, metrics)
+            : Layer.merge(http(options, metrics), metricsPort(metrics, options.host, options.metricsPort))
+        )
+      )
 
 /**
  * Storage and services are provided outside the HTTP layer so they are built (migrations run)
@@ -140,7 +173,7 @@ export const http = (options: ServerOptions) =>
  */
 export const layer = <E, R>(options: ServerOptions, storage: Layer.Layer<StoragePorts, E, R>) =>
   Layer.mergeAll(
-    http(options),
+    withMetrics(options),
     housekeeping,
     WebhookWorker.worker(WebhookWorker.settingsOf(options.webhooks)),
     MailWorker.worker(options.mail),

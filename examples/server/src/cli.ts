@@ -44,6 +44,7 @@ Environment:
   CRM_PUBLIC_URL (where the CRM is served; https there makes webhook targets https-only),
   CRM_WEBHOOK_ALLOW_PRIVATE_TARGETS (1 lets webhooks target private addresses: local development only),
   CRM_WEBHOOK_CONCURRENCY (hooks in delivery at once per process, default 16),
+  CRM_METRICS_PORT (serves GET /metrics without the admin token on this port, on HOST),
   CRM_LOG_LEVEL (trace|debug|info|warn|error|silent, default info),
   CRM_LOG_FORMAT (json|pretty; default pretty on a terminal, JSON otherwise)
 `
@@ -63,6 +64,7 @@ const ServeConfig = Config.all({
     )
   ),
   publicUrl: Config.option(Config.string("CRM_PUBLIC_URL")),
+  metricsPort: Config.option(Config.integer("CRM_METRICS_PORT")),
   allowPrivateTargets: Config.boolean("CRM_WEBHOOK_ALLOW_PRIVATE_TARGETS").pipe(Config.withDefault(false)),
   webhookConcurrency: Config.integer("CRM_WEBHOOK_CONCURRENCY").pipe(
     Config.withDefault(WebhookWorker.DEFAULTS.concurrency),
@@ -119,7 +121,7 @@ const prebuiltOpenApi = (): string | undefined => {
 }
 
 const serve = Effect.gen(function* () {
-  const { publicUrl, allowPrivateTargets, webhookConcurrency, ...options } = yield* ServeConfig
+  const { publicUrl, metricsPort, allowPrivateTargets, webhookConcurrency, ...options } = yield* ServeConfig
   const openApiDocument = prebuiltOpenApi()
   const storage = yield* Storage.StorageConfig
   yield* seedDataDir(storage)
@@ -132,6 +134,7 @@ const serve = Effect.gen(function* () {
         bootstrap: true,
         ...(openApiDocument === undefined ? {} : { openApiDocument }),
         ...(Option.isSome(publicUrl) ? { publicUrl: publicUrl.value } : {}),
+        ...(Option.isSome(metricsPort) ? { metricsPort: metricsPort.value } : {}),
         webhooks: { allowPrivateTargets, concurrency: webhookConcurrency },
         mail: Option.isSome(mail.smtpUrl) ? { smtp: { url: mail.smtpUrl.value, from: mail.from } } : {}
       },

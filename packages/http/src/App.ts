@@ -17,6 +17,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { statusOf } from "./ErrorStatus.js"
+import type { Metrics } from "./Metrics.js"
 import * as Outage from "./Outage.js"
 import { HttpFailure, type Reply } from "./Reply.js"
 import { isWriting, type Route, type Services, usesStore } from "./Route.js"
@@ -28,6 +29,11 @@ export interface HttpOptions<R = never> {
   /** Proxies whose `X-Forwarded-For` is believed; anything else is ignored (allow-lists use the socket address). */
   readonly trustedProxies: ReadonlyArray<string>
   readonly maxBodyBytes: number
+  /**
+   * Counts and times every request, and serves them at `GET /metrics` behind the admin token
+   * (404 without one, as the admin API); left out, neither.
+   */
+  readonly metrics?: Metrics
   /** Paths served outside the REST router (the MCP endpoint), for any method. */
   readonly endpoints?: ReadonlyArray<Endpoint<R>>
 }
@@ -59,6 +65,9 @@ interface Seen {
   route: string | undefined
   principal: Access.Principal | undefined
 }
+
+/** Where the metrics are served: beside the health checks, outside the versioned APIs. */
+export const METRICS_PATH = "/metrics"
 
 export const MAX_BODY_BYTES = 1024 * 1024
 /** The request target (path and query); a longer one is 414 `uri_too_long` (RFC 9110 asks for at least 8000). */
@@ -367,6 +376,25 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
       return { status: response.status, headers, body: response } satisfies Answer
     }).pipe(Effect.catchAllCause((cause) => failureAnswer(cause, requestId, headers, outage)))
 
+  /** The metrics, to the admin token, as the admin API answers it. */
+  const serveMetrics = (
+    metrics: Metrics,
+    incoming: IncomingMessage,
+    requestId: string,
+    headers: Record<string, string>,
+    seen: Seen
+  ): Effect.Effect<Answer, never, Services | R> => {
+    seen.route = METRICS_PATH
+    return Effect.gen(function* () {
+      if (incoming.method !== "GET") {
+        return yield* HttpFailure.of("method_not_allowed", "allowed: GET", { allow: "GET" })
+      }
+      yield* admitAdmin(incoming)
+      const { contentType, text } = yield* metrics.scrape
+      return { status: 200, headers: { ...headers, "content-type": contentType }, body: text } satisfies Answer
+    }).pipe(Effect.catchAllCause((cause) => failureAnswer(cause, requestId, headers, outage)))
+  }
+
   /** A REST route: the stages from the route match to the stored (or replayed) response. */
   const serveRoute = (
     incoming: IncomingMessage,
@@ -451,6 +479,9 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
     const url = new URL(target, "http://localhost")
     const endpoint = options.endpoints?.find((candidate) => candidate.path === url.pathname)
     if (endpoint !== undefined) return serveEndpoint(endpoint, incoming, url, requestId, headers, seen)
+    if (url.pathname === METRICS_PATH && options.metrics !== undefined) {
+      return serveMetrics(options.metrics, incoming, requestId, headers, seen)
+    }
     return serveRoute(incoming, url, requestId, headers, seen).pipe(
       Effect.catchAllCause((cause) =>
         Effect.map(renderFailure(cause, requestId, outage), (stored) => ({ stored, replayed: false }))
@@ -465,21 +496,27 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
     )
   }
 
-  /** Each request answered is one line of the log, at info: never its key, its token or its bodies. */
+  /**
+   * Each request answered is one line of the log, at info (never its key, its token or its
+   * bodies), and one count and one observation of the metrics.
+   */
   return (incoming: IncomingMessage): Effect.Effect<Answer, never, Services | R> => {
     const started = performance.now()
     const requestId = requestIdOf(header(incoming.headers, "x-request-id"))
     const seen: Seen = { route: undefined, principal: undefined }
-    return Effect.tap(dispatch(incoming, requestId, { "x-request-id": requestId }, seen), (answer) =>
-      Effect.logInfo("request", {
+    return Effect.tap(dispatch(incoming, requestId, { "x-request-id": requestId }, seen), (answer) => {
+      const method = incoming.method ?? "GET"
+      const ms = performance.now() - started
+      options.metrics?.observe(method, seen.route, answer.status, ms / 1000)
+      return Effect.logInfo("request", {
         request_id: requestId,
-        method: incoming.method ?? "GET",
+        method,
         route: seen.route ?? null,
         status: answer.status,
-        duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+        duration_ms: Math.round(ms * 1000) / 1000,
         organisation_id: seen.principal?.organisation.id ?? null,
         key_id: seen.principal?.key.id ?? null
       })
-    )
+    })
   }
 }
