@@ -76,4 +76,17 @@ node dist/pglite.js "$work/data" | tee pglite.out
 node dist/pglite.js "$work/data" | tee pglite-again.out
 grep -q "contact.created" pglite.out && grep -q "contact.created" pglite-again.out
 node dist/property.js
+# The admin page's files ship in the package (its "files"), read from where it is installed; Redoc,
+# an optional peer not installed here, leaves /docs a page that says so.
+node --input-type=module -e '
+  import { pathToFileURL } from "node:url"
+  import { Pages } from "@crm/http"
+  import * as Effect from "effect/Effect"
+  const pages = Pages.make({ resolveFrom: pathToFileURL(`${process.cwd()}/app.js`) })
+  const get = (url) => Effect.runPromise(pages.get(url)({ method: "GET", url, headers: {} }))
+  const admin = await get("/admin")
+  const script = /src="(\/admin\/admin\.js)\?v=/.exec(admin.body)?.[1]
+  if (admin.status !== 200 || script === undefined || (await get(script)).status !== 200) throw new Error("/admin is not served from the installed package")
+  if (!(await get("/docs")).body.includes("not installed")) throw new Error("/docs without Redoc should say so")
+'
 echo "pack: 7 packages packed, installed outside the repository and run with plain node"
