@@ -113,6 +113,14 @@ describe("pages", () => {
     expect(await head.text()).toBe("")
   })
 
+  it("send /docs/ and /admin/ to the pages", async () => {
+    for (const path of ["/docs", "/admin"]) {
+      const slashed = await fetch(`${server.url}${path}/`, { redirect: "manual" })
+      expect(slashed.status).toBe(308)
+      expect(slashed.headers.get("location")).toBe(path)
+    }
+  })
+
   it("leave every other path to the APIs", async () => {
     expect((await get("/admin/v1/organisations/00000000-0000-4000-8000-000000000000")).status).toBe(401)
     expect((await get("/docs/other")).status).toBe(404)

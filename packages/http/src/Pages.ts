@@ -121,12 +121,9 @@ const serve = (incoming: IncomingMessage, file: Asset): Answer => {
     vary: "accept-encoding",
     ...(file.policy === undefined ? {} : { "content-security-policy": file.policy })
   }
-  if (!acceptsGzip(incoming)) return { status: 200, headers, body: file.text }
-  return {
-    status: 200,
-    headers: { ...headers, "content-encoding": "gzip", "content-length": String(file.gzipped.length) },
-    body: new Response(file.gzipped)
-  }
+  return acceptsGzip(incoming)
+    ? { status: 200, headers: { ...headers, "content-encoding": "gzip" }, body: file.gzipped }
+    : { status: 200, headers, body: file.text }
 }
 
 /** A refusal in the APIs' error body, with the client's request id when it sent a sane one. */
@@ -264,12 +261,20 @@ export const make = (options: PagesOptions): Pages => {
 
   return new Map<string, Page>([
     [DOCS_PATH, page(docs)],
+    [`${DOCS_PATH}/`, moved(DOCS_PATH)],
     [REDOC_PATH, bundle],
     [ADMIN_PATH, page(admin)],
+    [`${ADMIN_PATH}/`, moved(ADMIN_PATH)],
     [ADMIN_SCRIPT_PATH, page(script)],
     [ADMIN_STYLE_PATH, page(style)]
   ])
 }
+
+/** `/docs/` and `/admin/` as typed by hand: the page, not the API's 404. */
+const moved =
+  (path: string): Page =>
+  () =>
+    Effect.succeed({ status: 308, headers: { location: path, "cache-control": "no-cache" }, body: "" })
 
 /**
  * The application with the pages in front: a request for a page's path is the page's, anything
