@@ -6,7 +6,8 @@
 import { Writable } from "node:stream"
 import type { Log } from "@crm/server"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
-import { ADMIN_TOKEN, startServer, type TestServer } from "../support/server.js"
+import { startReceiver } from "../support/receiver.js"
+import { ADMIN_TOKEN, type ServerTestOptions, startServer, type TestServer } from "../support/server.js"
 import { memory } from "../support/storages.js"
 
 /** A writable that keeps what the server writes, as text. */
@@ -21,9 +22,9 @@ const collector = () => {
   return { output, text: () => text, lines: () => text.split("\n").filter((line) => line !== "") }
 }
 
-const started = async (settings: Omit<Log.LogSettings, "output">) => {
+const started = async (settings: Omit<Log.LogSettings, "output">, options: ServerTestOptions = {}) => {
   const log = collector()
-  const server = await startServer(memory.fresh(), { log: { ...settings, output: log.output } })
+  const server = await startServer(memory.fresh(), { ...options, log: { ...settings, output: log.output } })
   return { server, log }
 }
 
@@ -140,5 +141,59 @@ describe("the log's level and format [memory]", () => {
         `^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} INFO  request request_id=pretty-1 method=GET route=/api/v1/me status=200 duration_ms=[\\d.]+ organisation_id=${tenant.organisation.id} key_id=${tenant.keyId}$`
       )
     )
+  })
+})
+
+describe("the workers' events [memory]", () => {
+  it("logs each webhook delivery and each mail through the same logger, without their bodies", async () => {
+    const receiver = await startReceiver()
+    const { server, log } = await started(
+      { level: "info", format: "json" },
+      { webhooks: { pollIntervalMs: 20, allowPrivateTargets: true }, mail: { every: "20 millis" } }
+    )
+    const lines = () => log.lines().map((line) => JSON.parse(line))
+    try {
+      const { organisation, client } = await server.tenant()
+      const hook = await client.post("/hooks", { target_url: receiver.url, events: ["contact.created"] })
+      expect(hook.status, hook.text).toBe(201)
+      expect((await client.post("/contacts", { first_name: "Webhook-Body-Marker" })).status).toBe(201)
+      await vi.waitFor(() =>
+        expect(lines().find((line) => line.msg === "webhook delivered")).toMatchObject({
+          level: "info",
+          organisation_id: organisation.id,
+          hook_id: hook.body.id,
+          attempt: 1,
+          status: "succeeded",
+          status_code: 200
+        })
+      )
+
+      const order = await client.post("/orders", {
+        external_id: crypto.randomUUID(),
+        buyer: { email: "mail-recipient-marker@example.com" },
+        items: [{ name: "Mug", quantity: 1, unit_price: 10, vat_rate: 21 }]
+      })
+      expect(order.status, order.text).toBe(201)
+      expect((await client.patch(`/orders/${order.body.id}`, { fulfilment: "confirmed" })).status).toBe(200)
+      const shipped = await client.patch(`/orders/${order.body.id}`, {
+        fulfilment: "shipped",
+        tracking_url: "https://track.example.com/parcel/9"
+      })
+      expect(shipped.status, shipped.text).toBe(200)
+      await vi.waitFor(() =>
+        expect(lines().find((line) => line.msg === "mail sent")).toMatchObject({
+          level: "info",
+          organisation_id: organisation.id,
+          mail_id: expect.any(String),
+          attempt: 1,
+          status: "sent"
+        })
+      )
+      expect(log.text()).not.toContain("Webhook-Body-Marker")
+      expect(log.text()).not.toContain("mail-recipient-marker")
+    } finally {
+      await server.close()
+      await receiver.close()
+    }
   })
 })

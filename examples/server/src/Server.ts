@@ -79,6 +79,13 @@ const housekeeping = Layer.scopedDiscard(
       )
     )
     const sweep = Effect.all([events.purge, webhooks.purge, idempotency.purge, calendar]).pipe(
+      Effect.flatMap(([eventsPurged, deliveriesPurged, idempotencyPurged]) =>
+        Effect.logInfo("housekeeping done", {
+          events_purged: eventsPurged,
+          webhook_deliveries_purged: deliveriesPurged,
+          idempotency_records_purged: idempotencyPurged
+        })
+      ),
       Effect.catchAll((error) => Effect.logWarning("housekeeping failed; retrying at the next run", error)),
       Effect.catchAllDefect((defect) => Effect.logError("housekeeping crashed; retrying at the next run", defect))
     )

@@ -84,7 +84,21 @@ export const deliverDue = (limit: number): Effect.Effect<number, StorageError, M
           Effect.catchTag("MailNotSent", (error) =>
             Effect.map(nowIso, (at) => MailRetry.failed(message, error.message, at))
           ),
-          Effect.flatMap((outcome) => outbox.record(organisationId, outcome))
+          Effect.tap((outcome) => outbox.record(organisationId, outcome)),
+          // The operator's line for each attempt; the recipient and the text stay in the outbox.
+          Effect.flatMap((outcome) => {
+            const line = {
+              organisation_id: organisationId,
+              mail_id: outcome.id,
+              attempt: outcome.attempts,
+              status: outcome.status,
+              ...(outcome.status === "sent" || outcome.last_error === null ? {} : { error: outcome.last_error }),
+              ...(outcome.next_attempt_at === null ? {} : { next_attempt_at: outcome.next_attempt_at })
+            }
+            return outcome.status === "sent"
+              ? Effect.logInfo("mail sent", line)
+              : Effect.logWarning("mail not sent", line)
+          })
         ),
       { discard: true }
     )

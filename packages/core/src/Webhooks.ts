@@ -257,7 +257,7 @@ export const makeWith = (options: WebhookOptions) =>
         })
         const failingSince = decision.failingSince === null ? null : iso(decision.failingSince)
         const pausedUntil = circuit.pausedUntil === null ? null : iso(circuit.pausedUntil)
-        return yield* repo.recordAttempt({
+        const recorded = yield* repo.recordAttempt({
           deliveryId: delivery.id,
           attempt: {
             attempted_at: iso(startedAt),
@@ -277,6 +277,23 @@ export const makeWith = (options: WebhookOptions) =>
           disable: decision.disable,
           at: iso(startedAt)
         })
+        // The operator's line for each attempt: what came of it, never the body or the answer's.
+        const line = {
+          organisation_id: hook.organisation_id,
+          hook_id: hook.id,
+          delivery_id: delivery.id,
+          event_id: delivery.event_id,
+          attempt: attempts,
+          status: decision.status,
+          status_code: outcome._tag === "Response" ? outcome.status : null,
+          duration_ms: Math.round(outcome.durationMs),
+          ...(outcome._tag === "Failure" ? { error: outcome.error } : {}),
+          ...(decision.nextAttemptAt === null ? {} : { next_attempt_at: iso(decision.nextAttemptAt) })
+        }
+        yield* decision.status === "succeeded"
+          ? Effect.logInfo("webhook delivered", line)
+          : Effect.logWarning("webhook delivery failed", line)
+        return recorded
       })
 
     // A hook's deliveries go one after another, oldest event first; a failure is rescheduled and
