@@ -200,6 +200,22 @@ describe.skipIf(NO_CHROMIUM !== undefined)(`/admin in Chromium${NO_CHROMIUM ? ` 
     expect(stored.body.settings.default_currency).toBe("CZK")
   })
 
+  it("imports exchange rates, showing a refused text next to it", async () => {
+    const text = page.locator("#rates-text")
+    await page.locator("#rates-format").selectOption("cnb")
+    await text.fill("not a rate sheet")
+    await page.getByRole("button", { name: "Import rates" }).click()
+    await expect.poll(() => page.locator("#rates-text-error").textContent()).toMatch(/\S/)
+    expect(await text.getAttribute("aria-invalid")).toBe("true")
+
+    await text.fill(
+      ["27.11.2026 #230", "země|měna|množství|kód|kurz", "EMU|euro|1|EUR|24,335", "USA|dolar|1|USD|21,120"].join("\n")
+    )
+    await page.getByRole("button", { name: "Import rates" }).click()
+    await expect.poll(() => page.locator("#status").textContent()).toBe("Imported 2 exchange rates.")
+    expect(await page.locator("#rates-text-error").textContent()).toBe("")
+  })
+
   it("asked nothing of any other origin and broke no rule of its policy", () => {
     expect(external).toEqual([])
     expect(pageErrors).toEqual([])
