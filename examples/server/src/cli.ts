@@ -263,7 +263,7 @@ const failed = (cause: Cause.Cause<unknown>) =>
   Cause.isInterruptedOnly(cause)
     ? Effect.failCause(cause)
     : Effect.zipRight(
-        Effect.logError("stopped", cause),
+        Effect.logError("failed", cause),
         Effect.sync(() => {
           process.exitCode = 1
         })
