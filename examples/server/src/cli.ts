@@ -269,8 +269,10 @@ const failed = (cause: Cause.Cause<unknown>) =>
         })
       )
 
-export const main = (argv: ReadonlyArray<string>) =>
-  Effect.flatMap(Log.config(process.stdout), (settings) =>
+export const main = (argv: ReadonlyArray<string>) => {
+  // As console.log does: a reader of the log that went away (EPIPE) must not take the server down.
+  process.stdout.on("error", () => {})
+  return Effect.flatMap(Log.config(process.stdout), (settings) =>
     command(argv).pipe(
       Effect.catchIf(
         (error): error is CliError => error instanceof CliError,
@@ -284,3 +286,4 @@ export const main = (argv: ReadonlyArray<string>) =>
       Effect.provide(Log.layer(settings))
     )
   ).pipe(NodeRuntime.runMain({ disablePrettyLogger: true }))
+}
