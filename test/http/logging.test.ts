@@ -6,6 +6,7 @@
 import { Writable } from "node:stream"
 import type { Log } from "@crm/server"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { shipTo } from "../support/orders.js"
 import { startReceiver } from "../support/receiver.js"
 import { ADMIN_TOKEN, type ServerTestOptions, startServer, type TestServer } from "../support/server.js"
 import { memory } from "../support/storages.js"
@@ -168,18 +169,7 @@ describe("the workers' events [memory]", () => {
         })
       )
 
-      const order = await client.post("/orders", {
-        external_id: crypto.randomUUID(),
-        buyer: { email: "mail-recipient-marker@example.com" },
-        items: [{ name: "Mug", quantity: 1, unit_price: 10, vat_rate: 21 }]
-      })
-      expect(order.status, order.text).toBe(201)
-      expect((await client.patch(`/orders/${order.body.id}`, { fulfilment: "confirmed" })).status).toBe(200)
-      const shipped = await client.patch(`/orders/${order.body.id}`, {
-        fulfilment: "shipped",
-        tracking_url: "https://track.example.com/parcel/9"
-      })
-      expect(shipped.status, shipped.text).toBe(200)
+      await shipTo(client, "mail-recipient-marker@example.com")
       await vi.waitFor(() =>
         expect(lines().find((line) => line.msg === "mail sent")).toMatchObject({
           level: "info",

@@ -5,24 +5,13 @@
  */
 import * as Redacted from "effect/Redacted"
 import { afterAll, expect, it } from "vitest"
-import type { Client, TestServer } from "../support/server.js"
+import { shipTo, TRACKING } from "../support/orders.js"
+import type { TestServer } from "../support/server.js"
 import { startSmtpServer } from "../support/smtpServer.js"
 import { onEveryStore } from "../support/suite.js"
 
 const smtp = await startSmtpServer((recipient) => recipient.startsWith("bounce"))
 afterAll(() => smtp.close())
-
-const MUG = { name: "Mug", quantity: 1, unit_price: 10, vat_rate: 21 }
-const TRACKING = "https://track.example.com/parcel/9"
-
-const shipTo = async (client: Client, email: string) => {
-  const order = await client.post("/orders", { external_id: crypto.randomUUID(), buyer: { email }, items: [MUG] })
-  expect(order.status, order.text).toBe(201)
-  expect((await client.patch(`/orders/${order.body.id}`, { fulfilment: "confirmed" })).status).toBe(200)
-  const shipped = await client.patch(`/orders/${order.body.id}`, { fulfilment: "shipped", tracking_url: TRACKING })
-  expect(shipped.status, shipped.text).toBe(200)
-  return shipped.body
-}
 
 /** Reads the outbox until `done` holds (the worker runs on its own schedule), at most a few seconds. */
 const outboxWhen = async (

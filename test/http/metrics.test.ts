@@ -4,6 +4,7 @@
  * requests counted and timed by route template, and the store's queues read at each scrape.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { shipTo } from "../support/orders.js"
 import { ADMIN_TOKEN, startServer, type TestServer } from "../support/server.js"
 import { memory } from "../support/storages.js"
 import { onEveryStore } from "../support/suite.js"
@@ -97,18 +98,7 @@ onEveryStore(
       const hook = await client.post("/hooks", { target_url: "http://127.0.0.1:9/hook", events: ["contact.created"] })
       expect(hook.status, hook.text).toBe(201)
       expect((await client.post("/contacts", { first_name: "Grace" })).status).toBe(201)
-      const order = await client.post("/orders", {
-        external_id: crypto.randomUUID(),
-        buyer: { email: "buyer@example.com" },
-        items: [{ name: "Mug", quantity: 1, unit_price: 10, vat_rate: 21 }]
-      })
-      expect(order.status, order.text).toBe(201)
-      expect((await client.patch(`/orders/${order.body.id}`, { fulfilment: "confirmed" })).status).toBe(200)
-      const shipped = await client.patch(`/orders/${order.body.id}`, {
-        fulfilment: "shipped",
-        tracking_url: "https://track.example.com/parcel/9"
-      })
-      expect(shipped.status, shipped.text).toBe(200)
+      await shipTo(client, "buyer@example.com")
       const after = await scrape()
 
       const pending = "crm_webhook_deliveries_pending"

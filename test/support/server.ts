@@ -77,15 +77,15 @@ export interface ServerTestOptions {
 }
 
 /**
- * Only warnings and errors reach the console unless a test reads the lines: a line per request
- * would bury what a failing test prints.
+ * Only errors reach the console unless a test reads the lines: a line per request, or a warning
+ * per webhook delivery the tests refuse on purpose, would bury what a failing test prints.
  */
 const logging = (options: ServerTestOptions) =>
   options.log !== undefined
     ? Log.layer(options.log)
     : options.logger !== undefined
       ? Logger.replace(Logger.defaultLogger, options.logger)
-      : Logger.minimumLogLevel(LogLevel.Warning)
+      : Logger.minimumLogLevel(LogLevel.Error)
 
 const client = (base: string, defaults: Record<string, string>): Client => {
   const request: Client["request"] = async (method, path, options = {}) => {

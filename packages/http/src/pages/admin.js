@@ -15,9 +15,7 @@ const state = {
   organisation: undefined,
   key: undefined,
   hook: undefined,
-  organisationOffset: 0,
-  keyOffset: 0,
-  mailOffset: 0
+  organisationOffset: 0
 }
 
 class ApiError extends Error {
@@ -222,6 +220,33 @@ const enter = async () => {
   $("#organisation-name").focus()
 }
 
+const emptyRow = (columns, text) =>
+  element("tr", { class: "empty-row" }, element("td", { colspan: String(columns) }, text))
+
+/**
+ * A table of an admin list, a page at a time: `reload` starts again from the first page, and the
+ * "more" button appends the next one while the API says there is one.
+ */
+const pagedTable = ({ body, more, path, row, columns, empty }) => {
+  let offset = 0
+  const load = async () => {
+    const page = await api("GET", `${path()}?limit=${PAGE_SIZE}&offset=${offset}`)
+    const rows = $(body)
+    for (const item of page.data) rows.append(row(item))
+    offset += page.data.length
+    if (rows.children.length === 0) rows.append(emptyRow(columns, empty))
+    $(more).hidden = !page.has_more
+  }
+  $(more).addEventListener("click", () => act(load))
+  return {
+    reload: async () => {
+      offset = 0
+      $(body).replaceChildren()
+      await load()
+    }
+  }
+}
+
 // ---- Organisations ----
 
 const loadOrganisations = async () => {
@@ -289,7 +314,7 @@ const openOrganisation = async (id, given) => {
   showOrganisation(organisation)
   clearIssues($("#settings-form"))
   clearIssues($("#key-form"))
-  await Promise.all([reloadKeys(), reloadMail()])
+  await Promise.all([keyTable.reload(), mailTable.reload()])
   $("#organisation-title").focus()
 }
 
@@ -318,28 +343,14 @@ onSubmit($("#settings-form"), async (data) => {
 
 // ---- API keys ----
 
-const reloadKeys = async () => {
-  state.keyOffset = 0
-  $("#key-table tbody").replaceChildren()
-  await loadKeys()
-}
-
-const loadKeys = async () => {
-  const page = await api(
-    "GET",
-    `/organisations/${state.organisation.id}/keys?limit=${PAGE_SIZE}&offset=${state.keyOffset}`
-  )
-  const body = $("#key-table tbody")
-  for (const key of page.data) body.append(keyRow(key))
-  state.keyOffset += page.data.length
-  if (body.children.length === 0) body.append(emptyRow(6, "No keys yet."))
-  $("#keys-more").hidden = !page.has_more
-}
-
-$("#keys-more").addEventListener("click", () => act(loadKeys))
-
-const emptyRow = (columns, text) =>
-  element("tr", { class: "empty-row" }, element("td", { colspan: String(columns) }, text))
+const keyTable = pagedTable({
+  body: "#key-table tbody",
+  more: "#keys-more",
+  path: () => `/organisations/${state.organisation.id}/keys`,
+  row: (key) => keyRow(key),
+  columns: 6,
+  empty: "No keys yet."
+})
 
 const keyStatus = (key) => {
   if (key.revoked_at !== null) return badge("Revoked", "bad")
@@ -391,7 +402,7 @@ const revokeKey = async (key) => {
   const name = key.name ?? key.id
   if (!confirm(`Revoke the key ${name}? Every request with it is refused from now on.`)) return
   await api("DELETE", `/keys/${key.id}`)
-  await reloadKeys()
+  await keyTable.reload()
   say(`Key ${name} revoked.`)
   $("#keys-title").focus()
 }
@@ -417,7 +428,7 @@ onSubmit($("#key-form"), async (data) => {
   $("#key-form").reset()
   $("#new-key-value").textContent = created.key
   $("#new-key").hidden = false
-  await reloadKeys()
+  await keyTable.reload()
   $("#new-key").focus()
   say(`Key ${created.name ?? created.id} created. Copy it now: it is shown once.`)
 })
@@ -595,41 +606,27 @@ const redeliver = async (delivery) => {
 
 // ---- Outgoing mail ----
 
-const reloadMail = async () => {
-  state.mailOffset = 0
-  $("#mail-table tbody").replaceChildren()
-  await loadMail()
-}
-
-const loadMail = async () => {
-  const page = await api(
-    "GET",
-    `/organisations/${state.organisation.id}/mail?limit=${PAGE_SIZE}&offset=${state.mailOffset}`
-  )
-  const body = $("#mail-table tbody")
-  for (const mail of page.data) {
-    body.append(
-      element(
-        "tr",
-        {},
-        element("td", { class: "break" }, mail.to),
-        element("th", { scope: "row" }, mail.subject),
-        element("td", {}, badge(mail.status, { sent: "good", queued: "warn", failed: "bad" }[mail.status] ?? "")),
-        element("td", {}, String(mail.attempts)),
-        element("td", { class: "break" }, mail.last_error ?? "—"),
-        element("td", {}, formatTime(mail.created_at))
-      )
-    )
-  }
-  state.mailOffset += page.data.length
-  if (body.children.length === 0) body.append(emptyRow(6, "No mail sent yet."))
-  $("#mail-more").hidden = !page.has_more
-}
-
-$("#mail-more").addEventListener("click", () => act(loadMail))
+const mailTable = pagedTable({
+  body: "#mail-table tbody",
+  more: "#mail-more",
+  path: () => `/organisations/${state.organisation.id}/mail`,
+  row: (message) =>
+    element(
+      "tr",
+      {},
+      element("td", { class: "break" }, message.to),
+      element("th", { scope: "row" }, message.subject),
+      element("td", {}, badge(message.status, { sent: "good", queued: "warn", failed: "bad" }[message.status] ?? "")),
+      element("td", {}, String(message.attempts)),
+      element("td", { class: "break" }, message.last_error ?? "—"),
+      element("td", {}, formatTime(message.created_at))
+    ),
+  columns: 6,
+  empty: "No mail sent yet."
+})
 $("#mail-refresh").addEventListener("click", () =>
   act(async () => {
-    await reloadMail()
+    await mailTable.reload()
     say("Mail refreshed.")
   })
 )
