@@ -11,9 +11,7 @@ import * as Option from "effect/Option"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
 import { message } from "./OrdersContract.js"
 import { at, type StoragePorts, seed } from "./StorageContract.js"
-import { hookFor, newKey } from "./WebhooksContract.js"
-
-const created = (id: string) => ({ event: "contact.created" as const, data: { id, first_name: "Ann" } })
+import { created, hookFor, newKey } from "./WebhooksContract.js"
 
 export const suite = (
   name: string,

@@ -68,7 +68,7 @@ const claimAt = (ms: number, token = uuid(), leaseMs = 60_000, hooks = 10) =>
     repo.claim({ now: at(ms), leaseUntil: at(ms + leaseMs), token, hooks, perHook: 10 })
   )
 
-const created = (id: string) => ({ event: "contact.created" as const, data: { id, first_name: "Ann" } })
+export const created = (id: string) => ({ event: "contact.created" as const, data: { id, first_name: "Ann" } })
 
 export const suite = (
   name: string,
