@@ -9,8 +9,10 @@
  * was gathered before it, so that it is not lost to a crash. What is gathered is written when the
  * layer closes, before the process exits.
  */
+import type { App } from "@crm/http"
 import * as Cause from "effect/Cause"
 import * as Config from "effect/Config"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
@@ -157,20 +159,41 @@ const pretty = (record: Record<string, unknown>, colour: boolean): string => {
   return line
 }
 
-export const make = (
-  settings: LogSettings,
-  push: (line: string, urgent: boolean) => void
-): Logger.Logger<unknown, void> => {
+type Push = (line: string, urgent: boolean) => void
+
+const render = (settings: LogSettings) => {
   const colour = settings.output.isTTY === true
-  return Logger.make((options) => {
-    const record = recordOf(options)
-    const urgent = LogLevel.greaterThanEqual(options.logLevel, LogLevel.Warning)
-    push(settings.format === "json" ? json(record) : pretty(record, colour), urgent)
-  })
+  return (record: Record<string, unknown>): string =>
+    settings.format === "json" ? json(record) : pretty(record, colour)
 }
 
-/** The log in place of Effect's default logger, at the settings' level; gathered lines are written when it closes. */
-export const layer = (settings: LogSettings): Layer.Layer<never> =>
+export const make = (settings: LogSettings, push: Push): Logger.Logger<unknown, void> => {
+  const line = render(settings)
+  return Logger.make((options) =>
+    push(line(recordOf(options)), LogLevel.greaterThanEqual(options.logLevel, LogLevel.Warning))
+  )
+}
+
+/**
+ * The request lines (`App.HttpOptions.requestLog`), written beside the logger's: the same sink and
+ * form, without a trip through the logger per request. Undefined when the level leaves out info.
+ */
+export class RequestLog extends Context.Tag("@crm/server/RequestLog")<
+  RequestLog,
+  ((line: App.RequestLine) => void) | undefined
+>() {}
+
+const requestLog = (settings: LogSettings, push: Push): ((line: App.RequestLine) => void) | undefined => {
+  if (LogLevel.greaterThan(EFFECT_LEVEL[settings.level], LogLevel.Info)) return undefined
+  const line = render(settings)
+  return (request) => push(line({ time: new Date().toISOString(), level: "info", msg: "request", ...request }), false)
+}
+
+/**
+ * The log in place of Effect's default logger, at the settings' level, and the request log beside
+ * it; gathered lines are written when it closes.
+ */
+export const layer = (settings: LogSettings): Layer.Layer<RequestLog> =>
   Layer.unwrapScoped(
     Effect.map(
       Effect.acquireRelease(
@@ -178,9 +201,10 @@ export const layer = (settings: LogSettings): Layer.Layer<never> =>
         (sink) => Effect.sync(sink.flush)
       ),
       (sink) =>
-        Layer.merge(
+        Layer.mergeAll(
           Logger.replace(Logger.defaultLogger, make(settings, sink.push)),
-          Logger.minimumLogLevel(EFFECT_LEVEL[settings.level])
+          Logger.minimumLogLevel(EFFECT_LEVEL[settings.level]),
+          Layer.succeed(RequestLog, requestLog(settings, sink.push))
         )
     )
   )

@@ -12,6 +12,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
+import * as Log from "./Log.js"
 import * as MailWorker from "./MailWorker.js"
 import type { StoragePorts } from "./Storage.js"
 import * as WebhookWorker from "./WebhookWorker.js"
@@ -130,21 +131,29 @@ const requestServices = Layer.effectContext(
   )
 )
 
+/** The request log of `Log.layer` where one is provided (`crm serve`, tests that read it); none otherwise. */
+const requestLog = Effect.map(Effect.serviceOption(Log.RequestLog), Option.getOrUndefined)
+
 export const http = (options: ServerOptions, metrics?: Metrics.Metrics) =>
-  Listener.layer(
-    // `/docs` and `/admin` in front of the APIs; Redoc is found from here, as this app's dependency.
-    Pages.around(
-      Pages.make({ resolveFrom: import.meta.url }),
-      App.makeApp(options.openApiDocument === undefined ? Api.table : Api.makeTable(options), {
-        adminToken: options.adminToken,
-        trustedProxies: options.trustedProxies,
-        maxBodyBytes: App.MAX_BODY_BYTES,
-        endpoints: [mcpEndpoint()],
-        ...(metrics === undefined ? {} : { metrics })
-      })
-    ),
-    // No tracer exports the server's spans, so requests open none (see `Listener.ListenOptions`).
-    { port: options.port, host: options.host, tracing: false }
+  Layer.unwrapEffect(
+    Effect.map(requestLog, (log) =>
+      Listener.layer(
+        // `/docs` and `/admin` in front of the APIs; Redoc is found from here, as this app's dependency.
+        Pages.around(
+          Pages.make({ resolveFrom: import.meta.url }),
+          App.makeApp(options.openApiDocument === undefined ? Api.table : Api.makeTable(options), {
+            adminToken: options.adminToken,
+            trustedProxies: options.trustedProxies,
+            maxBodyBytes: App.MAX_BODY_BYTES,
+            endpoints: [mcpEndpoint()],
+            ...(metrics === undefined ? {} : { metrics }),
+            ...(log === undefined ? {} : { requestLog: log })
+          })
+        ),
+        // No tracer exports the server's spans, so requests open none (see `Listener.ListenOptions`).
+        { port: options.port, host: options.host, tracing: false }
+      )
+    )
   ).pipe(Layer.provide(requestServices))
 
 /** Where the metrics port listens (the port bound, so 0 reads back as the real one). */

@@ -69,11 +69,28 @@ export const make: Effect.Effect<Metrics> = Effect.map(
     const head = gauge("crm_events_head_id", "The id of the newest event in the event log")
     // Registered at the first scrape that finds a pool: a store without one (PGlite) reports none.
     let pool: { readonly total: typeof head; readonly idle: typeof head; readonly waiting: typeof head } | undefined
+    // prom-client hashes a label object on every call (its keys sorted and joined); the children
+    // it hands out for a set of labels skip that, and there are only as many as route templates,
+    // methods and statuses.
+    const counted = new Map<string, { readonly inc: () => void }>()
+    const timed = new Map<string, { readonly observe: (seconds: number) => void }>()
     return {
       observe: (method, route, status, seconds) => {
         const label = route ?? UNMATCHED
-        requests.inc({ method, route: label, status })
-        duration.observe({ method, route: label }, seconds)
+        const path = `${method} ${label}`
+        let timer = timed.get(path)
+        if (timer === undefined) {
+          timer = duration.labels({ method, route: label })
+          timed.set(path, timer)
+        }
+        timer.observe(seconds)
+        const answered = `${path} ${status}`
+        let counter = counted.get(answered)
+        if (counter === undefined) {
+          counter = requests.labels({ method, route: label, status })
+          counted.set(answered, counter)
+        }
+        counter.inc()
       },
       scrape: Effect.gen(function* () {
         const gauges = yield* (yield* Health.Health).gauges
