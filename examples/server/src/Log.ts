@@ -1,7 +1,9 @@
 /**
  * The server's log: one line per event, JSON (`{"time","level","msg",...fields}`) for a collector or
- * a readable line for a terminal, at the level CRM_LOG_LEVEL sets. It is Effect's logger, so the
- * request lines (`App`), the workers' events and the start-up and shutdown lines all come through it.
+ * a readable line for a terminal, at the level CRM_LOG_LEVEL sets. It is Effect's logger for the
+ * workers' events and the start-up and shutdown lines; the request lines (`App`) take a shorter
+ * way into the same sink (`RequestLog`), since a trip through the logger cost a request more than
+ * the rest of its line.
  *
  * A request writes a line, so a line must cost microseconds: one `JSON.stringify`, and no write
  * of its own. Lines gather in memory and go out in one write per turn of the event loop (node
