@@ -464,16 +464,18 @@ const openHooks = async (key) => {
   $("#new-secret-value").textContent = ""
   $("#deliveries").hidden = true
   clearIssues($("#hook-form"))
-  await loadHooks()
+  await hookTable.reload()
   $("#hooks-title").focus()
 }
 
-const loadHooks = async () => {
-  const page = await api("GET", `/keys/${state.key.id}/hooks?limit=${PAGE_SIZE}`)
-  const body = $("#hook-table tbody")
-  body.replaceChildren(...page.data.map(hookRow))
-  if (page.data.length === 0) body.append(emptyRow(4, "No subscriptions for this key."))
-}
+const hookTable = pagedTable({
+  body: "#hook-table tbody",
+  more: "#hooks-more",
+  path: () => `/keys/${state.key.id}/hooks`,
+  row: (hook) => hookRow(hook),
+  columns: 4,
+  empty: "No subscriptions for this key."
+})
 
 const hookStatus = (hook) => {
   if (!hook.active) return badge(hook.disabled_reason ? `Disabled: ${hook.disabled_reason}` : "Disabled", "bad")
@@ -518,7 +520,7 @@ onSubmit($("#hook-form"), async (data) => {
     events: data.getAll("events").map(String)
   })
   $("#hook-form").reset()
-  await loadHooks()
+  await hookTable.reload()
   showSecret(hook.secret, "Deliveries are signed with this secret. Copy it now: it is shown this once.")
   say(`Subscribed ${hook.target_url}.`)
 })
@@ -539,7 +541,7 @@ const deleteHook = async (hook) => {
     state.hook = undefined
     $("#deliveries").hidden = true
   }
-  await loadHooks()
+  await hookTable.reload()
   say("Subscription deleted.")
 }
 
@@ -547,20 +549,22 @@ const openDeliveries = async (hook) => {
   state.hook = hook
   $("#deliveries").hidden = false
   $("#deliveries-title").textContent = `Deliveries to ${hook.target_url}`
-  await loadDeliveries()
+  await deliveryTable.reload()
   $("#deliveries-title").focus()
 }
 
-const loadDeliveries = async () => {
-  const page = await api("GET", `/hooks/${state.hook.id}/deliveries?limit=${PAGE_SIZE}`)
-  const body = $("#delivery-table tbody")
-  body.replaceChildren(...page.data.map(deliveryRow))
-  if (page.data.length === 0) body.append(emptyRow(6, "No deliveries yet."))
-}
+const deliveryTable = pagedTable({
+  body: "#delivery-table tbody",
+  more: "#deliveries-more",
+  path: () => `/hooks/${state.hook.id}/deliveries`,
+  row: (delivery) => deliveryRow(delivery),
+  columns: 6,
+  empty: "No deliveries yet."
+})
 
 $("#deliveries-refresh").addEventListener("click", () =>
   act(async () => {
-    await loadDeliveries()
+    await deliveryTable.reload()
     say("Deliveries refreshed.")
   })
 )
@@ -600,7 +604,7 @@ const deliveryRow = (delivery) =>
 
 const redeliver = async (delivery) => {
   await api("POST", `/hooks/${state.hook.id}/deliveries/${delivery.id}/redeliver`)
-  await loadDeliveries()
+  await deliveryTable.reload()
   say(`Delivery of ${delivery.event} queued again.`)
 }
 
