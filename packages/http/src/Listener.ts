@@ -16,6 +16,7 @@ import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
 import { type Answer, errorBody, MAX_HEADER_BYTES, MAX_URL_BYTES, requestIdOf } from "./App.js"
 import { type ErrorCode, STATUS_BY_CODE } from "./ErrorStatus.js"
+import { useLinkedFiberRoots } from "./FiberRoots.js"
 
 /** Where the server listens (the port is the one bound, so port 0 reads back as the real one). */
 export class Address extends Context.Tag("@crm/http/Listener/Address")<
@@ -138,6 +139,8 @@ export const layer = <R>(
   Layer.scoped(
     Address,
     Effect.gen(function* () {
+      // Each request is a root fiber: see `FiberRoots` for why their set is a linked list.
+      if (!useLinkedFiberRoots()) yield* Effect.logDebug("Effect's fiber roots are not a Set here; left as they are")
       const given = yield* Effect.runtime<R>()
       const runtime =
         options.tracing === false ? Runtime.setFiberRef(given, FiberRef.currentTracerEnabled, false) : given

@@ -1,6 +1,7 @@
 export * as Api from "./Api.js"
 export * as App from "./App.js"
 export * as ErrorStatus from "./ErrorStatus.js"
+export * as FiberRoots from "./FiberRoots.js"
 export * as Listener from "./Listener.js"
 export * as Metrics from "./Metrics.js"
 export * as OpenApi from "./OpenApi.js"
