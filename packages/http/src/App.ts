@@ -103,6 +103,13 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
 const NDJSON_TYPE = /^application\/(?:x-ndjson|jsonl|x-jsonlines)\s*(?:;|$)/i
 
 const json = "application/json; charset=utf-8"
+const JSON_HEADERS = { "content-type": json }
+const REPLAYED_HEADERS = { "idempotency-replayed": "true" }
+
+// Headers are merged with `Object.assign`, not spread. On node 20's V8, an object made by spreading
+// a non-empty one and then given more properties gets hidden classes of its own on every call,
+// made in the old generation, and each request's headers and what they reached were promoted with
+// them instead of dying young (docs/benchmarks.md, seventh pass).
 
 export const errorBody = (code: string, detail: unknown, requestId: string): string =>
   JSON.stringify({ error: code, detail, request_id: requestId })
@@ -116,7 +123,7 @@ const render = (reply: Reply): Rendered =>
     ? { status: reply.status, headers: reply.headers ?? {}, body: reply.bytes }
     : {
         status: reply.status,
-        headers: { ...(reply.headers ?? {}), ...(reply.status === 204 ? {} : { "content-type": json }) },
+        headers: Object.assign({}, reply.headers, reply.status === 204 ? undefined : JSON_HEADERS),
         body: reply.status === 204 ? "" : (reply.json ?? (reply.body === undefined ? "" : JSON.stringify(reply.body)))
       }
 
@@ -282,7 +289,11 @@ const failureAnswer = (
 ) =>
   Effect.map(
     renderFailure(cause, requestId, outage),
-    (stored): Answer => ({ status: stored.status, headers: { ...stored.headers, ...headers }, body: stored.body })
+    (stored): Answer => ({
+      status: stored.status,
+      headers: Object.assign({}, stored.headers, headers),
+      body: stored.body
+    })
   )
 
 export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpOptions<R>) => {
@@ -307,20 +318,23 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
    * Authentication and the rate budget, the same for a REST route and an endpoint: the key, then
    * one unit of its budget (or only a look at it), with the budget headers set either way.
    */
-  const admit = (incoming: IncomingMessage, headers: Record<string, string>, spendsBudget: boolean) =>
-    Effect.gen(function* () {
-      const access = yield* Access.Access
-      const principal = yield* access.authenticate(
-        bearerToken(header(incoming.headers, "authorization")),
-        clientAddress(incoming)
-      )
-      const decision = yield* access.budget(principal, spendsBudget)
-      headers["x-ratelimit-limit"] = String(access.rateLimit)
-      headers["x-ratelimit-remaining"] = String(decision.remaining)
-      // `GET /me` only reports the budget, so it answers even when the budget is spent.
-      if (spendsBudget) yield* Access.refuseWhenSpent(decision, access.rateLimit)
-      return { principal, remaining: decision.remaining }
-    })
+  const admit = Effect.fnUntraced(function* (
+    incoming: IncomingMessage,
+    headers: Record<string, string>,
+    spendsBudget: boolean
+  ) {
+    const access = yield* Access.Access
+    const principal = yield* access.authenticate(
+      bearerToken(header(incoming.headers, "authorization")),
+      clientAddress(incoming)
+    )
+    const decision = yield* access.budget(principal, spendsBudget)
+    headers["x-ratelimit-limit"] = String(access.rateLimit)
+    headers["x-ratelimit-remaining"] = String(decision.remaining)
+    // `GET /me` only reports the budget, so it answers even when the budget is spent.
+    if (spendsBudget) yield* Access.refuseWhenSpent(decision, access.rateLimit)
+    return { principal, remaining: decision.remaining }
+  })
 
   const admitAdmin = (incoming: IncomingMessage) => {
     if (Option.isNone(options.adminToken)) {
@@ -334,54 +348,60 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
     return Effect.void
   }
 
-  const parseInput = (
+  const parseInput = Effect.fnUntraced(function* (
     route: Route,
     url: URL,
     raw: Buffer | undefined,
     contentType: string | undefined
-  ): Effect.Effect<{ readonly query: unknown; readonly body: unknown }, unknown> =>
-    Effect.gen(function* () {
-      const params = Object.fromEntries(url.searchParams)
-      // `GET /events` answers its own 400 `invalid_parameter` for any `since` or `event` it cannot use
-      // (the contract's status for that endpoint) and reads nothing else from its query.
-      if (route.query !== undefined && route.path !== "/events") yield* Validation.refuseUnstorable(params)
-      const query = route.query === undefined ? undefined : yield* Validation.parse(route.query, params)
-      if (route.body === undefined) return { query, body: undefined }
-      if (route.body.raw === "ndjson") {
-        if (raw !== undefined && raw.length > 0 && (contentType === undefined || !NDJSON_TYPE.test(contentType))) {
-          return yield* HttpFailure.of("unsupported_media_type", "send the body as Content-Type: application/x-ndjson")
-        }
-        return { query, body: raw === undefined ? "" : raw.toString("utf8") }
+  ) {
+    const params = Object.fromEntries(url.searchParams)
+    // `GET /events` answers its own 400 `invalid_parameter` for any `since` or `event` it cannot use
+    // (the contract's status for that endpoint) and reads nothing else from its query.
+    if (route.query !== undefined && route.path !== "/events") yield* Validation.refuseUnstorable(params)
+    const query = route.query === undefined ? undefined : yield* Validation.parse(route.query, params)
+    if (route.body === undefined) return { query, body: undefined }
+    if (route.body.raw === "ndjson") {
+      if (raw !== undefined && raw.length > 0 && (contentType === undefined || !NDJSON_TYPE.test(contentType))) {
+        return yield* HttpFailure.of("unsupported_media_type", "send the body as Content-Type: application/x-ndjson")
       }
-      let value: unknown
-      if (raw !== undefined && raw.length > 0) {
-        if (contentType === undefined || !JSON_TYPE.test(contentType)) {
-          return yield* HttpFailure.of("unsupported_media_type", "send the body as Content-Type: application/json")
-        }
-        try {
-          value = JSON.parse(raw.toString("utf8"))
-        } catch (error) {
-          return yield* HttpFailure.of("invalid_json", `the body is not valid JSON: ${(error as Error).message}`)
-        }
+      return { query, body: raw === undefined ? "" : raw.toString("utf8") }
+    }
+    let value: unknown
+    if (raw !== undefined && raw.length > 0) {
+      if (contentType === undefined || !JSON_TYPE.test(contentType)) {
+        return yield* HttpFailure.of("unsupported_media_type", "send the body as Content-Type: application/json")
       }
-      if (value === undefined && route.body.optional) value = {}
-      yield* Validation.refuseUnstorable(value)
-      const body = route.body.patch
-        ? yield* Validation.parsePatch(route.body.schema as never, value)
-        : yield* Validation.parse(route.body.schema, value)
-      return { query, body }
-    })
+      try {
+        value = JSON.parse(raw.toString("utf8"))
+      } catch (error) {
+        return yield* HttpFailure.of("invalid_json", `the body is not valid JSON: ${(error as Error).message}`)
+      }
+    }
+    if (value === undefined && route.body.optional) value = {}
+    yield* Validation.refuseUnstorable(value)
+    const body = route.body.patch
+      ? yield* Validation.parsePatch(route.body.schema as never, value)
+      : yield* Validation.parse(route.body.schema, value)
+    return { query, body }
+  })
 
   /** An endpoint outside the router: authentication and budget as REST, then its own handler. */
-  const serveEndpoint = (
+  const serveEndpoint: (
     endpoint: Endpoint<R>,
     incoming: IncomingMessage,
     url: URL,
     requestId: string,
     headers: Record<string, string>,
     seen: Seen
-  ): Effect.Effect<Answer, never, Services | R> =>
-    Effect.gen(function* () {
+  ) => Effect.Effect<Answer, never, Services | R> = Effect.fnUntraced(
+    function* (
+      endpoint: Endpoint<R>,
+      incoming: IncomingMessage,
+      url: URL,
+      _requestId: string,
+      headers: Record<string, string>,
+      seen: Seen
+    ) {
       seen.route = endpoint.path
       const { principal } = yield* admit(incoming, headers, true)
       seen.principal = principal
@@ -392,36 +412,51 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
       }
       const response = yield* endpoint.handle(toWebRequest(incoming, url), principal)
       return { status: response.status, headers, body: response } satisfies Answer
-    }).pipe(Effect.catchAllCause((cause) => failureAnswer(cause, requestId, headers, outage)))
+    },
+    (effect, _endpoint, _incoming, _url, requestId, headers) =>
+      Effect.catchAllCause(effect, (cause) => failureAnswer(cause, requestId, headers, outage))
+  )
 
   /** The metrics, to the admin token, as the admin API answers it. */
-  const serveMetrics = (
+  const serveMetrics: (
     metrics: Metrics,
     incoming: IncomingMessage,
     requestId: string,
     headers: Record<string, string>,
     seen: Seen
-  ): Effect.Effect<Answer, never, Services | R> => {
-    seen.route = METRICS_PATH
-    return Effect.gen(function* () {
+  ) => Effect.Effect<Answer, never, Services | R> = Effect.fnUntraced(
+    function* (
+      metrics: Metrics,
+      incoming: IncomingMessage,
+      _requestId: string,
+      headers: Record<string, string>,
+      seen: Seen
+    ) {
+      seen.route = METRICS_PATH
       if (incoming.method !== "GET") {
         return yield* HttpFailure.of("method_not_allowed", "allowed: GET", { allow: "GET" })
       }
       yield* admitAdmin(incoming)
       const { contentType, text } = yield* metrics.scrape
-      return { status: 200, headers: { ...headers, "content-type": contentType }, body: text } satisfies Answer
-    }).pipe(Effect.catchAllCause((cause) => failureAnswer(cause, requestId, headers, outage)))
-  }
+      return {
+        status: 200,
+        headers: Object.assign({}, headers, { "content-type": contentType }),
+        body: text
+      } satisfies Answer
+    },
+    (effect, _metrics, _incoming, requestId, headers) =>
+      Effect.catchAllCause(effect, (cause) => failureAnswer(cause, requestId, headers, outage))
+  )
 
   /** A REST route: the stages from the route match to the stored (or replayed) response. */
-  const serveRoute = (
+  const serveRoute: (
     incoming: IncomingMessage,
     url: URL,
     requestId: string,
     headers: Record<string, string>,
     seen: Seen
-  ): Effect.Effect<{ readonly stored: Rendered; readonly replayed: boolean }, unknown, Services> =>
-    Effect.gen(function* () {
+  ) => Effect.Effect<{ readonly stored: Rendered; readonly replayed: boolean }, unknown, Services> = Effect.fnUntraced(
+    function* (incoming: IncomingMessage, url: URL, requestId: string, headers: Record<string, string>, seen: Seen) {
       const method = incoming.method ?? "GET"
       const found = match(method, url.pathname)
       if (found._tag === "NotFound") return yield* HttpFailure.of("not_found", `no route for ${url.pathname}`)
@@ -481,7 +516,8 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
       // A route that needs the store and succeeded has reached it.
       if (outage.active() && outcome.stored.status < 300 && usesStore(route)) yield* outage.answered
       return outcome
-    })
+    }
+  )
 
   const dispatch = (
     incoming: IncomingMessage,
@@ -507,7 +543,7 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
       Effect.map(
         ({ stored, replayed }): Answer => ({
           status: stored.status,
-          headers: { ...stored.headers, ...headers, ...(replayed ? { "idempotency-replayed": "true" } : {}) },
+          headers: Object.assign({}, stored.headers, headers, replayed ? REPLAYED_HEADERS : undefined),
           body: stored.body
         })
       )

@@ -43,7 +43,11 @@ const write = (response: ServerResponse, answer: Answer) => {
       response.writeHead(204, answer.headers)
       response.end()
     } else {
-      response.writeHead(answer.status, { ...answer.headers, "content-length": Buffer.byteLength(answer.body) })
+      // Merged as `App` merges headers, not spread (see there).
+      response.writeHead(
+        answer.status,
+        Object.assign({}, answer.headers, { "content-length": Buffer.byteLength(answer.body) })
+      )
       response.end(answer.body)
     }
     return
@@ -53,7 +57,7 @@ const write = (response: ServerResponse, answer: Answer) => {
   web.headers.forEach((value, name) => {
     headers[name] = value
   })
-  response.writeHead(answer.status, { ...headers, ...answer.headers })
+  response.writeHead(answer.status, Object.assign(headers, answer.headers))
   if (web.body === null) response.end()
   else Readable.fromWeb(web.body as NodeReadableStream).pipe(response)
 }
