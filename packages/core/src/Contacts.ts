@@ -55,59 +55,43 @@ export const make = Effect.gen(function* () {
   const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("contact"))
 
   return Contacts.of({
-    create: operation("Contacts.create")(function* (organisation, input) {
-      return yield* tx.run(
-        Effect.gen(function* () {
-          yield* requireLink("company_id", input.company_id, (id) => companies.get(organisation.id, id))
-          const now = yield* nowIso
-          const contact: Contact = {
-            id: crypto.randomUUID(),
-            first_name: input.first_name ?? null,
-            last_name: input.last_name ?? null,
-            email: clean(input.email) ?? null,
-            phone: input.phone ?? null,
-            company_id: input.company_id ?? null,
-            status: input.status ?? "lead",
-            source: input.source ?? null,
-            custom: input.custom ?? {},
-            created_at: now,
-            updated_at: now
-          }
-          yield* repo.insert(organisation.id, contact)
-          yield* withinLimit(
-            tx,
-            organisation.id,
-            organisation.settings.plan.max_contacts,
-            "MAX_CONTACTS",
-            repo.countLive
-          )
-          yield* events.append(
-            organisation.id,
-            [{ event: "contact.created", data: pick(contact, CREATED_FIELDS) }],
-            now
-          )
-          return contact
-        })
-      )
-    }),
+    create: operation("Contacts.create")(
+      function* (organisation, input) {
+        yield* requireLink("company_id", input.company_id, (id) => companies.get(organisation.id, id))
+        const now = yield* nowIso
+        const contact: Contact = {
+          id: crypto.randomUUID(),
+          first_name: input.first_name ?? null,
+          last_name: input.last_name ?? null,
+          email: clean(input.email) ?? null,
+          phone: input.phone ?? null,
+          company_id: input.company_id ?? null,
+          status: input.status ?? "lead",
+          source: input.source ?? null,
+          custom: input.custom ?? {},
+          created_at: now,
+          updated_at: now
+        }
+        yield* repo.insert(organisation.id, contact)
+        yield* withinLimit(tx, organisation.id, organisation.settings.plan.max_contacts, "MAX_CONTACTS", repo.countLive)
+        yield* events.append(organisation.id, [{ event: "contact.created", data: pick(contact, CREATED_FIELDS) }], now)
+        return contact
+      },
+      (effect) => tx.run(effect)
+    ),
     get: (organisation, id) => find(organisation.id, id),
-    update: operation("Contacts.update")(function* (organisation, id, patch) {
-      return yield* tx.run(
-        Effect.gen(function* () {
-          const current = yield* find(organisation.id, id)
-          yield* requireLink("company_id", patch.company_id, (companyId) => companies.get(organisation.id, companyId))
-          const now = yield* nowIso
-          const contact = { ...merge(current, { ...patch, email: clean(patch.email) }), updated_at: now }
-          yield* repo.update(organisation.id, contact)
-          yield* events.append(
-            organisation.id,
-            [{ event: "contact.updated", data: pick(contact, UPDATED_FIELDS) }],
-            now
-          )
-          return contact
-        })
-      )
-    }),
+    update: operation("Contacts.update")(
+      function* (organisation, id, patch) {
+        const current = yield* find(organisation.id, id)
+        yield* requireLink("company_id", patch.company_id, (companyId) => companies.get(organisation.id, companyId))
+        const now = yield* nowIso
+        const contact = { ...merge(current, { ...patch, email: clean(patch.email) }), updated_at: now }
+        yield* repo.update(organisation.id, contact)
+        yield* events.append(organisation.id, [{ event: "contact.updated", data: pick(contact, UPDATED_FIELDS) }], now)
+        return contact
+      },
+      (effect) => tx.run(effect)
+    ),
     archive: operation("Contacts.archive")((organisation, id) =>
       archiveLive(tx, (at) => repo.archive(organisation.id, id, at), find(organisation.id, id))
     ),

@@ -88,28 +88,33 @@ export const make = Effect.gen(function* () {
         const slot = `${scope.keyId}\u0000${scope.idempotencyKey}`
         if (running.has(slot)) return Effect.fail(inProgress())
         running.add(slot)
+        // Chained rather than written with `Effect.gen`: a generator function made on every call
+        // costs V8 a map of its own per call, which keeps the request alive into the old
+        // generation (docs/benchmarks.md, seventh pass).
+        const claimed = <E, R2>(then: (now: number) => Effect.Effect<Outcome, E, R2>) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            Effect.flatMap(claim(scope, fingerprint, now), (replay) =>
+              Option.isSome(replay) ? Effect.succeed(replay.value) : then(now)
+            )
+          )
         const attempt = tx.run(
-          Effect.gen(function* () {
-            const now = yield* Clock.currentTimeMillis
-            const replay = yield* claim(scope, fingerprint, now)
-            if (Option.isSome(replay)) return replay.value
-            const response = yield* run
-            if (response.status >= 400) return yield* Effect.fail(new Refused(response))
-            return storable(response) ? yield* save(scope, fingerprint, now, response) : { response, replayed: false }
-          })
+          claimed((now) =>
+            Effect.flatMap(
+              run,
+              (response): Effect.Effect<Outcome, Failure | Refused | Overtaken> =>
+                response.status >= 400
+                  ? Effect.fail(new Refused(response))
+                  : storable(response)
+                    ? save(scope, fingerprint, now, response)
+                    : Effect.succeed({ response, replayed: false })
+            )
+          )
         )
         // The refused request's writes are gone with its transaction; its answer is stored in a
         // second one under the same lock, unless a duplicate got in between and stored its own.
         const afterRefusal = (response: StoredResponse) =>
           storable(response)
-            ? tx.run(
-                Effect.gen(function* () {
-                  const now = yield* Clock.currentTimeMillis
-                  const replay = yield* claim(scope, fingerprint, now)
-                  if (Option.isSome(replay)) return replay.value
-                  return yield* save(scope, fingerprint, now, response)
-                })
-              )
+            ? tx.run(claimed((now) => save(scope, fingerprint, now, response)))
             : Effect.succeed<Outcome>({ response, replayed: false })
         const settle = (claims: number): Effect.Effect<Outcome, Failure, R> =>
           attempt.pipe(
