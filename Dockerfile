@@ -40,6 +40,7 @@ EXPOSE 3000
 # Liveness only (/healthz answers without the store); /readyz is for a load balancer to ask.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.PORT + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# `docker run IMAGE migrate` (or `openapi`) runs another crm command in place of `serve`.
-ENTRYPOINT ["node", "examples/server/bin/crm.js"]
+# `docker run IMAGE migrate` (or `openapi`) runs another crm command in place of `serve`. The V8
+# options are npm start's (package.json; why in examples/server/bin/crm.js).
+ENTRYPOINT ["node", "--max-semi-space-size=32", "--heap-growing-percent=50", "examples/server/bin/crm.js"]
 CMD ["serve"]

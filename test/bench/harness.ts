@@ -328,7 +328,23 @@ const served = async (
 const OURS_BIN =
   process.env.BENCH_OURS === undefined ? "examples/server/bin/crm.js" : `${process.env.BENCH_OURS}/bin/crm.js`
 
-/** Node options for our server only (`BENCH_OURS_NODE_ARGS`, space-separated), e.g. V8's heap sizing in an A/B run. */
+/**
+ * The node options `npm start` gives the server (package.json's `start`: `node <options> <bin>
+ * serve`), for every build of ours, so that the bench runs it as shipped.
+ */
+const START_NODE_ARGS = ((): Array<string> => {
+  const start: string = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.start
+  const words = start.split(/\s+/)
+  return words.slice(
+    1,
+    words.findIndex((word) => word.endsWith("crm.js"))
+  )
+})()
+
+/**
+ * Node options for `BENCH_OURS` only (`BENCH_OURS_NODE_ARGS`, space-separated), e.g. V8's heap
+ * sizing in an A/B run; given after `npm start`'s, they win where they name the same option.
+ */
 const OURS_NODE_ARGS = (process.env.BENCH_OURS_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "")
 
 /**
@@ -345,7 +361,7 @@ export const startOurs = async (
   const prof = profileArgs(profile)
   const child = startNode(
     `crm serve (${label})`,
-    [...prof.args, ...(bin === OURS_BIN ? OURS_NODE_ARGS : []), bin, "serve"],
+    [...prof.args, ...START_NODE_ARGS, ...(bin === OURS_BIN ? OURS_NODE_ARGS : []), bin, "serve"],
     childEnv({
       PORT: String(port),
       HOST: "127.0.0.1",

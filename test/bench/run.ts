@@ -1,7 +1,7 @@
 /**
- * `npm run bench`: our server (as shipped: `node examples/server/bin/crm.js serve`) against the
- * honest competitor, a bare node:http + pg server doing only what a correct server must
- * (test/bench/baseline.ts), driven by wrk. Method and reading: docs/benchmarks.md.
+ * `npm run bench`: our server (as shipped: `npm start`'s `node <options> examples/server/bin/crm.js
+ * serve`) against the honest competitor, a bare node:http + pg server doing only what a correct
+ * server must (test/bench/baseline.ts), driven by wrk. Method and reading: docs/benchmarks.md.
  *
  * On PostgreSQL (a fresh `crm_bench_<random>` database, dropped at the end), per round and route:
  *   (a) "together": both servers loaded at once, both on the server core, one wrk at each: the

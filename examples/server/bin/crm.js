@@ -12,6 +12,14 @@ import { setFlagsFromString } from "node:v8"
 // quarter, tried first, kept RSS lower but ran three times as many full collections: 11-16 % more
 // CPU per page of events. The factor is read at every collection, so it can be set here. A flag
 // given on the command line or in NODE_OPTIONS wins.
+//
+// `npm start` (and the Docker image) also give `--max-semi-space-size=32`, which this file cannot
+// set: V8 sizes the young generation when it makes the heap. Twice the default young generation
+// lets a list or a page of events finish between two young collections: promoted instead, each
+// one's rows and strings filled the old generation, and the full collections that followed held
+// the event loop, the p99 of those pages at 1.6-1.8x the bare server's. Once little is promoted, the
+// old generation can grow by half what is alive (`--heap-growing-percent=50`, also npm start's) and
+// RSS under load stays near 175-190 MB (docs/benchmarks.md, seventh pass).
 const given = `${process.execArgv.join(" ")} ${process.env.NODE_OPTIONS ?? ""}`
 if (!/heap[-_]growing[-_]percent/.test(given)) setFlagsFromString("--heap-growing-percent=100")
 
