@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=32 --heap-growing-percent=50
 // Runs the built command line (`dist/cli.js`, made by `npm run build`, which `npm install` runs
 // too). Development and tests run the TypeScript sources through tsx instead; this file never does.
 import { existsSync } from "node:fs"
@@ -13,8 +13,10 @@ import { setFlagsFromString } from "node:v8"
 // CPU per page of events. The factor is read at every collection, so it can be set here. A flag
 // given on the command line or in NODE_OPTIONS wins.
 //
-// `npm start` (and the Docker image) also give `--max-semi-space-size=32`, which this file cannot
-// set: V8 sizes the young generation when it makes the heap. Twice the default young generation
+// `--max-semi-space-size=32` cannot be set from here: V8 sizes the young generation when it makes
+// the heap. The first line gives it (and the growing factor below) when this file runs as a
+// command (`npx crm serve`, `./bin/crm.js`); `npm start` and the Docker image give both to node
+// explicitly; `node bin/crm.js` runs without them. Twice the default young generation
 // lets a list or a page of events finish between two young collections: promoted instead, each
 // one's rows and strings filled the old generation, and the full collections that followed held
 // the event loop, the p99 of those pages at 1.6-1.8x the bare server's. Once little is promoted, the
