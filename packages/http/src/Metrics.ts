@@ -34,6 +34,15 @@ const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 const ageSeconds = (now: number, oldestAt: string | null): number =>
   oldestAt === null ? 0 : Math.max(0, (now - Date.parse(oldestAt)) / 1000)
 
+/** A metric's child for a set of labels, made at its first use. */
+const child = <A>(children: Map<string, A>, key: string, make: () => A): A => {
+  const known = children.get(key)
+  if (known !== undefined) return known
+  const made = make()
+  children.set(key, made)
+  return made
+}
+
 export const make: Effect.Effect<Metrics> = Effect.map(
   Effect.promise(() => import("prom-client")),
   (prom): Metrics => {
@@ -78,19 +87,8 @@ export const make: Effect.Effect<Metrics> = Effect.map(
       observe: (method, route, status, seconds) => {
         const label = route ?? UNMATCHED
         const path = `${method} ${label}`
-        let timer = timed.get(path)
-        if (timer === undefined) {
-          timer = duration.labels({ method, route: label })
-          timed.set(path, timer)
-        }
-        timer.observe(seconds)
-        const answered = `${path} ${status}`
-        let counter = counted.get(answered)
-        if (counter === undefined) {
-          counter = requests.labels({ method, route: label, status })
-          counted.set(answered, counter)
-        }
-        counter.inc()
+        child(timed, path, () => duration.labels({ method, route: label })).observe(seconds)
+        child(counted, `${path} ${status}`, () => requests.labels({ method, route: label, status })).inc()
       },
       scrape: Effect.gen(function* () {
         const gauges = yield* (yield* Health.Health).gauges
