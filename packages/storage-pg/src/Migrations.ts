@@ -24,6 +24,7 @@ import keyOwnersNotes from "./migrations/0014_key_owners_notes.js"
 import searchTrigrams from "./migrations/0015_search_trigrams.js"
 import documentStock from "./migrations/0016_document_stock.js"
 import webhookCircuit from "./migrations/0017_webhook_circuit.js"
+import rateTakeOnce from "./migrations/0018_rate_take_once.js"
 
 export const migrations = {
   "0001_access": access,
@@ -42,7 +43,8 @@ export const migrations = {
   "0014_key_owners_notes": keyOwnersNotes,
   "0015_search_trigrams": searchTrigrams,
   "0016_document_stock": documentStock,
-  "0017_webhook_circuit": webhookCircuit
+  "0017_webhook_circuit": webhookCircuit,
+  "0018_rate_take_once": rateTakeOnce
 }
 
 /** The migrator's record of what is applied (`migration_id`, `name`). */

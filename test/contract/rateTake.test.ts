@@ -1,0 +1,79 @@
+/**
+ * What one rate take costs PostgreSQL (`crm_rate_take`, migrations 0002 and 0018), on PGlite and
+ * the server. Every request takes, so its row's versions are the limiter's whole cost: a take that
+ * admits writes its key's row once, and one that refuses writes nothing. Two writes per take (an
+ * upsert that only locks, then the update) made the heap blocks visited per take grow with the
+ * table's history, 7 to 250 in a minute of load (docs/benchmarks.md, eighth pass). The decisions
+ * themselves are the model test's (test/model/RateLimiter.model.test.ts).
+ */
+import * as StoragePg from "@crm/storage-pg"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { describe, expect, it } from "vitest"
+import { freshDatabase, serverUrl } from "../support/pgDatabase.js"
+
+const engines: ReadonlyArray<{
+  readonly name: string
+  readonly skip: boolean
+  readonly client: () => Layer.Layer<SqlClient.SqlClient, unknown>
+}> = [
+  { name: "pglite", skip: false, client: () => StoragePg.layerPglite() },
+  {
+    name: "postgres",
+    skip: serverUrl === undefined,
+    client: () =>
+      Layer.unwrapScoped(
+        Effect.map(freshDatabase(serverUrl!), (database) =>
+          StoragePg.layerServer({ url: database.url, maxConnections: 1 })
+        )
+      )
+  }
+]
+
+for (const engine of engines) {
+  describe.skipIf(engine.skip)(`crm_rate_take [${engine.name}]`, () => {
+    it("writes the key's row once per admitted take and not at all when it refuses", async () => {
+      const written = await Effect.runPromise(
+        Effect.scoped(
+          Effect.gen(function* () {
+            const sql = yield* SqlClient.SqlClient
+            // The transaction's own counters (pg_stat_xact_*) see its writes before it ends.
+            const writes = Effect.map(
+              sql<{ n: string }>`SELECT (n_tup_ins + n_tup_upd)::text AS n FROM pg_stat_xact_user_tables
+                WHERE relname = 'rate_windows'`,
+              ([row]) => Number(row?.n ?? 0)
+            )
+            const take = (now: number) =>
+              sql`SELECT admitted FROM crm_rate_take('probe', ${now}::bigint, 2, 60000::bigint, true)`
+            return yield* sql.withTransaction(
+              Effect.gen(function* () {
+                const counts: Array<number> = []
+                for (const now of [1_000, 2_000, 3_000]) {
+                  yield* take(now)
+                  counts.push(yield* writes)
+                }
+                return counts
+              })
+            )
+          }).pipe(Effect.provide(engine.client()))
+        )
+      )
+      // The first take inserts the row and writes the hit; the second writes; the third is refused.
+      expect(written).toEqual([2, 3, 3])
+    })
+
+    it("leaves room on each page for its rows' next versions", async () => {
+      const options = await Effect.runPromise(
+        Effect.scoped(
+          Effect.gen(function* () {
+            const sql = yield* SqlClient.SqlClient
+            return yield* sql<{ options: ReadonlyArray<string> | null }>`
+              SELECT reloptions AS options FROM pg_class WHERE relname = 'rate_windows'`
+          }).pipe(Effect.provide(engine.client()))
+        )
+      )
+      expect(options[0]?.options).toContain("fillfactor=50")
+    })
+  })
+}
