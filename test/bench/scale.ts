@@ -9,13 +9,15 @@
  *
  * Env (besides run.ts's): BENCH_SCALE_CONTACTS (1000000), BENCH_SCALE_EVENTS (= contacts; one
  * contact.created per contact), BENCH_SCALE_SMALL (10000), BENCH_SCALE_CONNECTIONS (16),
- * BENCH_SCALE_Q (12345: a rare substring, in about 20 of the million contacts and none of the small ones).
+ * BENCH_SCALE_Q (12345: a rare substring, in about 20 of the million contacts and none of the small ones),
+ * BENCH_SCALE_ROUTES (get,list,search,offset,events-head,events-back: which of the routes to load).
  */
 import type pg from "pg"
 import {
   createDatabase,
   createKeys,
   createOrganisation,
+  envList,
   envNumber,
   fixed,
   KEYS,
@@ -39,6 +41,7 @@ const BIG = envNumber("BENCH_SCALE_CONTACTS", 1_000_000)
 const SMALL = envNumber("BENCH_SCALE_SMALL", 10_000)
 const CONNECTIONS = envNumber("BENCH_SCALE_CONNECTIONS", 16)
 const Q = process.env.BENCH_SCALE_Q ?? "12345"
+const ROUTES = envList("BENCH_SCALE_ROUTES", "get,list,search,offset,events-head,events-back")
 
 const COLUMNS = "id, first_name, last_name, email, phone, company_id, status, source, custom, created_at, updated_at"
 
@@ -133,6 +136,47 @@ interface ScaleRow {
   readonly failures: number
   readonly serverCpu: number
   readonly pgCpu: number
+  /** Shared-buffer pages found in PostgreSQL's cache and read from the OS (page cache or disk), per request. */
+  readonly hits: number
+  readonly reads: number
+}
+
+/**
+ * The bench database's block counters per table (heap, indexes and TOAST together). Busy backends
+ * flush them about once a second, so a window's difference is off by about a second's worth at
+ * each end, alike at both.
+ */
+const blocks = async (client: pg.Client): Promise<Map<string, { hit: number; read: number }>> => {
+  const { rows } = await client.query<{ relation: string; hit: string; read: string }>(
+    `SELECT relname AS relation,
+       (coalesce(heap_blks_hit, 0) + coalesce(idx_blks_hit, 0) + coalesce(toast_blks_hit, 0) + coalesce(tidx_blks_hit, 0))::text AS hit,
+       (coalesce(heap_blks_read, 0) + coalesce(idx_blks_read, 0) + coalesce(toast_blks_read, 0) + coalesce(tidx_blks_read, 0))::text AS read
+     FROM pg_statio_user_tables`
+  )
+  return new Map(rows.map((row) => [row.relation, { hit: Number(row.hit), read: Number(row.read) }]))
+}
+
+/** Blocks per request over a window, in all and for the tables that took the most. */
+const blocksPerRequest = (
+  before: Map<string, { hit: number; read: number }>,
+  after: Map<string, { hit: number; read: number }>,
+  requests: number
+) => {
+  const tables = [...after].map(([relation, { hit, read }]) => ({
+    relation,
+    hit: perRequest(hit - (before.get(relation)?.hit ?? 0), requests),
+    read: perRequest(read - (before.get(relation)?.read ?? 0), requests)
+  }))
+  return {
+    hit: tables.reduce((sum, t) => sum + t.hit, 0),
+    read: tables.reduce((sum, t) => sum + t.read, 0),
+    top: tables
+      .filter((t) => t.hit + t.read >= 0.5)
+      .sort((a, b) => b.hit + b.read - (a.hit + a.read))
+      .slice(0, 4)
+      .map((t) => `${t.relation} ${fixed(t.hit + t.read, 1)}`)
+      .join(", ")
+  }
 }
 
 export const runScale = async (): Promise<void> => {
@@ -182,7 +226,7 @@ export const runScale = async (): Promise<void> => {
   const rows: Array<ScaleRow> = []
   await withClient(db.url, async (client) => {
     for (const org of organisations) {
-      for (const route of routesFor(org.id, org.ids, org.events)) {
+      for (const route of routesFor(org.id, org.ids, org.events).filter((r) => ROUTES.includes(r.id))) {
         if (state.interrupted) return
         const keys = await createKeys(ours.base, org.id, KEYS)
         const lua = script(route.lua, keys, randomTag())
@@ -195,6 +239,7 @@ export const runScale = async (): Promise<void> => {
           seconds: WARMUP,
           connections: CONNECTIONS
         })
+        const before = await blocks(client)
         const window = await measure({
           dir,
           label,
@@ -202,8 +247,10 @@ export const runScale = async (): Promise<void> => {
           seconds: SECONDS,
           pg: { client, database: db.name }
         })
+        const after = await blocks(client)
         const f = window.targets[0]!
         const r = f.result
+        const b = blocksPerRequest(before, after, r.requests)
         const row: ScaleRow = {
           size: org.size,
           route: route.label,
@@ -212,12 +259,15 @@ export const runScale = async (): Promise<void> => {
           p99: r.requests > 0 ? r.p99Ms : Number.NaN,
           failures: r.non2xx + r.errors + r.timeouts,
           serverCpu: perRequest(f.serverCpuMs, r.requests),
-          pgCpu: perRequest(f.pgAppCpuMs, r.requests)
+          pgCpu: perRequest(f.pgAppCpuMs, r.requests),
+          hits: b.hit,
+          reads: b.read
         }
         rows.push(row)
         console.log(
           `  ${org.size.padStart(9)} ${route.label.padEnd(38)} ${fixed(row.rps, 0).padStart(6)} req/s  p50 ${fixed(row.p50, 2)} ms  p99 ${fixed(row.p99, 2)} ms  ` +
-            `CPU/req server ${fixed(row.serverCpu, 3)} pg ${fixed(row.pgCpu, 3)} ms` +
+            `CPU/req server ${fixed(row.serverCpu, 3)} pg ${fixed(row.pgCpu, 3)} ms  ` +
+            `blocks/req hit ${fixed(row.hits, 1)} read ${fixed(row.reads, 2)} (${b.top})` +
             (row.failures > 0 ? `  FAILED ${r.non2xx} non-2xx, ${r.errors} socket errors, ${r.timeouts} timeouts` : "")
         )
         if (row.failures > 0) problems.push(`scale/${org.size}/${route.label}: ${row.failures} failed requests`)
@@ -230,7 +280,18 @@ export const runScale = async (): Promise<void> => {
     }
 
     const t = tables(
-      ["contacts", "route", "req/s", "p50 ms", "p99 ms", "failed", "server CPU ms/req", "PG CPU ms/req"],
+      [
+        "contacts",
+        "route",
+        "req/s",
+        "p50 ms",
+        "p99 ms",
+        "failed",
+        "server CPU ms/req",
+        "PG CPU ms/req",
+        "blocks hit/req",
+        "blocks read/req"
+      ],
       rows.map((r) => [
         r.size,
         r.route,
@@ -239,7 +300,9 @@ export const runScale = async (): Promise<void> => {
         fixed(r.p99, 2),
         String(r.failures),
         fixed(r.serverCpu, 3),
-        fixed(r.pgCpu, 3)
+        fixed(r.pgCpu, 3),
+        fixed(r.hits, 1),
+        fixed(r.reads, 2)
       ]),
       2
     )
@@ -250,7 +313,7 @@ export const runScale = async (): Promise<void> => {
       console.log(
         `\n== EXPLAIN (ANALYZE, BUFFERS), organisation with ${org.size} contacts (6th execution of the prepared statement) ==`
       )
-      for (const route of routesFor(org.id, org.ids, org.events)) {
+      for (const route of routesFor(org.id, org.ids, org.events).filter((r) => ROUTES.includes(r.id))) {
         const plan = await explain(client, route.explain.text, route.explain.params)
         console.log(`\n-- ${route.label}\n${plan}`)
       }
