@@ -5,7 +5,16 @@
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { randomBytes, randomUUID } from "node:crypto"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync
+} from "node:fs"
 import { type AddressInfo, createServer } from "node:net"
 import { cpus, tmpdir } from "node:os"
 import { join } from "node:path"
@@ -39,6 +48,8 @@ export const WRK_THREADS = envNumber("BENCH_WRK_THREADS", 1)
 export const KEYS = envNumber("BENCH_KEYS", 128)
 export const ROUNDS = envNumber("BENCH_ROUNDS", 3)
 export const PROFILE = process.env.BENCH_PROFILE === "1"
+/** Where each server's whole output (its request log, and `--trace-gc` given in BENCH_OURS_NODE_ARGS) is kept. */
+export const LOG_DIR = process.env.BENCH_LOG_DIR || undefined
 export const PROFILE_TOP = envNumber("BENCH_PROFILE_TOP", 25)
 export const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 export const ADMIN_TOKEN = "bench"
@@ -249,8 +260,11 @@ export const startNode = (name: string, nodeArgs: ReadonlyArray<string>, env: No
     output: "",
     exited: new Promise((resolve) => proc.on("exit", (code, signal) => resolve(code ?? (signal === null ? null : -1))))
   }
+  const log =
+    LOG_DIR === undefined ? undefined : createWriteStream(join(LOG_DIR, `${name.replace(/[^\w.-]+/g, "_")}.log`))
   const keep = (chunk: Buffer) => {
     child.output = (child.output + chunk.toString("utf8")).slice(-20_000)
+    log?.write(chunk)
   }
   proc.stdout!.on("data", keep)
   proc.stderr!.on("data", keep)

@@ -34,6 +34,8 @@
  *   BENCH_OURS                  a copy of examples/server, as for BENCH_AGAINST, run in our server's
  *                               place (so neither side of an A/B run is rebuilt under it)
  *   BENCH_OURS_NODE_ARGS        node options for our server only, space-separated (V8 heap sizing...)
+ *   BENCH_LOG_DIR               a directory that keeps each server's whole output (our request log,
+ *                               and what BENCH_OURS_NODE_ARGS such as --trace-gc print)
  */
 
 import { spawnSync } from "node:child_process"
