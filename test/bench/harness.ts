@@ -268,6 +268,7 @@ export const startNode = (name: string, nodeArgs: ReadonlyArray<string>, env: No
   }
   proc.stdout!.on("data", keep)
   proc.stderr!.on("data", keep)
+  if (log !== undefined) proc.on("close", () => log.end())
   onCleanup(`process ${name}`, () => stopChild(child))
   return child
 }
