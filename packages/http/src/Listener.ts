@@ -17,6 +17,7 @@ import * as Runtime from "effect/Runtime"
 import { type Answer, errorBody, MAX_HEADER_BYTES, MAX_URL_BYTES, requestIdOf } from "./App.js"
 import { type ErrorCode, STATUS_BY_CODE } from "./ErrorStatus.js"
 import { useLinkedFiberRoots } from "./FiberRoots.js"
+import * as TurnScheduler from "./TurnScheduler.js"
 
 /** Where the server listens (the port is the one bound, so port 0 reads back as the real one). */
 export class Address extends Context.Tag("@crm/http/Listener/Address")<
@@ -146,8 +147,10 @@ export const layer = <R>(
       // Each request is a root fiber: see `FiberRoots` for why their set is a linked list.
       if (!useLinkedFiberRoots()) yield* Effect.logDebug("Effect's fiber roots are not a Set here; left as they are")
       const given = yield* Effect.runtime<R>()
-      const runtime =
+      const traced =
         options.tracing === false ? Runtime.setFiberRef(given, FiberRef.currentTracerEnabled, false) : given
+      // Request fibers run together once per turn of the event loop: see `TurnScheduler` for why.
+      const runtime = Runtime.setFiberRef(traced, FiberRef.currentScheduler, TurnScheduler.make())
       const run = Runtime.runCallback(runtime)
       const limits = {
         maxHeaderSize: MAX_HEADER_BYTES,
