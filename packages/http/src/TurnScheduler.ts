@@ -3,10 +3,11 @@
  * phase (`setImmediate`), after the turn's I/O callbacks have all run.
  *
  * Effect's default scheduler runs a resumed fiber in a microtask right after the I/O callback that
- * resumed it, with a runner per fiber. Measured side by side (docs/benchmarks.md, ninth pass), one
- * queue per turn cost 5-20 % less server CPU per request under load, and its p99 under a shared core
- * fell from 1.2-1.4x the bare server's to 0.9-1.2x; Effect's own `makeBatched` over `setImmediate`
- * (still a runner, and an immediate, per fiber) gained most of the p99 but half the CPU.
+ * resumed it, through a runner kept per fiber. Measured against it side by side (docs/benchmarks.md,
+ * ninth pass), one queue per turn took 8-13 % less server CPU per request under load, and the p99
+ * of the writes, with the bare server on the same core, fell from 1.3-1.4x the bare server's to
+ * 1.0-1.3x. Effect's own `makeBatched` over `setImmediate`, which still keeps a runner and an
+ * immediate per fiber, took the tail away too but only about half the CPU.
  *
  * A task queued while the queue runs waits for the next turn, so that a fiber yielding again and
  * again (Effect's `shouldYield` after 2048 operations) lets the loop poll between its slices.
