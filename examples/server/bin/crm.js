@@ -40,5 +40,18 @@ if (!existsSync(built)) {
   )
   process.exit(1)
 }
+// pg asks, as it loads, whether it runs on Cloudflare Workers: without a `navigator` (node 20 has
+// none; 21 and later do) it makes a `Response`, and node 20 loads its whole fetch implementation
+// (undici) to make one: 60-70 ms of every start, for nothing the server uses then. A `navigator`
+// that names node answers pg first (pg is then cached for the bundle's import of it); it is gone
+// again before anything else runs.
+if (!("navigator" in globalThis)) {
+  globalThis.navigator = { userAgent: `Node.js/${process.versions.node}` }
+  try {
+    await import("pg")
+  } finally {
+    delete globalThis.navigator
+  }
+}
 const { main } = await import(built.href)
 main(process.argv.slice(2))
