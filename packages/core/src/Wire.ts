@@ -23,9 +23,135 @@ export const PageQuery = {
   offset: z.coerce.number().int().min(0).default(0).describe("records to skip, 0 or more")
 }
 
+/**
+ * The orders a sync-capable list walks in: `created_at` is the default (newest created first, ties
+ * by id descending), `updated_at` the sync order (oldest change first, ties by id ascending).
+ */
+export type ListOrder = "created_at" | "updated_at"
+
+/** Where a keyset page starts: rows strictly after this one in `order` (a decoded `cursor`). */
+export interface PageKey {
+  readonly order: ListOrder
+  /** The row's `created_at` or `updated_at` (as `order` says), ISO 8601 UTC with milliseconds. */
+  readonly at: string
+  readonly id: string
+}
+
+const ORDER_CODES: Readonly<Record<ListOrder, string>> = { created_at: "c", updated_at: "u" }
+const isoUtcMillis = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+const lowerUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+const base64Url = /^[A-Za-z0-9_-]+$/
+
+/** The opaque `cursor`: base64url of `<order code>|<timestamp>|<id>`, with no padding. */
+export const encodeCursor = (key: PageKey): string =>
+  btoa(`${ORDER_CODES[key.order]}|${key.at}|${key.id}`).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "")
+
+/** The key a cursor holds, or undefined for anything `encodeCursor` did not make. */
+export const decodeCursor = (cursor: string): PageKey | undefined => {
+  if (!base64Url.test(cursor)) return undefined
+  let text: string
+  try {
+    text = atob(cursor.replaceAll("-", "+").replaceAll("_", "/"))
+  } catch {
+    return undefined
+  }
+  const [code, at, id, ...rest] = text.split("|")
+  const order = code === "c" ? "created_at" : code === "u" ? "updated_at" : undefined
+  if (order === undefined || rest.length > 0 || at === undefined || id === undefined) return undefined
+  if (!isoUtcMillis.test(at) || Number.isNaN(Date.parse(at)) || !lowerUuid.test(id)) return undefined
+  return { order, at, id }
+}
+
+/**
+ * The query fields of a list a client can sync from (`GET /contacts?order=updated_at&cursor=...`):
+ * spread into a `*ListQuery` beside `PageQuery`. The rules between them are `refineSyncQuery`, which
+ * the transport applies to the whole query (the `*ListQuery` stays unrefined so that MCP tools can
+ * pick single fields from it).
+ */
+export const SyncQuery = {
+  updated_since: TimestampInput.optional().describe("only records updated at or after this time"),
+  order: z
+    .enum(["updated_at"])
+    .optional()
+    .describe(
+      "updated_at: oldest change first, ties by id (for syncing; with include_archived, archiving counts as a change); omitted: newest created first, ties by id"
+    ),
+  cursor: z
+    .string()
+    .max(200)
+    .transform((cursor, ctx) => {
+      const key = decodeCursor(cursor)
+      if (key === undefined) {
+        ctx.addIssue({ code: "custom", message: "not a cursor this API gave out (next_cursor)", input: cursor })
+        return z.NEVER
+      }
+      return key
+    })
+    .optional()
+    .describe(
+      "opaque: the next_cursor of the previous page, sent with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Not combined with offset"
+    )
+}
+
+/** The query field of a list whose records are archived by DELETE. */
+export const ArchivedQuery = {
+  include_archived: z
+    .enum(["true", "false"])
+    .transform((value) => value === "true")
+    .optional()
+    .describe(
+      "true: archived records are listed too, each row then carrying archived_at (null while live), so a sync client sees deletions"
+    )
+}
+
+interface SyncFields {
+  readonly order?: unknown
+  readonly cursor?: unknown
+  readonly offset?: unknown
+}
+
+/**
+ * The rules between the sync fields, for `superRefine` on a list query: a cursor belongs to the
+ * order it was made for (422 naming `cursor`), and says itself where the page starts, so `offset`
+ * must be 0 beside it (422 naming `offset`).
+ */
+export const refineSyncQuery = (query: SyncFields, ctx: z.RefinementCtx): void => {
+  const cursor = query.cursor as PageKey | undefined
+  if (cursor === undefined || typeof cursor !== "object") return
+  const order: ListOrder = query.order === "updated_at" ? "updated_at" : "created_at"
+  if (cursor.order !== order) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["cursor"],
+      message: `this cursor was made for ${cursor.order === "created_at" ? "the default order" : `order=${cursor.order}`}, not ${order === "created_at" ? "the default order" : `order=${order}`}`,
+      input: query.order
+    })
+  }
+  if (query.offset !== undefined && query.offset !== 0) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["offset"],
+      message: "offset cannot be combined with cursor: the cursor says where the page starts",
+      input: query.offset
+    })
+  }
+}
+
+/**
+ * How much of a list to read and from where. The sync fields keep their wire names because a
+ * parsed `*ListQuery` is passed on as the page: a list that takes them needs no mapping.
+ */
 export interface Page {
   readonly limit: number
   readonly offset: number
+  /** Default `created_at` (newest first); `updated_at` walks oldest change first, ties by id. */
+  readonly order?: "updated_at" | undefined
+  /** Rows strictly after this key, in `order` (a keyset page). */
+  readonly cursor?: PageKey | undefined
+  /** Only rows whose `updated_at` is at or after this instant. */
+  readonly updated_since?: string | undefined
+  /** Archived rows too, each (and each live one) with its `archived_at`. */
+  readonly include_archived?: boolean | undefined
 }
 
 export interface PageResult<A> {
@@ -38,6 +164,38 @@ export interface PageResult<A> {
 export const pageEnvelope = <T extends z.ZodType>(item: T) =>
   z.object({ data: z.array(item), limit: z.number().int(), offset: z.number().int(), has_more: z.boolean() })
 
+/** What a row of a sync page is keyed by: `next_cursor` is made from the last row of a page. */
+export interface Keyed {
+  readonly id: string
+  readonly created_at: string
+  readonly updated_at: string
+}
+
+export interface SyncPageResult<A> extends PageResult<A> {
+  readonly next_cursor: string | null
+}
+
+const ArchivedAt = Timestamp.nullable()
+  .optional()
+  .describe("only with include_archived=true: when the record was archived (DELETE), null while it is live")
+
+/**
+ * The page of a list that takes `SyncQuery`: `next_cursor` continues it. `archivable` lists (whose
+ * records DELETE archives) take `include_archived`, and their rows may carry `archived_at`.
+ */
+export const syncPageEnvelope = <T extends z.ZodType>(item: T, options: { readonly archivable: boolean }) =>
+  z.object({
+    // An intersection, not an extension, so that the document still refers to the record's own shape.
+    data: z.array(options.archivable ? item.and(z.object({ archived_at: ArchivedAt })) : item),
+    limit: z.number().int(),
+    offset: z.number().int(),
+    has_more: z.boolean(),
+    next_cursor: z
+      .string()
+      .nullable()
+      .describe("send as cursor (with the same order and filters) for the next page; null when has_more is false")
+  })
+
 /** Repositories return up to `limit + 1` rows so that `has_more` costs no count query. */
 export const toPage = <A>(rows: ReadonlyArray<A>, page: Page): PageResult<A> => ({
   data: rows.length > page.limit ? rows.slice(0, page.limit) : rows,
@@ -45,6 +203,19 @@ export const toPage = <A>(rows: ReadonlyArray<A>, page: Page): PageResult<A> => 
   offset: page.offset,
   has_more: rows.length > page.limit
 })
+
+/** The key of a row in the page's order, for the cursor of the page after it. */
+export const keyOf = (row: Keyed, page: Pick<Page, "order">): PageKey =>
+  page.order === "updated_at"
+    ? { order: "updated_at", at: row.updated_at, id: row.id }
+    : { order: "created_at", at: row.created_at, id: row.id }
+
+/** `toPage` plus the cursor that continues the walk after its last row. */
+export const toSyncPage = <A extends Keyed>(rows: ReadonlyArray<A>, page: Page): SyncPageResult<A> => {
+  const base = toPage(rows, page)
+  const last = base.data[base.data.length - 1]
+  return { ...base, next_cursor: base.has_more && last !== undefined ? encodeCursor(keyOf(last, page)) : null }
+}
 
 export const toUtc = (input: string): string => new Date(input).toISOString()
 
