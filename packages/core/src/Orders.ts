@@ -41,7 +41,7 @@ import { priceDocument } from "./Pricing/LinePrice.js"
 import type { Actor } from "./Resource.js"
 import type { Organisation } from "./Settings/SettingsSchemas.js"
 import { Transaction } from "./Transaction.js"
-import { normaliseEmail, type PageResult, toPage } from "./Wire.js"
+import { normaliseEmail, type PageResult, toSyncPage } from "./Wire.js"
 
 export * as Fulfilment from "./Orders/Fulfilment.js"
 export * from "./Orders/OrderRepository.js"
@@ -297,7 +297,7 @@ export const make = Effect.gen(function* () {
           },
           query
         )
-        .pipe(Effect.map((rows) => toPage(rows, query)))
+        .pipe(Effect.map((rows) => toSyncPage(rows, query)))
   })
 })
 

@@ -31,7 +31,7 @@ import * as PurchaseOrderStatus from "./PurchaseOrders/PurchaseOrderStatus.js"
 import type { Actor } from "./Resource.js"
 import type { Organisation } from "./Settings/SettingsSchemas.js"
 import { Transaction } from "./Transaction.js"
-import { type PageResult, toPage } from "./Wire.js"
+import { type PageResult, toSyncPage } from "./Wire.js"
 
 export * from "./PurchaseOrders/PurchaseOrderRepository.js"
 export * from "./PurchaseOrders/PurchaseOrderSchemas.js"
@@ -186,7 +186,7 @@ export const make = Effect.gen(function* () {
     list: (organisation, query) =>
       repo
         .list(organisation.id, query.status !== undefined ? { status: query.status } : {}, query)
-        .pipe(Effect.map((rows) => toPage(rows, query)))
+        .pipe(Effect.map((rows) => toSyncPage(rows, query)))
   })
 })
 

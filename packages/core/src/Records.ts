@@ -26,7 +26,7 @@ import { isBuiltInTarget, type RecordType } from "./Records/RecordTypes.js"
 import type { Actor } from "./Resource.js"
 import type { Organisation } from "./Settings/SettingsSchemas.js"
 import { Transaction } from "./Transaction.js"
-import { type PageResult, toPage } from "./Wire.js"
+import { type PageResult, toSyncPage } from "./Wire.js"
 
 export * as Formula from "./Records/Formula.js"
 export * as RecordFields from "./Records/RecordFields.js"
@@ -222,7 +222,7 @@ export const make = Effect.gen(function* () {
           },
           query
         )
-        const page = toPage(rows, query)
+        const page = toSyncPage(rows, query)
         return { ...page, data: yield* present(organisation, page.data) }
       })
   })

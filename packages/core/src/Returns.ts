@@ -27,7 +27,7 @@ import type { Return, ReturnCreate, ReturnListQuery, ReturnUpdate } from "./Retu
 import * as ReturnStatus from "./Returns/ReturnStatus.js"
 import type { Organisation } from "./Settings/SettingsSchemas.js"
 import { Transaction } from "./Transaction.js"
-import { type PageResult, toPage } from "./Wire.js"
+import { type PageResult, toSyncPage } from "./Wire.js"
 
 export * as ReturnLines from "./Returns/ReturnLines.js"
 export * from "./Returns/ReturnRepository.js"
@@ -146,7 +146,7 @@ export const make = Effect.gen(function* () {
           },
           query
         )
-        .pipe(Effect.map((rows) => toPage(rows, query)))
+        .pipe(Effect.map((rows) => toSyncPage(rows, query)))
   })
 })
 

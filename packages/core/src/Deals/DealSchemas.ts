@@ -1,7 +1,16 @@
 import { z } from "zod"
 import { Currency } from "../Money/Currency.js"
 import { Pipeline, StageKind } from "../Settings/SettingsSchemas.js"
-import { Custom, IdInput, PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+import {
+  ArchivedQuery,
+  Custom,
+  IdInput,
+  PageQuery,
+  pageEnvelope,
+  SyncQuery,
+  syncPageEnvelope,
+  Timestamp
+} from "../Wire.js"
 
 export const DateOnly = z.iso.date().describe("YYYY-MM-DD")
 
@@ -59,13 +68,15 @@ export const Deal = z.object({
   updated_at: Timestamp
 })
 export type Deal = z.infer<typeof Deal>
-export const DealPage = pageEnvelope(Deal)
+export const DealPage = syncPageEnvelope(Deal, { archivable: true })
 
 export const DealListQuery = z.object({
   status_kind: StageKind.optional(),
   contact_id: IdInput.optional(),
   company_id: IdInput.optional(),
   pipeline_id: IdInput.optional(),
+  ...SyncQuery,
+  ...ArchivedQuery,
   ...PageQuery
 })
 export type DealListQuery = z.output<typeof DealListQuery>

@@ -2,7 +2,7 @@ import { z } from "zod"
 import { DateOnly } from "../Deals/DealSchemas.js"
 import { Currency } from "../Money/Currency.js"
 import { DocumentAmounts, Line, LineInput } from "../Pricing/LineSchemas.js"
-import { IdInput, PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+import { IdInput, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
 
 export const InvoiceKind = z.enum(["normal", "storno", "corrective", "proforma", "advance"])
 export type InvoiceKind = z.infer<typeof InvoiceKind>
@@ -76,13 +76,14 @@ export const Invoice = z.object({
   updated_at: Timestamp
 })
 export type Invoice = z.infer<typeof Invoice>
-export const InvoicePage = pageEnvelope(Invoice)
+export const InvoicePage = syncPageEnvelope(Invoice, { archivable: false })
 
 export const InvoiceListQuery = z.object({
   status: InvoiceStatus.optional(),
   kind: InvoiceKind.optional(),
   contact_id: IdInput.optional(),
   company_id: IdInput.optional(),
+  ...SyncQuery,
   ...PageQuery
 })
 export type InvoiceListQuery = z.output<typeof InvoiceListQuery>

@@ -1,7 +1,7 @@
 import { z } from "zod"
 import { Currency } from "../Money/Currency.js"
 import { DocumentAmounts } from "../Pricing/LineSchemas.js"
-import { IdInput as Id, PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+import { IdInput as Id, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
 
 export const OrderFulfilment = z.enum(["new", "confirmed", "shipped", "delivered", "cancelled"])
 export type OrderFulfilment = z.infer<typeof OrderFulfilment>
@@ -106,12 +106,13 @@ export const Order = z.object({
   updated_at: Timestamp
 })
 export type Order = z.infer<typeof Order>
-export const OrderPage = pageEnvelope(Order)
+export const OrderPage = syncPageEnvelope(Order, { archivable: false })
 
 export const OrderListQuery = z.object({
   fulfilment: OrderFulfilment.optional(),
   payment_status: OrderPaymentStatus.optional(),
   contact_id: Id.optional(),
+  ...SyncQuery,
   ...PageQuery
 })
 export type OrderListQuery = z.output<typeof OrderListQuery>

@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { IdInput, PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+import { IdInput, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
 
 export const PurchaseOrderStatus = z.enum(["draft", "ordered", "partial", "received", "cancelled"])
 export type PurchaseOrderStatus = z.infer<typeof PurchaseOrderStatus>
@@ -61,10 +61,11 @@ export const PurchaseOrder = z.object({
   updated_at: Timestamp
 })
 export type PurchaseOrder = z.infer<typeof PurchaseOrder>
-export const PurchaseOrderPage = pageEnvelope(PurchaseOrder)
+export const PurchaseOrderPage = syncPageEnvelope(PurchaseOrder, { archivable: false })
 
 export const PurchaseOrderListQuery = z.object({
   status: PurchaseOrderStatus.optional(),
+  ...SyncQuery,
   ...PageQuery
 })
 export type PurchaseOrderListQuery = z.output<typeof PurchaseOrderListQuery>

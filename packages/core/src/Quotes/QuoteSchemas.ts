@@ -2,7 +2,7 @@ import { z } from "zod"
 import { DateOnly } from "../Deals/DealSchemas.js"
 import { Currency } from "../Money/Currency.js"
 import { DocumentAmounts, Line, LineInput } from "../Pricing/LineSchemas.js"
-import { IdInput, PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+import { IdInput, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
 
 export const QuoteStatus = z.enum(["draft", "sent", "accepted", "rejected", "expired", "cancelled"])
 export type QuoteStatus = z.infer<typeof QuoteStatus>
@@ -38,12 +38,13 @@ export const Quote = z.object({
   updated_at: Timestamp
 })
 export type Quote = z.infer<typeof Quote>
-export const QuotePage = pageEnvelope(Quote)
+export const QuotePage = syncPageEnvelope(Quote, { archivable: false })
 
 export const QuoteListQuery = z.object({
   status: QuoteStatus.optional(),
   contact_id: IdInput.optional(),
   company_id: IdInput.optional(),
+  ...SyncQuery,
   ...PageQuery
 })
 export type QuoteListQuery = z.output<typeof QuoteListQuery>

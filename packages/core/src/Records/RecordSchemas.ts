@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { IdInput as Id, PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+import { IdInput as Id, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
 
 // Ids compare as stored (lower case) on every store: PostgreSQL's uuid type ignores case, a map key does not.
 
@@ -47,7 +47,7 @@ export const WrittenRecord = CustomRecord.extend({
 })
 export type WrittenRecord = z.infer<typeof WrittenRecord>
 
-export const RecordPage = pageEnvelope(CustomRecord)
+export const RecordPage = syncPageEnvelope(CustomRecord, { archivable: false })
 
 export const RecordListQuery = z.object({
   type: z.string().min(1).max(63).optional().describe("a record type key"),
@@ -55,6 +55,7 @@ export const RecordListQuery = z.object({
   company_id: Id.optional(),
   deal_id: Id.optional(),
   q: z.string().max(200).optional().describe("case-insensitive substring of the title"),
+  ...SyncQuery,
   ...PageQuery
 })
 export type RecordListQuery = z.output<typeof RecordListQuery>

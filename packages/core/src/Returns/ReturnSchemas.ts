@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { IdInput, PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+import { IdInput, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
 
 export const ReturnStatus = z.enum(["requested", "approved", "rejected", "received", "refunded", "cancelled"])
 export type ReturnStatus = z.infer<typeof ReturnStatus>
@@ -54,12 +54,13 @@ export const Return = z.object({
   updated_at: Timestamp
 })
 export type Return = z.infer<typeof Return>
-export const ReturnPage = pageEnvelope(Return)
+export const ReturnPage = syncPageEnvelope(Return, { archivable: false })
 
 export const ReturnListQuery = z.object({
   status: ReturnStatus.optional(),
   order_id: IdInput.optional(),
   contact_id: IdInput.optional(),
+  ...SyncQuery,
   ...PageQuery
 })
 export type ReturnListQuery = z.output<typeof ReturnListQuery>

@@ -1,6 +1,6 @@
 import { z } from "zod"
 import { TaskPriority } from "../Settings/SettingsSchemas.js"
-import { IdInput, PageQuery, pageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
+import { ArchivedQuery, IdInput, PageQuery, SyncQuery, syncPageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
 
 export { TaskPriority }
 export const EntityType = z.enum(["contact", "company", "deal"])
@@ -50,7 +50,7 @@ export const Task = z.object({
   updated_at: Timestamp
 })
 export type Task = z.infer<typeof Task>
-export const TaskPage = pageEnvelope(Task)
+export const TaskPage = syncPageEnvelope(Task, { archivable: true })
 
 export const TaskListQuery = z.object({
   done: z
@@ -60,6 +60,8 @@ export const TaskListQuery = z.object({
   priority: TaskPriority.optional(),
   assignee_id: IdInput.optional(),
   entity_id: IdInput.optional(),
+  ...SyncQuery,
+  ...ArchivedQuery,
   ...PageQuery
 })
 export type TaskListQuery = z.output<typeof TaskListQuery>

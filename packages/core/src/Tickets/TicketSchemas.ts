@@ -1,6 +1,6 @@
 import { z } from "zod"
 import { TaskPriority } from "../Settings/SettingsSchemas.js"
-import { IdInput, PageQuery, pageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
+import { IdInput, PageQuery, SyncQuery, syncPageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
 
 export const TicketStatus = z.enum(["open", "pending", "solved", "closed"])
 export type TicketStatus = z.infer<typeof TicketStatus>
@@ -67,7 +67,7 @@ export const Ticket = TicketRecord.extend({
   breached: z.boolean().describe("sla_due_at has passed while the ticket is neither solved nor closed")
 })
 export type Ticket = z.infer<typeof Ticket>
-export const TicketPage = pageEnvelope(Ticket)
+export const TicketPage = syncPageEnvelope(Ticket, { archivable: false })
 
 export const TicketListQuery = z.object({
   status: TicketStatus.optional(),
@@ -77,6 +77,7 @@ export const TicketListQuery = z.object({
     .enum(["true", "false"])
     .transform((value) => value === "true")
     .optional(),
+  ...SyncQuery,
   ...PageQuery
 })
 export type TicketListQuery = z.output<typeof TicketListQuery>
