@@ -21,6 +21,32 @@ onEveryStore("OpenAPI document", (server) => {
     expect(limit.schema).toMatchObject({ minimum: 1, maximum: 200, default: 50 })
   })
 
+  it("offers the sync fields on the lists (updated_since, order, cursor; include_archived where DELETE archives) and next_cursor in their pages", async () => {
+    const { paths, components } = (await server().anonymous.get("/openapi.json")).body
+    const parameters = (path: string) =>
+      Object.fromEntries(paths[`/api/v1/${path}`].get.parameters.map((p: any) => [p.name, p.schema]))
+    const archivable = ["contacts", "companies", "deals", "tasks"]
+    const others = ["products", "records", "quotes", "invoices", "orders", "returns", "tickets", "purchase-orders"]
+    for (const path of [...archivable, ...others]) {
+      const query = parameters(path)
+      expect(query.updated_since, path).toMatchObject({ type: "string", format: "date-time" })
+      expect(query.order, path).toMatchObject({ enum: ["updated_at"] })
+      expect(query.cursor, path).toMatchObject({ type: "string" })
+      if (archivable.includes(path)) expect(query.include_archived, path).toMatchObject({ enum: ["true", "false"] })
+      else expect(query.include_archived, path).toBeUndefined()
+    }
+    const contactPage = components.schemas.ContactPage
+    expect(contactPage.required).toContain("next_cursor")
+    expect(contactPage.properties.next_cursor.type).toEqual(["string", "null"])
+    // Each row is a Contact, with archived_at beside it when include_archived is set.
+    const [record, archived] = contactPage.properties.data.items.allOf
+    expect(record).toEqual({ $ref: "#/components/schemas/Contact" })
+    expect(JSON.stringify(archived.properties.archived_at)).toContain('"null"')
+    expect(archived.required ?? []).not.toContain("archived_at")
+    expect(JSON.stringify(components.schemas.ProductPage)).not.toContain("archived_at")
+    expect(components.schemas.ProductPage.properties.next_cursor).toBeDefined()
+  })
+
   it("states the URL and header limits on every operation, and 503 on every one that needs the store", async () => {
     const { paths } = (await server().anonymous.get("/openapi.json")).body
     const codesAt = (operation: any, status: string): Array<string> =>
