@@ -10,8 +10,12 @@
  * Env (besides run.ts's): BENCH_SCALE_CONTACTS (1000000), BENCH_SCALE_EVENTS (= contacts; one
  * contact.created per contact), BENCH_SCALE_SMALL (10000), BENCH_SCALE_CONNECTIONS (16),
  * BENCH_SCALE_Q (12345: a rare substring, in about 20 of the million contacts and none of the small ones),
- * BENCH_SCALE_ROUTES (get,list,search,offset,events-head,events-back: which of the routes to load).
+ * BENCH_SCALE_ROUTES (get,list,search,offset,keyset,events-head,events-back: which of the routes to load).
+ * `keyset` is a sync walk's page nine tenths of the way through the organisation's contacts
+ * (`order=updated_at&cursor=...`): with the (organisation_id, updated_at, id) index it should cost
+ * what the first page does, where `offset` grows with its depth.
  */
+import { Wire } from "@crm/core"
 import type pg from "pg"
 import {
   createDatabase,
@@ -41,7 +45,7 @@ const BIG = envNumber("BENCH_SCALE_CONTACTS", 1_000_000)
 const SMALL = envNumber("BENCH_SCALE_SMALL", 10_000)
 const CONNECTIONS = envNumber("BENCH_SCALE_CONNECTIONS", 16)
 const Q = process.env.BENCH_SCALE_Q ?? "12345"
-const ROUTES = envList("BENCH_SCALE_ROUTES", "get,list,search,offset,events-head,events-back")
+const ROUTES = envList("BENCH_SCALE_ROUTES", "get,list,search,offset,keyset,events-head,events-back")
 
 const COLUMNS = "id, first_name, last_name, email, phone, company_id, status, source, custom, created_at, updated_at"
 
@@ -52,6 +56,8 @@ const STATEMENTS = {
         ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
   search: `SELECT ${COLUMNS} FROM "contacts" WHERE (organisation_id = $1::uuid AND archived_at IS NULL AND ("first_name" ILIKE $2 ESCAPE '\\' OR "last_name" ILIKE $3 ESCAPE '\\' OR "email" ILIKE $4 ESCAPE '\\' OR "phone" ILIKE $5 ESCAPE '\\'))
         ORDER BY created_at DESC, id DESC LIMIT $6 OFFSET $7`,
+  keyset: `SELECT ${COLUMNS} FROM "contacts" WHERE (organisation_id = $1::uuid AND archived_at IS NULL AND (updated_at, id) > ($2::timestamptz, $3::uuid))
+        ORDER BY updated_at, id LIMIT $4 OFFSET $5`,
   events: `SELECT id, event, data, created_at FROM events
           WHERE organisation_id >= $1::uuid AND organisation_id <= $2::uuid AND id > $3::bigint
           ORDER BY organisation_id, id LIMIT $4`
@@ -66,10 +72,21 @@ interface ScaleRoute {
 
 const pattern = `%${Q.replace(/[\\%_]/g, "\\$&")}%`
 
+/** The contact nine tenths of the way through a sync walk (order=updated_at): where the keyset page starts. */
+const deepKey = async (client: pg.Client, organisationId: string, size: number): Promise<Wire.PageKey> => {
+  const { rows } = await client.query<{ at: string; id: string }>(
+    `SELECT to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at, id FROM contacts
+     WHERE organisation_id = $1::uuid AND archived_at IS NULL ORDER BY updated_at, id OFFSET $2 LIMIT 1`,
+    [organisationId, Math.floor(size * 0.9)]
+  )
+  return { order: "updated_at", at: rows[0]!.at, id: rows[0]!.id }
+}
+
 const routesFor = (
   organisationId: string,
   ids: ReadonlyArray<string>,
-  events: { min: bigint; max: bigint; count: number }
+  events: { min: bigint; max: bigint; count: number },
+  deep: Wire.PageKey
 ): Array<ScaleRoute> => {
   const head = events.max - 10n
   const back = events.min - 1n
@@ -97,6 +114,15 @@ const routesFor = (
       label: "GET /contacts?offset=10000&limit=50",
       lua: { kind: "fixed", path: "/api/v1/contacts?offset=10000&limit=50" },
       explain: { text: STATEMENTS.list, params: [organisationId, "51", "10000"] }
+    },
+    {
+      id: "keyset",
+      label: "GET /contacts?order=updated_at&cursor=(9/10 deep)&limit=50",
+      lua: {
+        kind: "fixed",
+        path: `/api/v1/contacts?order=updated_at&cursor=${Wire.encodeCursor(deep)}&limit=50`
+      },
+      explain: { text: STATEMENTS.keyset, params: [organisationId, deep.at, deep.id, "51", "0"] }
     },
     {
       id: "events-head",
@@ -210,13 +236,15 @@ export const runScale = async (): Promise<void> => {
         size: `${SMALL.toLocaleString("en")}`,
         id: small,
         ids: await contactIds(client, small, 10_000),
-        events: await eventRange(client, small)
+        events: await eventRange(client, small),
+        deep: await deepKey(client, small, SMALL)
       },
       {
         size: `${BIG.toLocaleString("en")}`,
         id: big,
         ids: await contactIds(client, big, 10_000),
-        events: await eventRange(client, big)
+        events: await eventRange(client, big),
+        deep: await deepKey(client, big, BIG)
       }
     ]
   })
@@ -226,7 +254,7 @@ export const runScale = async (): Promise<void> => {
   const rows: Array<ScaleRow> = []
   await withClient(db.url, async (client) => {
     for (const org of organisations) {
-      for (const route of routesFor(org.id, org.ids, org.events).filter((r) => ROUTES.includes(r.id))) {
+      for (const route of routesFor(org.id, org.ids, org.events, org.deep).filter((r) => ROUTES.includes(r.id))) {
         if (state.interrupted) return
         const keys = await createKeys(ours.base, org.id, KEYS)
         const lua = script(route.lua, keys, randomTag())
@@ -313,7 +341,7 @@ export const runScale = async (): Promise<void> => {
       console.log(
         `\n== EXPLAIN (ANALYZE, BUFFERS), organisation with ${org.size} contacts (6th execution of the prepared statement) ==`
       )
-      for (const route of routesFor(org.id, org.ids, org.events).filter((r) => ROUTES.includes(r.id))) {
+      for (const route of routesFor(org.id, org.ids, org.events, org.deep).filter((r) => ROUTES.includes(r.id))) {
         const plan = await explain(client, route.explain.text, route.explain.params)
         console.log(`\n-- ${route.label}\n${plan}`)
       }
