@@ -83,7 +83,7 @@ onEveryStore("request mechanics", (server) => {
     const { client, keyId, organisation } = await server().tenant({ scopes: ["read"] })
     const me = await client.get("/me")
     expect(me.body).toEqual({
-      key: { id: keyId, name: "test", scopes: ["read"], expires_at: null },
+      key: { id: keyId, name: "test", scopes: ["read"], expires_at: null, test_mode: false },
       organisation: { id: organisation.id, name: organisation.name, timezone: "UTC" },
       rate_limit: { limit: 120, remaining: 120 }
     })

@@ -158,7 +158,13 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
       input: z.output<typeof OrganisationCreate>
     ) {
       const settings = yield* Settings.complete(input.name, input.settings ?? Settings.SettingsInput.parse({}))
-      const organisation: Organisation = { id: crypto.randomUUID(), name: settings.name, settings }
+      const organisation: Organisation = {
+        id: crypto.randomUUID(),
+        name: settings.name,
+        settings,
+        // A test-mode organisation starts on real time; its clock is frozen by the admin API.
+        ...(input.test_mode === true ? { test_clock: { frozen_at: null } } : {})
+      }
       yield* repo.insertOrganisation(organisation, iso(yield* Clock.currentTimeMillis))
       return organisation
     })
@@ -250,7 +256,8 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
           id: principal.key.id,
           name: principal.key.name,
           scopes: [...principal.key.scopes],
-          expires_at: principal.key.expires_at
+          expires_at: principal.key.expires_at,
+          test_mode: principal.organisation.test_clock !== undefined
         },
         organisation: {
           id: principal.organisation.id,

@@ -34,6 +34,17 @@ export class AccessRepository extends Context.Tag("@crm/core/AccessRepository")<
       id: string,
       settings: Settings
     ) => Effect.Effect<Option.Option<Organisation>, StorageError>
+    /**
+     * Moves a test-mode organisation's clock (`frozenAt` null: back to real time), if it still stands
+     * at `expected` (compare and set, so two concurrent changes cannot lose one). False when it has
+     * moved meanwhile, or the organisation is missing or not in test mode. Like `updateSettings`,
+     * outside a transaction it returns once every process sees the new clock in `findKeyByHash`.
+     */
+    readonly setTestClock: (
+      id: string,
+      expected: string | null,
+      frozenAt: string | null
+    ) => Effect.Effect<boolean, StorageError>
     readonly countOrganisations: Effect.Effect<number, StorageError>
     /** Every organisation, oldest first: what the daily jobs walk (each in its own time zone). */
     readonly listOrganisations: Effect.Effect<ReadonlyArray<Organisation>, StorageError>

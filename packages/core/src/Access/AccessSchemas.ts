@@ -66,7 +66,10 @@ export const Me = z.object({
     id: z.uuid(),
     name: z.string().nullable(),
     scopes: z.array(Scope),
-    expires_at: Timestamp.nullable()
+    expires_at: Timestamp.nullable(),
+    test_mode: z
+      .boolean()
+      .describe("true for a key of a test-mode organisation, whose business clock the admin API can freeze and advance")
   }),
   organisation: z.object({ id: z.uuid(), name: z.string(), timezone: z.string() }),
   rate_limit: z.object({ limit: z.number().int(), remaining: z.number().int() })

@@ -1,5 +1,6 @@
 /** The organisation settings document: one schema validates the admin API, the CLI and storage reads. */
 import { z } from "zod"
+import { TestClock } from "../BusinessClock/ClockSchemas.js"
 import { checkForms, Form, FormInput } from "../Forms/FormDefinitions.js"
 import { crossCheck, RecordType, RecordTypeInput } from "../Records/RecordTypes.js"
 import { IdInput } from "../Wire.js"
@@ -289,10 +290,22 @@ export const Settings = z.object({
 })
 export type Settings = z.infer<typeof Settings>
 
-export const Organisation = z.object({ id: z.uuid(), name: z.string(), settings: Settings })
+export const Organisation = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  settings: Settings,
+  // Absent on a live organisation: its business time is the real time, always.
+  test_clock: TestClock.optional()
+})
 export type Organisation = z.infer<typeof Organisation>
 
 export const OrganisationCreate = z.strictObject({
   name: z.string().min(1).max(200),
-  settings: SettingsInput.optional()
+  settings: SettingsInput.optional(),
+  test_mode: z
+    .boolean()
+    .optional()
+    .describe(
+      "default false; a test-mode organisation's clock can be frozen and advanced (POST /admin/v1/organisations/{id}/clock), and its keys say test_mode in GET /me. Fixed at creation"
+    )
 })
