@@ -46,6 +46,20 @@ export const make = (store: Store): Context.Tag.Service<typeof Access.AccessRepo
         })
       ),
 
+    setTestClock: (id, expected, frozenAt) =>
+      write(store, (state) => {
+        const row = HashMap.get(state.organisations, id)
+        const clock = Option.isSome(row) ? row.value.organisation.test_clock : undefined
+        if (Option.isNone(row) || clock === undefined || clock.frozen_at !== expected) {
+          return [Either.right(false), state]
+        }
+        const organisation = { ...row.value.organisation, test_clock: { frozen_at: frozenAt } }
+        return [
+          Either.right(true),
+          { ...state, organisations: HashMap.set(state.organisations, id, { ...row.value, organisation }) }
+        ]
+      }),
+
     countOrganisations: read(store, (state) => HashMap.size(state.organisations)),
 
     listOrganisations: read(store, (state) =>

@@ -30,6 +30,8 @@ import { PgliteClient } from "./PgliteClient.js"
 interface KeyWithOrganisationRow extends ApiKeyRow {
   readonly organisation_name: string
   readonly organisation_settings: unknown
+  readonly organisation_test_mode: boolean
+  readonly organisation_clock_frozen_at: Date | string | null
 }
 
 interface OrganisationSummaryRow {
@@ -76,7 +78,8 @@ export const makeWith = (
 
     const lookup = (hash: string) =>
       sql<KeyWithOrganisationRow>`SELECT k.id, k.organisation_id, k.name, k.hash, k.scopes, k.allowed_ips, k.expires_at,
-          k.revoked_at, k.created_at, k.owner_id, o.name AS organisation_name, o.settings AS organisation_settings
+          k.revoked_at, k.created_at, k.owner_id, o.name AS organisation_name, o.settings AS organisation_settings,
+          o.test_mode AS organisation_test_mode, o.clock_frozen_at AS organisation_clock_frozen_at
         FROM api_keys k JOIN organisations o ON o.id = k.organisation_id
         WHERE k.hash = ${hash}`.pipe(
         orStorageError("AccessRepository.findKeyByHash"),
@@ -86,7 +89,9 @@ export const makeWith = (
           return toOrganisation({
             id: row.organisation_id,
             name: row.organisation_name,
-            settings: row.organisation_settings
+            settings: row.organisation_settings,
+            test_mode: row.organisation_test_mode,
+            clock_frozen_at: row.organisation_clock_frozen_at
           }).pipe(Effect.map((organisation) => Option.some({ key: toApiKey(row), organisation })))
         })
       )
@@ -99,14 +104,15 @@ export const makeWith = (
     return Access.AccessRepository.of({
       // A new organisation has no keys, so nothing cached can be about it: no NOTIFY.
       insertOrganisation: (organisation, at) =>
-        sql`INSERT INTO organisations (id, name, settings, created_at)
-        VALUES (${organisation.id}::uuid, ${organisation.name}, ${json(organisation.settings)}::jsonb, ${at}::timestamptz)`.pipe(
+        sql`INSERT INTO organisations (id, name, settings, created_at, test_mode, clock_frozen_at)
+        VALUES (${organisation.id}::uuid, ${organisation.name}, ${json(organisation.settings)}::jsonb, ${at}::timestamptz,
+          ${organisation.test_clock !== undefined}, ${organisation.test_clock?.frozen_at ?? null}::timestamptz)`.pipe(
           Effect.asVoid,
           orStorageError("AccessRepository.insertOrganisation")
         ),
 
       getOrganisation: (id) =>
-        sql<OrganisationRow>`SELECT id, name, settings FROM organisations WHERE id = ${id}::uuid`.pipe(
+        sql<OrganisationRow>`SELECT id, name, settings, test_mode, clock_frozen_at FROM organisations WHERE id = ${id}::uuid`.pipe(
           orStorageError("AccessRepository.getOrganisation"),
           Effect.flatMap((rows) => (rows.length === 0 ? Effect.succeedNone : Effect.asSome(toOrganisation(rows[0]))))
         ),
@@ -116,9 +122,9 @@ export const makeWith = (
         announced((suffix) =>
           sql<OrganisationRow>`WITH updated AS (
               UPDATE organisations SET name = ${settings.name}, settings = ${json(settings)}::jsonb
-              WHERE id = ${id}::uuid RETURNING id, name, settings
+              WHERE id = ${id}::uuid RETURNING id, name, settings, test_mode, clock_frozen_at
             )
-            SELECT id, name, settings, pg_notify('crm_access', 'org:' || id || ${suffix}) AS notified FROM updated`.pipe(
+            SELECT id, name, settings, test_mode, clock_frozen_at, pg_notify('crm_access', 'org:' || id || ${suffix}) AS notified FROM updated`.pipe(
             Effect.tap(forget("org", id))
           )
         ).pipe(
@@ -126,16 +132,32 @@ export const makeWith = (
           Effect.flatMap((rows) => (rows.length === 0 ? Effect.succeedNone : Effect.asSome(toOrganisation(rows[0]))))
         ),
 
+      // Compare and set: `IS NOT DISTINCT FROM` so that null (real time) compares equal to null.
+      setTestClock: (id, expected, frozenAt) =>
+        announced((suffix) =>
+          sql`WITH moved AS (
+              UPDATE organisations SET clock_frozen_at = ${frozenAt}::timestamptz
+              WHERE id = ${id}::uuid AND test_mode AND clock_frozen_at IS NOT DISTINCT FROM ${expected}::timestamptz
+              RETURNING id
+            )
+            SELECT id, pg_notify('crm_access', 'org:' || id || ${suffix}) AS notified FROM moved`.pipe(
+            Effect.tap(forget("org", id))
+          )
+        ).pipe(
+          Effect.map((rows) => rows.length > 0),
+          orStorageError("AccessRepository.setTestClock")
+        ),
+
       countOrganisations: sql<{ n: string }>`SELECT count(*) AS n FROM organisations`.pipe(
         Effect.map((rows) => count(rows[0].n)),
         orStorageError("AccessRepository.countOrganisations")
       ),
 
-      listOrganisations:
-        sql<OrganisationRow>`SELECT id, name, settings FROM organisations ORDER BY created_at, id`.pipe(
-          orStorageError("AccessRepository.listOrganisations"),
-          Effect.flatMap(Effect.forEach(toOrganisation))
-        ),
+      listOrganisations: sql<OrganisationRow>`SELECT id, name, settings, test_mode, clock_frozen_at FROM organisations
+          ORDER BY created_at, id`.pipe(
+        orStorageError("AccessRepository.listOrganisations"),
+        Effect.flatMap(Effect.forEach(toOrganisation))
+      ),
 
       // Two fields of the document, not the document: a page of organisations carries no settings.
       organisationPage: (page) =>

@@ -49,14 +49,21 @@ export interface OrganisationRow {
   readonly id: string
   readonly name: string
   readonly settings: unknown
+  /** Selected by every read of an organisation since 0020 (the business clock needs them). */
+  readonly test_mode: boolean
+  readonly clock_frozen_at: Timestamp | null
 }
 
 /** Settings are validated on the way out too: a document that no longer parses is a storage fault, not a 200. */
 export const toOrganisation = (row: OrganisationRow): Effect.Effect<Settings.Organisation, Errors.StorageError> => {
   const parsed = Settings.Settings.safeParse(jsonValue(row.settings))
-  return parsed.success
-    ? Effect.succeed({ id: row.id, name: row.name, settings: parsed.data })
-    : Effect.fail(toStorageError(`organisation ${row.id} has invalid stored settings`)(parsed.error))
+  if (!parsed.success) {
+    return Effect.fail(toStorageError(`organisation ${row.id} has invalid stored settings`)(parsed.error))
+  }
+  const organisation = { id: row.id, name: row.name, settings: parsed.data }
+  return Effect.succeed(
+    row.test_mode ? { ...organisation, test_clock: { frozen_at: isoOrNull(row.clock_frozen_at) } } : organisation
+  )
 }
 
 export interface ApiKeyRow {

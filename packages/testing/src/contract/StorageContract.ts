@@ -2767,6 +2767,36 @@ export const suite = (
       )
 
       test(
+        "a test-mode organisation keeps its clock, which setTestClock moves only from where it stands",
+        Effect.gen(function* () {
+          const { a } = yield* seed
+          const access = yield* Access.AccessRepository
+          const sandbox: Organisation = { ...organisation("Sandbox"), test_clock: { frozen_at: null } }
+          yield* access.insertOrganisation(sandbox, at(5))
+          expect(Option.getOrThrow(yield* access.getOrganisation(sandbox.id))).toEqual(sandbox)
+          const key = apiKey(sandbox.id)
+          yield* access.insertKey(key)
+
+          const frozen = "2030-03-10T12:00:00.000Z"
+          expect(yield* access.setTestClock(sandbox.id, null, frozen)).toBe(true)
+          const moved: Organisation = { ...sandbox, test_clock: { frozen_at: frozen } }
+          expect(Option.getOrThrow(yield* access.getOrganisation(sandbox.id))).toEqual(moved)
+          expect(Option.getOrThrow(yield* access.findKeyByHash(key.hash)).organisation).toEqual(moved)
+          expect((yield* access.listOrganisations).find((org) => org.id === sandbox.id)).toEqual(moved)
+
+          // Compare and set: a clock that has moved since it was read is left alone.
+          expect(yield* access.setTestClock(sandbox.id, null, "2031-01-01T00:00:00.000Z")).toBe(false)
+          expect(yield* access.setTestClock(sandbox.id, frozen, null)).toBe(true)
+          expect(Option.getOrThrow(yield* access.getOrganisation(sandbox.id))).toEqual(sandbox)
+
+          // A live organisation has no clock to move, and a missing one neither.
+          expect(yield* access.setTestClock(a.id, null, frozen)).toBe(false)
+          expect(Option.getOrThrow(yield* access.getOrganisation(a.id)).test_clock).toBeUndefined()
+          expect(yield* access.setTestClock(uuid(), null, frozen)).toBe(false)
+        })
+      )
+
+      test(
         "findKeyByHash returns the key with its organisation in one read",
         Effect.gen(function* () {
           const { a, b } = yield* seed
