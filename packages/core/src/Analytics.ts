@@ -3,7 +3,6 @@
  * stuck in a stage, the cash expected month by month, and a sales scorecard. The service loads the data
  * through the storage ports and hands it to the pure measures in `Analytics/`.
  */
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -25,6 +24,7 @@ import * as Pipelines from "./Analytics/PipelineSummary.js"
 import * as Receivables from "./Analytics/Receivables.js"
 import * as Health from "./Analytics/SalesHealth.js"
 import * as Stalled from "./Analytics/StalledDeals.js"
+import * as BusinessTime from "./BusinessClock/BusinessTime.js"
 import { DealRepository } from "./Deals/DealRepository.js"
 import { NotFound, type StorageError } from "./Errors.js"
 import { InvoiceRepository } from "./Invoicing/InvoiceRepository.js"
@@ -78,9 +78,9 @@ export class Analytics extends Context.Tag("@crm/core/Analytics")<
   }
 >() {}
 
-/** Now as an ISO instant, and today as the organisation's calendar sees it. */
+/** Now as an ISO instant, and today as the organisation's calendar sees it: by its business clock. */
 const clockOf = (organisation: Organisation) =>
-  Effect.map(Clock.currentTimeMillis, (ms) => ({
+  Effect.map(BusinessTime.millis(organisation), (ms) => ({
     now: new Date(ms).toISOString(),
     today: dateIn(organisation.settings.timezone, ms)
   }))

@@ -18,6 +18,7 @@ import type {
   BookingStatus as Status
 } from "./Bookings/BookingSchemas.js"
 import * as BookingStatus from "./Bookings/BookingStatus.js"
+import * as BusinessTime from "./BusinessClock/BusinessTime.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
 import {
   invalidField,
@@ -155,7 +156,8 @@ export const make = Effect.gen(function* () {
     }),
     list: (organisation, query) =>
       Effect.gen(function* () {
-        const now = yield* nowIso
+        // Upcoming and past by the business clock (a test clock may stand elsewhere).
+        const now = yield* BusinessTime.iso(organisation)
         const rows = yield* repo.list(
           organisation.id,
           {
