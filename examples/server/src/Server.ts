@@ -3,7 +3,7 @@
  * background jobs. Tests build exactly this layer, so they exercise what ships.
  */
 
-import { Access, Events, Idempotency, Invoicing, Kernel, Quotes, Webhooks } from "@crm/core"
+import { Access, BusinessClock, Events, Idempotency, Kernel, Webhooks } from "@crm/core"
 import { Api, App, Listener, Metrics, Pages } from "@crm/http"
 import type { McpServer } from "@crm/mcp"
 import * as Context from "effect/Context"
@@ -64,20 +64,19 @@ const FIRST_SWEEP_DELAY = "30 seconds"
  * Housekeeping: events (and their webhook deliveries) older than thirty days and idempotency records
  * past their window go; sent quotes past `valid_until` expire and unpaid invoices past due become
  * overdue. The date rules are "daily in the organisation's time zone"; running hourly makes them take
- * effect within an hour of each organisation's midnight, and running again changes nothing.
+ * effect within an hour of each organisation's midnight, and running again changes nothing. The date
+ * jobs go by each organisation's business clock (`BusinessClock`): a test-mode organisation's frozen
+ * clock holds them, and moving it runs them in that request.
  */
 const housekeeping = Layer.scopedDiscard(
   Effect.gen(function* () {
     const events = yield* Events.Events
     const idempotency = yield* Idempotency.Idempotency
     const access = yield* Access.Access
-    const quotes = yield* Quotes.Quotes
-    const invoicing = yield* Invoicing.Invoicing
+    const clock = yield* BusinessClock.BusinessClock
     const webhooks = yield* Webhooks.Webhooks
     const calendar = Effect.flatMap(access.organisations, (organisations) =>
-      Effect.forEach(organisations, (organisation) =>
-        Effect.all([quotes.expire(organisation), invoicing.markOverdue(organisation)])
-      )
+      Effect.forEach(organisations, (organisation) => clock.runDueJobs(organisation))
     )
     const sweep = Effect.all([events.purge, webhooks.purge, idempotency.purge, calendar]).pipe(
       Effect.flatMap(([eventsPurged, deliveriesPurged, idempotencyPurged]) =>

@@ -25,8 +25,9 @@ Usage:
   crm serve                         serve the REST API (PGlite in CRM_DATA_DIR, or DATABASE_URL)
   crm migrate                       apply database migrations and exit
   crm openapi                       print the OpenAPI document (what GET /api/v1/openapi.json serves)
-  crm org create --name NAME [--settings FILE]
+  crm org create --name NAME [--settings FILE] [--test-mode]
   crm org show ORG_ID
+  crm org clock ORG_ID --frozen-at ISO | --advance-by P3D | --reset   a test-mode organisation's clock
   crm org settings ORG_ID --file FILE     replace the settings document
   crm key create ORG_ID --scopes read,write [--name NAME] [--expires-at ISO] [--allowed-ips CIDR,...]
   crm key revoke KEY_ID
@@ -214,7 +215,11 @@ const command = (argv: ReadonlyArray<string>) =>
         scopes: { type: "string" },
         "expires-at": { type: "string" },
         "allowed-ips": { type: "string" },
-        format: { type: "string" }
+        format: { type: "string" },
+        "test-mode": { type: "boolean" },
+        "frozen-at": { type: "string" },
+        "advance-by": { type: "string" },
+        reset: { type: "boolean" }
       }
     })
     const [area, action, id] = positionals
@@ -227,7 +232,16 @@ const command = (argv: ReadonlyArray<string>) =>
       const settings = values.settings === undefined ? undefined : yield* readJson(values.settings)
       return yield* adminCall("POST", "/organisations", {
         name: values.name,
-        ...(settings === undefined ? {} : { settings })
+        ...(settings === undefined ? {} : { settings }),
+        ...(values["test-mode"] === true ? { test_mode: true } : {})
+      })
+    }
+    if (area === "org" && action === "clock" && id !== undefined) {
+      if (values.reset === true) return yield* adminCall("DELETE", `/organisations/${id}/clock`)
+      // Exactly one of the two is the API's rule; it answers 422 for none or both.
+      return yield* adminCall("POST", `/organisations/${id}/clock`, {
+        ...(values["frozen-at"] === undefined ? {} : { frozen_at: values["frozen-at"] }),
+        ...(values["advance-by"] === undefined ? {} : { advance_by: values["advance-by"] })
       })
     }
     if (area === "org" && action === "show" && id !== undefined) return yield* adminCall("GET", `/organisations/${id}`)

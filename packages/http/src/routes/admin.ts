@@ -1,5 +1,5 @@
 /** The admin API: what the application's Settings → API screen and the `crm` command line call. */
-import { Access, Invoicing, Quotes, Settings } from "@crm/core"
+import { Access, BusinessClock, Invoicing, Quotes, Settings } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { z } from "zod"
 import { created, noContent, ok } from "../Reply.js"
@@ -103,6 +103,33 @@ export const adminRoutes = [
     errors: ["not_found", "validation_failed"],
     handle: ({ params, query }) =>
       Effect.flatMap(Access.Access, (access) => access.listKeys(params.id!, query)).pipe(Effect.map(ok))
+  }),
+  route({
+    method: "POST",
+    path: "/organisations/{id}/clock",
+    operationId: "adminMoveTestClock",
+    tag,
+    guard: admin,
+    summary:
+      "Freeze or advance a test-mode organisation's business clock: exactly one of frozen_at (an instant; a frozen clock only moves forward) or advance_by (an ISO 8601 duration such as P3D or PT2H, from where the clock stands, or from the real time when it is not frozen). A frozen clock does not tick. The date jobs that fell due (sent quotes past valid_until expire, then unpaid invoices past due become overdue) run for the organisation before the answer. Keys, rate limits, idempotency and webhook retries stay on real time; record timestamps too. 409 not_test_mode for an organisation not created with test_mode: true",
+    body: BusinessClock.ClockChange,
+    success: { status: 200, schema: BusinessClock.ClockState, description: "the clock and what the jobs did" },
+    errors: ["not_found", "validation_failed", "not_test_mode"],
+    handle: ({ params, body }) =>
+      Effect.flatMap(BusinessClock.BusinessClock, (clock) => clock.change(params.id!, body)).pipe(Effect.map(ok))
+  }),
+  route({
+    method: "DELETE",
+    path: "/organisations/{id}/clock",
+    operationId: "adminResetTestClock",
+    tag,
+    guard: admin,
+    summary:
+      "Return a test-mode organisation to real time (it stays in test mode); the date jobs then due run before the answer. 409 not_test_mode for an organisation not in test mode",
+    success: { status: 200, schema: BusinessClock.ClockState, description: "the clock, now on real time" },
+    errors: ["not_found", "not_test_mode"],
+    handle: ({ params }) =>
+      Effect.flatMap(BusinessClock.BusinessClock, (clock) => clock.reset(params.id!)).pipe(Effect.map(ok))
   }),
   route({
     method: "DELETE",
