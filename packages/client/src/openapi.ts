@@ -12,7 +12,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List contacts, newest first */
+        /** List contacts, newest first; or, for syncing, order=updated_at (oldest change first) with updated_since and include_archived, walked by cursor (next_cursor) */
         get: operations["listContacts"];
         put?: never;
         /** Create a contact (one of first_name, last_name or email is required) */
@@ -49,7 +49,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List companies, newest first */
+        /** List companies, newest first; or, for syncing, order=updated_at (oldest change first) with updated_since and include_archived, walked by cursor (next_cursor) */
         get: operations["listCompanys"];
         put?: never;
         /** Create a company */
@@ -86,7 +86,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List deals, newest first */
+        /** List deals, newest first; or, for syncing, order=updated_at (oldest change first) with updated_since and include_archived, walked by cursor (next_cursor) */
         get: operations["listDeals"];
         put?: never;
         /** Create a deal: without pipeline_id in the first pipeline, without status_id in its first open stage; the stage's required fields must be present */
@@ -174,7 +174,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List tasks, newest first */
+        /** List tasks, newest first; or, for syncing, order=updated_at (oldest change first) with updated_since and include_archived, walked by cursor (next_cursor) */
         get: operations["listTasks"];
         put?: never;
         /** Create a task, attached to a live contact, company or deal by entity_type and entity_id together */
@@ -228,7 +228,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List records, newest first */
+        /** List records, newest first; or, for syncing, order=updated_at (oldest change first) with updated_since, walked by cursor (next_cursor) */
         get: operations["listRecords"];
         put?: never;
         /** Create a record of a type defined in the organisation settings: custom keys the type does not define are dropped and listed in ignored_fields; values are checked per field type; formula and rollup fields are computed, never set */
@@ -315,7 +315,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List quotes, newest first */
+        /** List quotes, newest first; or, for syncing, order=updated_at (oldest change first) with updated_since, walked by cursor (next_cursor) */
         get: operations["listQuotes"];
         put?: never;
         /** Create a draft quote, numbered from the quote series; lines are priced per line (rounded to the currency's minor unit, half away from zero) and summed; a zero-rate line needs vat_reason */
@@ -402,7 +402,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List invoices, newest first */
+        /** List invoices, newest first; or, for syncing, order=updated_at (oldest change first) with updated_since, walked by cursor (next_cursor) */
         get: operations["listInvoices"];
         put?: never;
         /** Create an unnumbered draft: dates default to today in the organisation's time zone, the due date from its payment terms; the buyer is frozen and its VAT exemption applied */
@@ -490,7 +490,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List products, newest first */
+        /** List products, newest first; or, for syncing, order=updated_at (oldest change first) with updated_since, walked by cursor (next_cursor) */
         get: operations["listProducts"];
         put?: never;
         /** Create a product (stock starts untracked; the first count starts tracking). A SKU the organisation already uses is 422 validation_failed naming sku; variant options must be the product's own */
@@ -560,7 +560,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List orders, newest first */
+        /** List orders, newest first; or, for syncing, order=updated_at (oldest change first) with updated_since, walked by cursor (next_cursor) */
         get: operations["listOrders"];
         put?: never;
         /** Record an order from a connected webshop: the buyer is contact_id or buyer (the live contact with that email, else a new one, emitting contact.created); lines are priced per line; tracked stock is taken through the ledger (409 insufficient_stock: nothing is written); numbered from the order series; emits webshop.order (and order.paid when it arrives paid); a repeated external_id is 409 order_already_exists with the existing id */
@@ -596,7 +596,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List returns, newest first */
+        /** List returns, newest first; or, for syncing, order=updated_at (oldest change first) with updated_since, walked by cursor (next_cursor) */
         get: operations["listReturns"];
         put?: never;
         /** Request a return of a live order's goods: each item names a line of the order (line, its position in the order's items from 0) and a quantity, at most what the line delivered (nothing before the order is delivered) less what the order's other returns claim (all but rejected and cancelled ones); else 422 naming items.<n>.line or items.<n>.quantity. The return copies each line's product, variant and name, takes the order's buyer as contact_id, is numbered from the return series (RMA2026-0001) and emits return.created */
@@ -632,7 +632,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List purchase-orders, newest first */
+        /** List purchase-orders, newest first; or, for syncing, order=updated_at (oldest change first) with updated_since, walked by cursor (next_cursor) */
         get: operations["listPurchaseOrders"];
         put?: never;
         /** Create a draft purchase order, numbered from the purchase_order series (PO2026-0001); each line gets an id. A line's product_id must be a product of the organisation (else 422 naming items.<n>.product_id), with variant_id for a product sold in variants (422 variant_required) and only then */
@@ -718,7 +718,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List tickets, newest first */
+        /** List tickets, newest first; or, for syncing, order=updated_at (oldest change first) with updated_since, walked by cursor (next_cursor) */
         get: operations["listTickets"];
         put?: never;
         post?: never;
@@ -1305,10 +1305,15 @@ export interface components {
             };
         };
         CompanyPage: {
-            data: components["schemas"]["Company"][];
+            data: (components["schemas"]["Company"] & {
+                /** @description only with include_archived=true: when the record was archived (DELETE), null while it is live */
+                archived_at?: string | null;
+            })[];
             limit: number;
             offset: number;
             has_more: boolean;
+            /** @description send as cursor (with the same order and filters) for the next page; null when has_more is false */
+            next_cursor: string | null;
         };
         CompanyPatch: {
             name?: string;
@@ -1355,10 +1360,15 @@ export interface components {
             };
         };
         ContactPage: {
-            data: components["schemas"]["Contact"][];
+            data: (components["schemas"]["Contact"] & {
+                /** @description only with include_archived=true: when the record was archived (DELETE), null while it is live */
+                archived_at?: string | null;
+            })[];
             limit: number;
             offset: number;
             has_more: boolean;
+            /** @description send as cursor (with the same order and filters) for the next page; null when has_more is false */
+            next_cursor: string | null;
         };
         ContactPatch: {
             first_name?: string | null;
@@ -1459,10 +1469,15 @@ export interface components {
             status_id?: string;
         };
         DealPage: {
-            data: components["schemas"]["Deal"][];
+            data: (components["schemas"]["Deal"] & {
+                /** @description only with include_archived=true: when the record was archived (DELETE), null while it is live */
+                archived_at?: string | null;
+            })[];
             limit: number;
             offset: number;
             has_more: boolean;
+            /** @description send as cursor (with the same order and filters) for the next page; null when has_more is false */
+            next_cursor: string | null;
         };
         DealPatch: {
             title?: string;
@@ -1775,6 +1790,8 @@ export interface components {
             limit: number;
             offset: number;
             has_more: boolean;
+            /** @description send as cursor (with the same order and filters) for the next page; null when has_more is false */
+            next_cursor: string | null;
         };
         InvoicePatch: {
             contact_id?: string | null;
@@ -2072,6 +2089,8 @@ export interface components {
             limit: number;
             offset: number;
             has_more: boolean;
+            /** @description send as cursor (with the same order and filters) for the next page; null when has_more is false */
+            next_cursor: string | null;
         };
         OrderPatch: {
             /** @description new → confirmed | cancelled; confirmed → shipped | cancelled; shipped → delivered */
@@ -2232,6 +2251,8 @@ export interface components {
             limit: number;
             offset: number;
             has_more: boolean;
+            /** @description send as cursor (with the same order and filters) for the next page; null when has_more is false */
+            next_cursor: string | null;
         };
         ProductPatch: {
             /** @description unique in the organisation (a taken SKU is 422 validation_failed naming sku) */
@@ -2303,6 +2324,8 @@ export interface components {
             limit: number;
             offset: number;
             has_more: boolean;
+            /** @description send as cursor (with the same order and filters) for the next page; null when has_more is false */
+            next_cursor: string | null;
         };
         PurchaseOrderReceipt: {
             items: {
@@ -2362,6 +2385,8 @@ export interface components {
             limit: number;
             offset: number;
             has_more: boolean;
+            /** @description send as cursor (with the same order and filters) for the next page; null when has_more is false */
+            next_cursor: string | null;
         };
         QuotePatch: {
             contact_id?: string | null;
@@ -2524,6 +2549,8 @@ export interface components {
             limit: number;
             offset: number;
             has_more: boolean;
+            /** @description send as cursor (with the same order and filters) for the next page; null when has_more is false */
+            next_cursor: string | null;
         };
         RecordPatch: {
             title?: string | null;
@@ -2604,6 +2631,8 @@ export interface components {
             limit: number;
             offset: number;
             has_more: boolean;
+            /** @description send as cursor (with the same order and filters) for the next page; null when has_more is false */
+            next_cursor: string | null;
         };
         ReturnUpdate: {
             /**
@@ -3042,10 +3071,15 @@ export interface components {
             description?: string | null;
         };
         TaskPage: {
-            data: components["schemas"]["Task"][];
+            data: (components["schemas"]["Task"] & {
+                /** @description only with include_archived=true: when the record was archived (DELETE), null while it is live */
+                archived_at?: string | null;
+            })[];
             limit: number;
             offset: number;
             has_more: boolean;
+            /** @description send as cursor (with the same order and filters) for the next page; null when has_more is false */
+            next_cursor: string | null;
         };
         TaskPatch: {
             title?: string;
@@ -3094,6 +3128,8 @@ export interface components {
             limit: number;
             offset: number;
             has_more: boolean;
+            /** @description send as cursor (with the same order and filters) for the next page; null when has_more is false */
+            next_cursor: string | null;
         };
         TicketReply: {
             /** @description the answer, plain text, mailed to the requester */
@@ -3221,10 +3257,16 @@ export interface operations {
                 /** @description exact address, case-insensitive */
                 email?: string;
                 status?: components["schemas"]["ContactStatus"];
-                /** @description only contacts updated at or after this time */
-                updated_since?: string;
                 /** @description case-insensitive substring of first name, last name, email or phone */
                 q?: string;
+                /** @description only records updated at or after this time */
+                updated_since?: string;
+                /** @description updated_at: oldest change first, ties by id (for syncing; with include_archived, archiving counts as a change); omitted: newest created first, ties by id */
+                order?: "updated_at";
+                /** @description opaque: the next_cursor of the previous page, sent with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Not combined with offset */
+                cursor?: string;
+                /** @description true: archived records are listed too, each row then carrying archived_at (null while live), so a sync client sees deletions */
+                include_archived?: "true" | "false";
                 /** @description page size, 1..200, default 50 */
                 limit?: number;
                 /** @description records to skip, 0 or more */
@@ -4025,8 +4067,14 @@ export interface operations {
             query?: {
                 /** @description case-insensitive substring of name, domain or email */
                 q?: string;
-                /** @description only companies updated at or after this time */
+                /** @description only records updated at or after this time */
                 updated_since?: string;
+                /** @description updated_at: oldest change first, ties by id (for syncing; with include_archived, archiving counts as a change); omitted: newest created first, ties by id */
+                order?: "updated_at";
+                /** @description opaque: the next_cursor of the previous page, sent with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Not combined with offset */
+                cursor?: string;
+                /** @description true: archived records are listed too, each row then carrying archived_at (null while live), so a sync client sees deletions */
+                include_archived?: "true" | "false";
                 /** @description page size, 1..200, default 50 */
                 limit?: number;
                 /** @description records to skip, 0 or more */
@@ -4829,6 +4877,14 @@ export interface operations {
                 contact_id?: string;
                 company_id?: string;
                 pipeline_id?: string;
+                /** @description only records updated at or after this time */
+                updated_since?: string;
+                /** @description updated_at: oldest change first, ties by id (for syncing; with include_archived, archiving counts as a change); omitted: newest created first, ties by id */
+                order?: "updated_at";
+                /** @description opaque: the next_cursor of the previous page, sent with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Not combined with offset */
+                cursor?: string;
+                /** @description true: archived records are listed too, each row then carrying archived_at (null while live), so a sync client sees deletions */
+                include_archived?: "true" | "false";
                 /** @description page size, 1..200, default 50 */
                 limit?: number;
                 /** @description records to skip, 0 or more */
@@ -6091,6 +6147,14 @@ export interface operations {
                 priority?: components["schemas"]["TaskPriority"];
                 assignee_id?: string;
                 entity_id?: string;
+                /** @description only records updated at or after this time */
+                updated_since?: string;
+                /** @description updated_at: oldest change first, ties by id (for syncing; with include_archived, archiving counts as a change); omitted: newest created first, ties by id */
+                order?: "updated_at";
+                /** @description opaque: the next_cursor of the previous page, sent with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Not combined with offset */
+                cursor?: string;
+                /** @description true: archived records are listed too, each row then carrying archived_at (null while live), so a sync client sees deletions */
+                include_archived?: "true" | "false";
                 /** @description page size, 1..200, default 50 */
                 limit?: number;
                 /** @description records to skip, 0 or more */
@@ -7053,6 +7117,12 @@ export interface operations {
                 deal_id?: string;
                 /** @description case-insensitive substring of the title */
                 q?: string;
+                /** @description only records updated at or after this time */
+                updated_since?: string;
+                /** @description updated_at: oldest change first, ties by id (for syncing; with include_archived, archiving counts as a change); omitted: newest created first, ties by id */
+                order?: "updated_at";
+                /** @description opaque: the next_cursor of the previous page, sent with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Not combined with offset */
+                cursor?: string;
                 /** @description page size, 1..200, default 50 */
                 limit?: number;
                 /** @description records to skip, 0 or more */
@@ -8209,6 +8279,12 @@ export interface operations {
                 status?: "draft" | "sent" | "accepted" | "rejected" | "expired" | "cancelled";
                 contact_id?: string;
                 company_id?: string;
+                /** @description only records updated at or after this time */
+                updated_since?: string;
+                /** @description updated_at: oldest change first, ties by id (for syncing; with include_archived, archiving counts as a change); omitted: newest created first, ties by id */
+                order?: "updated_at";
+                /** @description opaque: the next_cursor of the previous page, sent with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Not combined with offset */
+                cursor?: string;
                 /** @description page size, 1..200, default 50 */
                 limit?: number;
                 /** @description records to skip, 0 or more */
@@ -9273,6 +9349,12 @@ export interface operations {
                 kind?: components["schemas"]["InvoiceKind"];
                 contact_id?: string;
                 company_id?: string;
+                /** @description only records updated at or after this time */
+                updated_since?: string;
+                /** @description updated_at: oldest change first, ties by id (for syncing; with include_archived, archiving counts as a change); omitted: newest created first, ties by id */
+                order?: "updated_at";
+                /** @description opaque: the next_cursor of the previous page, sent with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Not combined with offset */
+                cursor?: string;
                 /** @description page size, 1..200, default 50 */
                 limit?: number;
                 /** @description records to skip, 0 or more */
@@ -10575,6 +10657,12 @@ export interface operations {
                 kind?: components["schemas"]["ProductKind"];
                 /** @description untracked: null; out: 0; low: above 0 and at or below the threshold; ok: above the threshold */
                 stock?: components["schemas"]["StockBand"];
+                /** @description only records updated at or after this time */
+                updated_since?: string;
+                /** @description updated_at: oldest change first, ties by id (for syncing; with include_archived, archiving counts as a change); omitted: newest created first, ties by id */
+                order?: "updated_at";
+                /** @description opaque: the next_cursor of the previous page, sent with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Not combined with offset */
+                cursor?: string;
                 /** @description page size, 1..200, default 50 */
                 limit?: number;
                 /** @description records to skip, 0 or more */
@@ -11566,6 +11654,12 @@ export interface operations {
                 fulfilment?: components["schemas"]["OrderFulfilment"];
                 payment_status?: components["schemas"]["OrderPaymentStatus"];
                 contact_id?: string;
+                /** @description only records updated at or after this time */
+                updated_since?: string;
+                /** @description updated_at: oldest change first, ties by id (for syncing; with include_archived, archiving counts as a change); omitted: newest created first, ties by id */
+                order?: "updated_at";
+                /** @description opaque: the next_cursor of the previous page, sent with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Not combined with offset */
+                cursor?: string;
                 /** @description page size, 1..200, default 50 */
                 limit?: number;
                 /** @description records to skip, 0 or more */
@@ -12212,6 +12306,12 @@ export interface operations {
                 status?: "requested" | "approved" | "rejected" | "received" | "refunded" | "cancelled";
                 order_id?: string;
                 contact_id?: string;
+                /** @description only records updated at or after this time */
+                updated_since?: string;
+                /** @description updated_at: oldest change first, ties by id (for syncing; with include_archived, archiving counts as a change); omitted: newest created first, ties by id */
+                order?: "updated_at";
+                /** @description opaque: the next_cursor of the previous page, sent with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Not combined with offset */
+                cursor?: string;
                 /** @description page size, 1..200, default 50 */
                 limit?: number;
                 /** @description records to skip, 0 or more */
@@ -12856,6 +12956,12 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "draft" | "ordered" | "partial" | "received" | "cancelled";
+                /** @description only records updated at or after this time */
+                updated_since?: string;
+                /** @description updated_at: oldest change first, ties by id (for syncing; with include_archived, archiving counts as a change); omitted: newest created first, ties by id */
+                order?: "updated_at";
+                /** @description opaque: the next_cursor of the previous page, sent with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Not combined with offset */
+                cursor?: string;
                 /** @description page size, 1..200, default 50 */
                 limit?: number;
                 /** @description records to skip, 0 or more */
@@ -13817,6 +13923,12 @@ export interface operations {
                 channel?: components["schemas"]["TicketChannel"];
                 contact_id?: string;
                 breached?: "true" | "false";
+                /** @description only records updated at or after this time */
+                updated_since?: string;
+                /** @description updated_at: oldest change first, ties by id (for syncing; with include_archived, archiving counts as a change); omitted: newest created first, ties by id */
+                order?: "updated_at";
+                /** @description opaque: the next_cursor of the previous page, sent with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Not combined with offset */
+                cursor?: string;
                 /** @description page size, 1..200, default 50 */
                 limit?: number;
                 /** @description records to skip, 0 or more */

@@ -12,7 +12,7 @@ import { operation } from "./internal/operation.js"
 import { archiveLive, merge, nowIso, orNotFound, withinLimit } from "./internal/records.js"
 import type { ResourceService } from "./Resource.js"
 import { Transaction } from "./Transaction.js"
-import { normaliseEmail, toPage, toUtc } from "./Wire.js"
+import { normaliseEmail, toSyncPage } from "./Wire.js"
 
 export * from "./Companies/CompanyRepository.js"
 export * from "./Companies/CompanySchemas.js"
@@ -103,12 +103,11 @@ export const make = Effect.gen(function* () {
         .list(
           organisation.id,
           {
-            ...(query.updated_since !== undefined ? { updatedSince: toUtc(query.updated_since) } : {}),
             ...(query.q !== undefined && query.q !== "" ? { q: query.q } : {})
           },
           query
         )
-        .pipe(Effect.map((rows) => toPage(rows, query)))
+        .pipe(Effect.map((rows) => toSyncPage(rows, query)))
   })
 })
 

@@ -13,7 +13,7 @@ import { operation } from "./internal/operation.js"
 import { archiveLive, merge, nowIso, orNotFound, requireLink, withinLimit } from "./internal/records.js"
 import type { ResourceService } from "./Resource.js"
 import { Transaction } from "./Transaction.js"
-import { normaliseEmail, toPage, toUtc } from "./Wire.js"
+import { normaliseEmail, toSyncPage } from "./Wire.js"
 
 export * from "./Contacts/ContactRepository.js"
 export * from "./Contacts/ContactSchemas.js"
@@ -102,12 +102,11 @@ export const make = Effect.gen(function* () {
           {
             ...(query.email !== undefined ? { email: normaliseEmail(query.email) } : {}),
             ...(query.status !== undefined ? { status: query.status } : {}),
-            ...(query.updated_since !== undefined ? { updatedSince: toUtc(query.updated_since) } : {}),
             ...(query.q !== undefined && query.q !== "" ? { q: query.q } : {})
           },
           query
         )
-        .pipe(Effect.map((rows) => toPage(rows, query)))
+        .pipe(Effect.map((rows) => toSyncPage(rows, query)))
   })
 })
 

@@ -22,7 +22,7 @@ import { checkPrecision } from "./Money/Currency.js"
 import type { Actor, ResourceService } from "./Resource.js"
 import type { Organisation, Pipeline } from "./Settings/SettingsSchemas.js"
 import { Transaction } from "./Transaction.js"
-import { type Page, type PageResult, toPage } from "./Wire.js"
+import { type Page, type PageResult, toPage, toSyncPage } from "./Wire.js"
 
 export * from "./Deals/ClosingNotice.js"
 export * from "./Deals/DealRepository.js"
@@ -215,7 +215,7 @@ export const make = Effect.gen(function* () {
           },
           query
         )
-        .pipe(Effect.map((rows) => toPage(rows, query)))
+        .pipe(Effect.map((rows) => toSyncPage(rows, query)))
   })
 })
 

@@ -34,7 +34,7 @@ import { merge, nowIso, orNotFound } from "./internal/records.js"
 import type { Actor } from "./Resource.js"
 import type { Organisation } from "./Settings/SettingsSchemas.js"
 import { Transaction } from "./Transaction.js"
-import { type PageResult, toPage } from "./Wire.js"
+import { type PageResult, toPage, toSyncPage } from "./Wire.js"
 
 export * from "./Inventory/ProductRepository.js"
 export * as ProductRules from "./Inventory/ProductRules.js"
@@ -277,7 +277,7 @@ export const make = Effect.gen(function* () {
           },
           query
         )
-        .pipe(Effect.map((rows) => toPage(rows, query))),
+        .pipe(Effect.map((rows) => toSyncPage(rows, query))),
     move: operation("Inventory.move")(function* (organisation, id, request, actor) {
       return yield* tx.run(
         Effect.gen(function* () {

@@ -54,7 +54,7 @@ import { inputOf, price } from "./Pricing/PricedDocument.js"
 import type { Actor } from "./Resource.js"
 import type { Organisation } from "./Settings/SettingsSchemas.js"
 import { Transaction } from "./Transaction.js"
-import { type PageResult, toPage } from "./Wire.js"
+import { type PageResult, toSyncPage } from "./Wire.js"
 
 export * from "./Invoicing/ExchangeRateFormats.js"
 export * as ExchangeRateRule from "./Invoicing/ExchangeRateRule.js"
@@ -290,7 +290,7 @@ export const make = Effect.gen(function* () {
           },
           query
         )
-        .pipe(Effect.map((rows) => toPage(rows, query))),
+        .pipe(Effect.map((rows) => toSyncPage(rows, query))),
     issue: operation("Invoicing.issue")(function* (organisation, id, request) {
       return yield* tx.run(
         Effect.gen(function* () {

@@ -37,7 +37,7 @@ import * as QuoteStatus from "./Quotes/QuoteStatus.js"
 import type { Actor } from "./Resource.js"
 import type { Organisation } from "./Settings/SettingsSchemas.js"
 import { Transaction } from "./Transaction.js"
-import { type PageResult, toPage } from "./Wire.js"
+import { type PageResult, toSyncPage } from "./Wire.js"
 
 export * from "./Quotes/QuoteRepository.js"
 export * from "./Quotes/QuoteSchemas.js"
@@ -202,7 +202,7 @@ export const make = Effect.gen(function* () {
           },
           query
         )
-        .pipe(Effect.map((rows) => toPage(rows, query))),
+        .pipe(Effect.map((rows) => toSyncPage(rows, query))),
     transition: operation("Quotes.transition")(function* (organisation, id, action) {
       return yield* tx.run(
         Effect.gen(function* () {

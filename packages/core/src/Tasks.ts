@@ -19,7 +19,7 @@ import { type TaskFilter, TaskRepository } from "./Tasks/TaskRepository.js"
 import type { EntityType, Task, TaskCreate, TaskListQuery, TaskPatch } from "./Tasks/TaskSchemas.js"
 import * as TaskState from "./Tasks/TaskState.js"
 import { Transaction } from "./Transaction.js"
-import { type Page, type PageResult, toPage, toUtc } from "./Wire.js"
+import { type Page, type PageResult, toPage, toSyncPage, toUtc } from "./Wire.js"
 
 export * from "./Tasks/TaskRepository.js"
 export * from "./Tasks/TaskSchemas.js"
@@ -168,7 +168,7 @@ export const make = Effect.gen(function* () {
           },
           query
         )
-        .pipe(Effect.map((rows) => toPage(rows, query)))
+        .pipe(Effect.map((rows) => toSyncPage(rows, query)))
   })
 })
 

@@ -31,7 +31,7 @@ import type {
 import * as TicketSla from "./Tickets/TicketSla.js"
 import * as TicketStatus from "./Tickets/TicketStatus.js"
 import { Transaction } from "./Transaction.js"
-import { normaliseEmail, type PageResult, toPage, toUtc } from "./Wire.js"
+import { normaliseEmail, type PageResult, toSyncPage, toUtc } from "./Wire.js"
 
 export * from "./Tickets/TicketRepository.js"
 export * from "./Tickets/TicketSchemas.js"
@@ -190,7 +190,7 @@ export const make = Effect.gen(function* () {
           },
           query
         )
-        return toPage(
+        return toSyncPage(
           rows.map((ticket) => withBreach(ticket, now)),
           query
         )

@@ -25,6 +25,7 @@ import searchTrigrams from "./migrations/0015_search_trigrams.js"
 import documentStock from "./migrations/0016_document_stock.js"
 import webhookCircuit from "./migrations/0017_webhook_circuit.js"
 import rateTakeOnce from "./migrations/0018_rate_take_once.js"
+import syncKeyset from "./migrations/0019_sync_keyset.js"
 
 export const migrations = {
   "0001_access": access,
@@ -44,7 +45,8 @@ export const migrations = {
   "0015_search_trigrams": searchTrigrams,
   "0016_document_stock": documentStock,
   "0017_webhook_circuit": webhookCircuit,
-  "0018_rate_take_once": rateTakeOnce
+  "0018_rate_take_once": rateTakeOnce,
+  "0019_sync_keyset": syncKeyset
 }
 
 /** The migrator's record of what is applied (`migration_id`, `name`). */

@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { Custom, PageQuery, pageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
+import { ArchivedQuery, Custom, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
 
 const text = z.string().max(500)
 
@@ -34,11 +34,12 @@ export const Company = z.object({
   updated_at: Timestamp
 })
 export type Company = z.infer<typeof Company>
-export const CompanyPage = pageEnvelope(Company)
+export const CompanyPage = syncPageEnvelope(Company, { archivable: true })
 
 export const CompanyListQuery = z.object({
   q: z.string().max(200).optional().describe("case-insensitive substring of name, domain or email"),
-  updated_since: TimestampInput.optional().describe("only companies updated at or after this time"),
+  ...SyncQuery,
+  ...ArchivedQuery,
   ...PageQuery
 })
 export type CompanyListQuery = z.output<typeof CompanyListQuery>

@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { Custom, IdInput, PageQuery, pageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
+import { ArchivedQuery, Custom, IdInput, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
 
 export const ContactStatus = z.enum(["lead", "prospect", "customer", "inactive"])
 
@@ -39,13 +39,14 @@ export const Contact = z.object({
   updated_at: Timestamp
 })
 export type Contact = z.infer<typeof Contact>
-export const ContactPage = pageEnvelope(Contact)
+export const ContactPage = syncPageEnvelope(Contact, { archivable: true })
 
 export const ContactListQuery = z.object({
   email: z.string().optional().describe("exact address, case-insensitive"),
   status: ContactStatus.optional(),
-  updated_since: TimestampInput.optional().describe("only contacts updated at or after this time"),
   q: z.string().max(200).optional().describe("case-insensitive substring of first name, last name, email or phone"),
+  ...SyncQuery,
+  ...ArchivedQuery,
   ...PageQuery
 })
 export type ContactListQuery = z.output<typeof ContactListQuery>

@@ -1,7 +1,7 @@
 /** Products, their variants and stock movements as they travel on the wire. */
 import { z } from "zod"
 import { Currency } from "../Money/Currency.js"
-import { IdInput, PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+import { IdInput, PageQuery, pageEnvelope, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
 import { MAX_LEVEL } from "./StockLedger.js"
 
 export const ProductKind = z.enum(["physical", "service", "digital", "dropship", "gift_card"])
@@ -108,7 +108,7 @@ export const Product = z.object({
   updated_at: Timestamp
 })
 export type Product = z.infer<typeof Product>
-export const ProductPage = pageEnvelope(Product)
+export const ProductPage = syncPageEnvelope(Product, { archivable: false })
 
 export const ProductListQuery = z.object({
   active: z
@@ -120,6 +120,7 @@ export const ProductListQuery = z.object({
   stock: StockBand.optional().describe(
     "untracked: null; out: 0; low: above 0 and at or below the threshold; ok: above the threshold"
   ),
+  ...SyncQuery,
   ...PageQuery
 })
 export type ProductListQuery = z.output<typeof ProductListQuery>

@@ -2,7 +2,7 @@
  * The REST routes of a plain resource (list, create, get, patch, archive). Contexts whose service
  * has these operations get identical mechanics; anything special is a route of its own.
  */
-import type { Resource, Settings } from "@crm/core"
+import { type Resource, type Settings, Wire } from "@crm/core"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type { z } from "zod"
@@ -63,20 +63,26 @@ export const listRoute = <
   S extends Offers<C, P, Q, "list">
 >(
   spec: ResourceSpec<C, P, Q, Id, S>
-): Route =>
-  route({
+): Route => {
+  const syncs = "cursor" in spec.schemas.query.shape
+  return route({
     method: "GET",
     path: `/${spec.plural}`,
     operationId: `list${spec.pascal}s`,
     tag: spec.plural,
     guard: read(),
-    summary: `List ${spec.plural}, newest first`,
-    query: spec.schemas.query,
+    summary: syncs
+      ? `List ${spec.plural}, newest first; or, for syncing, order=updated_at (oldest change first) with updated_since${"include_archived" in spec.schemas.query.shape ? " and include_archived" : ""}, walked by cursor (next_cursor)`
+      : `List ${spec.plural}, newest first`,
+    // The rules between the sync fields (a cursor belongs to its order and replaces offset) hold on
+    // the object, which the core's query keeps free of: MCP tools pick single fields from it.
+    query: syncs ? spec.schemas.query.superRefine(Wire.refineSyncQuery) : spec.schemas.query,
     success: { status: 200, schema: spec.schemas.page, description: `a page of ${spec.plural}` },
     errors: ["validation_failed"],
     handle: ({ principal, query }) =>
       using(spec.service, (s) => s.list(organisationOf(principal), query as z.output<Q>)).pipe(Effect.map(ok))
   })
+}
 
 export const createRoute = <
   C extends z.ZodType,

@@ -54,6 +54,16 @@ export interface LiveTable<A, E> {
   readonly onArchive?: (t: Tenant, record: A) => Tenant
 }
 
+/** The sync order: oldest change first, ties by id ascending (as PostgreSQL orders uuids). */
+const oldestChangeFirst = (a: LiveRecord, b: LiveRecord): number => {
+  const byTime = instant(a.updated_at) - instant(b.updated_at)
+  if (byTime !== 0) return byTime
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0
+}
+
+/** A cursor's key as a record both orders can compare with (only its own order's field is read). */
+const keyed = (key: Wire.PageKey): LiveRecord => ({ id: key.id, created_at: key.at, updated_at: key.at })
+
 export const make = <A extends LiveRecord, E = never>(store: Store, spec: LiveTable<A, E>) => {
   // TypeScript cannot narrow `Tenant[TableOf<A>]` for a generic `A`: the one cast lives here.
   const rowsOf = (t: Tenant) => t[spec.table] as unknown as HashMap.HashMap<string, Row<A>>
@@ -119,8 +129,9 @@ export const make = <A extends LiveRecord, E = never>(store: Store, spec: LiveTa
         const t = tenant(state, organisationId)
         const current = liveRow(t, id)
         if (Option.isNone(current)) return [Either.right(false), state]
-        const { record } = current.value
-        const released = spec.onArchive === undefined ? t : spec.onArchive(t, record)
+        const released = spec.onArchive === undefined ? t : spec.onArchive(t, current.value.record)
+        // Archiving is a change a sync client must see (`updated_since`, `order=updated_at`).
+        const record = { ...current.value.record, updated_at: at }
         return [
           Either.right(true),
           withTenant(
@@ -131,20 +142,39 @@ export const make = <A extends LiveRecord, E = never>(store: Store, spec: LiveTa
         ]
       }),
 
-    /** `keep` is the repository's own filter, ANDed with the shared ones. */
+    /**
+     * `keep` is the repository's own filter, ANDed with the shared ones and the page's sync fields
+     * (`updated_since`, `order`, `cursor`, `include_archived`), as the PostgreSQL adapter reads them.
+     */
     list: (organisationId: string, filter: LiveFilter, page: Wire.Page, keep: (record: A) => boolean = () => true) =>
       read(store, (state) => {
         const q = filter.q === undefined ? undefined : containsFolded(filter.q)
-        const since = filter.updatedSince === undefined ? undefined : instant(filter.updatedSince)
-        const rows = liveMatching(
-          tenant(state, organisationId),
-          (record) =>
+        const bounds = [filter.updatedSince, page.updated_since].flatMap((at) =>
+          at === undefined ? [] : [instant(at)]
+        )
+        const since = bounds.length === 0 ? undefined : Math.max(...bounds)
+        const order = page.order === "updated_at" ? oldestChangeFirst : newestFirst
+        const after = page.cursor
+        const rows: Array<Row<A>> = []
+        for (const row of HashMap.values(rowsOf(tenant(state, organisationId)))) {
+          const { record } = row
+          if (
+            (row.archivedAt === null || page.include_archived === true) &&
             keep(record) &&
             (since === undefined || instant(record.updated_at) >= since) &&
-            (q === undefined || (spec.searchable?.(record) ?? []).some(q))
-        )
-        rows.sort(newestFirst)
-        return rows.slice(page.offset, page.offset + page.limit + 1).map(copyOut)
+            (q === undefined || (spec.searchable?.(record) ?? []).some(q)) &&
+            (after === undefined || order(keyed(after), record) < 0)
+          )
+            rows.push(row)
+        }
+        rows.sort((x, y) => order(x.record, y.record))
+        return rows
+          .slice(page.offset, page.offset + page.limit + 1)
+          .map((row) =>
+            page.include_archived === true
+              ? { ...copyOut(row.record), archived_at: row.archivedAt }
+              : copyOut(row.record)
+          )
       }),
 
     /** Every live record `keep` accepts, in `order`, unpaged: for a repository's own queries. */

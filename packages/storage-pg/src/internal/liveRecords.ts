@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { orStorageError } from "./errors.js"
 import { executeOn } from "./execute.js"
-import { count } from "./rows.js"
+import { count, isoOrNull } from "./rows.js"
 import { containsPattern } from "./values.js"
 
 export interface LiveTable<Row extends object, A> {
@@ -156,13 +156,20 @@ export const make = <Row extends object, A>(sql: SqlClient.SqlClient, spec: Live
     /** Like `get`, and the row stays locked until the caller's transaction ends. */
     getForUpdate: selectOne("getForUpdate", " FOR UPDATE"),
 
+    // Archiving is a change a sync client must see (`updated_since`, `order=updated_at`).
     archive: (organisationId: string, id: string, at: string) =>
-      sql`UPDATE ${table} SET archived_at = ${at}::timestamptz WHERE ${one(organisationId, id)} RETURNING id`.pipe(
+      sql`UPDATE ${table} SET archived_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
+        WHERE ${one(organisationId, id)} RETURNING id`.pipe(
         Effect.map((rows) => rows.length > 0),
         operation("archive")
       ),
 
-    /** `conditions` are the repository's own filters, ANDed with the shared ones. */
+    /**
+     * `conditions` are the repository's own filters, ANDed with the shared ones and the page's sync
+     * fields. A keyset page (`cursor`) starts after the cursor's row by a row comparison that the
+     * indexes on (organisation_id, updated_at, id) and (organisation_id, created_at DESC, id DESC)
+     * answer directly, so its cost does not grow with how deep the walk is.
+     */
     list: (
       organisationId: string,
       filter: LiveFilter,
@@ -170,20 +177,36 @@ export const make = <Row extends object, A>(sql: SqlClient.SqlClient, spec: Live
       conditions: ReadonlyArray<Statement.Fragment> = []
     ) => {
       const pattern = filter.q === undefined ? undefined : containsPattern(filter.q)
+      const archivedToo = page.include_archived === true
+      const bySync = page.order === "updated_at"
+      const after = page.cursor
       const all = [
-        live(organisationId),
+        archivedToo ? sql`organisation_id = ${organisationId}::uuid` : live(organisationId),
         ...conditions,
-        ...(filter.updatedSince !== undefined ? [sql`updated_at >= ${filter.updatedSince}::timestamptz`] : []),
+        ...[filter.updatedSince, page.updated_since].flatMap((since) =>
+          since === undefined ? [] : [sql`updated_at >= ${since}::timestamptz`]
+        ),
         ...(pattern !== undefined
           ? [sql.or((spec.searchable ?? []).map((column) => sql`${sql(column)} ILIKE ${pattern} ESCAPE '\\'`))]
-          : [])
+          : []),
+        ...(after === undefined
+          ? []
+          : bySync
+            ? [sql`(updated_at, id) > (${after.at}::timestamptz, ${after.id}::uuid)`]
+            : [sql`(created_at, id) < (${after.at}::timestamptz, ${after.id}::uuid)`])
       ]
+      const order = bySync ? sql.literal("updated_at, id") : sql.literal("created_at DESC, id DESC")
       // One row past the page tells the caller whether there is more, without a count query. Its
       // text depends on the filters, so it is compiled here and sent as compiled (`execute.ts`).
-      const [text, params] = sql`SELECT ${selected} FROM ${table} WHERE ${sql.and(all)}
-        ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1} OFFSET ${page.offset}`.compile()
-      return execute<Row>(text, params).pipe(
-        Effect.map((rows) => rows.map(spec.toRecord)),
+      const [text, params] = sql`SELECT ${selected}${archivedToo ? sql.literal(", archived_at") : sql.literal("")}
+        FROM ${table} WHERE ${sql.and(all)}
+        ORDER BY ${order} LIMIT ${page.limit + 1} OFFSET ${page.offset}`.compile()
+      return execute<Row & { readonly archived_at?: Date | string | null }>(text, params).pipe(
+        Effect.map((rows) =>
+          archivedToo
+            ? rows.map((row) => ({ ...spec.toRecord(row), archived_at: isoOrNull(row.archived_at ?? null) }))
+            : rows.map(spec.toRecord)
+        ),
         operation("list")
       )
     },
