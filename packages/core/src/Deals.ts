@@ -1,9 +1,9 @@
 /** Deals: sales opportunities moving through the stages of a pipeline. */
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { z } from "zod"
+import * as BusinessTime from "./BusinessClock/BusinessTime.js"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
 import { closingNotice } from "./Deals/ClosingNotice.js"
@@ -14,7 +14,6 @@ import { StageAutomations } from "./Deals/StageAutomations.js"
 import type { NotFound, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog, type NewEvent } from "./Events/EventLog.js"
-import { dateIn } from "./internal/dates.js"
 import { operation } from "./internal/operation.js"
 import { archiveLive, merge, nowIso, orNotFound, partyLinks } from "./internal/records.js"
 import { Mailer } from "./Mail.js"
@@ -196,7 +195,7 @@ export const make = Effect.gen(function* () {
       if (overdueClose !== true) return toPage(yield* repo.list(organisation.id, filter, page), page)
       // A won or lost deal is never overdue to close: that combination matches nothing.
       if (filter.statusKind !== undefined && filter.statusKind !== "open") return toPage([], page)
-      const today = dateIn(organisation.settings.timezone, yield* Clock.currentTimeMillis)
+      const today = yield* BusinessTime.today(organisation)
       const rows = yield* repo.list(organisation.id, { ...filter, statusKind: "open", closeBefore: today }, page)
       return toPage(rows, page)
     }),

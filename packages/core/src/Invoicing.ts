@@ -1,6 +1,5 @@
 /** Invoices: drafts, gap-free numbers at issue, payments, stornos, and the exchange rates they use. */
 import * as BigDecimal from "effect/BigDecimal"
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -8,6 +7,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { z } from "zod"
 import { AccessRepository } from "./Access/AccessRepository.js"
+import * as BusinessTime from "./BusinessClock/BusinessTime.js"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
 import {
@@ -43,7 +43,7 @@ import type {
 import * as InvoiceStatus from "./Invoicing/InvoiceStatus.js"
 import { NumberSequence } from "./Invoicing/NumberSequence.js"
 import { exemptionOf } from "./Invoicing/VatExemption.js"
-import { addDays, dateIn, yearOf } from "./internal/dates.js"
+import { addDays, yearOf } from "./internal/dates.js"
 import { operation } from "./internal/operation.js"
 import { merge, nowIso, orNotFound, owningOrganisation, requireLink } from "./internal/records.js"
 import { decimal, toJson } from "./Money/Amount.js"
@@ -156,8 +156,8 @@ export const make = Effect.gen(function* () {
 
   const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("invoice"))
   const lock = (organisationId: string, id: string) => repo.getForUpdate(organisationId, id).pipe(orNotFound("invoice"))
-  const today = (organisation: Organisation) =>
-    Effect.map(Clock.currentTimeMillis, (now) => dateIn(organisation.settings.timezone, now))
+  // Default dates and the overdue job follow the organisation's business clock (a test clock may move it).
+  const today = BusinessTime.today
 
   const linked = <A>(
     field: string,

@@ -1,11 +1,11 @@
 /** Quotes: priced offers, numbered at creation, sent (each send freezes a revision), then answered. */
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { z } from "zod"
 import { AccessRepository } from "./Access/AccessRepository.js"
+import * as BusinessTime from "./BusinessClock/BusinessTime.js"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
 import {
@@ -26,7 +26,7 @@ import * as InvoiceNumbering from "./Invoicing/InvoiceNumbering.js"
 import type { Buyer, Invoice } from "./Invoicing/InvoiceSchemas.js"
 import { NumberSequence } from "./Invoicing/NumberSequence.js"
 import { Invoicing } from "./Invoicing.js"
-import { dateIn, yearOf } from "./internal/dates.js"
+import { yearOf } from "./internal/dates.js"
 import { operation } from "./internal/operation.js"
 import { merge, nowIso, orNotFound, owningOrganisation, partyLinks } from "./internal/records.js"
 import { lacksVatReason } from "./Pricing/LineSchemas.js"
@@ -129,7 +129,7 @@ export const make = Effect.gen(function* () {
           yield* requireLinks(organisation.id, input)
           yield* requireProducts(products, organisation.id, input.items)
           const now = yield* nowIso
-          const year = yearOf(dateIn(organisation.settings.timezone, yield* Clock.currentTimeMillis))
+          const year = yearOf(yield* BusinessTime.today(organisation))
           const currency = input.currency ?? organisation.settings.default_currency
           const draft = {
             id: crypto.randomUUID(),
@@ -264,7 +264,8 @@ export const make = Effect.gen(function* () {
     expire: (organisation) =>
       tx.run(
         Effect.gen(function* () {
-          const today = dateIn(organisation.settings.timezone, yield* Clock.currentTimeMillis)
+          // By the business clock: a test clock moved past `valid_until` expires the quote.
+          const today = yield* BusinessTime.today(organisation)
           const now = yield* nowIso
           const due = yield* repo.sentExpiringBefore(organisation.id, today)
           yield* Effect.forEach(due, (quote) =>

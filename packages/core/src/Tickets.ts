@@ -3,6 +3,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { z } from "zod"
+import * as BusinessTime from "./BusinessClock/BusinessTime.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
 import {
   invalidField,
@@ -121,6 +122,8 @@ export const make = Effect.gen(function* () {
             )
           }
           const now = yield* nowIso
+          // The target and its breach are dates decided by the business clock; timestamps stay real.
+          const businessNow = yield* BusinessTime.iso(organisation)
           const priority = input.priority ?? "normal"
           const ticket: TicketRecord = {
             id: crypto.randomUUID(),
@@ -133,23 +136,27 @@ export const make = Effect.gen(function* () {
             contact_id: input.contact_id ?? null,
             requester_email: normaliseEmail(requester),
             assigned_to: input.assigned_to ?? null,
-            sla_due_at: input.sla_due_at === undefined ? TicketSla.dueAt(priority, now) : utcOrNull(input.sla_due_at),
+            sla_due_at:
+              input.sla_due_at === undefined ? TicketSla.dueAt(priority, businessNow) : utcOrNull(input.sla_due_at),
             created_at: now,
             updated_at: now
           }
           yield* repo.insert(organisation.id, ticket)
           yield* events.append(organisation.id, [{ event: "ticket.created", data: pick(ticket, CREATED_FIELDS) }], now)
-          return withBreach(ticket, now)
+          return withBreach(ticket, businessNow)
         })
       )
     }),
     get: (organisation, id) =>
-      Effect.zipWith(find(organisation.id, id), nowIso, (ticket, now) => withBreach(ticket, now)),
+      Effect.zipWith(find(organisation.id, id), BusinessTime.iso(organisation), (ticket, now) =>
+        withBreach(ticket, now)
+      ),
     update: operation("Tickets.update")(function* (organisation, id, patch) {
       return yield* tx.run(
         Effect.gen(function* () {
           const current = yield* lock(organisation.id, id)
           const now = yield* nowIso
+          const businessNow = yield* BusinessTime.iso(organisation)
           const status =
             patch.status === undefined || patch.status === current.status
               ? current.status
@@ -170,16 +177,17 @@ export const make = Effect.gen(function* () {
                   : current.sla_due_at,
             updated_at: now
           }
-          if (CHANGEABLE.every((field) => next[field] === current[field])) return withBreach(current, now)
+          if (CHANGEABLE.every((field) => next[field] === current[field])) return withBreach(current, businessNow)
           yield* repo.update(organisation.id, next)
           yield* events.append(organisation.id, [{ event: "ticket.updated", data: pick(next, UPDATED_FIELDS) }], now)
-          return withBreach(next, now)
+          return withBreach(next, businessNow)
         })
       )
     }),
     list: (organisation, query) =>
       Effect.gen(function* () {
-        const now = yield* nowIso
+        // Breach is judged by the business clock (a test clock moved past the SLA breaches it).
+        const now = yield* BusinessTime.iso(organisation)
         const rows = yield* repo.list(
           organisation.id,
           {
@@ -202,17 +210,18 @@ export const make = Effect.gen(function* () {
           // A closed ticket is final: the machine refuses the move a reply makes (closed → pending).
           if (current.status === "closed") yield* TicketStatus.transition("closed", "pending")
           const now = yield* nowIso
+          const businessNow = yield* BusinessTime.iso(organisation)
           yield* mailer.send(organisation.id, {
             to: current.requester_email,
             subject: `Re: [${current.number}] ${current.subject}`,
             body: input.body
           })
           // Answered: now it waits on the customer. Pending and solved tickets keep their status.
-          if (current.status !== "open") return withBreach(current, now)
+          if (current.status !== "open") return withBreach(current, businessNow)
           const next: TicketRecord = { ...current, status: "pending", updated_at: now }
           yield* repo.update(organisation.id, next)
           yield* events.append(organisation.id, [{ event: "ticket.updated", data: pick(next, UPDATED_FIELDS) }], now)
-          return withBreach(next, now)
+          return withBreach(next, businessNow)
         })
       )
     })
