@@ -73,6 +73,11 @@ export class PathAlreadyExists extends coded("PathAlreadyExists", "path_already_
 export class SlugAlreadyExists extends coded("SlugAlreadyExists", "slug_already_exists") {}
 /** A site domain another site of the organisation already uses; `detail` is `{domain, site_id}`. */
 export class DomainAlreadyExists extends coded("DomainAlreadyExists", "domain_already_exists") {}
+/** A batch refused by one of its items; `detail` is `{index, error, detail}` (nothing was written). */
+export class BatchFailed extends coded("BatchFailed", "batch_failed") {}
+
+/** A test clock asked of an organisation not created in test mode (its time is always the real time). */
+export class NotTestMode extends coded("NotTestMode", "not_test_mode") {}
 
 export class ValidationFailed extends Data.TaggedError("ValidationFailed")<{
   readonly detail: ReadonlyArray<ValidationIssue>
@@ -167,6 +172,7 @@ export type DomainError =
   | PathAlreadyExists
   | SlugAlreadyExists
   | DomainAlreadyExists
+  | BatchFailed
 
 /** One issue naming a field, the commonest shape of `validation_failed`. */
 export const invalidField = (path: string, message: string, code = "invalid"): ValidationFailed =>

@@ -7,8 +7,10 @@ import type { RateLimiter } from "./Access/RateLimiter.js"
 import * as Access from "./Access.js"
 import * as Activity from "./Activity.js"
 import * as Analytics from "./Analytics.js"
+import * as Batch from "./Batch.js"
 import type { BookingRepository } from "./Bookings/BookingRepository.js"
 import * as Bookings from "./Bookings.js"
+import * as BusinessClock from "./BusinessClock.js"
 import type { CallRepository } from "./Calls/CallRepository.js"
 import * as Calls from "./Calls.js"
 import type { CompanyRepository } from "./Companies/CompanyRepository.js"
@@ -124,7 +126,13 @@ const services = (options: KernelOptions) =>
     Tasks.layer,
     Quotes.layer.pipe(Layer.provide(Invoicing.layer)),
     Invoicing.layer,
+    // Moving a test clock runs the date jobs of `Quotes` and `Invoicing` that fell due.
+    BusinessClock.layer.pipe(
+      Layer.provide(Quotes.layer.pipe(Layer.provide(Invoicing.layer))),
+      Layer.provide(Invoicing.layer)
+    ),
     Events.layer,
+    Batch.layer,
     Idempotency.layer,
     // A ticket reply mails the requester through the Mailer.
     Tickets.layer.pipe(Layer.provide(Mail.layer)),
@@ -167,7 +175,9 @@ export const serviceTags = [
   Access.Access,
   Activity.Activity,
   Analytics.Analytics,
+  Batch.Batches,
   Bookings.Bookings,
+  BusinessClock.BusinessClock,
   Calls.Calls,
   Companies.Companies,
   Contacts.Contacts,

@@ -4,6 +4,8 @@
  */
 import type {
   Access,
+  Batch,
+  BusinessClock,
   Companies,
   Contacts,
   Deals,
@@ -35,6 +37,8 @@ export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
 /** Every kernel service a handler may call. */
 export type Services =
   | Access.Access
+  | Batch.Batches
+  | BusinessClock.BusinessClock
   | Contacts.Contacts
   | Companies.Companies
   | Deals.Deals
@@ -86,6 +90,8 @@ export interface Route {
         readonly optional: boolean
         /** `ndjson`: the body is JSON lines, handed to the handler as text (the schema describes that text). */
         readonly raw: "ndjson" | undefined
+        /** A batch (`{items: [...]}`): an item's validation issues are that item's `batch_failed`. */
+        readonly batch: boolean
       }
     | undefined
   readonly success: {
@@ -94,6 +100,8 @@ export interface Route {
     readonly description: string
     /** The media type of a success that is a file (`application/pdf`) rather than JSON. */
     readonly file: string | undefined
+    /** An upsert: 201 with the same body when it creates, described so. */
+    readonly created: string | undefined
   }
   readonly errors: ReadonlyArray<ErrorCode>
   readonly handle: (context: Context<unknown, unknown>) => Effect.Effect<Reply, unknown, Services>
@@ -114,11 +122,15 @@ export interface RouteSpec<Q extends z.ZodObject | undefined, B extends z.ZodTyp
   readonly optionalBody?: boolean
   /** The body is JSON lines (`application/x-ndjson` or `application/jsonl`), handed over as text. */
   readonly rawBody?: "ndjson"
+  /** The body is a batch (`{items: [...]}`): an item's validation issues are its `batch_failed`. */
+  readonly batchBody?: boolean
   readonly success: {
     readonly status: number
     readonly schema?: z.ZodType
     readonly description: string
     readonly file?: string
+    /** An upsert answers 201 with the same body when it creates; this describes that answer. */
+    readonly created?: string
   }
   readonly errors: ReadonlyArray<ErrorCode>
   readonly handle: (
@@ -140,12 +152,19 @@ export const route = <Q extends z.ZodObject | undefined = undefined, B extends z
   body:
     spec.body === undefined
       ? undefined
-      : { schema: spec.body, patch: spec.patch ?? false, optional: spec.optionalBody ?? false, raw: spec.rawBody },
+      : {
+          schema: spec.body,
+          patch: spec.patch ?? false,
+          optional: spec.optionalBody ?? false,
+          raw: spec.rawBody,
+          batch: spec.batchBody ?? false
+        },
   success: {
     status: spec.success.status,
     schema: spec.success.schema,
     description: spec.success.description,
-    file: spec.success.file
+    file: spec.success.file,
+    created: spec.success.created
   },
   errors: spec.errors,
   // The pipeline validates query and body with the same schemas before calling, so the erasure is safe.

@@ -26,6 +26,8 @@ import documentStock from "./migrations/0016_document_stock.js"
 import webhookCircuit from "./migrations/0017_webhook_circuit.js"
 import rateTakeOnce from "./migrations/0018_rate_take_once.js"
 import syncKeyset from "./migrations/0019_sync_keyset.js"
+import testClock from "./migrations/0020_test_clock.js"
+import upsertKeys from "./migrations/0021_upsert_keys.js"
 
 export const migrations = {
   "0001_access": access,
@@ -46,7 +48,9 @@ export const migrations = {
   "0016_document_stock": documentStock,
   "0017_webhook_circuit": webhookCircuit,
   "0018_rate_take_once": rateTakeOnce,
-  "0019_sync_keyset": syncKeyset
+  "0019_sync_keyset": syncKeyset,
+  "0020_test_clock": testClock,
+  "0021_upsert_keys": upsertKeys
 }
 
 /** The migrator's record of what is applied (`migration_id`, `name`). */
