@@ -2,16 +2,26 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type { z } from "zod"
+import { type Upserted, upsertBy, writeChange } from "./Batch.js"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
-import type { Company, CompanyCreate, CompanyListQuery, CompanyPatch } from "./Companies/CompanySchemas.js"
-import type { PlanRefused } from "./Errors.js"
+import {
+  type Company,
+  CompanyCreate,
+  type CompanyListQuery,
+  type CompanyPatch,
+  type CompanyUpsert
+} from "./Companies/CompanySchemas.js"
+import type { PlanRefused, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
 import { operation } from "./internal/operation.js"
 import { archiveLive, merge, nowIso, orNotFound, withinLimit } from "./internal/records.js"
-import type { ResourceService } from "./Resource.js"
+import type { Actor, ResourceService } from "./Resource.js"
+import type { Organisation } from "./Settings/SettingsSchemas.js"
 import { Transaction } from "./Transaction.js"
+import { parse } from "./Validation.js"
 import { normaliseEmail, toSyncPage } from "./Wire.js"
 
 export * from "./Companies/CompanyRepository.js"
@@ -19,7 +29,26 @@ export * from "./Companies/CompanySchemas.js"
 
 export class Companies extends Context.Tag("@crm/core/Companies")<
   Companies,
-  ResourceService<z.output<typeof CompanyCreate>, z.output<typeof CompanyPatch>, CompanyListQuery, Company, PlanRefused>
+  ResourceService<
+    z.output<typeof CompanyCreate>,
+    z.output<typeof CompanyPatch>,
+    CompanyListQuery,
+    Company,
+    PlanRefused
+  > & {
+    /**
+     * Changes only the fields sent of the oldest live company with `input.domain` (compared
+     * case-insensitively), or creates one (then `name` is required); a change that alters nothing
+     * writes nothing and emits nothing. Concurrent upserts of one domain create one company.
+     */
+    readonly upsert: (
+      organisation: Organisation,
+      input: z.output<typeof CompanyUpsert>,
+      actor: Actor
+    ) => Effect.Effect<Upserted<Company>, ValidationFailed | PlanRefused | StorageError>
+    /** The lock an upsert of `input` takes (see `Batches.upserts`). */
+    readonly upsertKey: (input: z.output<typeof CompanyUpsert>) => string
+  }
 >() {}
 
 const CREATED_FIELDS = [
@@ -37,6 +66,8 @@ const UPDATED_FIELDS = ["id", "name", "domain", "city", "updated_at"] as const
 
 const clean = (email: string | null | undefined) => (email == null ? email : normaliseEmail(email))
 
+const upsertKey = (input: { readonly domain: string }) => `company.domain:${input.domain.toLowerCase()}`
+
 export const make = Effect.gen(function* () {
   const repo = yield* CompanyRepository
   const events = yield* EventLog
@@ -44,55 +75,68 @@ export const make = Effect.gen(function* () {
 
   const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("company"))
 
-  return Companies.of({
-    create: operation("Companies.create")(function* (organisation, input) {
-      return yield* tx.run(
-        Effect.gen(function* () {
-          const now = yield* nowIso
-          const company: Company = {
-            id: crypto.randomUUID(),
-            name: input.name,
-            domain: input.domain ?? null,
-            email: clean(input.email) ?? null,
-            vat_number: input.vat_number ?? null,
-            city: input.city ?? null,
-            country: input.country ?? null,
-            custom: input.custom ?? {},
-            created_at: now,
-            updated_at: now
-          }
-          yield* repo.insert(organisation.id, company)
-          yield* withinLimit(
-            tx,
-            organisation.id,
-            organisation.settings.plan.max_companies,
-            "MAX_COMPANIES",
-            repo.countLive
-          )
-          yield* events.append(
-            organisation.id,
-            [{ event: "company.created", data: pick(company, CREATED_FIELDS) }],
-            now
-          )
-          return company
-        })
+  // Inside the caller's unit of work.
+  const insert = Effect.fnUntraced(function* (organisation: Organisation, input: z.output<typeof CompanyCreate>) {
+    const now = yield* nowIso
+    const company: Company = {
+      id: crypto.randomUUID(),
+      name: input.name,
+      domain: input.domain ?? null,
+      email: clean(input.email) ?? null,
+      vat_number: input.vat_number ?? null,
+      city: input.city ?? null,
+      country: input.country ?? null,
+      custom: input.custom ?? {},
+      created_at: now,
+      updated_at: now
+    }
+    yield* repo.insert(organisation.id, company)
+    yield* withinLimit(tx, organisation.id, organisation.settings.plan.max_companies, "MAX_COMPANIES", repo.countLive)
+    yield* events.append(organisation.id, [{ event: "company.created", data: pick(company, CREATED_FIELDS) }], now)
+    return company
+  })
+
+  // Inside the caller's unit of work; `None` when `onlyIfChanged` and the patch alters nothing.
+  const change = Effect.fnUntraced(function* (
+    organisation: Organisation,
+    current: Company,
+    patch: z.output<typeof CompanyPatch>,
+    onlyIfChanged: boolean
+  ) {
+    const now = yield* nowIso
+    const company = { ...merge(current, { ...patch, email: clean(patch.email) }), updated_at: now }
+    return yield* writeChange(
+      current,
+      company,
+      onlyIfChanged,
+      Effect.zipRight(
+        repo.update(organisation.id, company),
+        events.append(organisation.id, [{ event: "company.updated", data: pick(company, UPDATED_FIELDS) }], now)
       )
-    }),
+    )
+  })
+
+  return Companies.of({
+    create: operation("Companies.create")(insert, (effect) => tx.run(effect)),
     get: (organisation, id) => find(organisation.id, id),
-    update: operation("Companies.update")(function* (organisation, id, patch) {
-      return yield* tx.run(
-        Effect.gen(function* () {
-          const current = yield* find(organisation.id, id)
-          const now = yield* nowIso
-          const company = { ...merge(current, { ...patch, email: clean(patch.email) }), updated_at: now }
-          yield* repo.update(organisation.id, company)
-          yield* events.append(
-            organisation.id,
-            [{ event: "company.updated", data: pick(company, UPDATED_FIELDS) }],
-            now
-          )
-          return company
-        })
+    update: operation("Companies.update")(
+      function* (organisation, id, patch) {
+        const current = yield* find(organisation.id, id)
+        return Option.getOrThrow(yield* change(organisation, current, patch, false))
+      },
+      (effect) => tx.run(effect)
+    ),
+    upsertKey,
+    upsert: operation("Companies.upsert")((organisation, input) => {
+      // The key names the company; a found company keeps its domain as it was written.
+      const { domain, ...patch } = input
+      return upsertBy(
+        tx,
+        organisation.id,
+        upsertKey(input),
+        repo.findByDomain(organisation.id, domain),
+        Effect.flatMap(parse(CompanyCreate, input), (created) => insert(organisation, created)),
+        (current) => change(organisation, current, patch, true)
       )
     }),
     archive: operation("Companies.archive")((organisation, id) =>

@@ -2,16 +2,25 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type { z } from "zod"
+import { type Upserted, upsertBy, writeChange } from "./Batch.js"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
-import type { Contact, ContactCreate, ContactListQuery, ContactPatch } from "./Contacts/ContactSchemas.js"
-import type { EmailAlreadyExists, PlanRefused, ValidationFailed } from "./Errors.js"
+import type {
+  Contact,
+  ContactCreate,
+  ContactListQuery,
+  ContactPatch,
+  ContactUpsert
+} from "./Contacts/ContactSchemas.js"
+import type { EmailAlreadyExists, PlanRefused, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
 import { operation } from "./internal/operation.js"
 import { archiveLive, merge, nowIso, orNotFound, requireLink, withinLimit } from "./internal/records.js"
-import type { ResourceService } from "./Resource.js"
+import type { Actor, ResourceService } from "./Resource.js"
+import type { Organisation } from "./Settings/SettingsSchemas.js"
 import { Transaction } from "./Transaction.js"
 import { normaliseEmail, toSyncPage } from "./Wire.js"
 
@@ -27,7 +36,20 @@ export class Contacts extends Context.Tag("@crm/core/Contacts")<
     Contact,
     EmailAlreadyExists | ValidationFailed | PlanRefused,
     EmailAlreadyExists | ValidationFailed
-  >
+  > & {
+    /**
+     * Creates the live contact holding `input.email`, or changes only the fields sent; a change
+     * that alters nothing writes nothing and emits nothing. Concurrent upserts of one address
+     * create one contact.
+     */
+    readonly upsert: (
+      organisation: Organisation,
+      input: z.output<typeof ContactUpsert>,
+      actor: Actor
+    ) => Effect.Effect<Upserted<Contact>, EmailAlreadyExists | ValidationFailed | PlanRefused | StorageError>
+    /** The lock an upsert of `input` takes (see `Batches.upserts`). */
+    readonly upsertKey: (input: z.output<typeof ContactUpsert>) => string
+  }
 >() {}
 
 const CREATED_FIELDS = [
@@ -46,6 +68,8 @@ const UPDATED_FIELDS = ["id", "first_name", "last_name", "email", "status", "upd
 
 const clean = (email: string | null | undefined) => (email == null ? email : normaliseEmail(email))
 
+const upsertKey = (input: { readonly email: string }) => `contact.email:${normaliseEmail(input.email)}`
+
 export const make = Effect.gen(function* () {
   const repo = yield* ContactRepository
   const companies = yield* CompanyRepository
@@ -54,44 +78,72 @@ export const make = Effect.gen(function* () {
 
   const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("contact"))
 
+  // Inside the caller's unit of work.
+  const insert = Effect.fnUntraced(function* (organisation: Organisation, input: z.output<typeof ContactCreate>) {
+    yield* requireLink("company_id", input.company_id, (id) => companies.get(organisation.id, id))
+    const now = yield* nowIso
+    const contact: Contact = {
+      id: crypto.randomUUID(),
+      first_name: input.first_name ?? null,
+      last_name: input.last_name ?? null,
+      email: clean(input.email) ?? null,
+      phone: input.phone ?? null,
+      company_id: input.company_id ?? null,
+      status: input.status ?? "lead",
+      source: input.source ?? null,
+      custom: input.custom ?? {},
+      created_at: now,
+      updated_at: now
+    }
+    yield* repo.insert(organisation.id, contact)
+    yield* withinLimit(tx, organisation.id, organisation.settings.plan.max_contacts, "MAX_CONTACTS", repo.countLive)
+    yield* events.append(organisation.id, [{ event: "contact.created", data: pick(contact, CREATED_FIELDS) }], now)
+    return contact
+  })
+
+  // Inside the caller's unit of work; `None` when `onlyIfChanged` and the patch alters nothing.
+  const change = Effect.fnUntraced(function* (
+    organisation: Organisation,
+    current: Contact,
+    patch: z.output<typeof ContactPatch>,
+    onlyIfChanged: boolean
+  ) {
+    yield* requireLink("company_id", patch.company_id, (companyId) => companies.get(organisation.id, companyId))
+    const now = yield* nowIso
+    const contact = { ...merge(current, { ...patch, email: clean(patch.email) }), updated_at: now }
+    return yield* writeChange(
+      current,
+      contact,
+      onlyIfChanged,
+      Effect.zipRight(
+        repo.update(organisation.id, contact),
+        events.append(organisation.id, [{ event: "contact.updated", data: pick(contact, UPDATED_FIELDS) }], now)
+      )
+    )
+  })
+
   return Contacts.of({
-    create: operation("Contacts.create")(
-      function* (organisation, input) {
-        yield* requireLink("company_id", input.company_id, (id) => companies.get(organisation.id, id))
-        const now = yield* nowIso
-        const contact: Contact = {
-          id: crypto.randomUUID(),
-          first_name: input.first_name ?? null,
-          last_name: input.last_name ?? null,
-          email: clean(input.email) ?? null,
-          phone: input.phone ?? null,
-          company_id: input.company_id ?? null,
-          status: input.status ?? "lead",
-          source: input.source ?? null,
-          custom: input.custom ?? {},
-          created_at: now,
-          updated_at: now
-        }
-        yield* repo.insert(organisation.id, contact)
-        yield* withinLimit(tx, organisation.id, organisation.settings.plan.max_contacts, "MAX_CONTACTS", repo.countLive)
-        yield* events.append(organisation.id, [{ event: "contact.created", data: pick(contact, CREATED_FIELDS) }], now)
-        return contact
-      },
-      (effect) => tx.run(effect)
-    ),
+    create: operation("Contacts.create")(insert, (effect) => tx.run(effect)),
     get: (organisation, id) => find(organisation.id, id),
     update: operation("Contacts.update")(
       function* (organisation, id, patch) {
         const current = yield* find(organisation.id, id)
-        yield* requireLink("company_id", patch.company_id, (companyId) => companies.get(organisation.id, companyId))
-        const now = yield* nowIso
-        const contact = { ...merge(current, { ...patch, email: clean(patch.email) }), updated_at: now }
-        yield* repo.update(organisation.id, contact)
-        yield* events.append(organisation.id, [{ event: "contact.updated", data: pick(contact, UPDATED_FIELDS) }], now)
-        return contact
+        return Option.getOrThrow(yield* change(organisation, current, patch, false))
       },
       (effect) => tx.run(effect)
     ),
+    upsertKey,
+    upsert: operation("Contacts.upsert")((organisation, input) => {
+      const email = normaliseEmail(input.email)
+      return upsertBy(
+        tx,
+        organisation.id,
+        upsertKey(input),
+        repo.findByEmail(organisation.id, email),
+        insert(organisation, { ...input, email }),
+        (current) => change(organisation, current, { ...input, email }, true)
+      )
+    }),
     archive: operation("Contacts.archive")((organisation, id) =>
       archiveLive(tx, (at) => repo.archive(organisation.id, id, at), find(organisation.id, id))
     ),

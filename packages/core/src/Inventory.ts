@@ -5,6 +5,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { z } from "zod"
+import { type Upserted, upsertBy, writeChange } from "./Batch.js"
 import {
   type InsufficientStock,
   invalidField,
@@ -18,14 +19,15 @@ import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
 import { ProductRepository } from "./Inventory/ProductRepository.js"
 import * as ProductRules from "./Inventory/ProductRules.js"
-import type {
-  Product,
+import {
+  type Product,
   ProductCreate,
-  ProductListQuery,
-  ProductPatch,
-  StockMove,
-  StockMovement,
-  StockMovementQuery
+  type ProductListQuery,
+  type ProductPatch,
+  type ProductUpsert,
+  type StockMove,
+  type StockMovement,
+  type StockMovementQuery
 } from "./Inventory/ProductSchemas.js"
 import * as StockLedger from "./Inventory/StockLedger.js"
 import { StockLedgerStore } from "./Inventory/StockLedgerStore.js"
@@ -34,6 +36,7 @@ import { merge, nowIso, orNotFound } from "./internal/records.js"
 import type { Actor } from "./Resource.js"
 import type { Organisation } from "./Settings/SettingsSchemas.js"
 import { Transaction } from "./Transaction.js"
+import { parse } from "./Validation.js"
 import { type PageResult, toPage, toSyncPage } from "./Wire.js"
 
 export * from "./Inventory/ProductRepository.js"
@@ -81,6 +84,18 @@ export class Inventory extends Context.Tag("@crm/core/Inventory")<
       patch: z.output<typeof ProductPatch>,
       actor: Actor
     ) => Effect.Effect<Product, NotFound | ValidationFailed | StorageError>
+    /**
+     * Changes only the fields sent of the product with `input.sku`, or creates it (then `name` is
+     * required); a change that alters nothing writes nothing and emits nothing. Concurrent upserts
+     * of one SKU create one product.
+     */
+    readonly upsert: (
+      organisation: Organisation,
+      input: z.output<typeof ProductUpsert>,
+      actor: Actor
+    ) => Effect.Effect<Upserted<Product>, NotFound | ValidationFailed | StorageError>
+    /** The lock an upsert of `input` takes (see `Batches.upserts`). */
+    readonly upsertKey: (input: z.output<typeof ProductUpsert>) => string
     readonly list: (
       organisation: Organisation,
       query: ProductListQuery
@@ -159,6 +174,8 @@ const moveOf = (request: StockMove): StockLedger.Move =>
     ? { kind: request.reason ?? "adjust", delta: request.delta }
     : { kind: "count", count: request.count ?? null }
 
+const upsertKey = (input: { readonly sku: string }) => `product.sku:${input.sku}`
+
 export const make = Effect.gen(function* () {
   const repo = yield* ProductRepository
   const ledger = yield* StockLedgerStore
@@ -195,69 +212,89 @@ export const make = Effect.gen(function* () {
       })
     })
 
+  // Inside the caller's unit of work.
+  const insert = Effect.fnUntraced(function* (organisation: Organisation, input: z.output<typeof ProductCreate>) {
+    const now = yield* nowIso
+    const draft: Product = {
+      id: crypto.randomUUID(),
+      sku: input.sku,
+      name: input.name,
+      unit: input.unit ?? "pcs",
+      unit_price: input.unit_price ?? 0,
+      currency: input.currency ?? organisation.settings.default_currency,
+      vat_rate: input.vat_rate ?? 0,
+      active: input.active ?? true,
+      kind: input.kind ?? "physical",
+      category: input.category ?? null,
+      low_stock_threshold: input.low_stock_threshold ?? null,
+      stock: null,
+      options: input.options ?? [],
+      variants: [],
+      created_at: now,
+      updated_at: now
+    }
+    const variants = yield* ProductRules.variantsFrom([], input.variants ?? [], () => crypto.randomUUID())
+    const product = yield* ProductRules.check({ ...draft, variants: [...variants] })
+    yield* repo.insert(organisation.id, product)
+    yield* events.append(organisation.id, [{ event: "product.created", data: pick(product, CREATED_FIELDS) }], now)
+    return product
+  })
+
+  // Inside the caller's unit of work, on the locked product; `None` when `onlyIfChanged` and the
+  // patch alters nothing (variants sent without ids are new variants, so always a change).
+  const change = Effect.fnUntraced(function* (
+    organisation: Organisation,
+    current: Product,
+    patch: z.output<typeof ProductPatch>,
+    onlyIfChanged: boolean
+  ) {
+    const now = yield* nowIso
+    const { variants: variantInputs, ...fields } = patch
+    const variants =
+      variantInputs === undefined
+        ? current.variants
+        : yield* ProductRules.variantsFrom(current.variants, variantInputs, () => crypto.randomUUID())
+    const next = ProductRules.carryStock(current, {
+      ...merge(current, fields),
+      variants: [...variants],
+      updated_at: now
+    })
+    const product = yield* ProductRules.check(next)
+    return yield* writeChange(
+      current,
+      product,
+      onlyIfChanged,
+      ProductRules.checkNothingDropped(current, product).pipe(
+        Effect.zipRight(repo.update(organisation.id, product)),
+        Effect.zipRight(
+          events.append(organisation.id, [{ event: "product.updated", data: pick(product, UPDATED_FIELDS) }], now)
+        )
+      )
+    )
+  })
+
   return Inventory.of({
-    create: operation("Inventory.create")(function* (organisation, input) {
-      return yield* tx.run(
-        Effect.gen(function* () {
-          const now = yield* nowIso
-          const draft: Product = {
-            id: crypto.randomUUID(),
-            sku: input.sku,
-            name: input.name,
-            unit: input.unit ?? "pcs",
-            unit_price: input.unit_price ?? 0,
-            currency: input.currency ?? organisation.settings.default_currency,
-            vat_rate: input.vat_rate ?? 0,
-            active: input.active ?? true,
-            kind: input.kind ?? "physical",
-            category: input.category ?? null,
-            low_stock_threshold: input.low_stock_threshold ?? null,
-            stock: null,
-            options: input.options ?? [],
-            variants: [],
-            created_at: now,
-            updated_at: now
-          }
-          const variants = yield* ProductRules.variantsFrom([], input.variants ?? [], () => crypto.randomUUID())
-          const product = yield* ProductRules.check({ ...draft, variants: [...variants] })
-          yield* repo.insert(organisation.id, product)
-          yield* events.append(
-            organisation.id,
-            [{ event: "product.created", data: pick(product, CREATED_FIELDS) }],
-            now
-          )
-          return product
-        })
-      )
-    }),
+    create: operation("Inventory.create")(insert, (effect) => tx.run(effect)),
     get: (organisation, id) => find(organisation.id, id),
-    update: operation("Inventory.update")(function* (organisation, id, patch) {
-      return yield* tx.run(
-        Effect.gen(function* () {
-          const current = yield* lock(organisation.id, id)
-          const now = yield* nowIso
-          const { variants: variantInputs, ...fields } = patch
-          const variants =
-            variantInputs === undefined
-              ? current.variants
-              : yield* ProductRules.variantsFrom(current.variants, variantInputs, () => crypto.randomUUID())
-          const next = ProductRules.carryStock(current, {
-            ...merge(current, fields),
-            variants: [...variants],
-            updated_at: now
-          })
-          const product = yield* ProductRules.check(next)
-          yield* ProductRules.checkNothingDropped(current, product)
-          yield* repo.update(organisation.id, product)
-          yield* events.append(
-            organisation.id,
-            [{ event: "product.updated", data: pick(product, UPDATED_FIELDS) }],
-            now
-          )
-          return product
-        })
+    update: operation("Inventory.update")(
+      function* (organisation, id, patch) {
+        const current = yield* lock(organisation.id, id)
+        return Option.getOrThrow(yield* change(organisation, current, patch, false))
+      },
+      (effect) => tx.run(effect)
+    ),
+    upsertKey,
+    upsert: operation("Inventory.upsert")((organisation, input) =>
+      upsertBy(
+        tx,
+        organisation.id,
+        upsertKey(input),
+        repo.findBySku(organisation.id, input.sku),
+        Effect.flatMap(parse(ProductCreate, input), (created) => insert(organisation, created)),
+        (found) =>
+          Effect.flatMap(lock(organisation.id, found.id), (current) => change(organisation, current, input, true))
       )
-    }),
+    ),
     list: (organisation, query) =>
       repo
         .list(

@@ -36,7 +36,8 @@ const scripted = (overtaken: number) => {
   })
   const tx = Transaction.of({
     run: (self) => Effect.tapErrorCause(self, () => Effect.sync(() => seen.rolledBack++)),
-    lockOrganisation: () => Effect.void
+    lockOrganisation: () => Effect.void,
+    lockKey: () => Effect.void
   })
   const layer = Idempotency.layer.pipe(
     Layer.provide(Layer.succeed(Idempotency.IdempotencyStore, store)),

@@ -13,6 +13,8 @@ export const make = (store: Store): Context.Tag.Service<typeof Companies.Company
   return Companies.CompanyRepository.of({
     insert: live.insert,
     get: live.get,
+    findByDomain: (organisationId, domain) =>
+      live.findBy(organisationId, (company) => company.domain?.toLowerCase() === domain.toLowerCase()),
     update: live.update,
     archive: live.archive,
     list: live.list,

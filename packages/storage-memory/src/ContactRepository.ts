@@ -43,6 +43,7 @@ export const make = (store: Store): Context.Tag.Service<typeof Contacts.ContactR
   return Contacts.ContactRepository.of({
     insert: live.insert,
     get: live.get,
+    findByEmail: (organisationId, email) => live.findBy(organisationId, (contact) => contact.email === email),
     update: live.update,
     archive: live.archive,
     list: (organisationId, filter, page) =>

@@ -34,6 +34,7 @@ export const make = (store: Store): Context.Tag.Service<typeof Inventory.Product
   return Inventory.ProductRepository.of({
     insert: (organisationId, product) => live.insert(organisationId, untracked(product)),
     get: live.get,
+    findBySku: (organisationId, sku) => live.findBy(organisationId, (product) => product.sku === sku),
     getForUpdate: live.getForUpdate,
     // The stock of what stays is the stored one, whatever the caller sent: only the ledger moves it.
     update: (organisationId, input) =>

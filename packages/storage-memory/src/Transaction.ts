@@ -9,5 +9,6 @@ export const make = (store: Store): Context.Tag.Service<typeof Transaction.Trans
     run: (self) => transaction(store, self),
     // Every unit of work here already runs alone (the store's FIFO lock), so what a unit reads
     // stays true until it ends: an organisation's lock would add nothing.
-    lockOrganisation: () => Effect.void
+    lockOrganisation: () => Effect.void,
+    lockKey: () => Effect.void
   })

@@ -32,6 +32,8 @@ export const make: Effect.Effect<
           ${company.created_at}::timestamptz, ${company.updated_at}::timestamptz`
       ),
     get: live.get,
+    findByDomain: (organisationId, domain) =>
+      live.findBy(organisationId, sql`lower(domain) = ${domain.toLowerCase()}`, "findByDomain"),
     update: (organisationId, company) =>
       live.update(
         organisationId,

@@ -80,6 +80,7 @@ export const make: Effect.Effect<
         orStorageError("ContactRepository.insert")
       ),
     get: live.get,
+    findByEmail: (organisationId, email) => live.findBy(organisationId, sql`email = ${email}`, "findByEmail"),
     update: (organisationId, contact) =>
       live.update(
         organisationId,

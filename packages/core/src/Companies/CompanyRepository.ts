@@ -16,6 +16,11 @@ export class CompanyRepository extends Context.Tag("@crm/core/CompanyRepository"
   {
     readonly insert: (organisationId: string, company: Company) => Effect.Effect<void, StorageError>
     readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<Company>, StorageError>
+    /** The oldest live company with this domain, compared case-insensitively (a domain is not unique). */
+    readonly findByDomain: (
+      organisationId: string,
+      domain: string
+    ) => Effect.Effect<Option.Option<Company>, StorageError>
     readonly update: (organisationId: string, company: Company) => Effect.Effect<void, StorageError>
     readonly archive: (organisationId: string, id: string, at: string) => Effect.Effect<boolean, StorageError>
     /** Newest first, ties by id; at most `limit + 1` rows. */

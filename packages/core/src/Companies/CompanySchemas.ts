@@ -21,6 +21,21 @@ const fields = {
 export const CompanyCreate = z.strictObject(fields)
 export const CompanyPatch = z.strictObject({ ...fields, name: fields.name.optional() })
 
+/**
+ * An upsert keyed by domain: the fields to set, and the domain that names the company (compared
+ * case-insensitively; in a batch item; `PUT /companies/by-domain/{domain}` takes it from the path).
+ * `name` is required only when the upsert creates the company.
+ */
+export const CompanyUpsert = z.strictObject({
+  ...fields,
+  name: fields.name.optional(),
+  domain: z
+    .string()
+    .min(1)
+    .max(500)
+    .describe("the natural key: the oldest live company with this domain is changed, else one is created")
+})
+
 export const Company = z.object({
   id: z.uuid(),
   name: z.string(),

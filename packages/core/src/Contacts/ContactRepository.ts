@@ -21,6 +21,8 @@ export class ContactRepository extends Context.Tag("@crm/core/ContactRepository"
       contact: Contact
     ) => Effect.Effect<void, EmailAlreadyExists | StorageError>
     readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<Contact>, StorageError>
+    /** The live holder of a (normalised) address. */
+    readonly findByEmail: (organisationId: string, email: string) => Effect.Effect<Option.Option<Contact>, StorageError>
     readonly update: (
       organisationId: string,
       contact: Contact

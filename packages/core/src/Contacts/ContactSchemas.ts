@@ -18,6 +18,15 @@ const fields = {
 
 export const ContactPatch = z.strictObject(fields)
 
+/**
+ * An upsert keyed by address: the fields to set, and the address that names the contact (in a
+ * batch item; `PUT /contacts/by-email/{email}` takes it from the path and refuses a different one).
+ */
+export const ContactUpsert = z.strictObject({
+  ...fields,
+  email: z.email().max(320).describe("the natural key: the live contact with this address is changed, else created")
+})
+
 export const ContactCreate = z
   .strictObject(fields)
   .refine((body) => [body.first_name, body.last_name, body.email].some((value) => value != null && value !== ""), {

@@ -25,6 +25,8 @@ export class ProductRepository extends Context.Tag("@crm/core/ProductRepository"
     readonly insert: (organisationId: string, product: Product) => Effect.Effect<void, ValidationFailed | StorageError>
     /** With `stock` and each variant's `stock` as the levels stand. */
     readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<Product>, StorageError>
+    /** The product with this SKU (unique in the organisation). */
+    readonly findBySku: (organisationId: string, sku: string) => Effect.Effect<Option.Option<Product>, StorageError>
     /** Like `get`, and no other unit of work changes the product or moves its stock until the calling one ends. */
     readonly getForUpdate: (organisationId: string, id: string) => Effect.Effect<Option.Option<Product>, StorageError>
     /**

@@ -74,6 +74,15 @@ export const ProductPatch = z.strictObject({
   )
 })
 
+/**
+ * An upsert keyed by SKU: the fields to set (as on PATCH), and the SKU that names the product (in a
+ * batch item; `PUT /products/by-sku/{sku}` takes it from the path). `name` is required only when
+ * the upsert creates the product.
+ */
+export const ProductUpsert = ProductPatch.safeExtend({
+  sku: fields.sku.describe("the natural key: the product with this SKU is changed, else created")
+})
+
 export const Variant = z.object({
   id: z.uuid(),
   sku: z.string().nullable(),

@@ -181,6 +181,13 @@ export const make = <A extends LiveRecord, E = never>(store: Store, spec: LiveTa
     select: (organisationId: string, keep: (record: A) => boolean, order: (x: A, y: A) => number) =>
       read(store, (state) => liveMatching(tenant(state, organisationId), keep).sort(order).map(copyOut)),
 
+    /** The oldest live record `keep` accepts (a natural key: an email, a domain), for the upserts. */
+    findBy: (organisationId: string, keep: (record: A) => boolean) =>
+      read(store, (state) => {
+        const found = liveMatching(tenant(state, organisationId), keep).sort((x, y) => newestFirst(y, x))[0]
+        return found === undefined ? Option.none<A>() : Option.some(copyOut(found))
+      }),
+
     /** The organisation holding a live record with this id, for callers that know only the id. */
     organisationOf: (id: string) =>
       read(store, (state) => {

@@ -61,6 +61,12 @@ export interface LiveRecords<A> {
   ) => Effect.Effect<void, Exclude<E, SqlError> | Errors.StorageError>
   readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<A>, Errors.StorageError>
   readonly getForUpdate: (organisationId: string, id: string) => Effect.Effect<Option.Option<A>, Errors.StorageError>
+  /** The oldest live row meeting `condition` (a natural key: an email, a domain), for the upserts. */
+  readonly findBy: (
+    organisationId: string,
+    condition: Statement.Fragment,
+    method: string
+  ) => Effect.Effect<Option.Option<A>, Errors.StorageError>
   readonly archive: (organisationId: string, id: string, at: string) => Effect.Effect<boolean, Errors.StorageError>
   readonly list: (
     organisationId: string,
@@ -155,6 +161,13 @@ export const make = <Row extends object, A>(sql: SqlClient.SqlClient, spec: Live
 
     /** Like `get`, and the row stays locked until the caller's transaction ends. */
     getForUpdate: selectOne("getForUpdate", " FOR UPDATE"),
+
+    findBy: (organisationId: string, condition: Statement.Fragment, method: string) =>
+      sql<Row>`SELECT ${selected} FROM ${table} WHERE ${live(organisationId)} AND ${condition}
+        ORDER BY created_at, id LIMIT 1`.pipe(
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), spec.toRecord)),
+        operation(method)
+      ),
 
     // Archiving is a change a sync client must see (`updated_since`, `order=updated_at`).
     archive: (organisationId: string, id: string, at: string) =>

@@ -10,3 +10,10 @@ const SEED = "42"
 /** The SQL expression taking the lock of the organisation whose id is the parameter `param` ("$1"). */
 export const organisationLock = (param: string): string =>
   `pg_advisory_xact_lock(hashtextextended(${param}::text, ${SEED}::bigint))`
+
+/**
+ * The SQL expression taking the lock of one natural key of an organisation (`Transaction.lockKey`),
+ * the parameter being `organisation id/key`: its own seed, so it never shares a lock with an
+ * organisation's.
+ */
+export const keyLock = (param: string): string => `pg_advisory_xact_lock(hashtextextended(${param}::text, 43::bigint))`
