@@ -10,7 +10,7 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto"
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http"
 import { Readable } from "node:stream"
-import { Access, Errors, Idempotency, Validation } from "@crm/core"
+import { Access, Batch, Errors, Idempotency, Validation } from "@crm/core"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -21,7 +21,7 @@ import type { Metrics } from "./Metrics.js"
 import * as Outage from "./Outage.js"
 import { HttpFailure, type Reply } from "./Reply.js"
 import { isWriting, type Route, type Services, usesStore } from "./Route.js"
-import { type Mounted, makeRouter } from "./Router.js"
+import { isIdParam, type Mounted, makeRouter } from "./Router.js"
 
 export interface HttpOptions<R = never> {
   /** The admin API answers only when a token is configured. */
@@ -381,7 +381,9 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
     yield* Validation.refuseUnstorable(value)
     const body = route.body.patch
       ? yield* Validation.parsePatch(route.body.schema as never, value)
-      : yield* Validation.parse(route.body.schema, value)
+      : route.body.batch
+        ? yield* Either.mapLeft(Validation.parse(route.body.schema, value), Batch.itemRefusal)
+        : yield* Validation.parse(route.body.schema, value)
     return { query, body }
   })
 
@@ -468,11 +470,13 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
       const { route } = found.mounted
       seen.route = found.mounted.template
       // A malformed id can name no record: the same answer as a missing one.
-      for (const value of Object.values(found.params)) {
-        if (!UUID.test(value)) return yield* HttpFailure.of("not_found", "no such record")
+      for (const [name, value] of Object.entries(found.params)) {
+        if (isIdParam(name) && !UUID.test(value)) return yield* HttpFailure.of("not_found", "no such record")
       }
       // Ids are stored in lower case: PostgreSQL's uuid type ignores case, the memory store's keys do not.
-      const params = Object.fromEntries(Object.entries(found.params).map(([name, id]) => [name, id.toLowerCase()]))
+      const params = Object.fromEntries(
+        Object.entries(found.params).map(([name, value]) => [name, isIdParam(name) ? value.toLowerCase() : value])
+      )
 
       let principal: Access.Principal | undefined
       let rateRemaining: number | undefined

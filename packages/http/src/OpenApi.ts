@@ -7,7 +7,7 @@ import { z } from "zod"
 import { MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_URL_BYTES } from "./App.js"
 import { type ErrorCode, STATUS_BY_CODE } from "./ErrorStatus.js"
 import { isWriting, usesStore } from "./Route.js"
-import type { Mounted } from "./Router.js"
+import { isIdParam, type Mounted } from "./Router.js"
 import { ErrorBody, schemaNames } from "./SchemaNames.js"
 
 type Json = Record<string, unknown>
@@ -161,11 +161,12 @@ const operation = (mounted: Mounted, shapes: Shapes): Json => {
   const parameters: Array<Json> = []
   for (const segment of mounted.segments) {
     if (segment.startsWith("{")) {
+      const name = segment.slice(1, -1)
       parameters.push({
-        name: segment.slice(1, -1),
+        name,
         in: "path",
         required: true,
-        schema: { type: "string", format: "uuid" }
+        schema: isIdParam(name) ? { type: "string", format: "uuid" } : { type: "string" }
       })
     }
   }
@@ -209,6 +210,12 @@ const operation = (mounted: Mounted, shapes: Shapes): Json => {
               description: success.description,
               content: { "application/json": { schema: shapes.of(success.schema, "output") } }
             }
+  }
+  if (success.created !== undefined && success.schema !== undefined) {
+    responses["201"] = {
+      description: success.created,
+      content: { "application/json": { schema: shapes.of(success.schema, "output") } }
+    }
   }
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     responses[String(status)] = {

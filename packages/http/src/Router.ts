@@ -13,6 +13,12 @@ export type Match =
   | { readonly _tag: "MethodNotAllowed"; readonly allow: ReadonlyArray<Method> }
   | { readonly _tag: "NotFound" }
 
+/**
+ * Whether a `{name}` segment carries a record id (a uuid: `id`, `delivery_id`), rather than a
+ * natural key such as an upsert's email, domain or SKU (text, kept as sent).
+ */
+export const isIdParam = (name: string): boolean => name === "id" || name.endsWith("_id")
+
 const split = (path: string): Array<string> => path.split("/").filter((segment) => segment.length > 0)
 
 export const mount = (prefix: string, routes: ReadonlyArray<Route>): Array<Mounted> =>

@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import { ok } from "../Reply.js"
 import { read, route, write } from "../Route.js"
 import { actorOf, organisationOf } from "./principal.js"
-import { createRoute, getRoute, listRoute, patchRoute } from "./resource.js"
+import { batchRoute, createRoute, getRoute, listRoute, patchRoute, type UpsertSpec, upsertRoute } from "./resource.js"
 
 const spec = {
   service: Inventory.Inventory,
@@ -27,11 +27,20 @@ const spec = {
   }
 } as const
 
+const bySku: UpsertSpec<typeof Inventory.ProductUpsert> = {
+  schema: Inventory.ProductUpsert,
+  key: "sku",
+  errors: [],
+  note: "Change only the fields sent of the product with this SKU, as PATCH does (200; product.updated only when a field changed), or create it (201, product.created; name is then required). Concurrent upserts of one SKU create one product"
+}
+
 export const productRoutes = [
   listRoute(spec),
   createRoute(spec),
+  batchRoute(spec, bySku),
   getRoute(spec),
   patchRoute(spec),
+  upsertRoute(spec, bySku),
   route({
     method: "POST",
     path: "/products/{id}/stock",

@@ -1,5 +1,5 @@
 import { Records } from "@crm/core"
-import { createRoute, getRoute, listRoute, patchRoute } from "./resource.js"
+import { batchRoute, createRoute, getRoute, listRoute, patchRoute } from "./resource.js"
 
 const spec = {
   service: Records.Records,
@@ -26,4 +26,10 @@ const spec = {
 // Create and PATCH answer the record with the custom keys that were dropped.
 const writing = { ...spec, schemas: { ...spec.schemas, record: Records.WrittenRecord } }
 
-export const recordRoutes = [listRoute(spec), createRoute(writing), getRoute(spec), patchRoute(writing)]
+export const recordRoutes = [
+  listRoute(spec),
+  createRoute(writing),
+  batchRoute(writing),
+  getRoute(spec),
+  patchRoute(writing)
+]

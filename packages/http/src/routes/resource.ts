@@ -2,7 +2,7 @@
  * The REST routes of a plain resource (list, create, get, patch, archive). Contexts whose service
  * has these operations get identical mechanics; anything special is a route of its own.
  */
-import { type Resource, type Settings, Wire } from "@crm/core"
+import { Batch, Errors, type Resource, type Settings, Validation, Wire } from "@crm/core"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type { z } from "zod"
@@ -179,13 +179,167 @@ export const archiveRoute = <
       using(spec.service, (s) => s.archive(organisationOf(principal), params.id!)).pipe(Effect.as(noContent))
   })
 
-/** All five, for a resource whose service is a full `ResourceService`. */
+/**
+ * The five, and the batch, for a resource whose service is a full `ResourceService`; with `upsert`,
+ * also the upsert by natural key (and the batch's upsert mode).
+ */
 export const resourceRoutes = <
   C extends z.ZodType,
   P extends z.ZodType,
   Q extends z.ZodObject,
   Id extends Services,
-  S extends Offers<C, P, Q, keyof Operations<unknown, unknown, unknown>>
+  S extends Offers<C, P, Q, keyof Operations<unknown, unknown, unknown>>,
+  U extends z.ZodObject = z.ZodObject
 >(
-  spec: ResourceSpec<C, P, Q, Id, S>
-): ReadonlyArray<Route> => [listRoute(spec), createRoute(spec), getRoute(spec), patchRoute(spec), archiveRoute(spec)]
+  spec: ResourceSpec<C, P, Q, Id, S>,
+  upsert?: UpsertSpec<U>
+): ReadonlyArray<Route> => [
+  listRoute(spec),
+  createRoute(spec),
+  batchRoute(spec, upsert),
+  getRoute(spec),
+  patchRoute(spec),
+  archiveRoute(spec),
+  ...(upsert === undefined ? [] : [upsertRoute(spec, upsert)])
+]
+
+/**
+ * What the batch and upsert routes call. Handlers here are typed loosely (`Op`); a service's
+ * operations fail only with its domain errors and storage errors, which `Batches` names per item.
+ */
+type Refusing<A> = Effect.Effect<A, Errors.DomainError | Errors.StorageError>
+
+/** What a resource with a natural key offers its upserts. */
+export interface Upserts<U> {
+  readonly upsert: (
+    organisation: Settings.Organisation,
+    input: U,
+    actor: Resource.Actor
+  ) => Refusing<Batch.Upserted<unknown>>
+  readonly upsertKey: (input: U) => string
+}
+
+export interface UpsertSpec<U extends z.ZodObject> {
+  /** A batch item and, with its key from the path, the body of `PUT /{plural}/by-{key}/{key}`. */
+  readonly schema: U
+  /** The natural key's field, e.g. `email`. */
+  readonly key: keyof z.output<U> & string
+  readonly errors: ReadonlyArray<ErrorCode>
+  readonly note: string
+}
+
+/**
+ * `POST /{plural}/batch`: up to 100 creates (or, for a resource with a natural key, upserts with
+ * `"mode": "upsert"`) in one unit of work, all or nothing, answered in the order sent.
+ */
+export const batchRoute = <
+  C extends z.ZodType,
+  P extends z.ZodType,
+  Q extends z.ZodObject,
+  Id extends Services,
+  S extends Offers<C, P, Q, "create">,
+  U extends z.ZodObject = z.ZodObject
+>(
+  spec: ResourceSpec<C, P, Q, Id, S>,
+  upsert?: UpsertSpec<U>
+): Route =>
+  route({
+    method: "POST",
+    path: `/${spec.plural}/batch`,
+    operationId: `batch${spec.pascal}s`,
+    tag: spec.plural,
+    guard: spec.writeGuard ?? write,
+    summary:
+      `Create up to ${Batch.MAX_BATCH_ITEMS} ${spec.plural} in one transaction, in the order sent: every one or none ` +
+      `(the first refused item is 422 batch_failed naming its index). Each emits its own ${spec.singular}.created. ` +
+      "An Idempotency-Key covers the whole batch; the rate limit counts it as one request" +
+      (upsert === undefined
+        ? ""
+        : `. With "mode": "upsert", each item is an upsert keyed by ${upsert.key} (as PUT /${spec.plural}/by-${upsert.key}/{${upsert.key}}), answered with outcomes`),
+    body:
+      upsert === undefined
+        ? Batch.createBody(spec.schemas.create)
+        : Batch.createOrUpsertBody(spec.schemas.create, upsert.schema),
+    batchBody: true,
+    success: {
+      status: 201,
+      schema: Batch.batchResult(spec.schemas.record),
+      description: `the ${spec.plural}, in the order sent`
+    },
+    errors: ["validation_failed", "batch_failed"],
+    handle: ({ principal, body }) =>
+      Effect.gen(function* () {
+        const service = yield* spec.service
+        const batches = yield* Batch.Batches
+        const organisation = organisationOf(principal)
+        const actor = actorOf(principal)
+        const batch = body as { readonly mode?: "create" | "upsert"; readonly items: ReadonlyArray<unknown> }
+        if (batch.mode !== "upsert") {
+          const records = yield* batches.creates(
+            batch.items as ReadonlyArray<z.output<C>>,
+            (item) => service.create(organisation, item, actor) as Refusing<unknown>
+          )
+          return created({ data: records })
+        }
+        const upserts = service as unknown as Upserts<z.output<U>>
+        const done = yield* batches.upserts(
+          organisation.id,
+          batch.items as ReadonlyArray<z.output<U>>,
+          upserts.upsertKey,
+          (item) => upserts.upsert(organisation, item, actor)
+        )
+        return created({ data: done.map((one) => one.record), outcomes: done.map((one) => one.outcome) })
+      })
+  })
+
+/**
+ * `PUT /{plural}/by-{key}/{key}`: creates the record the natural key names (201) or changes only
+ * the fields sent (200; an event only when something changed).
+ */
+export const upsertRoute = <
+  C extends z.ZodType,
+  P extends z.ZodType,
+  Q extends z.ZodObject,
+  Id extends Services,
+  S extends Offers<C, P, Q, "create">,
+  U extends z.ZodObject
+>(
+  spec: ResourceSpec<C, P, Q, Id, S>,
+  upsert: UpsertSpec<U>
+): Route => {
+  const key = upsert.key
+  return route({
+    method: "PUT",
+    path: `/${spec.plural}/by-${key}/{${key}}`,
+    operationId: `upsert${spec.pascal}By${key[0]!.toUpperCase()}${key.slice(1)}`,
+    tag: spec.plural,
+    guard: spec.writeGuard ?? write,
+    summary: upsert.note,
+    body: upsert.schema.partial({ [key]: true } as never),
+    optionalBody: true,
+    success: {
+      status: 200,
+      schema: spec.schemas.record,
+      description: `the ${spec.singular}, changed (an event only when a field changed) or as it was`,
+      created: `the ${spec.singular}, created`
+    },
+    errors: ["validation_failed", ...upsert.errors],
+    handle: ({ principal, params, body }) =>
+      Effect.gen(function* () {
+        const fields = body as Record<string, unknown>
+        const named = params[key]!
+        const sent = fields[key]
+        if (typeof sent === "string" && sent.trim().toLowerCase() !== named.trim().toLowerCase()) {
+          return yield* Errors.invalidField(
+            key,
+            `must be the ${key} of the path (${named}) or left out`,
+            "key_mismatch"
+          )
+        }
+        const input = yield* Validation.parse(upsert.schema, { ...fields, [key]: named })
+        const service = (yield* spec.service) as unknown as Upserts<z.output<U>>
+        const done = yield* service.upsert(organisationOf(principal), input, actorOf(principal))
+        return done.outcome === "created" ? created(done.record) : ok(done.record)
+      })
+  })
+}
