@@ -225,7 +225,93 @@ onEveryStore("admin import", (server) => {
     expect(one.body.imported).toBe(1)
     const none = await importInto(server(), organisation.id, "\n\n")
     expect(none.status).toBe(200)
-    expect(none.body).toEqual({ imported: 0, by_type: {}, items: [] })
+    expect(none.body).toEqual({
+      dry_run: false,
+      imported: 0,
+      by_type: {},
+      outcomes: { created: 0, updated: 0, unchanged: 0 },
+      items: [],
+      refused: null
+    })
+  })
+
+  it("upserts contacts by email, companies by domain and products by SKU with mode=upsert", async () => {
+    const { organisation, client } = await server().tenant()
+    await client.post("/contacts", { first_name: "Jane", email: "jane@acme.test" })
+    await client.post("/products", { sku: "W-1", name: "Widget", unit_price: 100 })
+    const body = lines(
+      { type: "company", ref: "acme", name: "Acme", domain: "acme.test" },
+      { type: "contact", email: "JANE@acme.test", last_name: "Doe", company_id: "$ref:acme" },
+      { type: "contact", email: "new@acme.test", first_name: "New" },
+      { type: "contact", first_name: "No key" },
+      { type: "product", sku: "W-1", unit_price: 100 },
+      { type: "product", sku: "W-2", name: "Gadget" },
+      { type: "company", domain: "ACME.test", city: "Praha" }
+    )
+    const response = await server().admin.request("POST", `/organisations/${organisation.id}/import?mode=upsert`, {
+      raw: body,
+      headers: NDJSON
+    })
+    expect(response.status).toBe(200)
+    expect(response.body.items.map((item: any) => item.outcome)).toEqual([
+      "created",
+      "updated",
+      "created",
+      "created",
+      "unchanged",
+      "created",
+      "updated"
+    ])
+    expect(response.body.outcomes).toEqual({ created: 4, updated: 2, unchanged: 1 })
+    const jane = (await client.get("/contacts?email=jane@acme.test")).body.data[0]
+    expect(jane).toMatchObject({ first_name: "Jane", last_name: "Doe", company_id: response.body.items[0].id })
+    expect(await count(client, "/contacts")).toBe(3)
+    expect(await count(client, "/companies")).toBe(1)
+    expect(await count(client, "/products")).toBe(2)
+    expect((await client.get(`/companies/${response.body.items[0].id}`)).body.city).toBe("Praha")
+
+    // The same file again changes nothing that upserts can find (the line without a key creates again).
+    const again = await server().admin.request("POST", `/organisations/${organisation.id}/import?mode=upsert`, {
+      raw: body,
+      headers: NDJSON
+    })
+    expect(again.body.outcomes).toEqual({ created: 1, updated: 0, unchanged: 6 })
+  })
+
+  it("reports what a dry run would create, change and refuse, and writes nothing", async () => {
+    const { organisation, client } = await server().tenant()
+    await client.post("/contacts", { first_name: "Jane", email: "jane@acme.test" })
+    const before = await allEvents(client)
+    const dry = (body: string, mode = "create") =>
+      server().admin.request("POST", `/organisations/${organisation.id}/import?mode=${mode}&dry_run=true`, {
+        raw: body,
+        headers: NDJSON
+      })
+    const fine = await dry(
+      lines(
+        { type: "company", ref: "acme", name: "Acme" },
+        { type: "contact", email: "jane@acme.test", last_name: "Doe", company_id: "$ref:acme" },
+        { type: "deal", title: "Big", contact_id: "$ref:acme" }
+      ),
+      "upsert"
+    )
+    expect(fine.status).toBe(200)
+    expect(fine.body).toMatchObject({
+      dry_run: true,
+      imported: 2,
+      outcomes: { created: 1, updated: 1, unchanged: 0 },
+      refused: { line: 3, type: "deal", error: "validation_failed" }
+    })
+    const clean = await dry(lines({ type: "contact", email: "x@acme.test" }, { type: "company", name: "Y" }))
+    expect(clean.body).toMatchObject({ dry_run: true, imported: 2, refused: null, by_type: { contact: 1, company: 1 } })
+    expect(await count(client, "/contacts")).toBe(1)
+    expect(await count(client, "/companies")).toBe(0)
+    expect(await allEvents(client)).toEqual(before)
+    const bad = await server().admin.request("POST", `/organisations/${organisation.id}/import?dry_run=yes`, {
+      raw: "",
+      headers: NDJSON
+    })
+    expect(bad.status).toBe(422)
   })
 
   it("rolls the whole batch back when a line in the middle fails", async () => {

@@ -4,15 +4,17 @@
  * event of the contract applies to imported data as to data sent one request at a time. A context
  * joins the import with one entry here.
  */
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type { z } from "zod"
+import type { Outcome, Upserted } from "../Batch.js"
 import { BookingCreate, Bookings, SeriesCreate } from "../Bookings.js"
 import { CallLog, Calls } from "../Calls.js"
-import { Companies, CompanyCreate } from "../Companies.js"
-import { ContactCreate, Contacts } from "../Contacts.js"
+import { Companies, CompanyCreate, CompanyUpsert } from "../Companies.js"
+import { ContactCreate, Contacts, ContactUpsert } from "../Contacts.js"
 import { DealCreate, Deals } from "../Deals.js"
 import type { DomainError, StorageError } from "../Errors.js"
-import { Inventory, ProductCreate, StockMove } from "../Inventory.js"
+import { Inventory, ProductCreate, ProductUpsert, StockMove } from "../Inventory.js"
 import { InvoiceCreate, Invoicing } from "../Invoicing.js"
 import { LinkPageCreate, LinkPages } from "../LinkPages.js"
 import { NoteCreate, Notes } from "../Notes.js"
@@ -28,6 +30,22 @@ import { TaskCreate, Tasks } from "../Tasks.js"
 import { TicketCreate, Tickets } from "../Tickets.js"
 import { IdInput } from "../Wire.js"
 
+/**
+ * How a kind with a natural key is upserted in an import run with `mode: upsert`: a line carrying
+ * the key (`field`) goes through the resource's upsert, keyed as `PUT /{resource}/by-{field}/...`.
+ */
+export interface ImportUpsert<R> {
+  readonly field: string
+  readonly schema: z.ZodType
+  /** The key's lock, taken for every line up front (see `Batches.upserts`). */
+  readonly lockKey: (key: string) => Effect.Effect<string, never, R>
+  readonly run: (
+    organisation: Organisation,
+    input: unknown,
+    actor: Actor
+  ) => Effect.Effect<{ readonly id: string; readonly outcome: Outcome }, DomainError | StorageError, R>
+}
+
 export interface ImportKind<S extends z.ZodType, R> {
   /** The kernel operation's input schema; a line's fields (without `type` and `ref`) must pass it. */
   readonly schema: S
@@ -42,6 +60,7 @@ export interface ImportKind<S extends z.ZodType, R> {
     input: z.output<S>,
     actor: Actor
   ) => Effect.Effect<string, DomainError | StorageError, R>
+  readonly upsert: ImportUpsert<R> | undefined
 }
 
 /** Keeps each entry's `run` typed against its own schema. */
@@ -52,19 +71,53 @@ const kind = <S extends z.ZodType, R>(
     input: z.output<S>,
     actor: Actor
   ) => Effect.Effect<{ readonly id: string }, DomainError | StorageError, R>,
-  ownType?: string
+  ownType?: string,
+  upsert?: ImportUpsert<R>
 ): ImportKind<S, R> => ({
   schema,
   ownType,
-  run: (organisation, input, actor) => Effect.map(run(organisation, input, actor), (created) => created.id)
+  run: (organisation, input, actor) => Effect.map(run(organisation, input, actor), (created) => created.id),
+  upsert
+})
+
+/** The upsert of a kind whose service offers one (contacts, companies, products). */
+const upserting = <U extends z.ZodType, A extends { readonly id: string }, Id, S>(
+  field: string,
+  schema: U,
+  tag: Context.Tag<Id, S>,
+  operations: (service: S) => {
+    readonly upsert: (
+      organisation: Organisation,
+      input: z.output<U>,
+      actor: Actor
+    ) => Effect.Effect<Upserted<A>, DomainError | StorageError>
+    readonly upsertKey: (input: z.output<U>) => string
+  }
+): ImportUpsert<Id> => ({
+  field,
+  schema,
+  lockKey: (key) => Effect.map(tag, (service) => operations(service).upsertKey({ [field]: key } as z.output<U>)),
+  run: (organisation, input, actor) =>
+    Effect.flatMap(tag, (service) =>
+      Effect.map(operations(service).upsert(organisation, input as z.output<U>, actor), ({ record, outcome }) => ({
+        id: record.id,
+        outcome
+      }))
+    )
 })
 
 export const KINDS = {
-  contact: kind(ContactCreate, (organisation, input, actor) =>
-    Effect.flatMap(Contacts, (service) => service.create(organisation, input, actor))
+  contact: kind(
+    ContactCreate,
+    (organisation, input, actor) => Effect.flatMap(Contacts, (service) => service.create(organisation, input, actor)),
+    undefined,
+    upserting("email", ContactUpsert, Contacts, (service) => service)
   ),
-  company: kind(CompanyCreate, (organisation, input, actor) =>
-    Effect.flatMap(Companies, (service) => service.create(organisation, input, actor))
+  company: kind(
+    CompanyCreate,
+    (organisation, input, actor) => Effect.flatMap(Companies, (service) => service.create(organisation, input, actor)),
+    undefined,
+    upserting("domain", CompanyUpsert, Companies, (service) => service)
   ),
   deal: kind(DealCreate, (organisation, input, actor) =>
     Effect.flatMap(Deals, (service) => service.create(organisation, input, actor))
@@ -82,8 +135,11 @@ export const KINDS = {
     "note_type"
   ),
   call: kind(CallLog, (organisation, input) => Effect.flatMap(Calls, (service) => service.log(organisation, input))),
-  product: kind(ProductCreate, (organisation, input, actor) =>
-    Effect.flatMap(Inventory, (service) => service.create(organisation, input, actor))
+  product: kind(
+    ProductCreate,
+    (organisation, input, actor) => Effect.flatMap(Inventory, (service) => service.create(organisation, input, actor)),
+    undefined,
+    upserting("sku", ProductUpsert, Inventory, (service) => service)
   ),
   // A stock movement or stocktake (the stock endpoint's body plus the product); its id is the product's.
   stock: kind(

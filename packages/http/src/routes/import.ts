@@ -18,12 +18,15 @@ export const importRoutes = [
     operationId: "adminImport",
     tag: "admin",
     guard: admin,
-    summary: `Import records as JSON lines through the kernel's operations, all or nothing (types: ${Import.IMPORT_TYPES.join(", ")})`,
+    summary: `Import records as JSON lines through the kernel's operations, all or nothing (types: ${Import.IMPORT_TYPES.join(", ")}); mode=upsert upserts contacts by email, companies by domain and products by SKU; dry_run=true reports what would be created, changed and refused, writing nothing`,
+    query: Import.ImportQuery,
     body: ImportLines,
     rawBody: "ndjson",
     success: { status: 200, schema: Import.ImportReport, description: "what was imported, line by line" },
     errors: ["not_found", "import_failed"],
-    handle: ({ params, body }) =>
-      Effect.flatMap(Import.Import, (service) => service.run(params.id!, body, { keyId: null })).pipe(Effect.map(ok))
+    handle: ({ params, query, body }) =>
+      Effect.flatMap(Import.Import, (service) => service.run(params.id!, body, { keyId: null }, query)).pipe(
+        Effect.map(ok)
+      )
   })
 ]
