@@ -14,7 +14,16 @@ const PEOPLE = [
   { name: "Bob Svoboda", email: "bob@example.com" }
 ]
 
-const WRITE_TOOLS = ["create_contact", "update_contact", "create_deal", "move_deal", "create_task"]
+const WRITE_TOOLS = [
+  "create_contact",
+  "create_contacts",
+  "upsert_contact",
+  "update_contact",
+  "create_deal",
+  "move_deal",
+  "create_task",
+  "create_tasks"
+]
 const READ_TOOLS = [
   "search",
   "fetch",
@@ -124,14 +133,14 @@ onEveryStore("MCP CRM tools", (server) => {
     for (const name of READ_TOOLS) {
       expect(byName.get(name)!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false })
     }
-    for (const name of ["create_contact", "create_deal", "create_task"]) {
+    for (const name of ["create_contact", "create_contacts", "create_deal", "create_task", "create_tasks"]) {
       expect(byName.get(name)!.annotations).toMatchObject({
         readOnlyHint: false,
         destructiveHint: false,
         idempotentHint: false
       })
     }
-    for (const name of ["update_contact", "move_deal"]) {
+    for (const name of ["update_contact", "upsert_contact", "move_deal"]) {
       expect(byName.get(name)!.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: true })
     }
     const createTask = byName.get("create_task")!.inputSchema as any
@@ -148,15 +157,52 @@ onEveryStore("MCP CRM tools", (server) => {
     const id = crypto.randomUUID()
     const attempts: Record<string, Record<string, unknown>> = {
       create_contact: { first_name: "Ada" },
+      create_contacts: { items: [{ first_name: "Ada" }] },
+      upsert_contact: { email: "ada@example.com" },
       update_contact: { id, first_name: "Ada" },
       create_deal: { title: "Deal" },
       move_deal: { id, status_id: crypto.randomUUID() },
-      create_task: { title: "Task" }
+      create_task: { title: "Task" },
+      create_tasks: { items: [{ title: "Task" }] }
     }
     for (const name of WRITE_TOOLS) {
       const error = await refused(mcp, name, attempts[name]!)
       expect(error.error, name).toBe("missing_scope:write")
     }
+  })
+
+  it("upserts a contact by email and creates contacts and tasks in batches, all or nothing", async () => {
+    const { mcp, alice, client } = await ownedSession()
+    const first = await ok(mcp, "upsert_contact", { email: "Ada@Example.com", first_name: "Ada" })
+    expect(first).toMatchObject({ outcome: "created", contact: { email: "ada@example.com", first_name: "Ada" } })
+    const again = await ok(mcp, "upsert_contact", { email: "ada@example.com", first_name: "Ada" })
+    expect(again).toEqual({ ...first, outcome: "unchanged" })
+    const changed = await ok(mcp, "upsert_contact", { email: "ada@example.com", last_name: "Lovelace" })
+    expect(changed).toMatchObject({ outcome: "updated", contact: { id: first.contact.id, first_name: "Ada" } })
+
+    const contacts = await ok(mcp, "create_contacts", {
+      items: [{ first_name: "Grace" }, { email: "bob@example.com", status: "customer" }]
+    })
+    expect(contacts.items.map((c: any) => c.first_name ?? c.email)).toEqual(["Grace", "bob@example.com"])
+    const failed = await refused(mcp, "create_contacts", {
+      items: [{ first_name: "Kept?" }, { email: "ADA@example.com" }]
+    })
+    expect(failed).toMatchObject({ error: "batch_failed", detail: { index: 1, error: "email_already_exists" } })
+    const invalid = await refused(mcp, "create_contacts", { items: [{ first_name: "Ok" }, { email: "nope" }] })
+    expect(invalid).toMatchObject({ error: "batch_failed", detail: { index: 1, error: "validation_failed" } })
+    expect(invalid.detail.detail[0].path).toBe("email")
+    expect((await client.get("/contacts?limit=200")).body.data).toHaveLength(3)
+
+    const tasks = await ok(mcp, "create_tasks", {
+      items: [{ title: "Call Ada", entity_type: "contact", entity_id: first.contact.id }, { title: "Write" }]
+    })
+    expect(tasks.items.map((t: any) => [t.title, t.assignee_id])).toEqual([
+      ["Call Ada", alice.id],
+      ["Write", alice.id]
+    ])
+    const half = await refused(mcp, "create_tasks", { items: [{ title: "x" }, { title: "y", entity_type: "deal" }] })
+    expect(half).toMatchObject({ error: "batch_failed", detail: { index: 1, error: "validation_failed" } })
+    expect((await client.get("/tasks?limit=200")).body.data).toHaveLength(2)
   })
 
   it("refuses an unknown argument of a read tool with validation_failed naming it", async () => {

@@ -6,7 +6,7 @@
  * the tool's handler. The core's tagged errors become tool errors `{"error": code, "detail": ...}`;
  * anything else is an `internal_error` whose cause is logged, never shown.
  */
-import { Access, Validation } from "@crm/core"
+import { Access, Batch, Validation } from "@crm/core"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
@@ -20,6 +20,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
@@ -124,7 +125,8 @@ export const callEffect = (
     const principal = fresh ?? session.principal
     yield* Access.authorize(principal, entry.scope, entry.scope === "write")
     yield* Validation.refuseUnstorable(args)
-    const input = yield* Validation.parse(entry.input, args)
+    const parsed = Validation.parse(entry.input, args)
+    const input = yield* entry.batch ? Either.mapLeft(parsed, Batch.itemRefusal) : parsed
     return yield* entry.run(input, { principal, actor: { keyId: principal.key.id } })
   })
 

@@ -32,6 +32,8 @@ export interface Tool {
   readonly scope: "read" | "write"
   readonly annotations: ToolAnnotations
   readonly input: z.ZodObject
+  /** A batch (`{items: [...]}`): an item's validation issues are that item's `batch_failed`, as on REST. */
+  readonly batch: boolean
   readonly run: (input: unknown, context: ToolContext) => Effect.Effect<unknown, unknown, ToolServices>
 }
 
@@ -42,6 +44,7 @@ export interface ToolSpec<I extends z.ZodObject> {
   readonly scope: "read" | "write"
   readonly annotations: ToolAnnotations
   readonly input: I
+  readonly batch?: boolean
   readonly run: (input: z.output<I>, context: ToolContext) => Effect.Effect<unknown, unknown, ToolServices>
 }
 
@@ -50,6 +53,7 @@ export const tool = <I extends z.ZodObject>(spec: ToolSpec<I>): Tool => ({
   ...spec,
   // An unknown argument is refused as REST refuses an unknown field (`validation_failed` naming it), never ignored.
   input: spec.input.strict(),
+  batch: spec.batch ?? false,
   // The server validates the arguments with `spec.input` before calling, so the erasure is safe.
   run: spec.run as Tool["run"]
 })

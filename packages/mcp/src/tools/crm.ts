@@ -2,7 +2,7 @@
  * The CRM tools of the assistant interface: contacts, companies, deals and tasks, each a thin call
  * of the same kernel operation REST uses, with inputs built from the core's wire schemas.
  */
-import { type Access, Companies, Contacts, Deals, Errors, Tasks, Validation, Wire } from "@crm/core"
+import { type Access, Batch, Companies, Contacts, Deals, Errors, Tasks, Validation, Wire } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { z } from "zod"
 import { CREATES, limitInput, listOf, offsetInput, paging, READ_ONLY, type Tool, tool, UPDATES } from "../Tool.js"
@@ -298,6 +298,20 @@ const resolveStage = (
   )
 }
 
+// The assignee is not a choice here: the task is the key owner's own.
+const TaskItem = z.strictObject(Tasks.TaskCreate.shape).omit({ assignee_id: true })
+
+/** A task of the key's owner; `omit` drops the core schema's cross-field rule (entity_type with entity_id): checked here. */
+const ownTask = (
+  principal: Access.Principal,
+  input: z.output<typeof TaskItem>,
+  actor: { readonly keyId: string },
+  tasks: Tasks.Tasks["Type"]
+) =>
+  Effect.flatMap(Validation.parse(Tasks.TaskCreate, input), (checked) =>
+    tasks.create(principal.organisation, { ...checked, assignee_id: principal.key.owner_id ?? null }, actor)
+  )
+
 const createTask = tool({
   name: "create_task",
   title: "Create a task",
@@ -306,18 +320,72 @@ const createTask = tool({
     "Attach it to a record with entity_type (contact, company or deal) and entity_id together; due_at is an ISO 8601 time.",
   scope: "write",
   annotations: CREATES,
-  // The assignee is not a choice here: the task is the key owner's own.
-  input: z.strictObject(Tasks.TaskCreate.shape).omit({ assignee_id: true }),
+  input: TaskItem,
+  run: (input, { principal, actor }) => Effect.flatMap(Tasks.Tasks, (tasks) => ownTask(principal, input, actor, tasks))
+})
+
+const upsertContact = tool({
+  name: "upsert_contact",
+  title: "Create or update a contact by email",
+  description:
+    "Use this rather than create_contact when you hold an email address and do not know whether the contact exists (syncing or importing a list): " +
+    "creates the contact with this email, or changes only the fields given of the one that has it; fields left out keep their value, null clears one. " +
+    "Returns `{contact, outcome}`, outcome being created, updated or unchanged (same values: nothing is written). Calling it again with the same arguments changes nothing.",
+  scope: "write",
+  annotations: UPDATES,
+  input: Contacts.ContactUpsert,
   run: (input, { principal, actor }) =>
+    Effect.map(
+      Effect.flatMap(Contacts.Contacts, (contacts) => contacts.upsert(principal.organisation, input, actor)),
+      ({ record, outcome }) => ({ contact: record, outcome })
+    )
+})
+
+const batchOf = <S extends z.ZodType>(item: S, what: string) =>
+  z.strictObject({
+    items: z
+      .array(item)
+      .min(1)
+      .max(Batch.MAX_BATCH_ITEMS)
+      .describe(`1 to ${Batch.MAX_BATCH_ITEMS} ${what}, each as the single create takes it, created in this order`)
+  })
+
+const createContacts = tool({
+  name: "create_contacts",
+  title: "Create several contacts at once",
+  description:
+    `Use this instead of calling create_contact repeatedly when you have a list (up to ${Batch.MAX_BATCH_ITEMS}): creates every contact or none, in one step, and returns \`{items}\` in the order given. ` +
+    "If one is refused (an email another contact has, a missing name and email), nothing is created and the error is `batch_failed` naming the item's `index`, its error code and detail: fix or drop that item and call again. " +
+    "For a list that may hold people already in the CRM, use upsert_contact for each instead.",
+  scope: "write",
+  annotations: CREATES,
+  input: batchOf(Contacts.ContactCreate, "contacts"),
+  batch: true,
+  run: ({ items }, { principal, actor }) =>
     Effect.gen(function* () {
-      // `omit` drops the core schema's own cross-field rule (entity_type with entity_id): check it with the core schema.
-      const checked = yield* Validation.parse(Tasks.TaskCreate, input)
+      const contacts = yield* Contacts.Contacts
+      const batches = yield* Batch.Batches
+      const created = yield* batches.creates(items, (item) => contacts.create(principal.organisation, item, actor))
+      return { items: created }
+    })
+})
+
+const createTasks = tool({
+  name: "create_tasks",
+  title: "Create several tasks at once",
+  description:
+    `Use this instead of calling create_task repeatedly when you have a list (up to ${Batch.MAX_BATCH_ITEMS}): creates every task (each as create_task would, assigned to the key's owner) or none, and returns \`{items}\` in the order given. ` +
+    "If one is refused, nothing is created and the error is `batch_failed` naming the item's `index`, its error code and detail.",
+  scope: "write",
+  annotations: CREATES,
+  input: batchOf(TaskItem, "tasks"),
+  batch: true,
+  run: ({ items }, { principal, actor }) =>
+    Effect.gen(function* () {
       const tasks = yield* Tasks.Tasks
-      return yield* tasks.create(
-        principal.organisation,
-        { ...checked, assignee_id: principal.key.owner_id ?? null },
-        actor
-      )
+      const batches = yield* Batch.Batches
+      const created = yield* batches.creates(items, (item) => ownTask(principal, item, actor, tasks))
+      return { items: created }
     })
 })
 
@@ -330,8 +398,11 @@ export const crmTools: ReadonlyArray<Tool> = [
   listDeals,
   listTasks,
   createContact,
+  createContacts,
+  upsertContact,
   updateContact,
   createDeal,
   moveDeal,
-  createTask
+  createTask,
+  createTasks
 ]
