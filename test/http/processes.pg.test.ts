@@ -75,6 +75,38 @@ describe.skipIf(serverUrl === undefined)("several server processes on one Postgr
     expect((await b!.as(key).get(`${path}?limit=200`)).body.data).toHaveLength(5)
   })
 
+  it.each([
+    ["/contacts/by-email/race@example.com", { first_name: "Race" }, "/contacts", "contact.created"],
+    ["/companies/by-domain/race.test", { name: "Race" }, "/companies", "company.created"],
+    ["/products/by-sku/RACE-1", { name: "Race" }, "/products", "product.created"]
+  ])("creates one record when 20 upserts of %s race on both processes", async (path, body, list, created) => {
+    const { key } = await a!.tenant()
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a! : b!).as(key).put(path, body))
+    )
+    expect(answers.filter((r) => r.status === 201)).toHaveLength(1)
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(19)
+    expect(new Set(answers.map((r) => r.body.id)).size).toBe(1)
+    expect((await b!.as(key).get(list)).body.data).toHaveLength(1)
+    expect((await a!.as(key).get("/events?since=0")).body.data.map((e: any) => e.event)).toEqual([created])
+  })
+
+  it("runs racing batch upserts of overlapping keys on both processes without a deadlock", async () => {
+    const { key } = await a!.tenant()
+    const emails = Array.from({ length: 8 }, (_, i) => `k${i}@example.com`)
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        (i % 2 === 0 ? a! : b!).as(key).post("/contacts/batch", {
+          mode: "upsert",
+          // Each batch names the keys in its own order (a rotation): the locks are taken sorted.
+          items: [...emails.slice(i % 8), ...emails.slice(0, i % 8)].map((email) => ({ email, custom: { n: i } }))
+        })
+      )
+    )
+    for (const answer of answers) expect(answer.status).toBe(201)
+    expect((await a!.as(key).get("/contacts?limit=200")).body.data).toHaveLength(8)
+  })
+
   it("holds a key's 20 hook subscriptions when 30 subscribe at once on both processes", async () => {
     const { key } = await a!.tenant()
     const answers = await Promise.all(
