@@ -62,6 +62,13 @@ export const CPU_COUNT = cpus().length
 const HAS_TASKSET = spawnSync("taskset", ["-V"], { stdio: "ignore" }).status === 0
 export const PIN = HAS_TASKSET && CPU_COUNT >= 2
 
+/** The nearest-rank percentile `p` (0..100) of `values`; NaN for none. */
+export const percentile = (values: ReadonlyArray<number>, p: number): number => {
+  if (values.length === 0) return Number.NaN
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+}
+
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 export const nowUs = () => Number(process.hrtime.bigint() / 1000n)
 

@@ -35,6 +35,7 @@ import {
   inBatches,
   onCleanup,
   PIN,
+  percentile,
   problems,
   ROOT,
   runBench,
@@ -109,12 +110,6 @@ const startReceivers = async (): Promise<string> => {
 
 // ---------------------------------------------------------------------------------------------
 // Load: requests fired on a schedule (open loop), each timed
-
-const percentile = (values: ReadonlyArray<number>, p: number): number => {
-  if (values.length === 0) return Number.NaN
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
-}
 
 const timed = async (f: () => Promise<{ status: number }>, expected: number, into: Array<number>) => {
   const started = performance.now()
