@@ -23,6 +23,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/contacts/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create up to 100 contacts in one transaction, in the order sent: every one or none (the first refused item is 422 batch_failed naming its index). Each emits its own contact.created. An Idempotency-Key covers the whole batch; the rate limit counts it as one request. With "mode": "upsert", each item is an upsert keyed by email (as PUT /contacts/by-email/{email}), answered with outcomes */
+        post: operations["batchContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/contacts/{id}": {
         parameters: {
             query?: never;
@@ -42,6 +59,23 @@ export interface paths {
         patch: operations["updateContact"];
         trace?: never;
     };
+    "/api/v1/contacts/by-email/{email}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create the live contact with this address (201, contact.created) or change only the fields sent (200; contact.updated only when a field changed). Concurrent upserts of one address create one contact */
+        put: operations["upsertContactByEmail"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/companies": {
         parameters: {
             query?: never;
@@ -54,6 +88,23 @@ export interface paths {
         put?: never;
         /** Create a company */
         post: operations["createCompany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/companies/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create up to 100 companies in one transaction, in the order sent: every one or none (the first refused item is 422 batch_failed naming its index). Each emits its own company.created. An Idempotency-Key covers the whole batch; the rate limit counts it as one request. With "mode": "upsert", each item is an upsert keyed by domain (as PUT /companies/by-domain/{domain}), answered with outcomes */
+        post: operations["batchCompanys"];
         delete?: never;
         options?: never;
         head?: never;
@@ -79,6 +130,23 @@ export interface paths {
         patch: operations["updateCompany"];
         trace?: never;
     };
+    "/api/v1/companies/by-domain/{domain}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change only the fields sent of the oldest live company with this domain, compared case-insensitively (200; company.updated only when a field changed), or create one (201, company.created; name is then required). Concurrent upserts of one domain create one company */
+        put: operations["upsertCompanyByDomain"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/deals": {
         parameters: {
             query?: never;
@@ -91,6 +159,23 @@ export interface paths {
         put?: never;
         /** Create a deal: without pipeline_id in the first pipeline, without status_id in its first open stage; the stage's required fields must be present */
         post: operations["createDeal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deals/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create up to 100 deals in one transaction, in the order sent: every one or none (the first refused item is 422 batch_failed naming its index). Each emits its own deal.created. An Idempotency-Key covers the whole batch; the rate limit counts it as one request */
+        post: operations["batchDeals"];
         delete?: never;
         options?: never;
         head?: never;
@@ -185,6 +270,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tasks/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create up to 100 tasks in one transaction, in the order sent: every one or none (the first refused item is 422 batch_failed naming its index). Each emits its own task.created. An Idempotency-Key covers the whole batch; the rate limit counts it as one request */
+        post: operations["batchTasks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tasks/{id}": {
         parameters: {
             query?: never;
@@ -233,6 +335,23 @@ export interface paths {
         put?: never;
         /** Create a record of a type defined in the organisation settings: custom keys the type does not define are dropped and listed in ignored_fields; values are checked per field type; formula and rollup fields are computed, never set */
         post: operations["createRecord"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/records/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create up to 100 records in one transaction, in the order sent: every one or none (the first refused item is 422 batch_failed naming its index). Each emits its own record.created. An Idempotency-Key covers the whole batch; the rate limit counts it as one request */
+        post: operations["batchRecords"];
         delete?: never;
         options?: never;
         head?: never;
@@ -501,6 +620,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/products/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create up to 100 products in one transaction, in the order sent: every one or none (the first refused item is 422 batch_failed naming its index). Each emits its own product.created. An Idempotency-Key covers the whole batch; the rate limit counts it as one request. With "mode": "upsert", each item is an upsert keyed by sku (as PUT /products/by-sku/{sku}), answered with outcomes */
+        post: operations["batchProducts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/products/{id}": {
         parameters: {
             query?: never;
@@ -517,6 +653,23 @@ export interface paths {
         head?: never;
         /** Change a product: omitted fields keep their value, null clears a field, variants replaces every variant (a variant sent with its id keeps its stock; removing one that holds stock is 422); emits product.updated. A taken SKU is 422 naming sku; there is no DELETE, set active: false */
         patch: operations["updateProduct"];
+        trace?: never;
+    };
+    "/api/v1/products/by-sku/{sku}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change only the fields sent of the product with this SKU, as PATCH does (200; product.updated only when a field changed), or create it (201, product.created; name is then required). Concurrent upserts of one SKU create one product */
+        put: operations["upsertProductBySku"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/products/{id}/stock": {
@@ -971,6 +1124,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/organisations/{id}/clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Freeze or advance a test-mode organisation's business clock: exactly one of frozen_at (an instant; a frozen clock only moves forward) or advance_by (an ISO 8601 duration such as P3D or PT2H, from where the clock stands, or from the real time when it is not frozen). A frozen clock does not tick. The date jobs that fell due (sent quotes past valid_until expire, then unpaid invoices past due become overdue) run for the organisation before the answer. Keys, rate limits, idempotency and webhook retries stay on real time; record timestamps too. 409 not_test_mode for an organisation not created with test_mode: true */
+        post: operations["adminMoveTestClock"];
+        /** Return a test-mode organisation to real time (it stays in test mode); the date jobs then due run before the answer. 409 not_test_mode for an organisation not in test mode */
+        delete: operations["adminResetTestClock"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/keys/{id}": {
         parameters: {
             query?: never;
@@ -1116,7 +1287,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Import records as JSON lines through the kernel's operations, all or nothing (types: contact, company, deal, task, note, call, product, stock, record, quote, invoice, order, return, ticket, purchase_order, site, page, post, link_page, booking_series, booking) */
+        /** Import records as JSON lines through the kernel's operations, all or nothing (types: contact, company, deal, task, note, call, product, stock, record, quote, invoice, order, return, ticket, purchase_order, site, page, post, link_page, booking_series, booking); mode=upsert upserts contacts by email, companies by domain and products by SKU; dry_run=true reports what would be created, changed and refused, writing nothing */
         post: operations["adminImport"];
         delete?: never;
         options?: never;
@@ -1685,14 +1856,32 @@ export interface components {
             previous_secret_expires_at: string | null;
         };
         ImportReport: {
-            /** @description how many lines were imported (every non-blank line) */
+            /** @description true: nothing was written; the report says what the import would do */
+            dry_run: boolean;
+            /** @description how many lines were imported (every non-blank line), or on a dry run would be before any refusal */
             imported: number;
             /** @description imported lines per type */
             by_type: {
                 [key: string]: number;
             };
+            /** @description imported lines by what they did */
+            outcomes: {
+                created: number;
+                updated: number;
+                unchanged: number;
+            };
             /** @description one entry per imported line, in order */
             items: components["schemas"]["ImportedItem"][];
+            /** @description dry run only: the first line the import would refuse (a real run answers 422 import_failed instead), else null */
+            refused: {
+                line: number;
+                /** @description the line's type, null when it could not be read */
+                type: string | null;
+                /** @description the kernel's error code, e.g. validation_failed, email_already_exists, invalid_json */
+                error: string;
+                /** @description that error's detail */
+                detail: unknown;
+            } | null;
         };
         ImportedItem: {
             /** @description 1-based line number in the body */
@@ -1702,9 +1891,14 @@ export interface components {
             ref?: string;
             /**
              * Format: uuid
-             * @description the id of the record the line created
+             * @description the id of the record the line created or (upsert mode) changed or found unchanged
              */
             id: string;
+            /**
+             * @description created; in upsert mode also updated or unchanged
+             * @enum {string}
+             */
+            outcome: "created" | "updated" | "unchanged";
         };
         Invoice: {
             /** Format: uuid */
@@ -1912,6 +2106,8 @@ export interface components {
                 name: string | null;
                 scopes: components["schemas"]["Scope"][];
                 expires_at: string | null;
+                /** @description true for a key of a test-mode organisation, whose business clock the admin API can freeze and advance */
+                test_mode: boolean;
             };
             organisation: {
                 /** Format: uuid */
@@ -2112,10 +2308,17 @@ export interface components {
             id: string;
             name: string;
             settings: components["schemas"]["Settings"];
+            /** @description present on a test-mode organisation only (created with test_mode: true) */
+            test_clock?: {
+                /** @description the instant the clock stands at; null: the organisation runs on real time */
+                frozen_at: string | null;
+            };
         };
         OrganisationCreate: {
             name: string;
             settings?: components["schemas"]["SettingsInput"];
+            /** @description default false; a test-mode organisation's clock can be frozen and advanced (POST /admin/v1/organisations/{id}/clock), and its keys say test_mode in GET /me. Fixed at creation */
+            test_mode?: boolean;
         };
         OrganisationPage: {
             data: components["schemas"]["OrganisationSummary"][];
@@ -3580,6 +3783,226 @@ export interface operations {
             };
         };
     };
+    batchContacts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters; a repeat within 24 hours replays the first response */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description create (the default): each item is a create body
+                     * @constant
+                     */
+                    mode?: "create";
+                    /** @description 1 to 100 items, applied in the order sent */
+                    items: components["schemas"]["ContactCreate"][];
+                } | {
+                    /**
+                     * @description upsert: each item carries its natural key and creates or changes
+                     * @constant
+                     */
+                    mode: "upsert";
+                    /** @description 1 to 100 items, applied in the order sent */
+                    items: {
+                        first_name?: string | null;
+                        last_name?: string | null;
+                        /**
+                         * Format: email
+                         * @description the natural key: the live contact with this address is changed, else created
+                         */
+                        email: string;
+                        phone?: string | null;
+                        company_id?: string | null;
+                        status?: components["schemas"]["ContactStatus"];
+                        source?: string | null;
+                        /** @description free-form custom fields */
+                        custom?: {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description the contacts, in the order sent */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the records, in the order sent */
+                        data: components["schemas"]["Contact"][];
+                        /** @description upsert mode only: what each item did, in the order sent */
+                        outcomes?: ("created" | "updated" | "unchanged")[];
+                    };
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "invalid_json";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description missing_bearer_token, invalid_api_key, expired_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "missing_bearer_token" | "invalid_api_key" | "expired_api_key";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description missing_scope:write, plan_refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "missing_scope:write" | "plan_refused";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "method_not_allowed";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_in_progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "idempotency_in_progress";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "payload_too_large";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "uri_too_long";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "unsupported_media_type";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description validation_failed, batch_failed, idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "validation_failed" | "batch_failed" | "idempotency_key_reused";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "headers_too_large";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getContact: {
         parameters: {
             query?: never;
@@ -4062,6 +4485,228 @@ export interface operations {
             };
         };
     };
+    upsertContactByEmail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters; a repeat within 24 hours replays the first response */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                email: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    first_name?: string | null;
+                    last_name?: string | null;
+                    /**
+                     * Format: email
+                     * @description the natural key: the live contact with this address is changed, else created
+                     */
+                    email?: string;
+                    phone?: string | null;
+                    company_id?: string | null;
+                    status?: components["schemas"]["ContactStatus"];
+                    source?: string | null;
+                    /** @description free-form custom fields */
+                    custom?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description the contact, changed (an event only when a field changed) or as it was */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contact"];
+                };
+            };
+            /** @description the contact, created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contact"];
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "invalid_json";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description missing_bearer_token, invalid_api_key, expired_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "missing_bearer_token" | "invalid_api_key" | "expired_api_key";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description plan_refused, missing_scope:write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "plan_refused" | "missing_scope:write";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "not_found";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "method_not_allowed";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description email_already_exists, idempotency_in_progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "email_already_exists" | "idempotency_in_progress";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "payload_too_large";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "uri_too_long";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "unsupported_media_type";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description validation_failed, idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "validation_failed" | "idempotency_key_reused";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "headers_too_large";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listCompanys: {
         parameters: {
             query?: {
@@ -4335,6 +4980,222 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error?: "validation_failed" | "idempotency_key_reused";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "headers_too_large";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    batchCompanys: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters; a repeat within 24 hours replays the first response */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description create (the default): each item is a create body
+                     * @constant
+                     */
+                    mode?: "create";
+                    /** @description 1 to 100 items, applied in the order sent */
+                    items: components["schemas"]["CompanyCreate"][];
+                } | {
+                    /**
+                     * @description upsert: each item carries its natural key and creates or changes
+                     * @constant
+                     */
+                    mode: "upsert";
+                    /** @description 1 to 100 items, applied in the order sent */
+                    items: {
+                        name?: string;
+                        /** @description the natural key: the oldest live company with this domain is changed, else one is created */
+                        domain: string;
+                        email?: string | null;
+                        vat_number?: string | null;
+                        city?: string | null;
+                        country?: string | null;
+                        /** @description free-form custom fields */
+                        custom?: {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description the companies, in the order sent */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the records, in the order sent */
+                        data: components["schemas"]["Company"][];
+                        /** @description upsert mode only: what each item did, in the order sent */
+                        outcomes?: ("created" | "updated" | "unchanged")[];
+                    };
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "invalid_json";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description missing_bearer_token, invalid_api_key, expired_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "missing_bearer_token" | "invalid_api_key" | "expired_api_key";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description missing_scope:write, plan_refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "missing_scope:write" | "plan_refused";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "method_not_allowed";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_in_progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "idempotency_in_progress";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "payload_too_large";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "uri_too_long";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "unsupported_media_type";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description validation_failed, batch_failed, idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "validation_failed" | "batch_failed" | "idempotency_key_reused";
                     } & components["schemas"]["Error"];
                 };
             };
@@ -4870,6 +5731,224 @@ export interface operations {
             };
         };
     };
+    upsertCompanyByDomain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters; a repeat within 24 hours replays the first response */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description the natural key: the oldest live company with this domain is changed, else one is created */
+                    domain?: string;
+                    email?: string | null;
+                    vat_number?: string | null;
+                    city?: string | null;
+                    country?: string | null;
+                    /** @description free-form custom fields */
+                    custom?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description the company, changed (an event only when a field changed) or as it was */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Company"];
+                };
+            };
+            /** @description the company, created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Company"];
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "invalid_json";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description missing_bearer_token, invalid_api_key, expired_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "missing_bearer_token" | "invalid_api_key" | "expired_api_key";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description plan_refused, missing_scope:write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "plan_refused" | "missing_scope:write";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "not_found";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "method_not_allowed";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_in_progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "idempotency_in_progress";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "payload_too_large";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "uri_too_long";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "unsupported_media_type";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description validation_failed, idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "validation_failed" | "idempotency_key_reused";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "headers_too_large";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listDeals: {
         parameters: {
             query?: {
@@ -5145,6 +6224,202 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error?: "validation_failed" | "idempotency_key_reused";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "headers_too_large";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    batchDeals: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters; a repeat within 24 hours replays the first response */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description create (the default): each item is a create body
+                     * @constant
+                     */
+                    mode?: "create";
+                    /** @description 1 to 100 items, applied in the order sent */
+                    items: components["schemas"]["DealCreate"][];
+                };
+            };
+        };
+        responses: {
+            /** @description the deals, in the order sent */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the records, in the order sent */
+                        data: components["schemas"]["Deal"][];
+                        /** @description upsert mode only: what each item did, in the order sent */
+                        outcomes?: ("created" | "updated" | "unchanged")[];
+                    };
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "invalid_json";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description missing_bearer_token, invalid_api_key, expired_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "missing_bearer_token" | "invalid_api_key" | "expired_api_key";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description missing_scope:write, plan_refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "missing_scope:write" | "plan_refused";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "method_not_allowed";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_in_progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "idempotency_in_progress";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "payload_too_large";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "uri_too_long";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "unsupported_media_type";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description validation_failed, batch_failed, idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "validation_failed" | "batch_failed" | "idempotency_key_reused";
                     } & components["schemas"]["Error"];
                 };
             };
@@ -6468,6 +7743,202 @@ export interface operations {
             };
         };
     };
+    batchTasks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters; a repeat within 24 hours replays the first response */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description create (the default): each item is a create body
+                     * @constant
+                     */
+                    mode?: "create";
+                    /** @description 1 to 100 items, applied in the order sent */
+                    items: components["schemas"]["TaskCreate"][];
+                };
+            };
+        };
+        responses: {
+            /** @description the tasks, in the order sent */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the records, in the order sent */
+                        data: components["schemas"]["Task"][];
+                        /** @description upsert mode only: what each item did, in the order sent */
+                        outcomes?: ("created" | "updated" | "unchanged")[];
+                    };
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "invalid_json";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description missing_bearer_token, invalid_api_key, expired_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "missing_bearer_token" | "invalid_api_key" | "expired_api_key";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description missing_scope:write, plan_refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "missing_scope:write" | "plan_refused";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "method_not_allowed";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_in_progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "idempotency_in_progress";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "payload_too_large";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "uri_too_long";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "unsupported_media_type";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description validation_failed, batch_failed, idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "validation_failed" | "batch_failed" | "idempotency_key_reused";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "headers_too_large";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getTask: {
         parameters: {
             query?: never;
@@ -7383,6 +8854,202 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error?: "validation_failed" | "idempotency_key_reused";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "headers_too_large";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    batchRecords: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters; a repeat within 24 hours replays the first response */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description create (the default): each item is a create body
+                     * @constant
+                     */
+                    mode?: "create";
+                    /** @description 1 to 100 items, applied in the order sent */
+                    items: components["schemas"]["RecordCreate"][];
+                };
+            };
+        };
+        responses: {
+            /** @description the records, in the order sent */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the records, in the order sent */
+                        data: components["schemas"]["WrittenRecord"][];
+                        /** @description upsert mode only: what each item did, in the order sent */
+                        outcomes?: ("created" | "updated" | "unchanged")[];
+                    };
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "invalid_json";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description missing_bearer_token, invalid_api_key, expired_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "missing_bearer_token" | "invalid_api_key" | "expired_api_key";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description missing_scope:write, plan_refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "missing_scope:write" | "plan_refused";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "method_not_allowed";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_in_progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "idempotency_in_progress";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "payload_too_large";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "uri_too_long";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "unsupported_media_type";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description validation_failed, batch_failed, idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "validation_failed" | "batch_failed" | "idempotency_key_reused";
                     } & components["schemas"]["Error"];
                 };
             };
@@ -10976,6 +12643,233 @@ export interface operations {
             };
         };
     };
+    batchProducts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters; a repeat within 24 hours replays the first response */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description create (the default): each item is a create body
+                     * @constant
+                     */
+                    mode?: "create";
+                    /** @description 1 to 100 items, applied in the order sent */
+                    items: components["schemas"]["ProductCreate"][];
+                } | {
+                    /**
+                     * @description upsert: each item carries its natural key and creates or changes
+                     * @constant
+                     */
+                    mode: "upsert";
+                    /** @description 1 to 100 items, applied in the order sent */
+                    items: {
+                        /** @description the natural key: the product with this SKU is changed, else created */
+                        sku: string;
+                        name?: string;
+                        /** @description default pcs */
+                        unit?: string;
+                        /** @description net price of one unit, default 0; at most the currency's minor unit */
+                        unit_price?: number;
+                        /** @description default the organisation's default_currency */
+                        currency?: string;
+                        /** @description percent added on top of the net price, default 0 */
+                        vat_rate?: number;
+                        /** @description default true; there is no DELETE, an inactive product is retired */
+                        active?: boolean;
+                        /** @description default physical */
+                        kind?: components["schemas"]["ProductKind"];
+                        category?: string | null;
+                        /** @description stock at or below it (and above 0) is low; null: the organisation's settings.stock.low_stock_threshold */
+                        low_stock_threshold?: number | null;
+                        /** @description non-empty: the product is sold in variants */
+                        options?: components["schemas"]["ProductOption"][];
+                        /** @description replaces every variant; a variant sent with its id keeps its stock; removing one that holds stock (not 0 or null) is refused */
+                        variants?: components["schemas"]["VariantInput"][];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description the products, in the order sent */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the records, in the order sent */
+                        data: components["schemas"]["Product"][];
+                        /** @description upsert mode only: what each item did, in the order sent */
+                        outcomes?: ("created" | "updated" | "unchanged")[];
+                    };
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "invalid_json";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description missing_bearer_token, invalid_api_key, expired_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "missing_bearer_token" | "invalid_api_key" | "expired_api_key";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description missing_scope:write, plan_refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "missing_scope:write" | "plan_refused";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "method_not_allowed";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_in_progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "idempotency_in_progress";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "payload_too_large";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "uri_too_long";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "unsupported_media_type";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description validation_failed, batch_failed, idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "validation_failed" | "batch_failed" | "idempotency_key_reused";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "headers_too_large";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getProduct: {
         parameters: {
             query?: never;
@@ -11250,6 +13144,235 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error?: "validation_failed" | "no_fields_to_update" | "idempotency_key_reused";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "headers_too_large";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    upsertProductBySku: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters; a repeat within 24 hours replays the first response */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                sku: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description the natural key: the product with this SKU is changed, else created */
+                    sku?: string;
+                    name?: string;
+                    /** @description default pcs */
+                    unit?: string;
+                    /** @description net price of one unit, default 0; at most the currency's minor unit */
+                    unit_price?: number;
+                    /** @description default the organisation's default_currency */
+                    currency?: string;
+                    /** @description percent added on top of the net price, default 0 */
+                    vat_rate?: number;
+                    /** @description default true; there is no DELETE, an inactive product is retired */
+                    active?: boolean;
+                    /** @description default physical */
+                    kind?: components["schemas"]["ProductKind"];
+                    category?: string | null;
+                    /** @description stock at or below it (and above 0) is low; null: the organisation's settings.stock.low_stock_threshold */
+                    low_stock_threshold?: number | null;
+                    /** @description non-empty: the product is sold in variants */
+                    options?: components["schemas"]["ProductOption"][];
+                    /** @description replaces every variant; a variant sent with its id keeps its stock; removing one that holds stock (not 0 or null) is refused */
+                    variants?: components["schemas"]["VariantInput"][];
+                };
+            };
+        };
+        responses: {
+            /** @description the product, changed (an event only when a field changed) or as it was */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Product"];
+                };
+            };
+            /** @description the product, created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Product"];
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "invalid_json";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description missing_bearer_token, invalid_api_key, expired_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "missing_bearer_token" | "invalid_api_key" | "expired_api_key";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description missing_scope:write, plan_refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "missing_scope:write" | "plan_refused";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "not_found";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "method_not_allowed";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_in_progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "idempotency_in_progress";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "payload_too_large";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "uri_too_long";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "unsupported_media_type";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description validation_failed, idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "validation_failed" | "idempotency_key_reused";
                     } & components["schemas"]["Error"];
                 };
             };
@@ -16801,6 +18924,334 @@ export interface operations {
             };
         };
     };
+    adminMoveTestClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description freeze the clock at this instant; a frozen clock only moves forward (an earlier instant is 422)
+                     */
+                    frozen_at?: string;
+                    /** @description an ISO 8601 duration (P3D, PT2H, P1M, P1W): moves the business time forward from where it stands (from the real time when it is not frozen) and freezes it there; at most 100 years */
+                    advance_by?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the clock and what the jobs did */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        organisation_id: string;
+                        /** @constant */
+                        test_mode: true;
+                        /** @description where the frozen clock stands; null: real time */
+                        frozen_at: string | null;
+                        /** @description the organisation's business time as of this answer */
+                        now: string;
+                        /** @description what the date jobs that fell due did for this organisation, run in this request */
+                        jobs: {
+                            /** @description sent quotes this change expired */
+                            quotes_expired: number;
+                            /** @description invoices this change made overdue */
+                            invoices_overdue: number;
+                        };
+                    };
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "invalid_json";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description missing_bearer_token, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "missing_bearer_token" | "invalid_api_key";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "not_found";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "method_not_allowed";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description not_test_mode */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "not_test_mode";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "payload_too_large";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "uri_too_long";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "unsupported_media_type";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "validation_failed";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "headers_too_large";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminResetTestClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the clock, now on real time */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        organisation_id: string;
+                        /** @constant */
+                        test_mode: true;
+                        /** @description where the frozen clock stands; null: real time */
+                        frozen_at: string | null;
+                        /** @description the organisation's business time as of this answer */
+                        now: string;
+                        /** @description what the date jobs that fell due did for this organisation, run in this request */
+                        jobs: {
+                            /** @description sent quotes this change expired */
+                            quotes_expired: number;
+                            /** @description invoices this change made overdue */
+                            invoices_overdue: number;
+                        };
+                    };
+                };
+            };
+            /** @description missing_bearer_token, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "missing_bearer_token" | "invalid_api_key";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "not_found";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "method_not_allowed";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description not_test_mode */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "not_test_mode";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "uri_too_long";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "headers_too_large";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     adminRevokeKey: {
         parameters: {
             query?: never;
@@ -17761,7 +20212,12 @@ export interface operations {
     };
     adminImport: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description create (default): every line creates; upsert: a contact line with email, a company line with domain and a product line (by sku) create or change the record that key names, as the PUT upserts do */
+                mode?: "create" | "upsert";
+                /** @description true: run every line, report, then write nothing (the report names the first refused line) */
+                dry_run?: "true" | "false";
+            };
             header?: never;
             path: {
                 id: string;
