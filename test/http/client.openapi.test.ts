@@ -74,7 +74,8 @@ const page: operations["listContacts"]["responses"][200]["content"]["application
   data: [contact],
   limit: 50,
   offset: 0,
-  has_more: false
+  has_more: false,
+  next_cursor: null
 }
 const created: paths["/api/v1/contacts"]["post"]["responses"][201]["content"]["application/json"] = contact
 type Conflict = paths["/api/v1/contacts"]["post"]["responses"][409]["content"]["application/json"]
