@@ -285,6 +285,8 @@ const deriveKind = (schema: z.core.$ZodType, ctx: Context): Derived => {
       return recordOf(s as z.core.$ZodRecord, ctx)
     case "union":
       return unionOf(s as z.core.$ZodUnion, ctx)
+    case "intersection":
+      return intersectionOf(s as z.core.$ZodIntersection, ctx)
     case "nullable": {
       const inner = derive((s as z.core.$ZodNullable)._zod.def.innerType, ctx)
       const valid = inner.valid === undefined ? fc.constant(null) : fc.option(inner.valid, { nil: null })
@@ -679,4 +681,22 @@ const unionOf = (schema: z.core.$ZodUnion, ctx: Context): Derived => {
     ...made,
     invalid: once(() => refusedOf(schema, [wrongTypes, ...options.map((option) => option.invalid())]))
   }
+}
+
+/**
+ * An intersection of objects (a record and the fields a list adds to its rows, `archived_at`):
+ * a value of each side, merged; refused are the values either side refuses.
+ */
+const intersectionOf = (schema: z.core.$ZodIntersection, ctx: Context): Derived => {
+  const left = derive(schema._zod.def.left, at(ctx, "&0"))
+  const right = derive(schema._zod.def.right, at(ctx, "&1"))
+  const made =
+    left.valid === undefined || right.valid === undefined
+      ? { valid: undefined, unmet: [left.unmet, right.unmet].filter((reason) => reason !== "").join("; ") }
+      : enforce(
+          schema,
+          fc.tuple(left.valid, right.valid).map(([a, b]) => ({ ...(a as object), ...(b as object) })),
+          ctx
+        )
+  return { ...made, invalid: once(() => refusedOf(schema, [wrongTypes, left.invalid(), right.invalid()])) }
 }
