@@ -33,7 +33,7 @@ export const make: Effect.Effect<
       ),
     get: live.get,
     findByDomain: (organisationId, domain) =>
-      live.findBy(organisationId, sql`lower(domain) = ${domain.toLowerCase()}`, "findByDomain"),
+      live.findBy(organisationId, sql`lower(domain) = ${domain.toLowerCase()}`, "findByDomain", false),
     update: (organisationId, company) =>
       live.update(
         organisationId,

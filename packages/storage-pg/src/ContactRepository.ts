@@ -80,7 +80,7 @@ export const make: Effect.Effect<
         orStorageError("ContactRepository.insert")
       ),
     get: live.get,
-    findByEmail: (organisationId, email) => live.findBy(organisationId, sql`email = ${email}`, "findByEmail"),
+    findByEmail: (organisationId, email) => live.findBy(organisationId, sql`email = ${email}`, "findByEmail", true),
     update: (organisationId, contact) =>
       live.update(
         organisationId,

@@ -84,7 +84,7 @@ export const make: Effect.Effect<
         )
       ).pipe(Effect.asVoid, orStorageError("ProductRepository.insert")),
     get: live.get,
-    findBySku: (organisationId, sku) => live.findBy(organisationId, sql`sku = ${sku}`, "findBySku"),
+    findBySku: (organisationId, sku) => live.findBy(organisationId, sql`sku = ${sku}`, "findBySku", true),
     // Lock first, read after: a locking read that waited would see the product row as committed
     // meanwhile but its levels (a subquery) as of before the wait.
     getForUpdate: (organisationId, id) =>

@@ -61,11 +61,15 @@ export interface LiveRecords<A> {
   ) => Effect.Effect<void, Exclude<E, SqlError> | Errors.StorageError>
   readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<A>, Errors.StorageError>
   readonly getForUpdate: (organisationId: string, id: string) => Effect.Effect<Option.Option<A>, Errors.StorageError>
-  /** The oldest live row meeting `condition` (a natural key: an email, a domain), for the upserts. */
+  /**
+   * The oldest live row meeting `condition` (a natural key: an email, a domain), for the upserts.
+   * `unique`: a unique index holds at most one such row, so the statement asks for no order.
+   */
   readonly findBy: (
     organisationId: string,
     condition: Statement.Fragment,
-    method: string
+    method: string,
+    unique: boolean
   ) => Effect.Effect<Option.Option<A>, Errors.StorageError>
   readonly archive: (organisationId: string, id: string, at: string) => Effect.Effect<boolean, Errors.StorageError>
   readonly list: (
@@ -162,9 +166,12 @@ export const make = <Row extends object, A>(sql: SqlClient.SqlClient, spec: Live
     /** Like `get`, and the row stays locked until the caller's transaction ends. */
     getForUpdate: selectOne("getForUpdate", " FOR UPDATE"),
 
-    findBy: (organisationId: string, condition: Statement.Fragment, method: string) =>
+    // An ORDER BY beside a unique key's condition would tempt the planner into walking the list
+    // index (organisation, created_at) and filtering by the key: the whole organisation read for a
+    // key that is not there yet, which is every upsert that creates (measured: docs/benchmarks.md).
+    findBy: (organisationId: string, condition: Statement.Fragment, method: string, unique: boolean) =>
       sql<Row>`SELECT ${selected} FROM ${table} WHERE ${live(organisationId)} AND ${condition}
-        ORDER BY created_at, id LIMIT 1`.pipe(
+        ${unique ? sql.literal("") : sql.literal("ORDER BY created_at, id")} LIMIT 1`.pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), spec.toRecord)),
         operation(method)
       ),
