@@ -6,23 +6,13 @@
  */
 import { Webhooks } from "@crm/core"
 import * as StoragePg from "@crm/storage-pg"
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { clockAt } from "../support/clock.js"
 import { deliveryIsolation, ISOLATION_OPTIONS } from "../support/hookIsolation.js"
 import { createDatabase, serverUrl } from "../support/pgDatabase.js"
 import { startReceiver } from "../support/receiver.js"
 import { startServer, type TestServer } from "../support/server.js"
-
-const realClock = Clock.make()
-const clockAt = (ms: number): Clock.Clock => ({
-  [Clock.ClockTypeId]: Clock.ClockTypeId,
-  unsafeCurrentTimeMillis: () => ms,
-  currentTimeMillis: Effect.succeed(ms),
-  unsafeCurrentTimeNanos: () => BigInt(ms) * 1_000_000n,
-  currentTimeNanos: Effect.succeed(BigInt(ms) * 1_000_000n),
-  sleep: (duration) => realClock.sleep(duration)
-})
 
 const dispatch = Effect.flatMap(Webhooks.Webhooks, (webhooks) => webhooks.dispatch)
 const dispatchAt = (server: TestServer, ms: number, signal?: AbortSignal) =>

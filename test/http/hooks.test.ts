@@ -8,11 +8,11 @@ import { setTimeout as sleep } from "node:timers/promises"
 import { Webhooks } from "@crm/core"
 import { WebhookSender } from "@crm/server"
 import * as StorageMemory from "@crm/storage-memory"
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import Stripe from "stripe"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { clockAt } from "../support/clock.js"
 import { deliveryIsolation, ISOLATION_OPTIONS } from "../support/hookIsolation.js"
 import { startReceiver } from "../support/receiver.js"
 import { type Client, startServer, type TestServer } from "../support/server.js"
@@ -29,17 +29,6 @@ const HOOK_FIELDS = [
   "updated_at"
 ]
 const PUBLIC_TARGET = "https://1.1.1.1/hooks/crm"
-
-const realClock = Clock.make()
-/** A clock stopped at `ms`: what the dispatcher reads as now. */
-const clockAt = (ms: number): Clock.Clock => ({
-  [Clock.ClockTypeId]: Clock.ClockTypeId,
-  unsafeCurrentTimeMillis: () => ms,
-  currentTimeMillis: Effect.succeed(ms),
-  unsafeCurrentTimeNanos: () => BigInt(ms) * 1_000_000n,
-  currentTimeNanos: Effect.succeed(BigInt(ms) * 1_000_000n),
-  sleep: (duration) => realClock.sleep(duration)
-})
 
 /** One dispatch round as if it ran at `ms`; returns the attempts it made. */
 const dispatchAt = (server: TestServer, ms: number) =>

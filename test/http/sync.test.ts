@@ -5,23 +5,12 @@
  * their `archived_at`. Archiving stamps `updated_at` (a sync client must see it) and emits nothing.
  */
 import { Access, Contacts, Settings, type Wire } from "@crm/core"
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { clockAt } from "../support/clock.js"
 import type { Client, TestServer } from "../support/server.js"
 import { onEveryStore } from "../support/suite.js"
-
-const realClock = Clock.make()
-/** A clock stopped at `ms`. */
-const clockAt = (ms: number): Clock.Clock => ({
-  [Clock.ClockTypeId]: Clock.ClockTypeId,
-  unsafeCurrentTimeMillis: () => ms,
-  currentTimeMillis: Effect.succeed(ms),
-  unsafeCurrentTimeNanos: () => BigInt(ms) * 1_000_000n,
-  currentTimeNanos: Effect.succeed(BigInt(ms) * 1_000_000n),
-  sleep: (duration) => realClock.sleep(duration)
-})
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
