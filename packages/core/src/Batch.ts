@@ -139,6 +139,19 @@ export const lockKeys = (
   Effect.forEach([...new Set(keys)].sort(), (key) => tx.lockKey(organisationId, key), { discard: true })
 
 /**
+ * Each item's upsert, in order, in one unit of work that first takes every item's key lock (`keyOf`,
+ * the lock the single upsert takes) in sorted order: all or nothing, as `inOrder`.
+ */
+export const upsertAll = <I, A, E extends DomainError, R>(
+  tx: Transaction["Type"],
+  organisationId: string,
+  items: ReadonlyArray<I>,
+  keyOf: (item: I) => string,
+  upsert: (item: I) => Effect.Effect<Upserted<A>, E | StorageError, R>
+): Effect.Effect<ReadonlyArray<Upserted<A>>, BatchFailed | StorageError, R> =>
+  tx.run(Effect.zipRight(lockKeys(tx, organisationId, items.map(keyOf)), inOrder(tx, items, upsert)))
+
+/**
  * The upsert of one natural key, in its own unit of work (or the enclosing batch's): under the
  * key's lock, `create` when `find` sees no live record, else `change` it, which answers `None`
  * when the fields sent change nothing (then nothing is written and no event emitted).
@@ -173,16 +186,6 @@ export class Batches extends Context.Tag("@crm/core/Batches")<
       items: ReadonlyArray<I>,
       create: (item: I) => Effect.Effect<A, E | StorageError, R>
     ) => Effect.Effect<ReadonlyArray<A>, BatchFailed | StorageError, R>
-    /**
-     * Each item's upsert, in order, in one unit of work that first takes every item's key lock
-     * (`keyOf`, the lock the single upsert takes) in sorted order.
-     */
-    readonly upserts: <I, A, E extends DomainError, R>(
-      organisationId: string,
-      items: ReadonlyArray<I>,
-      keyOf: (item: I) => string,
-      upsert: (item: I) => Effect.Effect<Upserted<A>, E | StorageError, R>
-    ) => Effect.Effect<ReadonlyArray<Upserted<A>>, BatchFailed | StorageError, R>
   }
 >() {}
 
@@ -190,9 +193,7 @@ export const layer = Layer.effect(
   Batches,
   Effect.map(Transaction, (tx) =>
     Batches.of({
-      creates: (items, create) => inOrder(tx, items, create),
-      upserts: (organisationId, items, keyOf, upsert) =>
-        tx.run(Effect.zipRight(lockKeys(tx, organisationId, items.map(keyOf)), inOrder(tx, items, upsert)))
+      creates: (items, create) => inOrder(tx, items, create)
     })
   )
 )

@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { z } from "zod"
-import { type Upserted, upsertBy, writeChange } from "./Batch.js"
+import { type Upserted, upsertAll, upsertBy, writeChange } from "./Batch.js"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
 import {
   type Company,
@@ -13,7 +13,7 @@ import {
   type CompanyPatch,
   type CompanyUpsert
 } from "./Companies/CompanySchemas.js"
-import type { PlanRefused, StorageError, ValidationFailed } from "./Errors.js"
+import type { BatchFailed, PlanRefused, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
 import { operation } from "./internal/operation.js"
@@ -46,7 +46,16 @@ export class Companies extends Context.Tag("@crm/core/Companies")<
       input: z.output<typeof CompanyUpsert>,
       actor: Actor
     ) => Effect.Effect<Upserted<Company>, ValidationFailed | PlanRefused | StorageError>
-    /** The lock an upsert of `input` takes (see `Batches.upserts`). */
+    /**
+     * Upserts of several keys in one unit of work, in order: every one or none (the first refused
+     * item is `batch_failed` naming it). Every item's key lock is taken first, in sorted order.
+     */
+    readonly upsertMany: (
+      organisation: Organisation,
+      items: ReadonlyArray<z.output<typeof CompanyUpsert>>,
+      actor: Actor
+    ) => Effect.Effect<ReadonlyArray<Upserted<Company>>, BatchFailed | StorageError>
+    /** The lock an upsert of `input` takes (the import takes them all before its first line). */
     readonly upsertKey: (input: z.output<typeof CompanyUpsert>) => string
   }
 >() {}
@@ -116,6 +125,19 @@ export const make = Effect.gen(function* () {
     )
   })
 
+  const upsert = operation("Companies.upsert")((organisation: Organisation, input: z.output<typeof CompanyUpsert>) => {
+    // The key names the company; a found company keeps its domain as it was written.
+    const { domain, ...patch } = input
+    return upsertBy(
+      tx,
+      organisation.id,
+      upsertKey(input),
+      repo.findByDomain(organisation.id, domain),
+      Effect.flatMap(parse(CompanyCreate, input), (created) => insert(organisation, created)),
+      (current) => change(organisation, current, patch, true)
+    )
+  })
+
   return Companies.of({
     create: operation("Companies.create")(insert, (effect) => tx.run(effect)),
     get: (organisation, id) => find(organisation.id, id),
@@ -127,18 +149,10 @@ export const make = Effect.gen(function* () {
       (effect) => tx.run(effect)
     ),
     upsertKey,
-    upsert: operation("Companies.upsert")((organisation, input) => {
-      // The key names the company; a found company keeps its domain as it was written.
-      const { domain, ...patch } = input
-      return upsertBy(
-        tx,
-        organisation.id,
-        upsertKey(input),
-        repo.findByDomain(organisation.id, domain),
-        Effect.flatMap(parse(CompanyCreate, input), (created) => insert(organisation, created)),
-        (current) => change(organisation, current, patch, true)
-      )
-    }),
+    upsert,
+    upsertMany: operation("Companies.upsertMany")((organisation, items) =>
+      upsertAll(tx, organisation.id, items, upsertKey, (item) => upsert(organisation, item))
+    ),
     archive: operation("Companies.archive")((organisation, id) =>
       archiveLive(tx, (at) => repo.archive(organisation.id, id, at), find(organisation.id, id))
     ),

@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { z } from "zod"
-import { type Upserted, upsertBy, writeChange } from "./Batch.js"
+import { type Upserted, upsertAll, upsertBy, writeChange } from "./Batch.js"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
 import type {
@@ -14,7 +14,7 @@ import type {
   ContactPatch,
   ContactUpsert
 } from "./Contacts/ContactSchemas.js"
-import type { EmailAlreadyExists, PlanRefused, StorageError, ValidationFailed } from "./Errors.js"
+import type { BatchFailed, EmailAlreadyExists, PlanRefused, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
 import { operation } from "./internal/operation.js"
@@ -47,7 +47,16 @@ export class Contacts extends Context.Tag("@crm/core/Contacts")<
       input: z.output<typeof ContactUpsert>,
       actor: Actor
     ) => Effect.Effect<Upserted<Contact>, EmailAlreadyExists | ValidationFailed | PlanRefused | StorageError>
-    /** The lock an upsert of `input` takes (see `Batches.upserts`). */
+    /**
+     * Upserts of several keys in one unit of work, in order: every one or none (the first refused
+     * item is `batch_failed` naming it). Every item's key lock is taken first, in sorted order.
+     */
+    readonly upsertMany: (
+      organisation: Organisation,
+      items: ReadonlyArray<z.output<typeof ContactUpsert>>,
+      actor: Actor
+    ) => Effect.Effect<ReadonlyArray<Upserted<Contact>>, BatchFailed | StorageError>
+    /** The lock an upsert of `input` takes (the import takes them all before its first line). */
     readonly upsertKey: (input: z.output<typeof ContactUpsert>) => string
   }
 >() {}
@@ -122,6 +131,18 @@ export const make = Effect.gen(function* () {
     )
   })
 
+  const upsert = operation("Contacts.upsert")((organisation: Organisation, input: z.output<typeof ContactUpsert>) => {
+    const email = normaliseEmail(input.email)
+    return upsertBy(
+      tx,
+      organisation.id,
+      upsertKey(input),
+      repo.findByEmail(organisation.id, email),
+      insert(organisation, { ...input, email }),
+      (current) => change(organisation, current, { ...input, email }, true)
+    )
+  })
+
   return Contacts.of({
     create: operation("Contacts.create")(insert, (effect) => tx.run(effect)),
     get: (organisation, id) => find(organisation.id, id),
@@ -133,17 +154,10 @@ export const make = Effect.gen(function* () {
       (effect) => tx.run(effect)
     ),
     upsertKey,
-    upsert: operation("Contacts.upsert")((organisation, input) => {
-      const email = normaliseEmail(input.email)
-      return upsertBy(
-        tx,
-        organisation.id,
-        upsertKey(input),
-        repo.findByEmail(organisation.id, email),
-        insert(organisation, { ...input, email }),
-        (current) => change(organisation, current, { ...input, email }, true)
-      )
-    }),
+    upsert,
+    upsertMany: operation("Contacts.upsertMany")((organisation, items) =>
+      upsertAll(tx, organisation.id, items, upsertKey, (item) => upsert(organisation, item))
+    ),
     archive: operation("Contacts.archive")((organisation, id) =>
       archiveLive(tx, (at) => repo.archive(organisation.id, id, at), find(organisation.id, id))
     ),

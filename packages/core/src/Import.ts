@@ -187,7 +187,7 @@ export const make = Effect.gen(function* () {
     })
 
   /**
-   * The key locks of an upsert run's lines, taken before any line runs (see `Batches.upserts`):
+   * The key locks of an upsert run's lines, taken before any line runs (see `Batch.upsertAll`):
    * read from each line as sent; a line that cannot be read takes none and is refused when it runs.
    */
   const lockLines = (organisationId: string, lines: ReadonlyArray<SourceLine>) =>

@@ -5,8 +5,9 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { z } from "zod"
-import { type Upserted, upsertBy, writeChange } from "./Batch.js"
+import { type Upserted, upsertAll, upsertBy, writeChange } from "./Batch.js"
 import {
+  type BatchFailed,
   type InsufficientStock,
   invalidField,
   type NotFound,
@@ -94,7 +95,16 @@ export class Inventory extends Context.Tag("@crm/core/Inventory")<
       input: z.output<typeof ProductUpsert>,
       actor: Actor
     ) => Effect.Effect<Upserted<Product>, NotFound | ValidationFailed | StorageError>
-    /** The lock an upsert of `input` takes (see `Batches.upserts`). */
+    /**
+     * Upserts of several keys in one unit of work, in order: every one or none (the first refused
+     * item is `batch_failed` naming it). Every item's key lock is taken first, in sorted order.
+     */
+    readonly upsertMany: (
+      organisation: Organisation,
+      items: ReadonlyArray<z.output<typeof ProductUpsert>>,
+      actor: Actor
+    ) => Effect.Effect<ReadonlyArray<Upserted<Product>>, BatchFailed | StorageError>
+    /** The lock an upsert of `input` takes (the import takes them all before its first line). */
     readonly upsertKey: (input: z.output<typeof ProductUpsert>) => string
     readonly list: (
       organisation: Organisation,
@@ -273,6 +283,18 @@ export const make = Effect.gen(function* () {
     )
   })
 
+  const upsert = operation("Inventory.upsert")((organisation: Organisation, input: z.output<typeof ProductUpsert>) =>
+    upsertBy(
+      tx,
+      organisation.id,
+      upsertKey(input),
+      repo.findBySku(organisation.id, input.sku),
+      Effect.flatMap(parse(ProductCreate, input), (created) => insert(organisation, created)),
+      (found) =>
+        Effect.flatMap(lock(organisation.id, found.id), (current) => change(organisation, current, input, true))
+    )
+  )
+
   return Inventory.of({
     create: operation("Inventory.create")(insert, (effect) => tx.run(effect)),
     get: (organisation, id) => find(organisation.id, id),
@@ -284,16 +306,9 @@ export const make = Effect.gen(function* () {
       (effect) => tx.run(effect)
     ),
     upsertKey,
-    upsert: operation("Inventory.upsert")((organisation, input) =>
-      upsertBy(
-        tx,
-        organisation.id,
-        upsertKey(input),
-        repo.findBySku(organisation.id, input.sku),
-        Effect.flatMap(parse(ProductCreate, input), (created) => insert(organisation, created)),
-        (found) =>
-          Effect.flatMap(lock(organisation.id, found.id), (current) => change(organisation, current, input, true))
-      )
+    upsert,
+    upsertMany: operation("Inventory.upsertMany")((organisation, items) =>
+      upsertAll(tx, organisation.id, items, upsertKey, (item) => upsert(organisation, item))
     ),
     list: (organisation, query) =>
       repo

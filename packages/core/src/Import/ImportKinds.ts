@@ -37,7 +37,7 @@ import { IdInput } from "../Wire.js"
 export interface ImportUpsert<R> {
   readonly field: string
   readonly schema: z.ZodType
-  /** The key's lock, taken for every line up front (see `Batches.upserts`). */
+  /** The key's lock, taken for every line up front (see `Batch.upsertAll`). */
   readonly lockKey: (key: string) => Effect.Effect<string, never, R>
   readonly run: (
     organisation: Organisation,

@@ -216,7 +216,11 @@ export interface Upserts<U> {
     input: U,
     actor: Resource.Actor
   ) => Refusing<Batch.Upserted<unknown>>
-  readonly upsertKey: (input: U) => string
+  readonly upsertMany: (
+    organisation: Settings.Organisation,
+    items: ReadonlyArray<U>,
+    actor: Resource.Actor
+  ) => Refusing<ReadonlyArray<Batch.Upserted<unknown>>>
 }
 
 export interface UpsertSpec<U extends z.ZodObject> {
@@ -282,12 +286,7 @@ export const batchRoute = <
           return created({ data: records })
         }
         const upserts = service as unknown as Upserts<z.output<U>>
-        const done = yield* batches.upserts(
-          organisation.id,
-          batch.items as ReadonlyArray<z.output<U>>,
-          upserts.upsertKey,
-          (item) => upserts.upsert(organisation, item, actor)
-        )
+        const done = yield* upserts.upsertMany(organisation, batch.items as ReadonlyArray<z.output<U>>, actor)
         return created({ data: done.map((one) => one.record), outcomes: done.map((one) => one.outcome) })
       })
   })
