@@ -35,6 +35,7 @@ import {
   type StorageError,
   type ValidationFailed
 } from "./Errors.js"
+import { Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { RecordRepository } from "./Records/RecordRepository.js"
 import * as SettingsRemovals from "./Settings/SettingsRemovals.js"
@@ -149,17 +150,21 @@ const toKeySummary = (key: ApiKeyRecord): KeySummary => ({
 export const makeWith = (options: { readonly rateLimit: number }) =>
   Effect.gen(function* () {
     const { rateLimit } = options
+    const ids = yield* Ids
     const repo = yield* AccessRepository
     const limiter = yield* RateLimiter
     const deals = yield* DealRepository
     const records = yield* RecordRepository
+    // The ids of new pipelines and stages come from the same source as every other id.
+    const complete = (name: string, input: z.output<typeof SettingsInput>) =>
+      Effect.provideService(Settings.complete(name, input), Ids, ids)
 
     const createOrganisation = operation("Access.createOrganisation")(function* (
       input: z.output<typeof OrganisationCreate>
     ) {
-      const settings = yield* Settings.complete(input.name, input.settings ?? Settings.SettingsInput.parse({}))
+      const settings = yield* complete(input.name, input.settings ?? Settings.SettingsInput.parse({}))
       const organisation: Organisation = {
-        id: crypto.randomUUID(),
+        id: ids.next(),
         name: settings.name,
         settings,
         // A test-mode organisation starts on real time; its clock is frozen by the admin API.
@@ -181,7 +186,7 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
       }
       const token = yield* ApiKey.generate
       const record: ApiKeyRecord = {
-        id: crypto.randomUUID(),
+        id: ids.next(),
         organisation_id: organisationId,
         name: input.name ?? null,
         hash: yield* ApiKey.hash(token),
@@ -273,7 +278,7 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
       replaceSettings: operation("Access.replaceSettings")(function* (id, input) {
         const current = yield* repo.getOrganisation(id)
         if (Option.isNone(current)) return yield* new NotFound({ detail: "no such organisation" })
-        const settings = yield* Settings.complete(current.value.name, input)
+        const settings = yield* complete(current.value.name, input)
         // Counted before the write, not in one transaction with it: a settings write outside one
         // is what waits until every process caches the new settings (AccessRepository).
         const removed = SettingsRemovals.between(current.value.settings, settings)

@@ -27,6 +27,7 @@ import {
   type TransitionNotAllowed,
   ValidationFailed
 } from "./Errors.js"
+import { Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { linked, nowIso, orNotFound, requireLink } from "./internal/records.js"
 import type { Organisation } from "./Settings/SettingsSchemas.js"
@@ -72,6 +73,7 @@ export class Bookings extends Context.Tag("@crm/core/Bookings")<
 >() {}
 
 export const make = Effect.gen(function* () {
+  const ids = yield* Ids
   const repo = yield* BookingRepository
   const contacts = yield* ContactRepository
   const tx = yield* Transaction
@@ -82,7 +84,7 @@ export const make = Effect.gen(function* () {
         Effect.gen(function* () {
           const now = yield* nowIso
           const series: Series = {
-            id: crypto.randomUUID(),
+            id: ids.next(),
             name: input.name,
             duration_minutes: input.duration_minutes,
             location: input.location ?? null,
@@ -120,7 +122,7 @@ export const make = Effect.gen(function* () {
           if (issues.length > 0) return yield* new ValidationFailed({ detail: issues })
           const now = yield* nowIso
           const booking: Booking = {
-            id: crypto.randomUUID(),
+            id: ids.next(),
             series_id: seriesId,
             series_seq: input.series_seq ?? null,
             contact_id: input.contact_id ?? null,

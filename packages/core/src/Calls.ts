@@ -10,6 +10,7 @@ import { ContactRepository } from "./Contacts/ContactRepository.js"
 import type { NotFound, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
+import { Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { nowIso, orNotFound, requireLink } from "./internal/records.js"
 import type { Organisation } from "./Settings/SettingsSchemas.js"
@@ -53,6 +54,7 @@ const CALL_FIELDS = [
 const TRANSCRIBED_FIELDS = [...CALL_FIELDS, "transcript", "summary"] as const
 
 export const make = Effect.gen(function* () {
+  const ids = yield* Ids
   const repo = yield* CallRepository
   const contacts = yield* ContactRepository
   const events = yield* EventLog
@@ -68,7 +70,7 @@ export const make = Effect.gen(function* () {
           yield* requireLink("contact_id", input.contact_id, (id) => contacts.get(organisation.id, id))
           const now = yield* nowIso
           const call: Call = {
-            id: crypto.randomUUID(),
+            id: ids.next(),
             provider: input.provider,
             external_id: input.external_id ?? null,
             direction: input.direction,

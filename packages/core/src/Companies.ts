@@ -16,6 +16,7 @@ import {
 import type { BatchFailed, PlanRefused, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
+import { Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { archiveLive, merge, nowIso, orNotFound, withinLimit } from "./internal/records.js"
 import type { Actor, ResourceService } from "./Resource.js"
@@ -78,6 +79,7 @@ const clean = (email: string | null | undefined) => (email == null ? email : nor
 const upsertKey = (input: { readonly domain: string }) => `company.domain:${input.domain.toLowerCase()}`
 
 export const make = Effect.gen(function* () {
+  const ids = yield* Ids
   const repo = yield* CompanyRepository
   const events = yield* EventLog
   const tx = yield* Transaction
@@ -88,7 +90,7 @@ export const make = Effect.gen(function* () {
   const insert = Effect.fnUntraced(function* (organisation: Organisation, input: z.output<typeof CompanyCreate>) {
     const now = yield* nowIso
     const company: Company = {
-      id: crypto.randomUUID(),
+      id: ids.next(),
       name: input.name,
       domain: input.domain ?? null,
       email: clean(input.email) ?? null,

@@ -17,6 +17,7 @@ import type {
 import type { BatchFailed, EmailAlreadyExists, PlanRefused, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
+import { Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { archiveLive, merge, nowIso, orNotFound, requireLink, withinLimit } from "./internal/records.js"
 import type { Actor, ResourceService } from "./Resource.js"
@@ -80,6 +81,7 @@ const clean = (email: string | null | undefined) => (email == null ? email : nor
 const upsertKey = (input: { readonly email: string }) => `contact.email:${normaliseEmail(input.email)}`
 
 export const make = Effect.gen(function* () {
+  const ids = yield* Ids
   const repo = yield* ContactRepository
   const companies = yield* CompanyRepository
   const events = yield* EventLog
@@ -92,7 +94,7 @@ export const make = Effect.gen(function* () {
     yield* requireLink("company_id", input.company_id, (id) => companies.get(organisation.id, id))
     const now = yield* nowIso
     const contact: Contact = {
-      id: crypto.randomUUID(),
+      id: ids.next(),
       first_name: input.first_name ?? null,
       last_name: input.last_name ?? null,
       email: clean(input.email) ?? null,

@@ -14,6 +14,7 @@ import { StageAutomations } from "./Deals/StageAutomations.js"
 import type { NotFound, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog, type NewEvent } from "./Events/EventLog.js"
+import { Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { archiveLive, merge, nowIso, orNotFound, partyLinks } from "./internal/records.js"
 import { Mailer } from "./Mail.js"
@@ -100,6 +101,7 @@ const visitOf = (deal: Deal, from: string | null, at: string, actor: Actor): Sta
 })
 
 export const make = Effect.gen(function* () {
+  const ids = yield* Ids
   const repo = yield* DealRepository
   const contacts = yield* ContactRepository
   const companies = yield* CompanyRepository
@@ -122,7 +124,7 @@ export const make = Effect.gen(function* () {
           const now = yield* nowIso
           const deal = DealStage.enter(
             {
-              id: crypto.randomUUID(),
+              id: ids.next(),
               title: input.title,
               value: input.value ?? null,
               currency: input.currency ?? organisation.settings.default_currency,

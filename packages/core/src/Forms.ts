@@ -16,6 +16,7 @@ import * as FormAnswers from "./Forms/FormAnswers.js"
 import { type Form, leadProvider } from "./Forms/FormDefinitions.js"
 import { COUNT_WINDOW_DAYS, type FormCounts, type Submission, type SubmissionCreate } from "./Forms/FormSchemas.js"
 import { FormSubmissionRepository } from "./Forms/FormSubmissionRepository.js"
+import { Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { nowIso } from "./internal/records.js"
 import { matchContact } from "./Leads/ContactMatch.js"
@@ -53,6 +54,7 @@ const formOf = (organisation: Organisation, id: string): Effect.Effect<Form, Not
 }
 
 export const make = Effect.gen(function* () {
+  const ids = yield* Ids
   const contacts = yield* Contacts
   const contactRepo = yield* ContactRepository
   const repo = yield* FormSubmissionRepository
@@ -75,7 +77,7 @@ export const make = Effect.gen(function* () {
           )
           const now = yield* nowIso
           const submission: Submission = {
-            id: crypto.randomUUID(),
+            id: ids.next(),
             form_id: form.id,
             contact_id: contact.contactId,
             contact_created: contact.created,

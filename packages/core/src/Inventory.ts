@@ -18,6 +18,7 @@ import {
 } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
+import { Ids } from "./Ids.js"
 import { ProductRepository } from "./Inventory/ProductRepository.js"
 import * as ProductRules from "./Inventory/ProductRules.js"
 import {
@@ -187,6 +188,7 @@ const moveOf = (request: StockMove): StockLedger.Move =>
 const upsertKey = (input: { readonly sku: string }) => `product.sku:${input.sku}`
 
 export const make = Effect.gen(function* () {
+  const ids = yield* Ids
   const repo = yield* ProductRepository
   const ledger = yield* StockLedgerStore
   const events = yield* EventLog
@@ -207,7 +209,7 @@ export const make = Effect.gen(function* () {
     Effect.gen(function* () {
       const applied = yield* StockLedger.apply(item, levelOf(product, item), move)
       yield* ledger.append(organisationId, {
-        id: crypto.randomUUID(),
+        id: ids.next(),
         product_id: item.product_id,
         variant_id: item.variant_id,
         kind: applied.kind,
@@ -226,7 +228,7 @@ export const make = Effect.gen(function* () {
   const insert = Effect.fnUntraced(function* (organisation: Organisation, input: z.output<typeof ProductCreate>) {
     const now = yield* nowIso
     const draft: Product = {
-      id: crypto.randomUUID(),
+      id: ids.next(),
       sku: input.sku,
       name: input.name,
       unit: input.unit ?? "pcs",
@@ -243,7 +245,7 @@ export const make = Effect.gen(function* () {
       created_at: now,
       updated_at: now
     }
-    const variants = yield* ProductRules.variantsFrom([], input.variants ?? [], () => crypto.randomUUID())
+    const variants = yield* ProductRules.variantsFrom([], input.variants ?? [], ids.next)
     const product = yield* ProductRules.check({ ...draft, variants: [...variants] })
     yield* repo.insert(organisation.id, product)
     yield* events.append(organisation.id, [{ event: "product.created", data: pick(product, CREATED_FIELDS) }], now)
@@ -263,7 +265,7 @@ export const make = Effect.gen(function* () {
     const variants =
       variantInputs === undefined
         ? current.variants
-        : yield* ProductRules.variantsFrom(current.variants, variantInputs, () => crypto.randomUUID())
+        : yield* ProductRules.variantsFrom(current.variants, variantInputs, ids.next)
     const next = ProductRules.carryStock(current, {
       ...merge(current, fields),
       variants: [...variants],

@@ -22,6 +22,7 @@ import {
 } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
+import { Ids } from "./Ids.js"
 import { requireProducts } from "./Inventory/ProductLinks.js"
 import { ProductRepository } from "./Inventory/ProductRepository.js"
 import { buyerOf } from "./Invoicing/BuyerOf.js"
@@ -144,6 +145,7 @@ const zeroRated = (items: ReadonlyArray<LineInput>): ReadonlyArray<LineInput> =>
   items.map((item) => ({ ...item, vat_rate: 0 }))
 
 export const make = Effect.gen(function* () {
+  const ids = yield* Ids
   const repo = yield* InvoiceRepository
   const access = yield* AccessRepository
   const contacts = yield* ContactRepository
@@ -205,7 +207,7 @@ export const make = Effect.gen(function* () {
           vat_reason: input.vat_reason ?? null
         })
         const invoice: Invoice = {
-          id: crypto.randomUUID(),
+          id: ids.next(),
           kind: input.kind ?? "normal",
           status: "draft",
           issue_date: issueDate,
@@ -348,7 +350,7 @@ export const make = Effect.gen(function* () {
           }
           const now = yield* nowIso
           const payment: Payment = {
-            id: crypto.randomUUID(),
+            id: ids.next(),
             invoice_id: current.id,
             amount: request.amount,
             currency: current.currency,
@@ -400,7 +402,7 @@ export const make = Effect.gen(function* () {
               original.items.map((line) => ({ ...inputOf(line), quantity: -line.quantity })),
               original.currency
             ),
-            id: crypto.randomUUID(),
+            id: ids.next(),
             number: InvoiceNumbering.format(organisation.settings, "storno", year, counter),
             kind: "storno",
             status: "issued",

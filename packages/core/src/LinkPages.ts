@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { z } from "zod"
 import type { SlugAlreadyExists, StorageError } from "./Errors.js"
+import { Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { nowIso } from "./internal/records.js"
 import { LinkPageRepository } from "./LinkPages/LinkPageRepository.js"
@@ -31,6 +32,7 @@ export class LinkPages extends Context.Tag("@crm/core/LinkPages")<
 >() {}
 
 export const make = Effect.gen(function* () {
+  const ids = yield* Ids
   const repo = yield* LinkPageRepository
   const tx = yield* Transaction
   return LinkPages.of({
@@ -39,7 +41,7 @@ export const make = Effect.gen(function* () {
         Effect.gen(function* () {
           const now = yield* nowIso
           const page: LinkPage = {
-            id: crypto.randomUUID(),
+            id: ids.next(),
             slug: input.slug,
             title: input.title,
             description: input.description ?? null,

@@ -7,6 +7,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { StorageError } from "./Errors.js"
+import { Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { nowIso } from "./internal/records.js"
 import { MailOutbox } from "./Mail/MailOutbox.js"
@@ -34,12 +35,12 @@ export class Mailer extends Context.Tag("@crm/core/Mailer")<
   }
 >() {}
 
-export const make = Effect.map(MailOutbox, (outbox) =>
+export const make = Effect.zipWith(MailOutbox, Ids, (outbox, ids) =>
   Mailer.of({
     send: operation("Mailer.send")(function* (organisationId, mail) {
       const now = yield* nowIso
       const message: MailMessage = {
-        id: crypto.randomUUID(),
+        id: ids.next(),
         to: mail.to,
         subject: mail.subject,
         body: mail.body,

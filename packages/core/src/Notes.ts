@@ -13,6 +13,7 @@ import { CompanyRepository } from "./Companies/CompanyRepository.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
 import { DealRepository } from "./Deals/DealRepository.js"
 import { invalidField, type StorageError, type ValidationFailed } from "./Errors.js"
+import { Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { nowIso } from "./internal/records.js"
 import { type EntitySummary, findEntity } from "./Notes/NoteEntities.js"
@@ -67,6 +68,7 @@ const callOf = (input: NoteCreate, entity: EntitySummary, now: string) => {
 }
 
 export const make = Effect.gen(function* () {
+  const ids = yield* Ids
   const repo = yield* NoteRepository
   const calls = yield* Calls
   const tx = yield* Transaction
@@ -92,7 +94,7 @@ export const make = Effect.gen(function* () {
           const now = yield* nowIso
           const call = input.type === "call" ? yield* calls.log(organisation, callOf(input, found.value, now)) : null
           const note: Note = {
-            id: crypto.randomUUID(),
+            id: ids.next(),
             entity_type: input.entity_type,
             entity_id: input.entity_id,
             type: input.type,

@@ -25,6 +25,7 @@ import type {
 } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog, type NewEvent } from "./Events/EventLog.js"
+import { Ids } from "./Ids.js"
 import { ProductRepository } from "./Inventory/ProductRepository.js"
 import * as ProductRules from "./Inventory/ProductRules.js"
 import { Inventory } from "./Inventory.js"
@@ -105,6 +106,7 @@ const shippedMail = (organisation: Organisation, order: Order, buyer: Contact & 
 const hasEmail = (contact: Contact): contact is Contact & { readonly email: string } => contact.email !== null
 
 export const make = Effect.gen(function* () {
+  const ids = yield* Ids
   const repo = yield* OrderRepository
   const contactRepo = yield* ContactRepository
   const contacts = yield* Contacts
@@ -188,7 +190,7 @@ export const make = Effect.gen(function* () {
           yield* requireLink("contact_id", input.contact_id, (id) => contactRepo.get(organisation.id, id))
           yield* requireLink("deal_id", input.deal_id, (id) => deals.get(organisation.id, id))
           const now = yield* nowIso
-          const id = crypto.randomUUID()
+          const id = ids.next()
           const currency = input.currency ?? organisation.settings.default_currency
           const priced = priceDocument(
             input.items.map((line) => ({

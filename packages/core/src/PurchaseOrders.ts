@@ -14,6 +14,7 @@ import type {
 } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
+import { Ids } from "./Ids.js"
 import { Inventory } from "./Inventory.js"
 import { NumberSequence } from "./Invoicing/NumberSequence.js"
 import { nextNumber } from "./internal/documentNumbers.js"
@@ -84,6 +85,7 @@ export class PurchaseOrders extends Context.Tag("@crm/core/PurchaseOrders")<
 const RECEIVED_FIELDS = ["id", "number"] as const
 
 export const make = Effect.gen(function* () {
+  const ids = yield* Ids
   const repo = yield* PurchaseOrderRepository
   const sequence = yield* NumberSequence
   const events = yield* EventLog
@@ -123,12 +125,12 @@ export const make = Effect.gen(function* () {
           yield* inventory.checkLines(organisation, lines)
           const now = yield* nowIso
           const order: PurchaseOrder = {
-            id: crypto.randomUUID(),
+            id: ids.next(),
             number: yield* nextNumber(sequence, organisation, "purchase_order"),
             supplier: input.supplier,
             status: "draft",
             items: input.items.map((item, index) => ({
-              id: crypto.randomUUID(),
+              id: ids.next(),
               ...lines[index]!,
               name: item.name,
               quantity: item.quantity,

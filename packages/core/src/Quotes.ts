@@ -19,6 +19,7 @@ import {
 } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog, type NewEvent } from "./Events/EventLog.js"
+import { Ids } from "./Ids.js"
 import { requireProducts } from "./Inventory/ProductLinks.js"
 import { ProductRepository } from "./Inventory/ProductRepository.js"
 import { buyerOf } from "./Invoicing/BuyerOf.js"
@@ -108,6 +109,7 @@ const requireVatReason = (quote: Quote) =>
     : Effect.void
 
 export const make = Effect.gen(function* () {
+  const ids = yield* Ids
   const repo = yield* QuoteRepository
   const access = yield* AccessRepository
   const contacts = yield* ContactRepository
@@ -132,7 +134,7 @@ export const make = Effect.gen(function* () {
           const year = yearOf(yield* BusinessTime.today(organisation))
           const currency = input.currency ?? organisation.settings.default_currency
           const draft = {
-            id: crypto.randomUUID(),
+            id: ids.next(),
             status: "draft" as const,
             revision: 0,
             currency,

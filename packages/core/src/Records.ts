@@ -11,6 +11,7 @@ import { DealRepository } from "./Deals/DealRepository.js"
 import { invalidField, type NotFound, type StorageError, type ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
+import { Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { merge, nowIso, orNotFound, partyLinks, requireLink } from "./internal/records.js"
 import * as RecordFields from "./Records/RecordFields.js"
@@ -69,6 +70,7 @@ const typeOf = (organisation: Organisation, record: CustomRecord): Option.Option
   Option.fromNullable(organisation.settings.record_types.find((type) => type.id === record.type_id))
 
 export const make = Effect.gen(function* () {
+  const ids = yield* Ids
   const repo = yield* RecordRepository
   const contacts = yield* ContactRepository
   const companies = yield* CompanyRepository
@@ -158,7 +160,7 @@ export const make = Effect.gen(function* () {
           yield* references(organisation, normalised.references)
           const now = yield* nowIso
           const record: CustomRecord = {
-            id: crypto.randomUUID(),
+            id: ids.next(),
             type_id: type.id,
             type_key: type.key,
             title: input.title ?? null,

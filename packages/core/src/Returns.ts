@@ -14,6 +14,7 @@ import type {
 } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
+import { Ids } from "./Ids.js"
 import { Inventory } from "./Inventory.js"
 import { NumberSequence } from "./Invoicing/NumberSequence.js"
 import { nextNumber } from "./internal/documentNumbers.js"
@@ -76,6 +77,7 @@ const CREATED_FIELDS = ["id", "number", "order_id"] as const
 const UPDATED_FIELDS = ["id", "status"] as const
 
 export const make = Effect.gen(function* () {
+  const ids = yield* Ids
   const repo = yield* ReturnRepository
   const orders = yield* OrderRepository
   const inventory = yield* Inventory
@@ -96,7 +98,7 @@ export const make = Effect.gen(function* () {
           const items = yield* ReturnLines.linesOf(order, yield* repo.ofOrder(organisation.id, order.id), input.items)
           const now = yield* nowIso
           const rma: Return = {
-            id: crypto.randomUUID(),
+            id: ids.next(),
             number: yield* nextNumber(sequence, organisation, "return"),
             order_id: order.id,
             contact_id: order.contact_id,

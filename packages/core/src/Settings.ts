@@ -4,12 +4,11 @@
  */
 import * as Effect from "effect/Effect"
 import type { z } from "zod"
+import { Ids } from "./Ids.js"
 import type { Settings, SettingsInput } from "./Settings/SettingsSchemas.js"
 
 export * as SettingsRemovals from "./Settings/SettingsRemovals.js"
 export * from "./Settings/SettingsSchemas.js"
-
-const newId = (): string => globalThis.crypto.randomUUID()
 
 export const defaultPipeline = (): z.output<typeof SettingsInput>["pipelines"][number] => ({
   name: "Sales",
@@ -24,7 +23,7 @@ export const defaultPipeline = (): z.output<typeof SettingsInput>["pipelines"][n
 
 /** Ids already present are kept, so a client can PUT back what it read without breaking deal references. */
 export const complete = (name: string, input: z.output<typeof SettingsInput>): Effect.Effect<Settings> =>
-  Effect.sync(() => {
+  Effect.map(Ids, ({ next: newId }) => {
     const pipelines = input.pipelines.length > 0 ? input.pipelines : [defaultPipeline()]
     return {
       name: input.name ?? name,

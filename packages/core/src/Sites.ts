@@ -17,6 +17,7 @@ import {
   ValidationFailed,
   type ValidationIssue
 } from "./Errors.js"
+import { Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { linked, nowIso } from "./internal/records.js"
 import type { Organisation } from "./Settings/SettingsSchemas.js"
@@ -80,6 +81,7 @@ export class Sites extends Context.Tag("@crm/core/Sites")<
 >() {}
 
 export const make = Effect.gen(function* () {
+  const ids = yield* Ids
   const repo = yield* SiteRepository
   const bookings = yield* BookingRepository
   const tx = yield* Transaction
@@ -114,7 +116,7 @@ export const make = Effect.gen(function* () {
         Effect.gen(function* () {
           const now = yield* nowIso
           const created: Site = {
-            id: crypto.randomUUID(),
+            id: ids.next(),
             name: input.name,
             domain: input.domain ?? null,
             language: input.language,
@@ -140,7 +142,7 @@ export const make = Effect.gen(function* () {
           yield* checkReferences(organisation, sections)
           const now = yield* nowIso
           const page: Page = {
-            id: crypto.randomUUID(),
+            id: ids.next(),
             site_id: input.site_id,
             path: input.path,
             title: input.title,
@@ -173,7 +175,7 @@ export const make = Effect.gen(function* () {
           yield* site(organisation, input.site_id)
           const now = yield* nowIso
           const post: Post = {
-            id: crypto.randomUUID(),
+            id: ids.next(),
             site_id: input.site_id,
             slug: input.slug,
             title: input.title,

@@ -8,6 +8,7 @@ import { DealRepository } from "./Deals/DealRepository.js"
 import type { NotFound, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
+import { Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { nowIso, orNotFound, requireLink } from "./internal/records.js"
 import type { Organisation } from "./Settings/SettingsSchemas.js"
@@ -39,6 +40,7 @@ export class Surveys extends Context.Tag("@crm/core/Surveys")<
 const ANSWERED_FIELDS = ["survey_id", "response_id", "kind", "score", "comment", "contact_id", "deal_id"] as const
 
 export const make = Effect.gen(function* () {
+  const ids = yield* Ids
   const repo = yield* SurveyResponseRepository
   const contacts = yield* ContactRepository
   const deals = yield* DealRepository
@@ -53,7 +55,7 @@ export const make = Effect.gen(function* () {
           yield* requireLink("deal_id", input.deal_id, (id) => deals.get(organisation.id, id))
           const now = yield* nowIso
           const response: SurveyResponse = {
-            id: crypto.randomUUID(),
+            id: ids.next(),
             survey_id: input.survey_id,
             kind: input.kind,
             score: input.score,

@@ -10,6 +10,7 @@ import { DealRepository } from "./Deals/DealRepository.js"
 import type { NotFound, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog, type NewEvent } from "./Events/EventLog.js"
+import { Ids } from "./Ids.js"
 import { addDays, dateIn, startOfDay } from "./internal/dates.js"
 import { operation } from "./internal/operation.js"
 import { archiveLive, merge, nowIso, orNotFound, requireLink } from "./internal/records.js"
@@ -70,6 +71,7 @@ const completedEvent = (task: Task): NewEvent => ({ event: "task.completed", dat
 const utcOrNull = (value: string | null | undefined) => (value == null ? value : toUtc(value))
 
 export const make = Effect.gen(function* () {
+  const ids = yield* Ids
   const repo = yield* TaskRepository
   const contacts = yield* ContactRepository
   const companies = yield* CompanyRepository
@@ -105,7 +107,7 @@ export const make = Effect.gen(function* () {
           yield* requireEntity(organisation.id, input.entity_type, input.entity_id)
           const now = yield* nowIso
           const task: Task = {
-            id: crypto.randomUUID(),
+            id: ids.next(),
             title: input.title,
             type: input.type ?? "todo",
             priority: input.priority ?? "normal",

@@ -14,6 +14,7 @@ import {
 } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
+import { Ids } from "./Ids.js"
 import { NumberSequence } from "./Invoicing/NumberSequence.js"
 import { nextNumber } from "./internal/documentNumbers.js"
 import { operation } from "./internal/operation.js"
@@ -94,6 +95,7 @@ const withBreach = (ticket: TicketRecord, now: string): Ticket => ({
 const utcOrNull = (value: string | null) => (value === null ? null : toUtc(value))
 
 export const make = Effect.gen(function* () {
+  const ids = yield* Ids
   const repo = yield* TicketRepository
   const contacts = yield* ContactRepository
   const sequence = yield* NumberSequence
@@ -126,7 +128,7 @@ export const make = Effect.gen(function* () {
           const businessNow = yield* BusinessTime.iso(organisation)
           const priority = input.priority ?? "normal"
           const ticket: TicketRecord = {
-            id: crypto.randomUUID(),
+            id: ids.next(),
             number: yield* nextNumber(sequence, organisation, "ticket"),
             subject: input.subject,
             description: input.description ?? null,

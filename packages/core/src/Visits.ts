@@ -6,6 +6,7 @@ import * as Option from "effect/Option"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
 import type { StorageError, ValidationFailed } from "./Errors.js"
 import { FormSubmissionRepository, type VisitorLink } from "./Forms/FormSubmissionRepository.js"
+import { Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { nowIso, requireLink } from "./internal/records.js"
 import type { Organisation } from "./Settings/SettingsSchemas.js"
@@ -32,6 +33,7 @@ export class Visits extends Context.Tag("@crm/core/Visits")<
 >() {}
 
 export const make = Effect.gen(function* () {
+  const ids = yield* Ids
   const repo = yield* VisitRepository
   const submissions = yield* FormSubmissionRepository
   const contacts = yield* ContactRepository
@@ -64,7 +66,7 @@ export const make = Effect.gen(function* () {
           const contactId = input.contact_id ?? Option.getOrNull(yield* known(organisation.id, input.visitor_id))
           const now = yield* nowIso
           const visit: Visit = {
-            id: crypto.randomUUID(),
+            id: ids.next(),
             url: input.url,
             referrer: input.referrer ?? null,
             visitor_id: input.visitor_id ?? null,

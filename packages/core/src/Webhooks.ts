@@ -12,6 +12,7 @@ import * as Random from "effect/Random"
 import { HookDisabled, InvalidTargetUrl, NotFound, type StorageError, TooManyHooks, UnknownEvent } from "./Errors.js"
 import { type EventName, isEventName } from "./Events/EventCatalogue.js"
 import { RETENTION_DAYS } from "./Events.js"
+import { Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { nowIso, orNotFound } from "./internal/records.js"
 import { Transaction } from "./Transaction.js"
@@ -157,6 +158,7 @@ const storable = (text: string) => text.replaceAll("\u0000", "\uFFFD")
 
 export const makeWith = (options: WebhookOptions) =>
   Effect.gen(function* () {
+    const ids = yield* Ids
     const repo = yield* WebhookRepository
     const tx = yield* Transaction
     const resolver = yield* Resolver
@@ -188,7 +190,7 @@ export const makeWith = (options: WebhookOptions) =>
       yield* checkTarget(input.target_url)
       const now = yield* nowIso
       const hook: HookRecord = {
-        id: crypto.randomUUID(),
+        id: ids.next(),
         organisation_id: owner.organisationId,
         key_id: owner.keyId,
         target_url: input.target_url,
@@ -321,7 +323,7 @@ export const makeWith = (options: WebhookOptions) =>
     const claimWork = (hooks: number) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
-        const token = crypto.randomUUID()
+        const token = ids.next()
         const claims = yield* repo.claim({
           now: iso(now),
           leaseUntil: iso(now + leaseMs),
