@@ -4,6 +4,7 @@
  * verifiers work unchanged). Secrets are `whsec_` + base62 random; the bytes of the whole string,
  * prefix included, are the key. Computation only (Web Crypto), no I/O.
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Base62 from "../internal/base62.js"
 
@@ -62,23 +63,11 @@ const parseHeader = (
 
 const fromHex = (text: string): Uint8Array => Uint8Array.from(text.match(/../g)!, (pair) => Number.parseInt(pair, 16))
 
-/**
- * For receivers: whether `header` carries a valid signature of `rawBody` (the bytes exactly as
- * received, before any JSON parsing) by any of `secrets`, made within `toleranceSeconds` of `now`
- * (unix seconds; the system clock when omitted), which refuses replays of old deliveries.
- * Comparison is Web Crypto's `verify`, constant-time.
- */
-export const verifySignature = async (
+const matches = async (
+  parsed: { readonly timestamp: number; readonly signatures: ReadonlyArray<string> },
   rawBody: string | Uint8Array,
-  header: string | null | undefined,
-  secrets: string | ReadonlyArray<string>,
-  options: { readonly toleranceSeconds: number; readonly now?: number }
+  secrets: string | ReadonlyArray<string>
 ): Promise<boolean> => {
-  if (header == null) return false
-  const parsed = parseHeader(header)
-  if (parsed === undefined) return false
-  const now = options.now ?? Math.floor(Date.now() / 1000)
-  if (Math.abs(now - parsed.timestamp) > options.toleranceSeconds) return false
   const data = signedBytes(parsed.timestamp, rawBody)
   for (const secret of typeof secrets === "string" ? [secrets] : secrets) {
     const key = await keyOf(secret, "verify")
@@ -87,4 +76,27 @@ export const verifySignature = async (
     }
   }
   return false
+}
+
+const unixSeconds = Effect.map(Clock.currentTimeMillis, (ms) => Math.floor(ms / 1000))
+
+/**
+ * For receivers: whether `header` carries a valid signature of `rawBody` (the bytes exactly as
+ * received, before any JSON parsing) by any of `secrets`, made within `toleranceSeconds` of `now`
+ * (unix seconds; Effect's `Clock` when omitted), which refuses replays of old deliveries.
+ * Comparison is Web Crypto's `verify`, constant-time.
+ */
+export const verifySignature = (
+  rawBody: string | Uint8Array,
+  header: string | null | undefined,
+  secrets: string | ReadonlyArray<string>,
+  options: { readonly toleranceSeconds: number; readonly now?: number }
+): Effect.Effect<boolean> => {
+  const parsed = header == null ? undefined : parseHeader(header)
+  if (parsed === undefined) return Effect.succeed(false)
+  return Effect.flatMap(options.now === undefined ? unixSeconds : Effect.succeed(options.now), (now) =>
+    Math.abs(now - parsed.timestamp) > options.toleranceSeconds
+      ? Effect.succeed(false)
+      : Effect.promise(() => matches(parsed, rawBody, secrets))
+  )
 }
