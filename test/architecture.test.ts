@@ -1,9 +1,10 @@
 /**
  * The dependency arrows of architecture.md, enforced: a package may import only what its arrow
- * allows, nothing imports an example, and no package reads process.env.
+ * allows, nothing imports an example, and no package reads process.env. Inside the core, the
+ * settings document is assembled from the contexts' parts without arrows running back.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs"
-import { join, relative } from "node:path"
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
+import { dirname, join, relative, resolve } from "node:path"
 import { describe, expect, it } from "vitest"
 
 const root = join(import.meta.dirname, "..")
@@ -88,5 +89,55 @@ describe("architecture", () => {
         relative(root, file)
       ).toEqual([])
     }
+  })
+
+  describe("the settings hub and the organisation base", () => {
+    const core = join(root, "packages/core/src")
+    /** Each relative import of the core's files under `prefix`, as a path inside the core (`Deals/DealSettings.ts`). */
+    const coreImports = (prefix: (path: string) => boolean) =>
+      sources(core)
+        .filter((file) => prefix(relative(core, file)))
+        .flatMap((file) =>
+          importsOf(file)
+            .filter((specifier) => specifier.startsWith("."))
+            .map((specifier) => ({
+              from: relative(core, file),
+              to: relative(core, resolve(dirname(file), specifier)).replace(/\.js$/, ".ts")
+            }))
+        )
+    const isHub = (path: string) => path === "Settings.ts" || path.startsWith("Settings/")
+    const isBase = (path: string) => path === "Organisation.ts" || path.startsWith("Organisation/")
+    // A context is a service module with a folder of its own (`Deals.ts` + `Deals/`).
+    const contextOf = (path: string): string | undefined => {
+      const [head, ...rest] = path.split("/")
+      const name = rest.length > 0 ? head! : head!.replace(/\.ts$/, "")
+      return name !== "internal" && existsSync(join(core, name)) && statSync(join(core, name)).isDirectory()
+        ? name
+        : undefined
+    }
+    const isContext = (path: string) => {
+      const context = contextOf(path)
+      return context !== undefined && context !== "Settings" && context !== "Organisation"
+    }
+
+    it("takes from a context only its settings part", () => {
+      const edges = coreImports(isHub)
+      expect(edges.length).toBeGreaterThan(3)
+      const offending = edges.filter(({ to }) => isContext(to) && !/^[^/]+\/[A-Za-z]*Settings\.ts$/.test(to))
+      expect(offending).toEqual([])
+    })
+
+    it("is imported by no context but Access, which owns the organisations", () => {
+      const offending = coreImports(
+        (path) => !isHub(path) && path !== "index.ts" && contextOf(path) !== "Access"
+      ).filter(({ to }) => isHub(to))
+      expect(offending).toEqual([])
+    })
+
+    it("keeps the organisation base free of every context and of the hub", () => {
+      const edges = coreImports(isBase)
+      expect(edges.length).toBeGreaterThan(0)
+      expect(edges.filter(({ to }) => isContext(to) || isHub(to))).toEqual([])
+    })
   })
 })

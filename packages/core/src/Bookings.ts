@@ -30,7 +30,7 @@ import {
 import { Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { linked, nowIso, orNotFound, requireLink } from "./internal/records.js"
-import type { Organisation } from "./Settings/SettingsSchemas.js"
+import type { Organisation } from "./Organisation.js"
 import { Transaction } from "./Transaction.js"
 import { normaliseEmail, type PageResult, toPage, toUtc } from "./Wire.js"
 

@@ -13,7 +13,7 @@ import { EventLog } from "./Events/EventLog.js"
 import { Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { nowIso, orNotFound, requireLink } from "./internal/records.js"
-import type { Organisation } from "./Settings/SettingsSchemas.js"
+import type { Organisation } from "./Organisation.js"
 import { Transaction } from "./Transaction.js"
 import { type PageResult, toPage, toUtc } from "./Wire.js"
 

@@ -20,13 +20,14 @@ import { Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { nowIso } from "./internal/records.js"
 import { matchContact } from "./Leads/ContactMatch.js"
+import type { Organisation } from "./Organisation.js"
 import type { Actor } from "./Resource.js"
-import type { Organisation } from "./Settings/SettingsSchemas.js"
 import { Transaction } from "./Transaction.js"
 
 export * as FormAnswers from "./Forms/FormAnswers.js"
 export * from "./Forms/FormDefinitions.js"
 export * from "./Forms/FormSchemas.js"
+export * from "./Forms/FormSettings.js"
 export * from "./Forms/FormSubmissionRepository.js"
 
 export class Forms extends Context.Tag("@crm/core/Forms")<

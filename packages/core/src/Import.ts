@@ -15,8 +15,8 @@ import { type DomainError, ImportFailed, type NotFound, type StorageError, Valid
 import { type ImportKind, type ImportServices, type ImportType, isImportType, KINDS } from "./Import/ImportKinds.js"
 import { envelopeOf, MAX_LINES, resolveRefs, type SourceLine, splitLines } from "./Import/ImportLines.js"
 import { operation } from "./internal/operation.js"
+import type { Organisation } from "./Organisation.js"
 import type { Actor } from "./Resource.js"
-import type { Organisation } from "./Settings/SettingsSchemas.js"
 import { Transaction } from "./Transaction.js"
 import { parse, refuseUnstorable } from "./Validation.js"
 

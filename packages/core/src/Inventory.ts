@@ -35,8 +35,8 @@ import * as StockLedger from "./Inventory/StockLedger.js"
 import { StockLedgerStore } from "./Inventory/StockLedgerStore.js"
 import { operation } from "./internal/operation.js"
 import { merge, nowIso, orNotFound } from "./internal/records.js"
+import type { Organisation } from "./Organisation.js"
 import type { Actor } from "./Resource.js"
-import type { Organisation } from "./Settings/SettingsSchemas.js"
 import { Transaction } from "./Transaction.js"
 import { parse } from "./Validation.js"
 import { type PageResult, toPage, toSyncPage } from "./Wire.js"
@@ -46,6 +46,7 @@ export * as ProductRules from "./Inventory/ProductRules.js"
 export * from "./Inventory/ProductSchemas.js"
 export * as StockLedger from "./Inventory/StockLedger.js"
 export * from "./Inventory/StockLedgerStore.js"
+export * from "./Inventory/StockSettings.js"
 
 /** One line of a document (an order, a purchase order, a return); a line without a product moves nothing. */
 export interface DocumentLine {

@@ -9,7 +9,7 @@ import { operation } from "./internal/operation.js"
 import { nowIso } from "./internal/records.js"
 import { LinkPageRepository } from "./LinkPages/LinkPageRepository.js"
 import type { LinkPage, LinkPageCreate, LinkPageListQuery } from "./LinkPages/LinkPageSchemas.js"
-import type { Organisation } from "./Settings/SettingsSchemas.js"
+import type { Organisation } from "./Organisation.js"
 import { Transaction } from "./Transaction.js"
 import { type PageResult, toPage } from "./Wire.js"
 

@@ -14,7 +14,7 @@ import { MailOutbox } from "./Mail/MailOutbox.js"
 import * as MailRetry from "./Mail/MailRetry.js"
 import type { MailListQuery, MailMessage, OutgoingMail } from "./Mail/MailSchemas.js"
 import { MailTransport } from "./Mail/MailTransport.js"
-import type { Organisation } from "./Settings/SettingsSchemas.js"
+import type { Organisation } from "./Organisation.js"
 import { type PageResult, toPage } from "./Wire.js"
 
 export * from "./Mail/MailOutbox.js"

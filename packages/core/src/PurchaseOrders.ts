@@ -20,6 +20,7 @@ import { NumberSequence } from "./Invoicing/NumberSequence.js"
 import { nextNumber } from "./internal/documentNumbers.js"
 import { operation } from "./internal/operation.js"
 import { nowIso, orNotFound } from "./internal/records.js"
+import type { Organisation } from "./Organisation.js"
 import { PurchaseOrderRepository } from "./PurchaseOrders/PurchaseOrderRepository.js"
 import type {
   PurchaseOrder,
@@ -30,7 +31,6 @@ import type {
 } from "./PurchaseOrders/PurchaseOrderSchemas.js"
 import * as PurchaseOrderStatus from "./PurchaseOrders/PurchaseOrderStatus.js"
 import type { Actor } from "./Resource.js"
-import type { Organisation } from "./Settings/SettingsSchemas.js"
 import { Transaction } from "./Transaction.js"
 import { type PageResult, toSyncPage } from "./Wire.js"
 

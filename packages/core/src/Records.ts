@@ -14,6 +14,7 @@ import { EventLog } from "./Events/EventLog.js"
 import { Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { merge, nowIso, orNotFound, partyLinks, requireLink } from "./internal/records.js"
+import type { Organisation } from "./Organisation.js"
 import * as RecordFields from "./Records/RecordFields.js"
 import { RecordRepository } from "./Records/RecordRepository.js"
 import type {
@@ -25,7 +26,6 @@ import type {
 } from "./Records/RecordSchemas.js"
 import { isBuiltInTarget, type RecordType } from "./Records/RecordTypes.js"
 import type { Actor } from "./Resource.js"
-import type { Organisation } from "./Settings/SettingsSchemas.js"
 import { Transaction } from "./Transaction.js"
 import { type PageResult, toSyncPage } from "./Wire.js"
 
@@ -33,6 +33,7 @@ export * as Formula from "./Records/Formula.js"
 export * as RecordFields from "./Records/RecordFields.js"
 export * from "./Records/RecordRepository.js"
 export * from "./Records/RecordSchemas.js"
+export * from "./Records/RecordSettings.js"
 export * from "./Records/RecordTypes.js"
 
 export class Records extends Context.Tag("@crm/core/Records")<

@@ -4,13 +4,11 @@
  */
 import type * as Effect from "effect/Effect"
 import type { NotFound, StorageError } from "./Errors.js"
-import type { Organisation } from "./Settings/SettingsSchemas.js"
+import type { Actor, Organisation } from "./Organisation.js"
 import type { PageResult } from "./Wire.js"
 
-/** Who makes a change: the API key, recorded where a record keeps its history (deal stages). */
-export interface Actor {
-  readonly keyId: string | null
-}
+// Kept here too, where transports have always found it.
+export type { Actor }
 
 export interface ResourceService<Create, Patch, Query, A, CreateError = never, UpdateError = never> {
   readonly create: (

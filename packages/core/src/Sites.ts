@@ -20,7 +20,7 @@ import {
 import { Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { linked, nowIso } from "./internal/records.js"
-import type { Organisation } from "./Settings/SettingsSchemas.js"
+import type { Organisation } from "./Organisation.js"
 import * as SectionTypes from "./Sites/SectionTypes.js"
 import { SiteRepository } from "./Sites/SiteRepository.js"
 import type {

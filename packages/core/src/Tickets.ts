@@ -20,7 +20,7 @@ import { nextNumber } from "./internal/documentNumbers.js"
 import { operation } from "./internal/operation.js"
 import { linked, nowIso, orNotFound } from "./internal/records.js"
 import { Mailer } from "./Mail.js"
-import type { Organisation } from "./Settings/SettingsSchemas.js"
+import type { Organisation } from "./Organisation.js"
 import { TicketRepository } from "./Tickets/TicketRepository.js"
 import type {
   Ticket,

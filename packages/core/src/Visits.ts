@@ -9,7 +9,7 @@ import { FormSubmissionRepository, type VisitorLink } from "./Forms/FormSubmissi
 import { Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { nowIso, requireLink } from "./internal/records.js"
-import type { Organisation } from "./Settings/SettingsSchemas.js"
+import type { Organisation } from "./Organisation.js"
 import { Transaction } from "./Transaction.js"
 import { VisitRepository } from "./Visits/VisitRepository.js"
 import type { Visit, VisitCreate } from "./Visits/VisitSchemas.js"

@@ -21,7 +21,7 @@ const settingsOf = (pipelines: unknown): Settings.Settings =>
 
 const settingsArb = fc.array(pipelineInput, { minLength: 1, maxLength: 3 }).map(settingsOf)
 
-const dealIn = (pipeline: Settings.Pipeline, stage: Settings.Stage, filled: boolean): Deals.Deal => ({
+const dealIn = (pipeline: Deals.Pipeline, stage: Deals.Stage, filled: boolean): Deals.Deal => ({
   id: crypto.randomUUID(),
   title: "d",
   value: filled ? 10 : null,

@@ -82,9 +82,15 @@ export const schemaNames: ReadonlyMap<z.ZodType, Name> = new Map([
     "DealStatus",
     "StageHistory",
     "StageVisit",
-    "PipelinePage"
+    "PipelinePage",
+    "Pipeline",
+    "PipelineInput",
+    "Stage",
+    "StageInput",
+    "StageKind",
+    "PlaybookTask"
   ),
-  ...named(Tasks, "Task", "TaskCreate", "TaskPatch", "TaskPage", "EntityType"),
+  ...named(Tasks, "Task", "TaskCreate", "TaskPatch", "TaskPage", "EntityType", "TaskPriority"),
   ...named(
     Records,
     "CustomRecord",
@@ -132,7 +138,8 @@ export const schemaNames: ReadonlyMap<z.ZodType, Name> = new Map([
     "StockMove",
     "StockMovement",
     "StockMovementPage",
-    "MovementKind"
+    "MovementKind",
+    "StockSettingsInput"
   ),
   ...named(
     Orders,
@@ -156,7 +163,8 @@ export const schemaNames: ReadonlyMap<z.ZodType, Name> = new Map([
     "PurchaseOrderLine",
     "PurchaseOrderReceipt"
   ),
-  ...named(Tickets, "Ticket", "TicketPage", "TicketReply", "TicketChannel", "TicketPriority"),
+  // A ticket's priority is the tasks' (TicketPriority is TaskPriority): one shape, one name.
+  ...named(Tickets, "Ticket", "TicketPage", "TicketReply", "TicketChannel"),
   ...named(
     Webhooks,
     "Hook",
@@ -179,18 +187,10 @@ export const schemaNames: ReadonlyMap<z.ZodType, Name> = new Map([
     "OrganisationCreate",
     "Settings",
     "SettingsInput",
-    "Pipeline",
-    "PipelineInput",
-    "Stage",
-    "StageInput",
-    "StageKind",
-    "PlaybookTask",
     "PlanInput",
     "NumberingInput",
     "SeriesInput",
-    "StockSettingsInput",
     "User",
-    "UserInput",
-    "TaskPriority"
+    "UserInput"
   )
 ])

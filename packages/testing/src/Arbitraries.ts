@@ -130,7 +130,7 @@ export const coreOverrides = once(
   (): Overrides =>
     new Map<z.core.$ZodType, fc.Arbitrary<unknown>>([
       [Core.Forms.MapsTo, fc.oneof(fc.constantFrom(...Core.Forms.CONTACT_TARGETS), customTarget())],
-      [Core.Settings.RequiredField, fc.oneof(fc.constantFrom(...Core.Settings.REQUIRED_DEAL_FIELDS), customTarget())],
+      [Core.Deals.RequiredField, fc.oneof(fc.constantFrom(...Core.Deals.REQUIRED_DEAL_FIELDS), customTarget())],
       [Core.Access.IpAllowList.CidrString, cidr().filter(accepts(Core.Access.IpAllowList.CidrString))]
     ])
 )

@@ -1,9 +1,9 @@
 /** Pure: each source's rows as timeline items, and the merge of the sources newest first. */
 import type { Call } from "../Calls/CallSchemas.js"
 import type { StageVisit } from "../Deals/DealSchemas.js"
+import type { DealSettings } from "../Deals/DealSettings.js"
 import type { EntitySummary } from "../Notes/NoteEntities.js"
 import type { Note } from "../Notes/NoteSchemas.js"
-import type { Settings } from "../Settings/SettingsSchemas.js"
 import type { Task } from "../Tasks/TaskSchemas.js"
 import type { ActivityItem, Timeline } from "./ActivitySchemas.js"
 
@@ -60,7 +60,7 @@ export const taskItems = (task: Task): ReadonlyArray<ActivityItem> => [
       ])
 ]
 
-export const stageItem = (settings: Settings, visit: StageVisit): ActivityItem => {
+export const stageItem = (settings: DealSettings, visit: StageVisit): ActivityItem => {
   const stages = settings.pipelines.flatMap((pipeline) => pipeline.stages)
   const nameOf = (id: string) => stages.find((stage) => stage.id === id)?.name ?? id
   return {

@@ -5,8 +5,8 @@
  */
 import { z } from "zod"
 import { DateOnly } from "../Deals/DealSchemas.js"
+import { StageKind } from "../Deals/PipelineSchemas.js"
 import { InvoiceKind, InvoiceStatus } from "../Invoicing/InvoiceSchemas.js"
-import { StageKind } from "../Settings/SettingsSchemas.js"
 import { IdInput, Timestamp } from "../Wire.js"
 
 /** One currency's sum. */

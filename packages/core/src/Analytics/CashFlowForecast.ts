@@ -8,11 +8,13 @@
  */
 import * as BigDecimal from "effect/BigDecimal"
 import type { Deal } from "../Deals/DealSchemas.js"
+import type { DealSettings } from "../Deals/DealSettings.js"
+import type { Pipeline } from "../Deals/PipelineSchemas.js"
 import type { Invoice } from "../Invoicing/InvoiceSchemas.js"
 import { addDays, dateIn } from "../internal/dates.js"
 import { decimal } from "../Money/Amount.js"
+import type { OrganisationSettings } from "../Organisation.js"
 import type { Quote } from "../Quotes/QuoteSchemas.js"
-import type { Pipeline, Settings } from "../Settings/SettingsSchemas.js"
 import type { CashFlowForecast } from "./AnalyticsSchemas.js"
 import * as CurrencyTotals from "./CurrencyTotals.js"
 import { isUnpaid, outstandingOf } from "./Receivables.js"
@@ -50,8 +52,10 @@ export const weightedValue = (pipelines: ReadonlyArray<Pipeline>, deal: Deal): B
 }
 
 /** When an accepted quote is expected to be paid: its acceptance date (the last change) + the payment terms. */
-export const contractedDate = (quote: Quote, settings: Pick<Settings, "timezone" | "payment_terms_days">): string =>
-  addDays(dateIn(settings.timezone, Date.parse(quote.updated_at)), settings.payment_terms_days)
+export const contractedDate = (
+  quote: Quote,
+  settings: Pick<OrganisationSettings, "timezone" | "payment_terms_days">
+): string => addDays(dateIn(settings.timezone, Date.parse(quote.updated_at)), settings.payment_terms_days)
 
 /** An accepted quote that has not become an invoice yet. */
 export const isContracted = (quote: Quote): boolean => quote.status === "accepted" && quote.invoice_id === null
@@ -60,7 +64,7 @@ export interface ForecastInput {
   readonly months: number
   /** Today in the organisation's time zone. */
   readonly today: string
-  readonly settings: Pick<Settings, "timezone" | "payment_terms_days" | "pipelines">
+  readonly settings: Pick<OrganisationSettings & DealSettings, "timezone" | "payment_terms_days" | "pipelines">
   /** Candidates; only the unpaid set counts. */
   readonly invoices: ReadonlyArray<Invoice>
   /** Candidates; only accepted quotes without an invoice count. */

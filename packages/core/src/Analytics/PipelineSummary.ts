@@ -3,7 +3,7 @@
  * and lost in the last 30 days.
  */
 import type { Deal } from "../Deals/DealSchemas.js"
-import type { Pipeline } from "../Settings/SettingsSchemas.js"
+import type { Pipeline } from "../Deals/PipelineSchemas.js"
 import type { PipelineSummary } from "./AnalyticsSchemas.js"
 import * as CurrencyTotals from "./CurrencyTotals.js"
 

@@ -4,8 +4,8 @@
  */
 import * as BigDecimal from "effect/BigDecimal"
 import type { Deal, StageVisit } from "../Deals/DealSchemas.js"
+import type { Pipeline } from "../Deals/PipelineSchemas.js"
 import { decimal, toJson } from "../Money/Amount.js"
-import type { Pipeline } from "../Settings/SettingsSchemas.js"
 import type { HealthMeasure, HealthStatus, SalesHealth, UnpaidInvoice } from "./AnalyticsSchemas.js"
 import { weightedValue } from "./CashFlowForecast.js"
 import * as CurrencyTotals from "./CurrencyTotals.js"

@@ -3,7 +3,7 @@
  * is the median duration of the stage's completed visits over the organisation's whole history.
  */
 import type { Deal, StageVisit } from "../Deals/DealSchemas.js"
-import type { Pipeline } from "../Settings/SettingsSchemas.js"
+import type { Pipeline } from "../Deals/PipelineSchemas.js"
 import type { StalledDeal } from "./AnalyticsSchemas.js"
 
 const DAY_MS = 86_400_000

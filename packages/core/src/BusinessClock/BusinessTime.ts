@@ -6,7 +6,7 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { dateIn } from "../internal/dates.js"
-import type { Organisation } from "../Settings/SettingsSchemas.js"
+import type { Organisation } from "../Organisation.js"
 
 /** The organisation's business time in epoch milliseconds. */
 export const millis = (organisation: Organisation): Effect.Effect<number> => {

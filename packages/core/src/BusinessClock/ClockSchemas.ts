@@ -2,15 +2,8 @@
 import { z } from "zod"
 import { Timestamp, TimestampInput } from "../Wire.js"
 
-/** On the organisation: present on a test-mode organisation only. */
-export const TestClock = z
-  .object({
-    frozen_at: Timestamp.nullable().describe(
-      "the instant the clock stands at; null: the organisation runs on real time"
-    )
-  })
-  .describe("present on a test-mode organisation only (created with test_mode: true)")
-export type TestClock = z.infer<typeof TestClock>
+// It belongs to the organisation, the base of every context; the clock routes answer it as it is.
+export { TestClock } from "../Organisation.js"
 
 const onlyOne = (body: { frozen_at?: unknown; advance_by?: unknown }) =>
   (body.frozen_at === undefined) !== (body.advance_by === undefined)

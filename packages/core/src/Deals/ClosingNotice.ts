@@ -3,11 +3,12 @@
  * rule "only a known person with an address is told" is one function.
  */
 import type { OutgoingMail } from "../Mail/MailSchemas.js"
-import type { Settings, Stage } from "../Settings/SettingsSchemas.js"
+import type { OrganisationSettings } from "../Organisation.js"
 import type { Deal } from "./DealSchemas.js"
+import type { Stage } from "./PipelineSchemas.js"
 
 /** Nothing for an open stage, a deal without owner, or an owner who is not one of the organisation's users. */
-export const closingNotice = (settings: Settings, deal: Deal, stage: Stage): OutgoingMail | null => {
+export const closingNotice = (settings: OrganisationSettings, deal: Deal, stage: Stage): OutgoingMail | null => {
   if (stage.kind === "open" || deal.owner_id === null) return null
   const ownerId = deal.owner_id.toLowerCase()
   const owner = settings.users.find((user) => user.id.toLowerCase() === ownerId)

@@ -2,9 +2,9 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { StorageError } from "../Errors.js"
-import type { StageKind } from "../Settings/SettingsSchemas.js"
 import type { Page } from "../Wire.js"
 import type { Deal, StageVisit } from "./DealSchemas.js"
+import type { StageKind } from "./PipelineSchemas.js"
 
 export interface DealFilter {
   readonly statusKind?: StageKind

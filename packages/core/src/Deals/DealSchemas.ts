@@ -1,6 +1,5 @@
 import { z } from "zod"
 import { Currency } from "../Money/Currency.js"
-import { Pipeline, StageKind } from "../Settings/SettingsSchemas.js"
 import {
   ArchivedQuery,
   Custom,
@@ -11,6 +10,7 @@ import {
   syncPageEnvelope,
   Timestamp
 } from "../Wire.js"
+import { Pipeline, StageKind } from "./PipelineSchemas.js"
 
 export const DateOnly = z.iso.date().describe("YYYY-MM-DD")
 

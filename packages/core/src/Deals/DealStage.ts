@@ -4,8 +4,10 @@
  */
 import * as Either from "effect/Either"
 import { ValidationFailed, type ValidationIssue } from "../Errors.js"
-import type { Pipeline, Settings, Stage } from "../Settings/SettingsSchemas.js"
 import type { Deal } from "./DealSchemas.js"
+// The rules read the deals' part of the settings only.
+import type { DealSettings as Settings } from "./DealSettings.js"
+import type { Pipeline, Stage } from "./PipelineSchemas.js"
 
 export interface Placement {
   readonly pipeline: Pipeline

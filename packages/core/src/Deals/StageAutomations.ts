@@ -6,8 +6,9 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { StorageError, ValidationFailed } from "../Errors.js"
-import type { Organisation, Pipeline, Stage } from "../Settings/SettingsSchemas.js"
+import type { Organisation } from "../Organisation.js"
 import type { Deal } from "./DealSchemas.js"
+import type { Pipeline, Stage } from "./PipelineSchemas.js"
 
 export interface StageEntry {
   readonly organisation: Organisation

@@ -9,8 +9,8 @@ import type { ContactRepository } from "../Contacts/ContactRepository.js"
 import type { Contacts } from "../Contacts.js"
 import type { PlanRefused, StorageError, ValidationFailed } from "../Errors.js"
 import type { ContactDetails } from "../Forms/FormAnswers.js"
+import type { Organisation } from "../Organisation.js"
 import type { Actor } from "../Resource.js"
-import type { Organisation } from "../Settings/SettingsSchemas.js"
 import { normaliseEmail } from "../Wire.js"
 
 export interface Match {

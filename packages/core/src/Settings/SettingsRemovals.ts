@@ -6,22 +6,12 @@
  * record type whose records hold no values any more may go: they stay readable.
  */
 import * as Either from "effect/Either"
+import { type RemovedStage, removedStages } from "../Deals/DealSettings.js"
 import { InUse } from "../Errors.js"
-import { isComputed } from "../Records/RecordFields.js"
+import { type RemovedField, removedFields } from "../Records/RecordSettings.js"
 import type { Settings } from "./SettingsSchemas.js"
 
-export interface RemovedStage {
-  readonly pipeline_id: string
-  readonly pipeline: string
-  readonly stage_id: string
-  readonly stage: string
-}
-
-export interface RemovedField {
-  readonly type_id: string
-  readonly type_key: string
-  readonly field: string
-}
+export type { RemovedField, RemovedStage }
 
 export interface Removals {
   readonly stages: ReadonlyArray<RemovedStage>
@@ -41,25 +31,10 @@ export interface FieldUse {
   readonly records: number
 }
 
-export const between = (before: Settings, after: Settings): Removals => {
-  // A stage moved to another pipeline leaves its deals in a pipeline without it: a removal too.
-  const kept = new Set(
-    after.pipelines.flatMap((pipeline) => pipeline.stages.map((stage) => `${pipeline.id}/${stage.id}`))
-  )
-  const stages = before.pipelines.flatMap((pipeline) =>
-    pipeline.stages
-      .filter((stage) => !kept.has(`${pipeline.id}/${stage.id}`))
-      .map((stage) => ({ pipeline_id: pipeline.id, pipeline: pipeline.name, stage_id: stage.id, stage: stage.name }))
-  )
-  const fields = before.record_types.flatMap((type) => {
-    const next = after.record_types.find((candidate) => candidate.id === type.id)
-    const stored = new Set(next?.fields.filter((field) => !isComputed(field)).map((field) => field.key))
-    return type.fields
-      .filter((field) => !isComputed(field) && !stored.has(field.key))
-      .map((field) => ({ type_id: type.id, type_key: next?.key ?? type.key, field: field.key }))
-  })
-  return { stages, fields }
-}
+export const between = (before: Settings, after: Settings): Removals => ({
+  stages: removedStages(before, after),
+  fields: removedFields(before, after)
+})
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`
 

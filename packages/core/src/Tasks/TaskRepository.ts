@@ -2,9 +2,8 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { StorageError } from "../Errors.js"
-import type { TaskPriority } from "../Settings/SettingsSchemas.js"
 import type { Page } from "../Wire.js"
-import type { Task } from "./TaskSchemas.js"
+import type { Task, TaskPriority } from "./TaskSchemas.js"
 
 export interface TaskFilter {
   readonly done?: boolean

@@ -1,8 +1,9 @@
 import { z } from "zod"
-import { TaskPriority } from "../Settings/SettingsSchemas.js"
 import { ArchivedQuery, IdInput, PageQuery, SyncQuery, syncPageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
 
-export { TaskPriority }
+export const TaskPriority = z.enum(["low", "normal", "high", "urgent"])
+export type TaskPriority = z.infer<typeof TaskPriority>
+
 export const EntityType = z.enum(["contact", "company", "deal"])
 export type EntityType = z.infer<typeof EntityType>
 

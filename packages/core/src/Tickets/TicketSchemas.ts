@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { TaskPriority } from "../Settings/SettingsSchemas.js"
+import { TaskPriority } from "../Tasks/TaskSchemas.js"
 import { IdInput, PageQuery, SyncQuery, syncPageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
 
 export const TicketStatus = z.enum(["open", "pending", "solved", "closed"])

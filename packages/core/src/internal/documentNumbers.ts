@@ -3,7 +3,7 @@ import { today } from "../BusinessClock/BusinessTime.js"
 import type { StorageError } from "../Errors.js"
 import { format, type Series } from "../Invoicing/InvoiceNumbering.js"
 import type { NumberSequence } from "../Invoicing/NumberSequence.js"
-import type { Organisation } from "../Settings/SettingsSchemas.js"
+import type { Organisation } from "../Organisation.js"
 import { yearOf } from "./dates.js"
 
 /**

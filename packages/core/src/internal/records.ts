@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { invalidField, NotFound, PlanRefused, type StorageError, type ValidationFailed } from "../Errors.js"
-import type { Organisation } from "../Settings/SettingsSchemas.js"
+import type { Organisation } from "../Organisation.js"
 import type { Transaction } from "../Transaction.js"
 
 export const nowIso = Effect.map(

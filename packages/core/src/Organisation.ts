@@ -1,0 +1,45 @@
+/**
+ * The base every context builds on: the organisation an operation acts in, and who acts. It
+ * imports no context. An organisation's settings document is the organisation-wide part (here)
+ * plus each context's own part, which the context adds to `SettingsParts` beside its vocabulary
+ * (`Deals/DealSettings.ts`); `Settings` assembles the document's schema from the same parts, so a
+ * part the schema lacks, or the type lacks, fails to compile where organisations are passed.
+ */
+import { z } from "zod"
+import type { OrganisationSettings } from "./Organisation/OrganisationSettings.js"
+import { Timestamp } from "./Wire.js"
+
+export * from "./Organisation/OrganisationSettings.js"
+
+/** Who makes a change: the API key, recorded where a record keeps its history (deal stages). */
+export interface Actor {
+  readonly keyId: string | null
+}
+
+/** On the organisation: present on a test-mode organisation only. */
+export const TestClock = z
+  .object({
+    frozen_at: Timestamp.nullable().describe(
+      "the instant the clock stands at; null: the organisation runs on real time"
+    )
+  })
+  .describe("present on a test-mode organisation only (created with test_mode: true)")
+export type TestClock = z.infer<typeof TestClock>
+
+/** The organisation's wire shape around a settings document (the whole one is `Settings.Organisation`). */
+export const withSettings = <S extends z.ZodType>(settings: S) =>
+  z.object({
+    id: z.uuid(),
+    name: z.string(),
+    settings,
+    // Absent on a live organisation: its business time is the real time, always.
+    test_clock: TestClock.optional()
+  })
+
+/** Each context's part of the settings document, added by the context (`declare module`). */
+// biome-ignore lint/suspicious/noEmptyInterface: the contexts' parts are merged into it.
+export interface SettingsParts {}
+
+export type Organisation = z.infer<ReturnType<typeof withSettings<typeof OrganisationSettings>>> & {
+  readonly settings: OrganisationSettings & SettingsParts
+}
