@@ -7,13 +7,16 @@ import { instant, newestFirst, type Store } from "./internal/Store.js"
 
 type Booking = Bookings.Booking
 
+const bookingSeries = LiveRecords.table<Bookings.Series>()
+const bookingRows = LiveRecords.table<Booking>()
+
 const byId = (a: Booking, b: Booking): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 const soonestFirst = (a: Booking, b: Booking): number => instant(a.starts_at) - instant(b.starts_at) || byId(a, b)
 const latestFirst = (a: Booking, b: Booking): number => -soonestFirst(a, b)
 
 export const make = (store: Store): Context.Tag.Service<typeof Bookings.BookingRepository> => {
-  const series = LiveRecords.make<Bookings.Series>(store, { table: "bookingSeries", noun: "booking series" })
-  const bookings = LiveRecords.make<Booking>(store, { table: "bookings", noun: "booking" })
+  const series = LiveRecords.make<Bookings.Series>(store, { table: bookingSeries, noun: "booking series" })
+  const bookings = LiveRecords.make<Booking>(store, { table: bookingRows, noun: "booking" })
   return Bookings.BookingRepository.of({
     insertSeries: series.insert,
     getSeries: series.get,

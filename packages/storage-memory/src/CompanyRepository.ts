@@ -4,9 +4,11 @@ import type * as Context from "effect/Context"
 import * as LiveRecords from "./internal/liveRecords.js"
 import type { Store } from "./internal/Store.js"
 
+const companies = LiveRecords.table<Companies.Company>()
+
 export const make = (store: Store): Context.Tag.Service<typeof Companies.CompanyRepository> => {
   const live = LiveRecords.make<Companies.Company>(store, {
-    table: "companies",
+    table: companies,
     noun: "company",
     searchable: (company) => [company.name, company.domain, company.email]
   })

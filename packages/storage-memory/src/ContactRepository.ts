@@ -5,7 +5,11 @@ import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import * as LiveRecords from "./internal/liveRecords.js"
-import type { Store, Tenant } from "./internal/Store.js"
+import { type Store, slot, type Tenant } from "./internal/Store.js"
+
+const contacts = LiveRecords.table<Contacts.Contact>()
+/** Live holder of each address: the uniqueness rule, checked in O(1). */
+const contactEmails = slot(HashMap.empty<string, string>())
 
 const taken = (holder: string) =>
   new Errors.EmailAlreadyExists({ detail: { id: holder, message: "a live contact already has this email" } })
@@ -16,25 +20,22 @@ const indexEmail = (
   contact: Contacts.Contact,
   previous: Contacts.Contact | undefined
 ): Either.Either<Tenant, Errors.EmailAlreadyExists> => {
-  const holder = contact.email === null ? Option.none() : HashMap.get(t.contactEmails, contact.email)
+  const emails = contactEmails.get(t)
+  const holder = contact.email === null ? Option.none() : HashMap.get(emails, contact.email)
   if (Option.isSome(holder) && holder.value !== contact.id) return Either.left(taken(holder.value))
-  const freed =
-    previous === undefined || previous.email === null
-      ? t.contactEmails
-      : HashMap.remove(t.contactEmails, previous.email)
-  return Either.right({
-    ...t,
-    contactEmails: contact.email === null ? freed : HashMap.set(freed, contact.email, contact.id)
-  })
+  const freed = previous === undefined || previous.email === null ? emails : HashMap.remove(emails, previous.email)
+  return Either.right(
+    contactEmails.set(t, contact.email === null ? freed : HashMap.set(freed, contact.email, contact.id))
+  )
 }
 
 // Archiving frees the address for a new live contact.
-const releaseEmail = (t: Tenant, contact: Contacts.Contact): Tenant =>
-  contact.email === null ? t : { ...t, contactEmails: HashMap.remove(t.contactEmails, contact.email) }
+const releaseEmail = (t: Tenant, { email }: Contacts.Contact): Tenant =>
+  email === null ? t : contactEmails.update(t, (emails) => HashMap.remove(emails, email))
 
 export const make = (store: Store): Context.Tag.Service<typeof Contacts.ContactRepository> => {
   const live = LiveRecords.make<Contacts.Contact, Errors.EmailAlreadyExists>(store, {
-    table: "contacts",
+    table: contacts,
     noun: "contact",
     searchable: (contact) => [contact.first_name, contact.last_name, contact.email, contact.phone],
     onWrite: indexEmail,

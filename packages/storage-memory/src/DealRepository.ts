@@ -13,14 +13,19 @@ import {
   instant,
   read,
   type Store,
+  slot,
   type Tenant,
   tenant,
   withTenant,
   write
 } from "./internal/Store.js"
 
+const deals = LiveRecords.table<Deals.Deal>()
+/** Each deal's stage visits, in the order they were recorded. */
+const dealVisits = slot(HashMap.empty<string, ReadonlyArray<Deals.StageVisit>>())
+
 const visitsOf = (t: Tenant, dealId: string): ReadonlyArray<Deals.StageVisit> =>
-  Option.getOrElse(HashMap.get(t.dealVisits, dealId), () => [])
+  Option.getOrElse(HashMap.get(dealVisits.get(t), dealId), () => [])
 
 /** Most recently changed first; equal times by id descending, so pages are stable. */
 const recentlyChanged = (a: Deals.Deal, b: Deals.Deal): number => {
@@ -45,7 +50,7 @@ const matching = (filter: Deals.DealFilter) => {
 
 export const make = (store: Store): Context.Tag.Service<typeof Deals.DealRepository> => {
   const live = LiveRecords.make<Deals.Deal>(store, {
-    table: "deals",
+    table: deals,
     noun: "deal"
   })
   return Deals.DealRepository.of({
@@ -82,8 +87,8 @@ export const make = (store: Store): Context.Tag.Service<typeof Deals.DealReposit
           const closed = visitsOf(t, visit.deal_id).map((previous) =>
             previous.left_at === null ? { ...previous, left_at: visit.entered_at } : previous
           )
-          const dealVisits = HashMap.set(t.dealVisits, visit.deal_id, [...closed, visit])
-          return [Either.right<void>(undefined), withTenant(state, organisationId, { ...t, dealVisits })]
+          const next = dealVisits.update(t, (visits) => HashMap.set(visits, visit.deal_id, [...closed, visit]))
+          return [Either.right<void>(undefined), withTenant(state, organisationId, next)]
         })
       ),
     history: (organisationId, dealId) =>
@@ -94,7 +99,7 @@ export const make = (store: Store): Context.Tag.Service<typeof Deals.DealReposit
           .map(copyOut)
       ),
     visits: (organisationId) =>
-      read(store, (state) => [...HashMap.values(tenant(state, organisationId).dealVisits)].flat().map(copyOut)),
+      read(store, (state) => [...HashMap.values(dealVisits.get(tenant(state, organisationId)))].flat().map(copyOut)),
     openOrClosedSince: (organisationId, closedSince) =>
       live.select(
         organisationId,

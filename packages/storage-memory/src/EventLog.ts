@@ -7,9 +7,13 @@ import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
+import * as Order from "effect/Order"
 import * as RedBlackTree from "effect/RedBlackTree"
-import { copy, copyOut, instant, read, type Store, tenant, withTenant, write } from "./internal/Store.js"
-import { deliveriesFor } from "./WebhookRepository.js"
+import { copy, copyOut, instant, read, type Store, slot, tenant, withTenant, write } from "./internal/Store.js"
+import { deliveriesFor, deliveryRows } from "./WebhookRepository.js"
+
+/** Each organisation's events by id, so `after` is one descent. */
+export const history = slot(RedBlackTree.empty<bigint, Events.EventEnvelope>(Order.bigint))
 
 export const make = (store: Store): Context.Tag.Service<typeof Events.EventLog> =>
   Events.EventLog.of({
@@ -19,7 +23,7 @@ export const make = (store: Store): Context.Tag.Service<typeof Events.EventLog> 
         : Effect.flatMap(copy(input), (events) =>
             write(store, (state) => {
               const t = tenant(state, organisationId)
-              let tree = t.events
+              let tree = history.get(t)
               let id = state.lastEventId
               const appended: Array<Events.EventEnvelope> = []
               for (const event of events) {
@@ -32,7 +36,10 @@ export const make = (store: Store): Context.Tag.Service<typeof Events.EventLog> 
               const deliveries = deliveriesFor(state, t, appended)
               return [
                 Either.right<void>(undefined),
-                { ...withTenant(state, organisationId, { ...t, events: tree, deliveries }), lastEventId: id }
+                {
+                  ...withTenant(state, organisationId, deliveryRows.set(history.set(t, tree), deliveries)),
+                  lastEventId: id
+                }
               ]
             })
           ),
@@ -40,7 +47,7 @@ export const make = (store: Store): Context.Tag.Service<typeof Events.EventLog> 
     after: (organisationId, query) =>
       read(store, (state) => {
         const out: Array<Events.EventEnvelope> = []
-        for (const [, envelope] of RedBlackTree.greaterThan(tenant(state, organisationId).events, query.since)) {
+        for (const [, envelope] of RedBlackTree.greaterThan(history.get(tenant(state, organisationId)), query.since)) {
           if (query.event !== undefined && envelope.event !== query.event) continue
           out.push(copyOut(envelope))
           if (out.length > query.limit) break
@@ -54,14 +61,15 @@ export const make = (store: Store): Context.Tag.Service<typeof Events.EventLog> 
         let purged = 0
         let tenants = state.tenants
         for (const [organisationId, t] of state.tenants) {
-          let tree = t.events
-          for (const [id, envelope] of t.events) {
+          const events = history.get(t)
+          let tree = events
+          for (const [id, envelope] of events) {
             if (instant(envelope.created_at) < cutoff) {
               tree = RedBlackTree.removeFirst(tree, id)
               purged++
             }
           }
-          if (tree !== t.events) tenants = HashMap.set(tenants, organisationId, { ...t, events: tree })
+          if (tree !== events) tenants = HashMap.set(tenants, organisationId, history.set(t, tree))
         }
         return [Either.right(purged), purged === 0 ? state : { ...state, tenants }]
       })

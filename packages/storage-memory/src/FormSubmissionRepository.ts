@@ -6,8 +6,10 @@ import * as Option from "effect/Option"
 import * as AppendOnly from "./internal/appendOnly.js"
 import { instant, type Store } from "./internal/Store.js"
 
+const formSubmissions = AppendOnly.table<Forms.Submission>()
+
 export const make = (store: Store): Context.Tag.Service<typeof Forms.FormSubmissionRepository> => {
-  const rows = AppendOnly.make<Forms.Submission>(store, "formSubmissions", "form submission")
+  const rows = AppendOnly.make(store, formSubmissions, "form submission")
   return Forms.FormSubmissionRepository.of({
     insert: rows.insert,
     counts: (organisationId, formId, since) =>

@@ -13,21 +13,26 @@ import {
   instant,
   read,
   type Store,
+  slot,
   type Tenant,
   tenant,
   withTenant,
   write
 } from "./internal/Store.js"
 
+const invoices = LiveRecords.table<Invoicing.Invoice>()
+/** Each invoice's payments, in the order they were recorded. */
+const payments = slot(HashMap.empty<string, ReadonlyArray<Invoicing.Payment>>())
+
 const paymentsOf = (t: Tenant, invoiceId: string): ReadonlyArray<Invoicing.Payment> =>
-  Option.getOrElse(HashMap.get(t.payments, invoiceId), () => [])
+  Option.getOrElse(HashMap.get(payments.get(t), invoiceId), () => [])
 
 /** What the overdue job looks at: invoices still waiting for money. */
 const awaitingPayment = (status: Invoicing.Invoice["status"]): boolean => status === "issued" || status === "partial"
 
 export const make = (store: Store): Context.Tag.Service<typeof Invoicing.InvoiceRepository> => {
   const live = LiveRecords.make<Invoicing.Invoice>(store, {
-    table: "invoices",
+    table: invoices,
     noun: "invoice"
   })
   return Invoicing.InvoiceRepository.of({
@@ -51,8 +56,10 @@ export const make = (store: Store): Context.Tag.Service<typeof Invoicing.Invoice
       Effect.flatMap(copy(input), (payment) =>
         write(store, (state) => {
           const t = tenant(state, organisationId)
-          const payments = HashMap.set(t.payments, payment.invoice_id, [...paymentsOf(t, payment.invoice_id), payment])
-          return [Either.right<void>(undefined), withTenant(state, organisationId, { ...t, payments })]
+          const next = payments.update(t, (recorded) =>
+            HashMap.set(recorded, payment.invoice_id, [...paymentsOf(t, payment.invoice_id), payment])
+          )
+          return [Either.right<void>(undefined), withTenant(state, organisationId, next)]
         })
       ),
     payments: (organisationId, invoiceId) =>

@@ -4,7 +4,10 @@ import type * as Context from "effect/Context"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
-import { copyOut, type Store, tenant, withTenant, write } from "./internal/Store.js"
+import { copyOut, type Store, slot, tenant, withTenant, write } from "./internal/Store.js"
+
+/** Provider leads by provider and provider id; null while claimed by the running unit of work. */
+const leads = slot(HashMap.empty<string, Leads.LeadReceived | null>())
 
 // One key for the pair; JSON keeps them apart whatever characters either holds.
 const keyOf = (provider: string, externalId: string) => JSON.stringify([provider, externalId])
@@ -15,12 +18,16 @@ export const make = (store: Store): Context.Tag.Service<typeof Leads.LeadReposit
       write(store, (state) => {
         const t = tenant(state, organisationId)
         const key = keyOf(provider, externalId)
-        const existing = HashMap.get(t.leads, key)
+        const existing = HashMap.get(leads.get(t), key)
         if (Option.isSome(existing))
           return [Either.right(Option.map(Option.fromNullable(existing.value), copyOut)), state]
         return [
           Either.right(Option.none()),
-          withTenant(state, organisationId, { ...t, leads: HashMap.set(t.leads, key, null) })
+          withTenant(
+            state,
+            organisationId,
+            leads.update(t, (held) => HashMap.set(held, key, null))
+          )
         ]
       }),
     record: (organisationId, lead) =>
@@ -29,7 +36,11 @@ export const make = (store: Store): Context.Tag.Service<typeof Leads.LeadReposit
         const key = keyOf(lead.provider, lead.lead_id)
         return [
           Either.right(undefined),
-          withTenant(state, organisationId, { ...t, leads: HashMap.set(t.leads, key, copyOut(lead)) })
+          withTenant(
+            state,
+            organisationId,
+            leads.update(t, (held) => HashMap.set(held, key, copyOut(lead)))
+          )
         ]
       })
   })

@@ -5,9 +5,11 @@ import * as LiveRecords from "./internal/liveRecords.js"
 import type { Store } from "./internal/Store.js"
 import { uniqueKey } from "./internal/uniqueKeys.js"
 
+const linkPages = LiveRecords.table<LinkPages.LinkPage>()
+
 export const make = (store: Store): Context.Tag.Service<typeof LinkPages.LinkPageRepository> => {
   const live = LiveRecords.make<LinkPages.LinkPage, Errors.SlugAlreadyExists>(store, {
-    table: "linkPages",
+    table: linkPages,
     noun: "link page",
     onWrite: uniqueKey(
       (page) => `link:${page.slug}`,

@@ -12,10 +12,13 @@ import {
   newestFirst,
   read,
   type Store,
+  slot,
   tenant,
   withTenant,
   write
 } from "./internal/Store.js"
+
+export const mail = slot(HashMap.empty<string, Mail.MailMessage>())
 
 const dueFirst = earliestFirst<Mail.MailMessage>((message) => message.next_attempt_at ?? "")
 
@@ -27,14 +30,18 @@ export const make = (store: Store): Context.Tag.Service<typeof Mail.MailOutbox> 
           const t = tenant(state, organisationId)
           return [
             Either.right(undefined),
-            withTenant(state, organisationId, { ...t, mail: HashMap.set(t.mail, message.id, message) })
+            withTenant(
+              state,
+              organisationId,
+              mail.update(t, (messages) => HashMap.set(messages, message.id, message))
+            )
           ]
         })
       ),
 
     list: (organisationId, filter, page) =>
       read(store, (state) =>
-        [...HashMap.values(tenant(state, organisationId).mail)]
+        [...HashMap.values(mail.get(tenant(state, organisationId)))]
           .filter((message) => filter.status === undefined || message.status === filter.status)
           .sort(newestFirst)
           .slice(page.offset, page.offset + page.limit + 1)
@@ -45,7 +52,7 @@ export const make = (store: Store): Context.Tag.Service<typeof Mail.MailOutbox> 
       write(store, (state) => {
         const due: Array<Mail.ClaimedMail> = []
         for (const [organisationId, t] of state.tenants)
-          for (const message of HashMap.values(t.mail))
+          for (const message of HashMap.values(mail.get(t)))
             if (
               message.status === "queued" &&
               message.next_attempt_at !== null &&
@@ -61,8 +68,11 @@ export const make = (store: Store): Context.Tag.Service<typeof Mail.MailOutbox> 
           }))
         let next = state
         for (const { organisationId, message } of claimed) {
-          const t = tenant(next, organisationId)
-          next = withTenant(next, organisationId, { ...t, mail: HashMap.set(t.mail, message.id, message) })
+          next = withTenant(
+            next,
+            organisationId,
+            mail.update(tenant(next, organisationId), (messages) => HashMap.set(messages, message.id, message))
+          )
         }
         return [Either.right(claimed.map(copyOut)), next]
       }),
@@ -71,10 +81,14 @@ export const make = (store: Store): Context.Tag.Service<typeof Mail.MailOutbox> 
       Effect.flatMap(copy(input), (message) =>
         write(store, (state) => {
           const t = tenant(state, organisationId)
-          return HashMap.has(t.mail, message.id)
+          return HashMap.has(mail.get(t), message.id)
             ? [
                 Either.right(undefined),
-                withTenant(state, organisationId, { ...t, mail: HashMap.set(t.mail, message.id, message) })
+                withTenant(
+                  state,
+                  organisationId,
+                  mail.update(t, (messages) => HashMap.set(messages, message.id, message))
+                )
               ]
             : [Either.right(undefined), state]
         })

@@ -4,7 +4,9 @@ import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
-import { copy, copyOut, newestFirst, read, type Store, tenant, withTenant, write } from "./internal/Store.js"
+import { copy, copyOut, newestFirst, read, type Store, slot, tenant, withTenant, write } from "./internal/Store.js"
+
+const notes = slot(HashMap.empty<string, Notes.Note>())
 
 export const make = (store: Store): Context.Tag.Service<typeof Notes.NoteRepository> =>
   Notes.NoteRepository.of({
@@ -12,19 +14,23 @@ export const make = (store: Store): Context.Tag.Service<typeof Notes.NoteReposit
       Effect.flatMap(copy(input), (note) =>
         write(store, (state) => {
           const t = tenant(state, organisationId)
-          if (HashMap.has(t.notes, note.id)) {
+          if (HashMap.has(notes.get(t), note.id)) {
             return [Either.left(new Errors.StorageError({ message: `duplicate note id ${note.id}` })), state]
           }
           return [
             Either.right(undefined),
-            withTenant(state, organisationId, { ...t, notes: HashMap.set(t.notes, note.id, note) })
+            withTenant(
+              state,
+              organisationId,
+              notes.update(t, (rows) => HashMap.set(rows, note.id, note))
+            )
           ]
         })
       ),
 
     list: (organisationId, filter, page) =>
       read(store, (state) =>
-        [...HashMap.values(tenant(state, organisationId).notes)]
+        [...HashMap.values(notes.get(tenant(state, organisationId)))]
           .filter(
             (note) =>
               (filter.entityType === undefined || note.entity_type === filter.entityType) &&

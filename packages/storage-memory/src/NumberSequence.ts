@@ -4,7 +4,10 @@ import type * as Context from "effect/Context"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
-import { type Store, tenant, withTenant, write } from "./internal/Store.js"
+import { type Store, slot, tenant, withTenant, write } from "./internal/Store.js"
+
+/** The last number given, per series and year. */
+const numberSequences = slot(HashMap.empty<string, number>())
 
 // The year has no separator in it, so any series text after the first one is unambiguous.
 const sequenceKey = (series: string, year: number): string => `${year}/${series}`
@@ -15,10 +18,14 @@ export const make = (store: Store): Context.Tag.Service<typeof Invoicing.NumberS
       write(store, (state) => {
         const t = tenant(state, organisationId)
         const key = sequenceKey(series, year)
-        const next = Option.getOrElse(HashMap.get(t.numberSequences, key), () => 0) + 1
+        const next = Option.getOrElse(HashMap.get(numberSequences.get(t), key), () => 0) + 1
         return [
           Either.right(next),
-          withTenant(state, organisationId, { ...t, numberSequences: HashMap.set(t.numberSequences, key, next) })
+          withTenant(
+            state,
+            organisationId,
+            numberSequences.update(t, (last) => HashMap.set(last, key, next))
+          )
         ]
       })
   })

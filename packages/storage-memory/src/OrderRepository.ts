@@ -6,7 +6,11 @@ import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import * as LiveRecords from "./internal/liveRecords.js"
-import type { Store, Tenant } from "./internal/Store.js"
+import { type Store, slot, type Tenant } from "./internal/Store.js"
+
+const orders = LiveRecords.table<Orders.Order>()
+/** The order holding each `external_id`: the uniqueness rule, checked in O(1). */
+const orderExternalIds = slot(HashMap.empty<string, string>())
 
 // An order's external id never changes, so only an insert can meet another holder.
 const indexExternalId = (
@@ -15,15 +19,15 @@ const indexExternalId = (
   previous: Orders.Order | undefined
 ): Either.Either<Tenant, Errors.OrderAlreadyExists> => {
   if (previous !== undefined) return Either.right(t)
-  const holder = HashMap.get(t.orderExternalIds, order.external_id)
+  const holder = HashMap.get(orderExternalIds.get(t), order.external_id)
   return Option.isSome(holder)
     ? Either.left(new Errors.OrderAlreadyExists({ detail: { id: holder.value, external_id: order.external_id } }))
-    : Either.right({ ...t, orderExternalIds: HashMap.set(t.orderExternalIds, order.external_id, order.id) })
+    : Either.right(orderExternalIds.update(t, (holders) => HashMap.set(holders, order.external_id, order.id)))
 }
 
 export const make = (store: Store): Context.Tag.Service<typeof Orders.OrderRepository> => {
   const live = LiveRecords.make<Orders.Order, Errors.OrderAlreadyExists>(store, {
-    table: "orders",
+    table: orders,
     noun: "order",
     onWrite: indexExternalId
   })

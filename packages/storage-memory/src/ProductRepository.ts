@@ -6,9 +6,14 @@ import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import * as LiveRecords from "./internal/liveRecords.js"
-import { copy, type Store, type Tenant, tenant, withTenant, write } from "./internal/Store.js"
+import { copy, type Store, slot, type Tenant, tenant, withTenant, write } from "./internal/Store.js"
 
 type Product = Inventory.Product
+
+/** Products with their stock levels in place (`stock`, each variant's `stock`), which the stock ledger moves. */
+export const products = LiveRecords.table<Product>()
+/** The product holding each SKU: the uniqueness rule, checked in O(1). */
+const productSkus = slot(HashMap.empty<string, string>())
 
 const skuTaken = Errors.invalidField("sku", "another product of the organisation has this SKU", "sku_taken")
 
@@ -17,17 +22,18 @@ const indexSku = (
   product: Product,
   previous: Product | undefined
 ): Either.Either<Tenant, Errors.ValidationFailed> => {
-  const holder = HashMap.get(t.productSkus, product.sku)
+  const skus = productSkus.get(t)
+  const holder = HashMap.get(skus, product.sku)
   if (Option.isSome(holder) && holder.value !== product.id) return Either.left(skuTaken)
-  const freed = previous === undefined ? t.productSkus : HashMap.remove(t.productSkus, previous.sku)
-  return Either.right({ ...t, productSkus: HashMap.set(freed, product.sku, product.id) })
+  const freed = previous === undefined ? skus : HashMap.remove(skus, previous.sku)
+  return Either.right(productSkus.set(t, HashMap.set(freed, product.sku, product.id)))
 }
 
 const untracked = (product: Product): Product => Inventory.ProductRules.withLevels(product, new Map())
 
 export const make = (store: Store): Context.Tag.Service<typeof Inventory.ProductRepository> => {
   const live = LiveRecords.make<Product, Errors.ValidationFailed>(store, {
-    table: "products",
+    table: products,
     noun: "product",
     onWrite: indexSku
   })
@@ -41,13 +47,15 @@ export const make = (store: Store): Context.Tag.Service<typeof Inventory.Product
       Effect.flatMap(copy(input), (product) =>
         write<void, Errors.ValidationFailed>(store, (state) => {
           const t = tenant(state, organisationId)
-          const current = HashMap.get(t.products, product.id).pipe(Option.filter((row) => row.archivedAt === null))
+          const current = HashMap.get(products.get(t), product.id).pipe(Option.filter((row) => row.archivedAt === null))
           if (Option.isNone(current)) return [Either.right(undefined), state]
           const next = Inventory.ProductRules.carryStock(current.value.record, product)
           const indexed = indexSku(t, next, current.value.record)
           if (Either.isLeft(indexed)) return [Either.left(indexed.left), state]
-          const products = HashMap.set(indexed.right.products, next.id, { record: next, archivedAt: null })
-          return [Either.right(undefined), withTenant(state, organisationId, { ...indexed.right, products })]
+          const stored = products.update(indexed.right, (rows) =>
+            HashMap.set(rows, next.id, { record: next, archivedAt: null })
+          )
+          return [Either.right(undefined), withTenant(state, organisationId, stored)]
         })
       ),
     list: (organisationId, filter, page) =>

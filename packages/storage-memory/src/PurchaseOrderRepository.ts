@@ -4,9 +4,11 @@ import type * as Context from "effect/Context"
 import * as LiveRecords from "./internal/liveRecords.js"
 import type { Store } from "./internal/Store.js"
 
+const purchaseOrders = LiveRecords.table<PurchaseOrders.PurchaseOrder>()
+
 export const make = (store: Store): Context.Tag.Service<typeof PurchaseOrders.PurchaseOrderRepository> => {
   const live = LiveRecords.make<PurchaseOrders.PurchaseOrder>(store, {
-    table: "purchaseOrders",
+    table: purchaseOrders,
     noun: "purchase order"
   })
   return PurchaseOrders.PurchaseOrderRepository.of({

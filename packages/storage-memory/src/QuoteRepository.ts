@@ -12,18 +12,23 @@ import {
   earliestFirst,
   read,
   type Store,
+  slot,
   type Tenant,
   tenant,
   withTenant,
   write
 } from "./internal/Store.js"
 
+const quotes = LiveRecords.table<Quotes.Quote>()
+/** Each quote's frozen revisions, in the order they were recorded. */
+const quoteRevisions = slot(HashMap.empty<string, ReadonlyArray<Quotes.QuoteRevision>>())
+
 const revisionsOf = (t: Tenant, quoteId: string): ReadonlyArray<Quotes.QuoteRevision> =>
-  Option.getOrElse(HashMap.get(t.quoteRevisions, quoteId), () => [])
+  Option.getOrElse(HashMap.get(quoteRevisions.get(t), quoteId), () => [])
 
 export const make = (store: Store): Context.Tag.Service<typeof Quotes.QuoteRepository> => {
   const live = LiveRecords.make<Quotes.Quote>(store, {
-    table: "quotes",
+    table: quotes,
     noun: "quote"
   })
   return Quotes.QuoteRepository.of({
@@ -52,8 +57,10 @@ export const make = (store: Store): Context.Tag.Service<typeof Quotes.QuoteRepos
             const message = `duplicate revision ${revision.revision} of quote ${revision.quote_id}`
             return [Either.left(new Errors.StorageError({ message })), state]
           }
-          const quoteRevisions = HashMap.set(t.quoteRevisions, revision.quote_id, [...recorded, revision])
-          return [Either.right(undefined), withTenant(state, organisationId, { ...t, quoteRevisions })]
+          const next = quoteRevisions.update(t, (revisions) =>
+            HashMap.set(revisions, revision.quote_id, [...recorded, revision])
+          )
+          return [Either.right(undefined), withTenant(state, organisationId, next)]
         })
       ),
     revisions: (organisationId, quoteId) =>

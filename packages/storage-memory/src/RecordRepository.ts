@@ -5,9 +5,11 @@ import * as Effect from "effect/Effect"
 import * as LiveRecords from "./internal/liveRecords.js"
 import type { Store } from "./internal/Store.js"
 
+const records = LiveRecords.table<Records.CustomRecord>()
+
 export const make = (store: Store): Context.Tag.Service<typeof Records.RecordRepository> => {
   const live = LiveRecords.make<Records.CustomRecord>(store, {
-    table: "records",
+    table: records,
     noun: "record",
     searchable: (record) => [record.title]
   })

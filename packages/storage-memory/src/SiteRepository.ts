@@ -5,9 +5,13 @@ import * as LiveRecords from "./internal/liveRecords.js"
 import type { Store } from "./internal/Store.js"
 import { uniqueKey } from "./internal/uniqueKeys.js"
 
+const siteRows = LiveRecords.table<Sites.Site>()
+const sitePages = LiveRecords.table<Sites.Page>()
+const sitePosts = LiveRecords.table<Sites.Post>()
+
 export const make = (store: Store): Context.Tag.Service<typeof Sites.SiteRepository> => {
   const sites = LiveRecords.make<Sites.Site, Errors.DomainAlreadyExists>(store, {
-    table: "sites",
+    table: siteRows,
     noun: "site",
     onWrite: uniqueKey(
       (site) => (site.domain === null ? null : `domain:${site.domain}`),
@@ -15,7 +19,7 @@ export const make = (store: Store): Context.Tag.Service<typeof Sites.SiteReposit
     )
   })
   const pages = LiveRecords.make<Sites.Page, Errors.PathAlreadyExists>(store, {
-    table: "sitePages",
+    table: sitePages,
     noun: "site page",
     onWrite: uniqueKey(
       (page) => `path:${page.site_id}:${page.path}`,
@@ -23,7 +27,7 @@ export const make = (store: Store): Context.Tag.Service<typeof Sites.SiteReposit
     )
   })
   const posts = LiveRecords.make<Sites.Post, Errors.SlugAlreadyExists>(store, {
-    table: "sitePosts",
+    table: sitePosts,
     noun: "site post",
     onWrite: uniqueKey(
       (post) => `slug:${post.site_id}:${post.slug}`,

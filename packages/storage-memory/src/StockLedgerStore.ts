@@ -5,9 +5,13 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
-import { copy, copyOut, read, type Store, tenant, withTenant, write } from "./internal/Store.js"
+import { copy, copyOut, read, type Store, slot, tenant, withTenant, write } from "./internal/Store.js"
+import { products } from "./ProductRepository.js"
 
 const { ProductRules, StockLedger } = Inventory
+
+/** Each product's stock ledger, in the order the movements were recorded. */
+const stockMovements = slot(HashMap.empty<string, ReadonlyArray<Inventory.StockMovement>>())
 
 const refuse = (message: string) =>
   Either.left(new Errors.StorageError({ message: `StockLedgerStore.append: ${message}` }))
@@ -18,7 +22,9 @@ export const make = (store: Store): Context.Tag.Service<typeof Inventory.StockLe
       Effect.flatMap(copy(input), (movement) =>
         write<void, Errors.StorageError>(store, (state) => {
           const t = tenant(state, organisationId)
-          const row = HashMap.get(t.products, movement.product_id).pipe(Option.filter((r) => r.archivedAt === null))
+          const row = HashMap.get(products.get(t), movement.product_id).pipe(
+            Option.filter((r) => r.archivedAt === null)
+          )
           if (Option.isNone(row)) return [refuse(`no product ${movement.product_id}`), state]
           const product = row.value.record
           const key = StockLedger.itemKey(movement)
@@ -30,20 +36,20 @@ export const make = (store: Store): Context.Tag.Service<typeof Inventory.StockLe
           }
           const levels = new Map(items.map((each) => [each.key, each.key === key ? movement.level : each.level]))
           const next = ProductRules.withLevels(product, levels)
-          const ledger = Option.getOrElse(HashMap.get(t.stockMovements, product.id), () => [])
-          return [
-            Either.right(undefined),
-            withTenant(state, organisationId, {
-              ...t,
-              products: HashMap.set(t.products, product.id, { record: next, archivedAt: null }),
-              stockMovements: HashMap.set(t.stockMovements, product.id, [...ledger, movement])
-            })
-          ]
+          const ledger = Option.getOrElse(HashMap.get(stockMovements.get(t), product.id), () => [])
+          const moved = stockMovements.update(
+            products.update(t, (rows) => HashMap.set(rows, product.id, { record: next, archivedAt: null })),
+            (ledgers) => HashMap.set(ledgers, product.id, [...ledger, movement])
+          )
+          return [Either.right(undefined), withTenant(state, organisationId, moved)]
         })
       ),
     list: (organisationId, productId, filter, page) =>
       read(store, (state) => {
-        const ledger = Option.getOrElse(HashMap.get(tenant(state, organisationId).stockMovements, productId), () => [])
+        const ledger = Option.getOrElse(
+          HashMap.get(stockMovements.get(tenant(state, organisationId)), productId),
+          () => []
+        )
         return ledger
           .filter((movement) => filter.variantId === undefined || movement.variant_id === filter.variantId)
           .reverse()

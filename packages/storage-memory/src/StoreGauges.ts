@@ -5,7 +5,10 @@ import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import * as RedBlackTree from "effect/RedBlackTree"
+import { history } from "./EventLog.js"
 import { instant, read, type State, type Store, type Tenant } from "./internal/Store.js"
+import { mail } from "./MailOutbox.js"
+import { deliveryRows } from "./WebhookRepository.js"
 
 const backlog = <A>(
   state: State,
@@ -30,21 +33,21 @@ export const make = (store: Store): Context.Tag.Service<typeof Health.StoreGauge
     webhookDeliveries: read(store, (state) =>
       backlog(
         state,
-        (tenant) => HashMap.values(tenant.deliveries),
+        (tenant) => HashMap.values(deliveryRows.get(tenant)),
         ({ delivery }) => (delivery.status === "pending" ? delivery.created_at : undefined)
       )
     ),
     mail: read(store, (state) =>
       backlog(
         state,
-        (tenant) => HashMap.values(tenant.mail),
+        (tenant) => HashMap.values(mail.get(tenant)),
         (message) => (message.status === "queued" ? message.created_at : undefined)
       )
     ),
     eventsHead: read(store, (state) => {
       let head = 0n
       for (const tenant of HashMap.values(state.tenants)) {
-        const last = RedBlackTree.last(tenant.events)
+        const last = RedBlackTree.last(history.get(tenant))
         if (Option.isSome(last) && last.value[0] > head) head = last.value[0]
       }
       return head

@@ -4,8 +4,10 @@ import type * as Context from "effect/Context"
 import * as LiveRecords from "./internal/liveRecords.js"
 import type { Store } from "./internal/Store.js"
 
+const surveyResponses = LiveRecords.table<Surveys.SurveyResponse>()
+
 export const make = (store: Store): Context.Tag.Service<typeof Surveys.SurveyResponseRepository> => {
-  const live = LiveRecords.make<Surveys.SurveyResponse>(store, { table: "surveyResponses", noun: "survey response" })
+  const live = LiveRecords.make<Surveys.SurveyResponse>(store, { table: surveyResponses, noun: "survey response" })
   return Surveys.SurveyResponseRepository.of({
     insert: live.insert,
     get: live.get,

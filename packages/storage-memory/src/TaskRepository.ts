@@ -5,6 +5,8 @@ import * as Effect from "effect/Effect"
 import * as LiveRecords from "./internal/liveRecords.js"
 import { instant, type Store } from "./internal/Store.js"
 
+const tasks = LiveRecords.table<Tasks.Task>()
+
 /** Soonest `due_at` first, tasks without a due date last; equal times by id ascending. */
 const soonestDue = (a: Tasks.Task, b: Tasks.Task): number => {
   if (a.due_at !== b.due_at) {
@@ -32,7 +34,7 @@ const matching = (filter: Tasks.TaskFilter) => {
 
 export const make = (store: Store): Context.Tag.Service<typeof Tasks.TaskRepository> => {
   const live = LiveRecords.make<Tasks.Task>(store, {
-    table: "tasks",
+    table: tasks,
     noun: "task"
   })
   return Tasks.TaskRepository.of({

@@ -6,8 +6,10 @@ import * as Option from "effect/Option"
 import * as AppendOnly from "./internal/appendOnly.js"
 import type { Store } from "./internal/Store.js"
 
+const visits = AppendOnly.table<Visits.Visit>()
+
 export const make = (store: Store): Context.Tag.Service<typeof Visits.VisitRepository> => {
-  const rows = AppendOnly.make<Visits.Visit>(store, "visits", "visit")
+  const rows = AppendOnly.make(store, visits, "visit")
   return Visits.VisitRepository.of({
     insert: rows.insert,
     contactOfVisitor: (organisationId, visitorId) =>

@@ -12,21 +12,37 @@ import * as Option from "effect/Option"
 import {
   copy,
   copyOut,
-  type DeliveryRow,
-  type HookRow,
   instant,
   newestFirst,
   read,
   type State,
   type Store,
+  slot,
   type Tenant,
   tenant,
   withTenant,
   write
 } from "./internal/Store.js"
 
+export interface HookRow {
+  readonly record: Webhooks.HookRecord
+  /** The dispatcher's lease (epoch ms) and who holds it. */
+  readonly leaseUntil: number | null
+  readonly leaseToken: string | null
+}
+
+export interface DeliveryRow {
+  readonly delivery: Omit<Webhooks.Delivery, "attempts">
+  readonly body: string
+  readonly attempts: ReadonlyArray<Webhooks.DeliveryAttempt>
+}
+
+const hookRows = slot(HashMap.empty<string, HookRow>())
+/** The webhook outbox: one row per event and matching hook, written by the event log's `append`. */
+export const deliveryRows = slot(HashMap.empty<string, DeliveryRow>())
+
 const ownedHook = (t: Tenant, owner: Webhooks.HookOwner, id: string): Option.Option<HookRow> =>
-  HashMap.get(t.hooks, id).pipe(Option.filter((row) => row.record.key_id === owner.keyId))
+  HashMap.get(hookRows.get(t), id).pipe(Option.filter((row) => row.record.key_id === owner.keyId))
 
 const toDelivery = (row: DeliveryRow): Webhooks.Delivery => copyOut({ ...row.delivery, attempts: [...row.attempts] })
 
@@ -55,10 +71,10 @@ export const deliveriesFor = (
   t: Tenant,
   events: ReadonlyArray<Events.EventEnvelope>
 ): HashMap.HashMap<string, DeliveryRow> => {
-  let deliveries = t.deliveries
+  let deliveries = deliveryRows.get(t)
   for (const envelope of events) {
     const body = JSON.stringify(envelope)
-    for (const hook of HashMap.values(t.hooks)) {
+    for (const hook of HashMap.values(hookRows.get(t))) {
       if (!hook.record.active || !hook.record.events.includes(envelope.event)) continue
       if (!keyIsLive(state, hook.record.key_id)) continue
       const id = crypto.randomUUID()
@@ -102,7 +118,7 @@ export const make = (store: Store): Context.Tag.Service<typeof Webhooks.WebhookR
     hookOwner: (hookId) =>
       read(store, (state) => {
         for (const t of HashMap.values(state.tenants)) {
-          const row = HashMap.get(t.hooks, hookId)
+          const row = HashMap.get(hookRows.get(t), hookId)
           if (Option.isNone(row)) continue
           const { organisation_id, key_id } = row.value.record
           return keyIsLive(state, key_id)
@@ -117,12 +133,16 @@ export const make = (store: Store): Context.Tag.Service<typeof Webhooks.WebhookR
         write(store, (state) => {
           const t = tenant(state, hook.organisation_id)
           let held = 0
-          for (const row of HashMap.values(t.hooks)) if (row.record.key_id === hook.key_id) held++
+          for (const row of HashMap.values(hookRows.get(t))) if (row.record.key_id === hook.key_id) held++
           if (held >= limit) return [Either.right(false), state]
           const row: HookRow = { record: hook, leaseUntil: null, leaseToken: null }
           return [
             Either.right(true),
-            withTenant(state, hook.organisation_id, { ...t, hooks: HashMap.set(t.hooks, hook.id, row) })
+            withTenant(
+              state,
+              hook.organisation_id,
+              hookRows.update(t, (rows) => HashMap.set(rows, hook.id, row))
+            )
           ]
         })
       ),
@@ -142,10 +162,9 @@ export const make = (store: Store): Context.Tag.Service<typeof Webhooks.WebhookR
       Effect.flatMap(copy(input), (hook) =>
         write(store, (state) => [
           Either.right<void>(undefined),
-          updateTenant(state, hook.organisation_id, (t) => ({
-            ...t,
-            hooks: HashMap.modify(t.hooks, hook.id, (row) => ({ ...row, record: hook }))
-          }))
+          updateTenant(state, hook.organisation_id, (t) =>
+            hookRows.update(t, (rows) => HashMap.modify(rows, hook.id, (row) => ({ ...row, record: hook })))
+          )
         ])
       ),
 
@@ -153,17 +172,17 @@ export const make = (store: Store): Context.Tag.Service<typeof Webhooks.WebhookR
       write(store, (state) => {
         const t = tenant(state, owner.organisationId)
         if (Option.isNone(ownedHook(t, owner, id))) return [Either.right(false), state]
-        const deliveries = HashMap.filter(t.deliveries, (row) => row.delivery.hook_id !== id)
+        const deliveries = HashMap.filter(deliveryRows.get(t), (row) => row.delivery.hook_id !== id)
         return [
           Either.right(true),
-          withTenant(state, owner.organisationId, { ...t, hooks: HashMap.remove(t.hooks, id), deliveries })
+          withTenant(state, owner.organisationId, deliveryRows.set(hookRows.update(t, HashMap.remove(id)), deliveries))
         ]
       }),
 
     list: (owner, page) =>
       read(store, (state) => {
         const records: Array<Webhooks.HookRecord> = []
-        for (const row of HashMap.values(tenant(state, owner.organisationId).hooks))
+        for (const row of HashMap.values(hookRows.get(tenant(state, owner.organisationId))))
           if (row.record.key_id === owner.keyId) records.push(row.record)
         return records
           .sort(newestFirst)
@@ -175,7 +194,7 @@ export const make = (store: Store): Context.Tag.Service<typeof Webhooks.WebhookR
       read(store, (state) => {
         const t = tenant(state, owner.organisationId)
         if (Option.isNone(ownedHook(t, owner, hookId))) return []
-        return Array.from(HashMap.values(t.deliveries))
+        return Array.from(HashMap.values(deliveryRows.get(t)))
           .filter((row) => row.delivery.hook_id === hookId)
           .sort(newestEventFirst)
           .slice(page.offset, page.offset + page.limit + 1)
@@ -186,7 +205,7 @@ export const make = (store: Store): Context.Tag.Service<typeof Webhooks.WebhookR
       read(store, (state) => {
         const t = tenant(state, owner.organisationId)
         if (Option.isNone(ownedHook(t, owner, hookId))) return Option.none()
-        return HashMap.get(t.deliveries, id).pipe(
+        return HashMap.get(deliveryRows.get(t), id).pipe(
           Option.filter((row) => row.delivery.hook_id === hookId),
           Option.map(toDelivery)
         )
@@ -195,10 +214,14 @@ export const make = (store: Store): Context.Tag.Service<typeof Webhooks.WebhookR
     failPending: (hookId) =>
       write(store, (state) => {
         for (const [organisationId, t] of state.tenants) {
-          if (!HashMap.has(t.hooks, hookId)) continue
+          if (!HashMap.has(hookRows.get(t), hookId)) continue
           return [
             Either.right<void>(undefined),
-            withTenant(state, organisationId, { ...t, deliveries: failPending(t.deliveries, hookId) })
+            withTenant(
+              state,
+              organisationId,
+              deliveryRows.update(t, (rows) => failPending(rows, hookId))
+            )
           ]
         }
         return [Either.right<void>(undefined), state]
@@ -207,15 +230,16 @@ export const make = (store: Store): Context.Tag.Service<typeof Webhooks.WebhookR
     requeue: (deliveryId, at) =>
       write(store, (state) => {
         for (const [organisationId, t] of state.tenants) {
-          const row = HashMap.get(t.deliveries, deliveryId)
+          const row = HashMap.get(deliveryRows.get(t), deliveryId)
           if (Option.isNone(row)) continue
           const delivery = { ...row.value.delivery, status: "pending" as const, next_attempt_at: at }
           return [
             Either.right<void>(undefined),
-            withTenant(state, organisationId, {
-              ...t,
-              deliveries: HashMap.set(t.deliveries, deliveryId, { ...row.value, delivery })
-            })
+            withTenant(
+              state,
+              organisationId,
+              deliveryRows.update(t, (rows) => HashMap.set(rows, deliveryId, { ...row.value, delivery }))
+            )
           ]
         }
         return [Either.right<void>(undefined), state]
@@ -228,13 +252,13 @@ export const make = (store: Store): Context.Tag.Service<typeof Webhooks.WebhookR
         const candidates: Array<{ organisationId: string; row: HookRow; due: Array<DeliveryRow> }> = []
         for (const [organisationId, t] of state.tenants) {
           const dueByHook = new Map<string, Array<DeliveryRow>>()
-          for (const delivery of HashMap.values(t.deliveries)) {
+          for (const delivery of HashMap.values(deliveryRows.get(t))) {
             if (!isDue(delivery, now)) continue
             const due = dueByHook.get(delivery.delivery.hook_id)
             if (due === undefined) dueByHook.set(delivery.delivery.hook_id, [delivery])
             else due.push(delivery)
           }
-          for (const row of HashMap.values(t.hooks)) {
+          for (const row of HashMap.values(hookRows.get(t))) {
             const due = dueByHook.get(row.record.id)
             if (due === undefined || !row.record.active) continue
             if (row.leaseUntil !== null && row.leaseUntil > now) continue
@@ -249,10 +273,11 @@ export const make = (store: Store): Context.Tag.Service<typeof Webhooks.WebhookR
         const claimed = candidates.slice(0, input.hooks)
         let next = state
         for (const { organisationId, row } of claimed) {
-          next = updateTenant(next, organisationId, (t) => ({
-            ...t,
-            hooks: HashMap.set(t.hooks, row.record.id, { ...row, leaseUntil, leaseToken: input.token })
-          }))
+          next = updateTenant(next, organisationId, (t) =>
+            hookRows.update(t, (rows) =>
+              HashMap.set(rows, row.record.id, { ...row, leaseUntil, leaseToken: input.token })
+            )
+          )
         }
         const claims = claimed.map(
           ({ row, due }): Webhooks.Claim => ({
@@ -272,7 +297,7 @@ export const make = (store: Store): Context.Tag.Service<typeof Webhooks.WebhookR
       Effect.flatMap(copy(input), (record) =>
         write(store, (state) => {
           const t = tenant(state, record.organisationId)
-          const row = HashMap.get(t.hooks, record.hookId)
+          const row = HashMap.get(hookRows.get(t), record.hookId)
           // Deleted meanwhile: its deliveries went with it.
           if (Option.isNone(row)) return [Either.right(Option.none()), state]
           const hook: Webhooks.HookRecord = {
@@ -285,7 +310,7 @@ export const make = (store: Store): Context.Tag.Service<typeof Webhooks.WebhookR
               : { active: false, disabled_reason: record.disable, updated_at: record.at })
           }
           const deliveries = HashMap.modify(
-            record.disable === null ? t.deliveries : failPending(t.deliveries, record.hookId),
+            record.disable === null ? deliveryRows.get(t) : failPending(deliveryRows.get(t), record.hookId),
             record.deliveryId,
             (delivery) => ({
               ...delivery,
@@ -300,11 +325,14 @@ export const make = (store: Store): Context.Tag.Service<typeof Webhooks.WebhookR
           )
           return [
             Either.right(Option.some(copyOut(hook))),
-            withTenant(state, record.organisationId, {
-              ...t,
-              hooks: HashMap.set(t.hooks, record.hookId, { ...row.value, record: hook }),
-              deliveries
-            })
+            withTenant(
+              state,
+              record.organisationId,
+              deliveryRows.set(
+                hookRows.update(t, (rows) => HashMap.set(rows, record.hookId, { ...row.value, record: hook })),
+                deliveries
+              )
+            )
           ]
         })
       ),
@@ -315,10 +343,11 @@ export const make = (store: Store): Context.Tag.Service<typeof Webhooks.WebhookR
         let purged = 0
         let next = state
         for (const [organisationId, t] of state.tenants) {
-          const kept = HashMap.filter(t.deliveries, (row) => instant(row.delivery.created_at) >= cutoff)
-          if (HashMap.size(kept) === HashMap.size(t.deliveries)) continue
-          purged += HashMap.size(t.deliveries) - HashMap.size(kept)
-          next = withTenant(next, organisationId, { ...t, deliveries: kept })
+          const rows = deliveryRows.get(t)
+          const kept = HashMap.filter(rows, (row) => instant(row.delivery.created_at) >= cutoff)
+          if (HashMap.size(kept) === HashMap.size(rows)) continue
+          purged += HashMap.size(rows) - HashMap.size(kept)
+          next = withTenant(next, organisationId, deliveryRows.set(t, kept))
         }
         return [Either.right(purged), next]
       }),
@@ -326,15 +355,18 @@ export const make = (store: Store): Context.Tag.Service<typeof Webhooks.WebhookR
     release: (hookId, token) =>
       write(store, (state) => {
         for (const [organisationId, t] of state.tenants) {
-          const row = HashMap.get(t.hooks, hookId)
+          const row = HashMap.get(hookRows.get(t), hookId)
           if (Option.isNone(row)) continue
           if (row.value.leaseToken !== token) return [Either.right<void>(undefined), state]
           return [
             Either.right<void>(undefined),
-            withTenant(state, organisationId, {
-              ...t,
-              hooks: HashMap.set(t.hooks, hookId, { ...row.value, leaseUntil: null, leaseToken: null })
-            })
+            withTenant(
+              state,
+              organisationId,
+              hookRows.update(t, (rows) =>
+                HashMap.set(rows, hookId, { ...row.value, leaseUntil: null, leaseToken: null })
+              )
+            )
           ]
         }
         return [Either.right<void>(undefined), state]

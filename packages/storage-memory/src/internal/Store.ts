@@ -2,35 +2,7 @@
  * The whole database as one immutable value in one `Ref`, and the unit-of-work machinery every
  * port shares. Each port call is one `Ref.modify`; units of work are serialised by a FIFO lock.
  */
-import type {
-  Access,
-  Bookings,
-  Calls,
-  Companies,
-  Contacts,
-  Deals,
-  Events,
-  Forms,
-  Idempotency,
-  Inventory,
-  Invoicing,
-  Leads,
-  LinkPages,
-  Mail,
-  Notes,
-  Orders,
-  PurchaseOrders,
-  Quotes,
-  Records,
-  Returns,
-  Settings,
-  Sites,
-  Surveys,
-  Tasks,
-  Tickets,
-  Visits,
-  Webhooks
-} from "@crm/core"
+import type { Access, Idempotency, Settings } from "@crm/core"
 import { Errors } from "@crm/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -38,8 +10,7 @@ import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
-import * as Order from "effect/Order"
-import * as RedBlackTree from "effect/RedBlackTree"
+import type * as RedBlackTree from "effect/RedBlackTree"
 import * as Ref from "effect/Ref"
 import * as FifoLock from "./FifoLock.js"
 
@@ -53,71 +24,42 @@ export interface Row<A> {
   readonly archivedAt: string | null
 }
 
-/** Everything one organisation owns, so isolation is structural rather than a filter. */
+/**
+ * Everything one organisation owns, so isolation is structural rather than a filter: each slot's
+ * value at the slot's index. Read and written only through a `Slot`.
+ */
 export interface Tenant {
-  readonly contacts: HashMap.HashMap<string, Row<Contacts.Contact>>
-  /** Live holder of each address: the uniqueness rule, checked in O(1). */
-  readonly contactEmails: HashMap.HashMap<string, string>
-  readonly companies: HashMap.HashMap<string, Row<Companies.Company>>
-  readonly deals: HashMap.HashMap<string, Row<Deals.Deal>>
-  /** Each deal's stage visits, in the order they were recorded. */
-  readonly dealVisits: HashMap.HashMap<string, ReadonlyArray<Deals.StageVisit>>
-  readonly tasks: HashMap.HashMap<string, Row<Tasks.Task>>
-  readonly quotes: HashMap.HashMap<string, Row<Quotes.Quote>>
-  /** Each quote's frozen revisions, in the order they were recorded. */
-  readonly quoteRevisions: HashMap.HashMap<string, ReadonlyArray<Quotes.QuoteRevision>>
-  readonly invoices: HashMap.HashMap<string, Row<Invoicing.Invoice>>
-  /** Each invoice's payments, in the order they were recorded. */
-  readonly payments: HashMap.HashMap<string, ReadonlyArray<Invoicing.Payment>>
-  /** The last number given, per series and year. */
-  readonly numberSequences: HashMap.HashMap<string, number>
-  readonly orders: HashMap.HashMap<string, Row<Orders.Order>>
-  /** The order holding each `external_id`: the uniqueness rule, checked in O(1). */
-  readonly orderExternalIds: HashMap.HashMap<string, string>
-  readonly mail: HashMap.HashMap<string, Mail.MailMessage>
-  readonly events: RedBlackTree.RedBlackTree<bigint, Events.EventEnvelope>
-  readonly records: HashMap.HashMap<string, Row<Records.CustomRecord>>
-  /** Form submissions and page views by id (written once, never changed). */
-  readonly formSubmissions: HashMap.HashMap<string, Forms.Submission>
-  readonly visits: HashMap.HashMap<string, Visits.Visit>
-  /** Provider leads by provider and provider id; null while claimed by the running unit of work. */
-  readonly leads: HashMap.HashMap<string, Leads.LeadReceived | null>
-  readonly hooks: HashMap.HashMap<string, HookRow>
-  /** The webhook outbox: one row per event and matching hook, written by the event log's `append`. */
-  readonly deliveries: HashMap.HashMap<string, DeliveryRow>
-  readonly tickets: HashMap.HashMap<string, Row<Tickets.TicketRecord>>
-  readonly returns: HashMap.HashMap<string, Row<Returns.Return>>
-  readonly purchaseOrders: HashMap.HashMap<string, Row<PurchaseOrders.PurchaseOrder>>
-  readonly surveyResponses: HashMap.HashMap<string, Row<Surveys.SurveyResponse>>
-  readonly calls: HashMap.HashMap<string, Row<Calls.Call>>
-  readonly notes: HashMap.HashMap<string, Notes.Note>
-  /** Products with their stock levels in place (`stock`, each variant's `stock`). */
-  readonly products: HashMap.HashMap<string, Row<Inventory.Product>>
-  /** The product holding each SKU: the uniqueness rule, checked in O(1). */
-  readonly productSkus: HashMap.HashMap<string, string>
-  /** Each product's stock ledger, in the order the movements were recorded. */
-  readonly stockMovements: HashMap.HashMap<string, ReadonlyArray<Inventory.StockMovement>>
-  readonly sites: HashMap.HashMap<string, Row<Sites.Site>>
-  readonly sitePages: HashMap.HashMap<string, Row<Sites.Page>>
-  readonly sitePosts: HashMap.HashMap<string, Row<Sites.Post>>
-  readonly bookingSeries: HashMap.HashMap<string, Row<Bookings.Series>>
-  readonly bookings: HashMap.HashMap<string, Row<Bookings.Booking>>
-  readonly linkPages: HashMap.HashMap<string, Row<LinkPages.LinkPage>>
-  /** Holder of each unique site value (site domain, page path and post slug per site, link page slug). */
-  readonly siteKeys: HashMap.HashMap<string, string>
+  readonly slots: ReadonlyArray<unknown>
 }
 
-export interface HookRow {
-  readonly record: Webhooks.HookRecord
-  /** The dispatcher's lease (epoch ms) and who holds it. */
-  readonly leaseUntil: number | null
-  readonly leaseToken: string | null
+/**
+ * One repository's part of every tenant (its rows, its indexes), declared beside the repository
+ * that owns it, so that adding a repository does not change the tenant's shape. A slot's value is
+ * immutable and `set` returns a new tenant: the state stays one value, and a unit of work's snapshot
+ * still captures every slot.
+ */
+export interface Slot<A> {
+  readonly get: (t: Tenant) => A
+  readonly set: (t: Tenant, value: A) => Tenant
+  readonly update: (t: Tenant, f: (value: A) => A) => Tenant
 }
 
-export interface DeliveryRow {
-  readonly delivery: Omit<Webhooks.Delivery, "attempts">
-  readonly body: string
-  readonly attempts: ReadonlyArray<Webhooks.DeliveryAttempt>
+let slotsDeclared = 0
+
+/**
+ * A new slot, whose value in a tenant that never set it is `empty`. Declare it once, at module
+ * level: each call takes another index for the life of the process.
+ */
+export const slot = <A extends NonNullable<unknown>>(empty: A): Slot<A> => {
+  const index = slotsDeclared++
+  // An index past the end, or a hole, is a slot this tenant never set.
+  const get = (t: Tenant): A => (t.slots[index] ?? empty) as A
+  const set = (t: Tenant, value: A): Tenant => {
+    const slots = t.slots.slice()
+    slots[index] = value
+    return { slots }
+  }
+  return { get, set, update: (t, f) => set(t, f(get(t))) }
 }
 
 export interface State {
@@ -153,45 +95,7 @@ export interface Store {
   readonly currentUnit: FiberRef.FiberRef<Unit | undefined>
 }
 
-export const emptyTenant: Tenant = {
-  contacts: HashMap.empty(),
-  contactEmails: HashMap.empty(),
-  companies: HashMap.empty(),
-  deals: HashMap.empty(),
-  dealVisits: HashMap.empty(),
-  tasks: HashMap.empty(),
-  quotes: HashMap.empty(),
-  quoteRevisions: HashMap.empty(),
-  invoices: HashMap.empty(),
-  payments: HashMap.empty(),
-  numberSequences: HashMap.empty(),
-  orders: HashMap.empty(),
-  orderExternalIds: HashMap.empty(),
-  mail: HashMap.empty(),
-  events: RedBlackTree.empty<bigint, Events.EventEnvelope>(Order.bigint),
-  records: HashMap.empty(),
-  formSubmissions: HashMap.empty(),
-  visits: HashMap.empty(),
-  leads: HashMap.empty(),
-  hooks: HashMap.empty(),
-  deliveries: HashMap.empty(),
-  tickets: HashMap.empty(),
-  returns: HashMap.empty(),
-  purchaseOrders: HashMap.empty(),
-  surveyResponses: HashMap.empty(),
-  calls: HashMap.empty(),
-  notes: HashMap.empty(),
-  products: HashMap.empty(),
-  productSkus: HashMap.empty(),
-  stockMovements: HashMap.empty(),
-  sites: HashMap.empty(),
-  sitePages: HashMap.empty(),
-  sitePosts: HashMap.empty(),
-  bookingSeries: HashMap.empty(),
-  bookings: HashMap.empty(),
-  linkPages: HashMap.empty(),
-  siteKeys: HashMap.empty()
-}
+const emptyTenant: Tenant = { slots: [] }
 
 const emptyState: State = {
   organisations: HashMap.empty(),

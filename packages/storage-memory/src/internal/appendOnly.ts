@@ -7,19 +7,29 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
-import { copy, copyOut, instant, read, type Store, type Tenant, tenant, withTenant, write } from "./Store.js"
+import {
+  copy,
+  copyOut,
+  instant,
+  read,
+  type Slot,
+  type Store,
+  slot,
+  type Tenant,
+  tenant,
+  withTenant,
+  write
+} from "./Store.js"
 
-type TableOf<A> = {
-  [K in keyof Tenant]: Tenant[K] extends HashMap.HashMap<string, A> ? K : never
-}[keyof Tenant]
+/** A new table of rows by id; declare it at module level, beside the repository that owns it (see `slot`). */
+export const table = <A>(): Slot<HashMap.HashMap<string, A>> => slot(HashMap.empty<string, A>())
 
 export const make = <A extends { readonly id: string; readonly created_at: string }>(
   store: Store,
-  table: TableOf<A>,
+  table: Slot<HashMap.HashMap<string, A>>,
   noun: string
 ) => {
-  // TypeScript cannot narrow `Tenant[TableOf<A>]` for a generic `A`: the one cast lives here.
-  const rowsOf = (t: Tenant) => t[table] as unknown as HashMap.HashMap<string, A>
+  const rowsOf = table.get
   const matching = (t: Tenant, keep: (row: A) => boolean): Array<A> => {
     const rows: Array<A> = []
     for (const row of HashMap.values(rowsOf(t))) if (keep(row)) rows.push(row)
@@ -34,7 +44,7 @@ export const make = <A extends { readonly id: string; readonly created_at: strin
             return [Either.left(new Errors.StorageError({ message: `duplicate ${noun} id ${row.id}` })), state]
           return [
             Either.right(undefined),
-            withTenant(state, organisationId, { ...t, [table]: HashMap.set(rowsOf(t), row.id, row) })
+            withTenant(state, organisationId, table.set(t, HashMap.set(rowsOf(t), row.id, row)))
           ]
         })
       ),

@@ -16,8 +16,10 @@ import {
   newestFirst,
   type Row,
   read,
+  type Slot,
   type State,
   type Store,
+  slot,
   type Tenant,
   tenant,
   withTenant,
@@ -30,10 +32,11 @@ export interface LiveRecord {
   readonly updated_at: string
 }
 
-/** The tenant field that holds the rows of `A`. */
-export type TableOf<A> = {
-  [K in keyof Tenant]: Tenant[K] extends HashMap.HashMap<string, Row<A>> ? K : never
-}[keyof Tenant]
+/** The slot that holds the rows of `A`, by id. */
+export type Table<A> = Slot<HashMap.HashMap<string, Row<A>>>
+
+/** A new table; declare it at module level, beside the repository that owns it (see `Store.slot`). */
+export const table = <A>(): Table<A> => slot(HashMap.empty<string, Row<A>>())
 
 export interface LiveFilter {
   readonly updatedSince?: string
@@ -41,7 +44,7 @@ export interface LiveFilter {
 }
 
 export interface LiveTable<A, E> {
-  readonly table: TableOf<A>
+  readonly table: Table<A>
   /** Named in the error for an id that is already taken, e.g. `contact`. */
   readonly noun: string
   /** The fields `q` looks into; none for a resource without text search. */
@@ -65,9 +68,7 @@ const oldestChangeFirst = (a: LiveRecord, b: LiveRecord): number => {
 const keyed = (key: Wire.PageKey): LiveRecord => ({ id: key.id, created_at: key.at, updated_at: key.at })
 
 export const make = <A extends LiveRecord, E = never>(store: Store, spec: LiveTable<A, E>) => {
-  // TypeScript cannot narrow `Tenant[TableOf<A>]` for a generic `A`: the one cast lives here.
-  const rowsOf = (t: Tenant) => t[spec.table] as unknown as HashMap.HashMap<string, Row<A>>
-  const withRows = (t: Tenant, rows: HashMap.HashMap<string, Row<A>>): Tenant => ({ ...t, [spec.table]: rows })
+  const { get: rowsOf, set: withRows } = spec.table
   const liveRow = (t: Tenant, id: string) =>
     HashMap.get(rowsOf(t), id).pipe(Option.filter((row) => row.archivedAt === null))
   const onWrite = spec.onWrite ?? ((t: Tenant) => Either.right(t))
