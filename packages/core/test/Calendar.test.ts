@@ -8,6 +8,38 @@ import * as Calendar from "../src/internal/dates.js"
 
 const { addDays, dateIn, startOfDay } = Calendar
 
+/**
+ * The calendar as it was written before it stood on effect/DateTime: the local date formatted by
+ * Intl, and a day's start found by a binary search over the seconds in which it may fall.
+ */
+const reference = (() => {
+  const formatters = new Map<string, Intl.DateTimeFormat>()
+  const dateIn = (timeZone: string, epochMs: number): string => {
+    let formatter = formatters.get(timeZone)
+    if (formatter === undefined) {
+      formatter = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" })
+      formatters.set(timeZone, formatter)
+    }
+    return formatter.format(epochMs)
+  }
+  const startOfDay = (timeZone: string, date: string): number => {
+    const midnightUtc = Date.parse(`${date}T00:00:00.000Z`)
+    let low = (midnightUtc - 15 * 3_600_000) / 1000
+    let high = (midnightUtc + 13 * 3_600_000) / 1000
+    while (low < high) {
+      const middle = Math.floor((low + high) / 2)
+      if (dateIn(timeZone, middle * 1000) < date) low = middle + 1
+      else high = middle
+    }
+    return low * 1000
+  }
+  return { dateIn, startOfDay }
+})()
+
+/** Every zone this runtime knows: their daylight-saving rules differ in date, hour and direction. */
+const ALL_ZONES = Intl.supportedValuesOf("timeZone")
+const instant = fc.integer({ min: Date.UTC(1970, 0, 1), max: Date.UTC(2100, 0, 1) })
+
 const ZONES = [
   "UTC",
   "Europe/Prague",
@@ -49,5 +81,40 @@ describe("calendar", () => {
       ),
       { numRuns: 2000 }
     )
+  })
+
+  it("dates an instant as the Intl calendar does, in every zone", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...ALL_ZONES), instant, (zone, at) => {
+        expect(dateIn(zone, at)).toBe(reference.dateIn(zone, at))
+      }),
+      { numRuns: 1500 }
+    )
+  })
+
+  it("starts a day where the search over Intl's dates starts it, in every zone and across daylight-saving changes", () => {
+    // Days around an instant: the day it falls in and its neighbours, so that a change on either side is met.
+    fc.assert(
+      fc.property(fc.constantFrom(...ALL_ZONES), instant, fc.integer({ min: -1, max: 1 }), (zone, at, shift) => {
+        const date = addDays(reference.dateIn(zone, at), shift)
+        expect(startOfDay(zone, date)).toBe(reference.startOfDay(zone, date))
+      }),
+      { numRuns: 1500 }
+    )
+  })
+
+  it("starts the days of every daylight-saving change of the zones ZONES names as the search does", () => {
+    // A change is where the offset at the start of a day differs from the one at its end.
+    const checked = ZONES.flatMap((zone) =>
+      Array.from({ length: 365 * 2 }, (_, day) => addDays("2025-01-01", day)).filter((date) => {
+        const start = reference.startOfDay(zone, date)
+        const next = reference.startOfDay(zone, addDays(date, 1))
+        if (next - start === 86_400_000) return false
+        expect(startOfDay(zone, date), `${zone} ${date}`).toBe(start)
+        expect(startOfDay(zone, addDays(date, 1)), `${zone} ${addDays(date, 1)}`).toBe(next)
+        return true
+      })
+    )
+    expect(checked.length).toBeGreaterThan(10)
   })
 })
