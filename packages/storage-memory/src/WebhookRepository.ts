@@ -65,7 +65,7 @@ const updateTenant = (state: State, organisationId: string, f: (t: Tenant) => Te
 const keyIsLive = (state: State, keyId: string): boolean =>
   Option.exists(HashMap.get(state.keys, keyId), (key) => key.revoked_at === null)
 
-/** The outbox rows `append` adds for freshly appended events: one per active hook subscribed to the event. */
+/** The outbox rows `append` adds for freshly appended events: one per hook `Webhooks.receives` selects. */
 export const deliveriesFor = (
   state: State,
   t: Tenant,
@@ -75,8 +75,7 @@ export const deliveriesFor = (
   for (const envelope of events) {
     const body = JSON.stringify(envelope)
     for (const hook of HashMap.values(hookRows.get(t))) {
-      if (!hook.record.active || !hook.record.events.includes(envelope.event)) continue
-      if (!keyIsLive(state, hook.record.key_id)) continue
+      if (!Webhooks.receives(hook.record, keyIsLive(state, hook.record.key_id), envelope.event)) continue
       const id = crypto.randomUUID()
       deliveries = HashMap.set(deliveries, id, {
         delivery: {

@@ -50,8 +50,10 @@ export const make = (
         : `CROSS JOIN (SELECT ${organisationLock("$4")}) AS held`
 
     // One statement, atomic on its own (so outside a unit of work it needs no transaction), writes
-    // the events and the webhook outbox: a delivery per active hook of a live key subscribed to the
-    // event, carrying the envelope serialised once, here (every attempt sends these very bytes).
+    // the events and the webhook outbox: a delivery per hook the core's outbox rule selects
+    // (`Webhooks.receives`: active, of a live key, subscribed to the event; said here in the joins,
+    // so the rule costs no statement of its own, and the webhook storage contract holds this to it),
+    // carrying the envelope serialised once, here (every attempt sends these very bytes).
     // The data travels as text (`json` keeps it as given), so the body is exactly
     // JSON.stringify({id, event, data, created_at}), what the memory store writes. The ordinal
     // keeps the ids in the order the events were given. Its text depends only on how many events

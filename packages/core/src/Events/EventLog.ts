@@ -10,8 +10,11 @@ export interface NewEvent {
 }
 
 /**
- * The append-only event history. `append` must be the last write of a unit of work: adapters
- * make ids visible in order per organisation (a poller following the cursor never skips one).
+ * The append-only event history, and the webhook outbox it feeds. `append` must be the last write
+ * of a unit of work: adapters make ids visible in order per organisation (a poller following the
+ * cursor never skips one). In the same atomic write, `append` records the outbox: for each event,
+ * one pending delivery, due at once, per hook of the organisation that `Webhooks.receives` selects
+ * (see `Webhooks/Subscription.ts`), carrying `JSON.stringify` of the envelope as polled.
  */
 export class EventLog extends Context.Tag("@crm/core/EventLog")<
   EventLog,

@@ -68,8 +68,7 @@ export interface AttemptRecord {
 
 /**
  * Subscriptions and their outbox. The deliveries themselves are written by the `EventLog`
- * adapter's `append`, in the transaction of the event they carry, one per matching active hook of a
- * live (not revoked) key.
+ * adapter's `append`, in the transaction of the event they carry, one per hook `receives` selects.
  */
 export class WebhookRepository extends Context.Tag("@crm/core/WebhookRepository")<
   WebhookRepository,

@@ -11,6 +11,8 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
+import fc from "fast-check"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
 import { type StoragePorts, seed } from "./StorageContract.js"
 
@@ -168,6 +170,65 @@ export const suite = (
         const [claim] = yield* claimAt(10)
         expect(claim!.hook.id).toBe(matching.id)
         expect(claim!.deliveries.map((delivery) => delivery.body)).toEqual(polled.map((event) => JSON.stringify(event)))
+      })
+    )
+
+    test(
+      "append records a delivery for exactly the hooks the outbox rule, Webhooks.receives, selects",
+      Effect.gen(function* () {
+        const { a } = yield* seed
+        const repo = yield* Webhooks.WebhookRepository
+        const log = yield* Events.EventLog
+        const access = yield* Access.AccessRepository
+        const run = Runtime.runPromise(yield* Effect.runtime<StoragePorts>())
+        const names = ["contact.created", "deal.won", "task.created"] as const
+        const subscriptions = fc.array(
+          fc.record({
+            active: fc.boolean(),
+            events: fc.uniqueArray(fc.constantFrom(...names), { minLength: 1 }),
+            keyLive: fc.boolean()
+          }),
+          { minLength: 1, maxLength: 4 }
+        )
+        const appended = fc.array(fc.constantFrom(...names), { minLength: 1, maxLength: 4 })
+        // Every run appends to the same organisation: its new events are those after the cursor.
+        let cursor = 0n
+        const check = (
+          wanted: ReadonlyArray<{ active: boolean; events: Array<Events.EventName>; keyLive: boolean }>,
+          events: ReadonlyArray<Events.EventName>
+        ) =>
+          Effect.gen(function* () {
+            const hooks = yield* Effect.forEach(wanted, ({ keyLive, ...subscription }) =>
+              Effect.gen(function* () {
+                const owner = yield* newKey(a.id)
+                const hook = hookFor(owner, subscription)
+                yield* repo.insert(hook, 20)
+                if (!keyLive) yield* access.revokeKey(owner.keyId, at(2))
+                return { owner, hook, keyLive }
+              })
+            )
+            yield* log.append(
+              a.id,
+              events.map((event, n) => ({ event, data: { n } })),
+              at(5)
+            )
+            const fresh = yield* log.after(a.id, { since: cursor, event: undefined, limit: 100 })
+            expect(fresh).toHaveLength(events.length)
+            cursor = BigInt(fresh[fresh.length - 1]!.id)
+            for (const { owner, hook, keyLive } of hooks) {
+              const delivered = yield* repo.deliveries(owner, hook.id, page(50))
+              const selected = fresh.filter((envelope) => Webhooks.receives(hook, keyLive, envelope.event))
+              expect(delivered.map((delivery) => delivery.event_id)).toEqual(
+                selected.map((envelope) => envelope.id).reverse()
+              )
+            }
+          })
+        yield* Effect.promise(() =>
+          fc.assert(
+            fc.asyncProperty(subscriptions, appended, (wanted, events) => run(check(wanted, events))),
+            { numRuns: 15 }
+          )
+        )
       })
     )
 
