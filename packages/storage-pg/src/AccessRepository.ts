@@ -82,7 +82,6 @@ export const makeWith = (
           o.test_mode AS organisation_test_mode, o.clock_frozen_at AS organisation_clock_frozen_at
         FROM api_keys k JOIN organisations o ON o.id = k.organisation_id
         WHERE k.hash = ${hash}`.pipe(
-        orStorageError("AccessRepository.findKeyByHash"),
         Effect.flatMap((rows) => {
           if (rows.length === 0) return Effect.succeedNone
           const row = rows[0]
@@ -93,7 +92,9 @@ export const makeWith = (
             test_mode: row.organisation_test_mode,
             clock_frozen_at: row.organisation_clock_frozen_at
           }).pipe(Effect.map((organisation) => Option.some({ key: toApiKey(row), organisation })))
-        })
+        }),
+        // Last, so that a key whose stored scopes `toApiKey` refuses fails the lookup too.
+        orStorageError("AccessRepository.findKeyByHash")
       )
 
     // In process too, at once: this process's next request may come before its own NOTIFY does.

@@ -1,7 +1,9 @@
 import { Errors } from "@crm/core"
 import { type SqlError, SqlErrorTypeId } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
+import { StoredValueRefused } from "./storedValues.js"
 
 export const isSqlError = (error: unknown): error is SqlError => Predicate.hasProperty(error, SqlErrorTypeId)
 
@@ -75,12 +77,18 @@ export const toStorageError =
       : new Errors.StorageError({ message, cause })
   }
 
-/** The one place where `SqlError` stops: every port method ends with this. Other errors pass through. */
+/**
+ * The one place where `SqlError` stops: every port method ends with this. A row a reader refused
+ * (`StoredValueRefused`, thrown while mapping rows) stops here too, as a failure of the operation
+ * that read it rather than a defect. Other errors pass through.
+ */
 export const orStorageError =
   (operation: string) =>
   <A, E, R>(self: Effect.Effect<A, E | SqlError, R>): Effect.Effect<A, Exclude<E, SqlError> | Errors.StorageError, R> =>
-    Effect.catchIf(self, isSqlError, (error) => Effect.fail(toStorageError(operation)(error))) as Effect.Effect<
-      A,
-      Exclude<E, SqlError> | Errors.StorageError,
-      R
-    >
+    Effect.catchIf(self, isSqlError, (error) => Effect.fail(toStorageError(operation)(error))).pipe(
+      Effect.catchSomeDefect((defect) =>
+        defect instanceof StoredValueRefused
+          ? Option.some(Effect.fail(toStorageError(operation)(defect)))
+          : Option.none()
+      )
+    ) as Effect.Effect<A, Exclude<E, SqlError> | Errors.StorageError, R>

@@ -1,6 +1,7 @@
 /** Product and stock-movement rows as the drivers return them, and their domain records. */
 import { Inventory } from "@crm/core"
 import { iso, jsonValue } from "./rows.js"
+import { exactNumber, jsonOf, literalOf } from "./storedValues.js"
 
 type Timestamp = Date | string
 type Numeric = string | number
@@ -25,6 +26,10 @@ export interface ProductRow {
   readonly updated_at: Timestamp
 }
 
+const productKind = literalOf("kind", Inventory.ProductKind)
+const productOptions = jsonOf("options", Inventory.Product.shape.options)
+const productVariants = jsonOf("variants", Inventory.Product.shape.variants)
+
 export const toProduct = (row: ProductRow): Inventory.Product =>
   Inventory.ProductRules.withLevels(
     {
@@ -32,16 +37,16 @@ export const toProduct = (row: ProductRow): Inventory.Product =>
       sku: row.sku,
       name: row.name,
       unit: row.unit,
-      unit_price: Number(row.unit_price),
+      unit_price: exactNumber("unit_price", row.unit_price),
       currency: row.currency,
-      vat_rate: Number(row.vat_rate),
+      vat_rate: exactNumber("vat_rate", row.vat_rate),
       active: row.active,
-      kind: row.kind as Inventory.ProductKind,
+      kind: productKind(row.kind),
       category: row.category,
       low_stock_threshold: row.low_stock_threshold === null ? null : Number(row.low_stock_threshold),
       stock: null,
-      options: jsonValue<Inventory.Product["options"]>(row.options),
-      variants: jsonValue<Inventory.Product["variants"]>(row.variants),
+      options: productOptions(row.options),
+      variants: productVariants(row.variants),
       created_at: iso(row.created_at),
       updated_at: iso(row.updated_at)
     },
@@ -63,11 +68,13 @@ export interface StockMovementRow {
   readonly created_at: Timestamp
 }
 
+const movementKind = literalOf("kind", Inventory.MovementKind)
+
 export const toStockMovement = (row: StockMovementRow): Inventory.StockMovement => ({
   id: row.id,
   product_id: row.product_id,
   variant_id: row.variant_id,
-  kind: row.kind as Inventory.MovementKind,
+  kind: movementKind(row.kind),
   quantity: Number(row.quantity),
   level: row.level === null ? null : Number(row.level),
   key_id: row.key_id,

@@ -1,6 +1,6 @@
 /** Rows of custom records and form counts, and their domain records. */
 import type { Forms, Records } from "@crm/core"
-import { iso, jsonValue } from "./rows.js"
+import { customOf, iso } from "./rows.js"
 
 type Timestamp = Date | string
 
@@ -24,7 +24,7 @@ export const toCustomRecord = (row: CustomRecordRow): Records.CustomRecord => ({
   type_key: row.type_key,
   title: row.title,
   owner_id: row.owner_id,
-  custom: jsonValue<Record<string, unknown> | null>(row.custom) ?? {},
+  custom: customOf(row.custom),
   contact_id: row.contact_id,
   company_id: row.company_id,
   deal_id: row.deal_id,

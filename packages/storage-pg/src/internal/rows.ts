@@ -3,10 +3,25 @@
  * (`types.ts`: int8 and numeric as strings, json parsed, timestamptz as ISO 8601 text), but the
  * readers below accept either form so that a driver default changing cannot silently corrupt a record.
  */
-import type { Access, Companies, Contacts, Deals, Idempotency, Invoicing, Mail, Orders, Quotes, Tasks } from "@crm/core"
-import { type Errors, Events, Settings } from "@crm/core"
+import type { Companies, Idempotency } from "@crm/core"
+import {
+  Access,
+  Contacts,
+  Deals,
+  type Errors,
+  Events,
+  Invoicing,
+  Mail,
+  Orders,
+  Pricing,
+  Quotes,
+  Settings,
+  Tasks,
+  Wire
+} from "@crm/core"
 import * as Effect from "effect/Effect"
 import { toStorageError } from "./errors.js"
+import { exactNumber, exactNumberOrNull, jsonOf, literalOf, literalOrNullOf } from "./storedValues.js"
 
 type Timestamp = Date | string
 
@@ -38,12 +53,11 @@ export const decimal = (value: string | number | bigint): string => String(value
 
 export const count = (value: string | number | bigint): number => Number(value)
 
-/** numeric arrives as a decimal string; money fits a double (the wire carries it as a JSON number anyway). */
 type Numeric = string | number
 
-const money = (value: Numeric): number => Number(value)
+const custom = jsonOf("custom", Wire.Custom)
 
-const customOf = (value: unknown): Record<string, unknown> => jsonValue<Record<string, unknown> | null>(value) ?? {}
+export const customOf = (value: unknown): Record<string, unknown> => (value === null ? {} : custom(value))
 
 export interface OrganisationRow {
   readonly id: string
@@ -79,13 +93,15 @@ export interface ApiKeyRow {
   readonly owner_id: string | null
 }
 
+const scope = literalOf("scopes", Access.Scope)
+
 export const toApiKey = (row: ApiKeyRow): Access.ApiKeyRecord => ({
   id: row.id,
   organisation_id: row.organisation_id,
   name: row.name,
   hash: row.hash,
-  // Scopes are written only from the validated enum; the column is plain text[].
-  scopes: row.scopes as ReadonlyArray<Access.Scope>,
+  // The column is plain text[]: a scope the core no longer knows must not grant anything.
+  scopes: row.scopes.map(scope),
   expires_at: isoOrNull(row.expires_at),
   allowed_ips: row.allowed_ips,
   revoked_at: isoOrNull(row.revoked_at),
@@ -137,6 +153,8 @@ export interface ContactRow {
   readonly updated_at: Timestamp
 }
 
+const contactStatus = literalOf("status", Contacts.Contact.shape.status)
+
 export const toContact = (row: ContactRow): Contacts.Contact => ({
   id: row.id,
   first_name: row.first_name,
@@ -144,7 +162,7 @@ export const toContact = (row: ContactRow): Contacts.Contact => ({
   email: row.email,
   phone: row.phone,
   company_id: row.company_id,
-  status: row.status as Contacts.Contact["status"],
+  status: contactStatus(row.status),
   source: row.source,
   custom: customOf(row.custom),
   created_at: iso(row.created_at),
@@ -197,14 +215,16 @@ export interface DealRow {
   readonly updated_at: Timestamp
 }
 
+const dealStatusKind = literalOf("status_kind", Deals.Deal.shape.status_kind)
+
 export const toDeal = (row: DealRow): Deals.Deal => ({
   id: row.id,
   title: row.title,
-  value: row.value === null ? null : money(row.value),
+  value: exactNumberOrNull("value", row.value),
   currency: row.currency,
   pipeline_id: row.pipeline_id,
   status_id: row.status_id,
-  status_kind: row.status_kind as Deals.Deal["status_kind"],
+  status_kind: dealStatusKind(row.status_kind),
   contact_id: row.contact_id,
   company_id: row.company_id,
   owner_id: row.owner_id,
@@ -227,12 +247,14 @@ export interface StageVisitRow {
   readonly key_id: string | null
 }
 
+const visitStatusKind = literalOf("status_kind", Deals.StageVisit.shape.status_kind)
+
 export const toStageVisit = (row: StageVisitRow): Deals.StageVisit => ({
   deal_id: row.deal_id,
   pipeline_id: row.pipeline_id,
   from_status_id: row.from_status_id,
   status_id: row.status_id,
-  status_kind: row.status_kind as Deals.StageVisit["status_kind"],
+  status_kind: visitStatusKind(row.status_kind),
   entered_at: iso(row.entered_at),
   left_at: isoOrNull(row.left_at),
   key_id: row.key_id
@@ -254,16 +276,19 @@ export interface TaskRow {
   readonly updated_at: Timestamp
 }
 
+const taskPriority = literalOf("priority", Tasks.Task.shape.priority)
+const taskEntityType = literalOrNullOf("entity_type", Tasks.Task.shape.entity_type.unwrap())
+
 export const toTask = (row: TaskRow): Tasks.Task => ({
   id: row.id,
   title: row.title,
   type: row.type,
-  priority: row.priority as Tasks.Task["priority"],
+  priority: taskPriority(row.priority),
   due_at: isoOrNull(row.due_at),
   done: row.done,
   completed_at: isoOrNull(row.completed_at),
   assignee_id: row.assignee_id,
-  entity_type: row.entity_type as Tasks.Task["entity_type"],
+  entity_type: taskEntityType(row.entity_type),
   entity_id: row.entity_id,
   description: row.description,
   created_at: iso(row.created_at),
@@ -279,12 +304,14 @@ interface DocumentAmountsRow {
   readonly vat_summary: unknown
 }
 
+const vatSummary = jsonOf("vat_summary", Pricing.DocumentAmounts.vat_summary)
+
+/** Beside each document's own lines (`items`), which differ between orders and the others. */
 const documentAmounts = (row: DocumentAmountsRow) => ({
-  items: jsonValue<Quotes.Quote["items"]>(row.items),
-  subtotal: money(row.subtotal),
-  vat_total: money(row.vat_total),
-  total: money(row.total),
-  vat_summary: jsonValue<Quotes.Quote["vat_summary"]>(row.vat_summary)
+  subtotal: exactNumber("subtotal", row.subtotal),
+  vat_total: exactNumber("vat_total", row.vat_total),
+  total: exactNumber("total", row.total),
+  vat_summary: vatSummary(row.vat_summary)
 })
 
 export interface QuoteRow extends DocumentAmountsRow {
@@ -304,14 +331,18 @@ export interface QuoteRow extends DocumentAmountsRow {
   readonly updated_at: Timestamp
 }
 
+const quoteStatus = literalOf("status", Quotes.Quote.shape.status)
+const quoteLines = jsonOf("items", Quotes.Quote.shape.items)
+
 export const toQuote = (row: QuoteRow): Quotes.Quote => ({
   id: row.id,
   number: row.number,
-  status: row.status as Quotes.Quote["status"],
+  status: quoteStatus(row.status),
   revision: Number(row.revision),
   currency: row.currency,
   contact_id: row.contact_id,
   company_id: row.company_id,
+  items: quoteLines(row.items),
   ...documentAmounts(row),
   valid_until: row.valid_until,
   vat_reason: row.vat_reason,
@@ -328,11 +359,13 @@ export interface QuoteRevisionRow {
   readonly quote: unknown
 }
 
+const revisedQuote = jsonOf("quote", Quotes.QuoteRevision.shape.quote)
+
 export const toQuoteRevision = (row: QuoteRevisionRow): Quotes.QuoteRevision => ({
   quote_id: row.quote_id,
   revision: Number(row.revision),
   sent_at: iso(row.sent_at),
-  quote: jsonValue<Quotes.Quote>(row.quote)
+  quote: revisedQuote(row.quote)
 })
 
 export interface InvoiceRow extends DocumentAmountsRow {
@@ -361,22 +394,28 @@ export interface InvoiceRow extends DocumentAmountsRow {
   readonly updated_at: Timestamp
 }
 
+const invoiceKind = literalOf("kind", Invoicing.Invoice.shape.kind)
+const invoiceStatus = literalOf("status", Invoicing.Invoice.shape.status)
+const invoiceLines = jsonOf("items", Invoicing.Invoice.shape.items)
+const buyer = jsonOf("buyer", Invoicing.Invoice.shape.buyer)
+
 export const toInvoice = (row: InvoiceRow): Invoicing.Invoice => ({
   id: row.id,
   // A draft has no number at all: the key is left out rather than set to undefined or null.
   ...(row.number === null ? {} : { number: row.number }),
-  kind: row.kind as Invoicing.Invoice["kind"],
-  status: row.status as Invoicing.Invoice["status"],
+  kind: invoiceKind(row.kind),
+  status: invoiceStatus(row.status),
   issue_date: row.issue_date,
   due_date: row.due_date,
   fulfilment_date: row.fulfilment_date,
   currency: row.currency,
-  exchange_rate: row.exchange_rate === null ? null : money(row.exchange_rate),
+  exchange_rate: exactNumberOrNull("exchange_rate", row.exchange_rate),
   contact_id: row.contact_id,
   company_id: row.company_id,
-  buyer: jsonValue<Invoicing.Buyer>(row.buyer),
+  buyer: buyer(row.buyer),
+  items: invoiceLines(row.items),
   ...documentAmounts(row),
-  paid_amount: money(row.paid_amount),
+  paid_amount: exactNumber("paid_amount", row.paid_amount),
   vat_reason: row.vat_reason,
   note: row.note,
   quote_id: row.quote_id,
@@ -402,7 +441,7 @@ export interface PaymentRow {
 export const toPayment = (row: PaymentRow): Invoicing.Payment => ({
   id: row.id,
   invoice_id: row.invoice_id,
-  amount: money(row.amount),
+  amount: exactNumber("amount", row.amount),
   currency: row.currency,
   paid_on: row.paid_on,
   method: row.method,
@@ -440,16 +479,21 @@ export interface OrderRow extends DocumentAmountsRow {
   readonly updated_at: Timestamp
 }
 
+const orderFulfilment = literalOf("fulfilment", Orders.Order.shape.fulfilment)
+const orderPaymentStatus = literalOf("payment_status", Orders.Order.shape.payment_status)
+const orderPaymentMethod = literalOrNullOf("payment_method", Orders.Order.shape.payment_method.unwrap())
+const orderLines = jsonOf("items", Orders.Order.shape.items)
+
 export const toOrder = (row: OrderRow): Orders.Order => ({
   id: row.id,
   order_number: row.order_number,
   external_id: row.external_id,
-  fulfilment: row.fulfilment as Orders.Order["fulfilment"],
-  payment_status: row.payment_status as Orders.Order["payment_status"],
-  payment_method: row.payment_method as Orders.Order["payment_method"],
+  fulfilment: orderFulfilment(row.fulfilment),
+  payment_status: orderPaymentStatus(row.payment_status),
+  payment_method: orderPaymentMethod(row.payment_method),
   currency: row.currency,
+  items: orderLines(row.items),
   ...documentAmounts(row),
-  items: jsonValue<Orders.Order["items"]>(row.items),
   tracking_url: row.tracking_url,
   contact_id: row.contact_id,
   deal_id: row.deal_id,
@@ -471,12 +515,14 @@ export interface MailRow {
   readonly sent_at: Timestamp | null
 }
 
+const mailStatus = literalOf("status", Mail.MailMessage.shape.status)
+
 export const toMailMessage = (row: MailRow): Mail.MailMessage => ({
   id: row.id,
   to: row.recipient,
   subject: row.subject,
   body: row.body,
-  status: row.status as Mail.MailMessage["status"],
+  status: mailStatus(row.status),
   attempts: Number(row.attempts),
   last_error: row.last_error,
   next_attempt_at: isoOrNull(row.next_attempt_at),

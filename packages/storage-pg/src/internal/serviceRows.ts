@@ -1,6 +1,7 @@
 /** Rows of the service tables (tickets, returns, purchase orders, survey answers, calls) and their records. */
-import type { Calls, PurchaseOrders, Returns, Surveys, Tickets } from "@crm/core"
+import { Calls, PurchaseOrders, Returns, Surveys, Tickets } from "@crm/core"
 import { iso, isoOrNull, jsonValue } from "./rows.js"
+import { isPlainObject, jsonOf, literalOf } from "./storedValues.js"
 
 type Timestamp = Date | string
 
@@ -20,14 +21,18 @@ export interface TicketRow {
   readonly updated_at: Timestamp
 }
 
+const ticketStatus = literalOf("status", Tickets.TicketRecord.shape.status)
+const ticketPriority = literalOf("priority", Tickets.TicketRecord.shape.priority)
+const ticketChannel = literalOf("channel", Tickets.TicketRecord.shape.channel)
+
 export const toTicket = (row: TicketRow): Tickets.TicketRecord => ({
   id: row.id,
   number: row.number,
   subject: row.subject,
   description: row.description,
-  status: row.status as Tickets.TicketRecord["status"],
-  priority: row.priority as Tickets.TicketRecord["priority"],
-  channel: row.channel as Tickets.TicketRecord["channel"],
+  status: ticketStatus(row.status),
+  priority: ticketPriority(row.priority),
+  channel: ticketChannel(row.channel),
   contact_id: row.contact_id,
   requester_email: row.requester_email,
   assigned_to: row.assigned_to,
@@ -48,18 +53,23 @@ export interface ReturnRow {
   readonly updated_at: Timestamp
 }
 
+const returnStatus = literalOf("status", Returns.Return.shape.status)
+const returnLines = jsonOf("items", Returns.Return.shape.items)
+
+/** Returns recorded before returns named their order's lines have no line: theirs reads as null. */
+const itemsWithLine = (items: unknown): unknown =>
+  Array.isArray(items)
+    ? items.map((item) => (isPlainObject(item) && item.line === undefined ? { ...item, line: null } : item))
+    : items
+
 export const toReturn = (row: ReturnRow): Returns.Return => ({
   id: row.id,
   number: row.number,
   order_id: row.order_id,
   contact_id: row.contact_id,
-  status: row.status as Returns.Return["status"],
+  status: returnStatus(row.status),
   reason: row.reason,
-  // Returns recorded before returns named their order's lines have no line.
-  items: jsonValue<Array<Omit<Returns.ReturnLine, "line"> & { readonly line?: number }>>(row.items).map((item) => ({
-    ...item,
-    line: item.line ?? null
-  })),
+  items: returnLines(itemsWithLine(jsonValue<unknown>(row.items))),
   created_at: iso(row.created_at),
   updated_at: iso(row.updated_at)
 })
@@ -77,12 +87,15 @@ export interface PurchaseOrderRow {
   readonly updated_at: Timestamp
 }
 
+const purchaseOrderStatus = literalOf("status", PurchaseOrders.PurchaseOrder.shape.status)
+const purchaseOrderLines = jsonOf("items", PurchaseOrders.PurchaseOrder.shape.items)
+
 export const toPurchaseOrder = (row: PurchaseOrderRow): PurchaseOrders.PurchaseOrder => ({
   id: row.id,
   number: row.number,
   supplier: row.supplier,
-  status: row.status as PurchaseOrders.PurchaseOrder["status"],
-  items: jsonValue<PurchaseOrders.PurchaseOrder["items"]>(row.items),
+  status: purchaseOrderStatus(row.status),
+  items: purchaseOrderLines(row.items),
   note: row.note,
   ordered_at: isoOrNull(row.ordered_at),
   received_at: isoOrNull(row.received_at),
@@ -102,10 +115,12 @@ export interface SurveyResponseRow {
   readonly updated_at: Timestamp
 }
 
+const surveyKind = literalOf("kind", Surveys.SurveyResponse.shape.kind)
+
 export const toSurveyResponse = (row: SurveyResponseRow): Surveys.SurveyResponse => ({
   id: row.id,
   survey_id: row.survey_id,
-  kind: row.kind as Surveys.SurveyResponse["kind"],
+  kind: surveyKind(row.kind),
   score: Number(row.score),
   comment: row.comment,
   contact_id: row.contact_id,
@@ -132,12 +147,15 @@ export interface CallRow {
   readonly updated_at: Timestamp
 }
 
+const callDirection = literalOf("direction", Calls.Call.shape.direction)
+const callStatus = literalOf("status", Calls.Call.shape.status)
+
 export const toCall = (row: CallRow): Calls.Call => ({
   id: row.id,
   provider: row.provider,
   external_id: row.external_id,
-  direction: row.direction as Calls.Call["direction"],
-  status: row.status as Calls.Call["status"],
+  direction: callDirection(row.direction),
+  status: callStatus(row.status),
   duration_seconds: Number(row.duration_seconds),
   from_number: row.from_number,
   to_number: row.to_number,

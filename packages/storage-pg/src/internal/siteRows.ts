@@ -1,6 +1,7 @@
 /** Rows of the site, booking and link page tables and their records. */
-import type { Bookings, LinkPages, Sites } from "@crm/core"
-import { iso, isoOrNull, jsonValue } from "./rows.js"
+import { Bookings, LinkPages, Sites } from "@crm/core"
+import { iso, isoOrNull } from "./rows.js"
+import { jsonOf, literalOf } from "./storedValues.js"
 
 type Timestamp = Date | string
 
@@ -12,6 +13,9 @@ export interface SiteRow {
   readonly created_at: Timestamp
   readonly updated_at: Timestamp
 }
+
+/** Pages, posts and link pages share one publication status. */
+const publicationStatus = literalOf("status", Sites.PublicationStatus)
 
 export const toSite = (row: SiteRow): Sites.Site => ({
   id: row.id,
@@ -34,13 +38,15 @@ export interface PageRow {
   readonly updated_at: Timestamp
 }
 
+const pageSections = jsonOf("sections", Sites.Page.shape.sections)
+
 export const toPage = (row: PageRow): Sites.Page => ({
   id: row.id,
   site_id: row.site_id,
   path: row.path,
   title: row.title,
-  status: row.status as Sites.PublicationStatus,
-  sections: jsonValue<Sites.Page["sections"]>(row.sections),
+  status: publicationStatus(row.status),
+  sections: pageSections(row.sections),
   published_at: isoOrNull(row.published_at),
   created_at: iso(row.created_at),
   updated_at: iso(row.updated_at)
@@ -60,6 +66,8 @@ export interface PostRow {
   readonly updated_at: Timestamp
 }
 
+const postTags = jsonOf("tags", Sites.Post.shape.tags)
+
 export const toPost = (row: PostRow): Sites.Post => ({
   id: row.id,
   site_id: row.site_id,
@@ -67,9 +75,9 @@ export const toPost = (row: PostRow): Sites.Post => ({
   title: row.title,
   excerpt: row.excerpt,
   body: row.body,
-  status: row.status as Sites.PublicationStatus,
+  status: publicationStatus(row.status),
   published_at: isoOrNull(row.published_at),
-  tags: jsonValue<Array<string>>(row.tags),
+  tags: postTags(row.tags),
   created_at: iso(row.created_at),
   updated_at: iso(row.updated_at)
 })
@@ -84,12 +92,14 @@ export interface SeriesRow {
   readonly updated_at: Timestamp
 }
 
+const seriesQuestions = jsonOf("questions", Bookings.Series.shape.questions)
+
 export const toSeries = (row: SeriesRow): Bookings.Series => ({
   id: row.id,
   name: row.name,
   duration_minutes: Number(row.duration_minutes),
   location: row.location,
-  questions: jsonValue<Bookings.Series["questions"]>(row.questions),
+  questions: seriesQuestions(row.questions),
   created_at: iso(row.created_at),
   updated_at: iso(row.updated_at)
 })
@@ -109,6 +119,9 @@ export interface BookingRow {
   readonly updated_at: Timestamp
 }
 
+const bookingStatus = literalOf("status", Bookings.Booking.shape.status)
+const bookingAnswers = jsonOf("answers", Bookings.Booking.shape.answers)
+
 export const toBooking = (row: BookingRow): Bookings.Booking => ({
   id: row.id,
   series_id: row.series_id,
@@ -118,8 +131,8 @@ export const toBooking = (row: BookingRow): Bookings.Booking => ({
   email: row.email,
   starts_at: iso(row.starts_at),
   ends_at: iso(row.ends_at),
-  status: row.status as Bookings.Booking["status"],
-  answers: jsonValue<Bookings.Booking["answers"]>(row.answers),
+  status: bookingStatus(row.status),
+  answers: bookingAnswers(row.answers),
   created_at: iso(row.created_at),
   updated_at: iso(row.updated_at)
 })
@@ -135,13 +148,15 @@ export interface LinkPageRow {
   readonly updated_at: Timestamp
 }
 
+const linkPageLinks = jsonOf("links", LinkPages.LinkPage.shape.links)
+
 export const toLinkPage = (row: LinkPageRow): LinkPages.LinkPage => ({
   id: row.id,
   slug: row.slug,
   title: row.title,
   description: row.description,
-  links: jsonValue<LinkPages.LinkPage["links"]>(row.links),
-  status: row.status as Sites.PublicationStatus,
+  links: linkPageLinks(row.links),
+  status: publicationStatus(row.status),
   created_at: iso(row.created_at),
   updated_at: iso(row.updated_at)
 })
