@@ -1,7 +1,7 @@
 /** Product and stock-movement rows as the drivers return them, and their domain records. */
 import { Inventory } from "@crm/core"
 import { iso, jsonValue } from "./rows.js"
-import { exactNumber, jsonOf, literalOf } from "./storedValues.js"
+import { exactNumber, isPlainObject, jsonOf, literalOf } from "./storedValues.js"
 
 type Timestamp = Date | string
 type Numeric = string | number
@@ -30,6 +30,12 @@ const productKind = literalOf("kind", Inventory.ProductKind)
 const productOptions = jsonOf("options", Inventory.Product.shape.options)
 const productVariants = jsonOf("variants", Inventory.Product.shape.variants)
 
+/** Variants are stored without their stock (their items' levels hold it): `withLevels` fills it in. */
+const variantsBeforeLevels = (variants: unknown): unknown =>
+  Array.isArray(variants)
+    ? variants.map((variant) => (isPlainObject(variant) ? { ...variant, stock: null } : variant))
+    : variants
+
 export const toProduct = (row: ProductRow): Inventory.Product =>
   Inventory.ProductRules.withLevels(
     {
@@ -46,7 +52,7 @@ export const toProduct = (row: ProductRow): Inventory.Product =>
       low_stock_threshold: row.low_stock_threshold === null ? null : Number(row.low_stock_threshold),
       stock: null,
       options: productOptions(row.options),
-      variants: productVariants(row.variants),
+      variants: productVariants(variantsBeforeLevels(jsonValue<unknown>(row.variants))),
       created_at: iso(row.created_at),
       updated_at: iso(row.updated_at)
     },
