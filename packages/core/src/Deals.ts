@@ -8,7 +8,7 @@ import { CompanyRepository } from "./Companies/CompanyRepository.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
 import { closingNotice } from "./Deals/ClosingNotice.js"
 import { type DealFilter, DealRepository } from "./Deals/DealRepository.js"
-import type { Deal, DealCreate, DealListQuery, DealPatch, DealStatus, StageVisit } from "./Deals/DealSchemas.js"
+import type { Deal, DealCreate, DealListQuery, DealMove, DealPatch, StageVisit } from "./Deals/DealSchemas.js"
 import * as DealStage from "./Deals/DealStage.js"
 import type { Pipeline } from "./Deals/PipelineSchemas.js"
 import { StageAutomations } from "./Deals/StageAutomations.js"
@@ -22,6 +22,7 @@ import { Mailer } from "./Mail.js"
 import { checkPrecision } from "./Money/Currency.js"
 import type { Organisation } from "./Organisation.js"
 import type { Actor, ResourceService } from "./Resource.js"
+import type { Task } from "./Tasks/TaskSchemas.js"
 import { Transaction } from "./Transaction.js"
 import { type Page, type PageResult, toPage, toSyncPage } from "./Wire.js"
 
@@ -43,13 +44,16 @@ export class Deals extends Context.Tag("@crm/core/Deals")<
     ValidationFailed,
     ValidationFailed
   > & {
-    /** `POST /deals/{id}/status`: see `DealStage.move`; writes history, runs automations, emits events. */
+    /**
+     * `POST /deals/{id}/status`: see `DealStage.move` (the target by id or by name); writes history,
+     * runs automations, emits events, and answers the tasks the automations created with the deal.
+     */
     readonly move: (
       organisation: Organisation,
       id: string,
-      request: z.output<typeof DealStatus>,
+      request: DealMove,
       actor: Actor
-    ) => Effect.Effect<Deal, NotFound | ValidationFailed | StorageError>
+    ) => Effect.Effect<Moved, NotFound | ValidationFailed | StorageError>
     readonly history: (
       organisation: Organisation,
       id: string
@@ -63,6 +67,12 @@ export class Deals extends Context.Tag("@crm/core/Deals")<
     ) => Effect.Effect<PageResult<Deal>, StorageError>
   }
 >() {}
+
+/** A move's answer: the deal as it now stands, and the tasks entering its stage created (none when it stayed). */
+export interface Moved {
+  readonly deal: Deal
+  readonly tasks: ReadonlyArray<Task>
+}
 
 /** The repository's filter, with "overdue to close" said in the organisation's own calendar. */
 export type DealQuery = Omit<DealFilter, "closeBefore"> & {
@@ -179,17 +189,24 @@ export const make = Effect.gen(function* () {
           const current = yield* lock(organisation.id, id)
           const now = yield* nowIso
           const move = yield* DealStage.move(organisation.settings, current, request, now)
-          if (move._tag === "Unchanged") return current
-          const { deal, from, to } = move
+          if (move._tag === "Unchanged") return { deal: current, tasks: [] }
+          const { deal, pipeline, from, to } = move
           yield* repo.update(organisation.id, deal)
           yield* repo.enterStage(organisation.id, visitOf(deal, current.status_id, now, actor))
           yield* events.append(organisation.id, moveEvents(deal), now)
-          const pipeline = organisation.settings.pipelines.find((candidate) => candidate.id === deal.pipeline_id)!
-          yield* automations.entered({ organisation, deal, pipeline, from, stage: to, at: now, keyId: actor.keyId })
+          const tasks = yield* automations.entered({
+            organisation,
+            deal,
+            pipeline,
+            from,
+            stage: to,
+            at: now,
+            keyId: actor.keyId
+          })
           // The owner hears of a close through the outbox, in this transaction: no mail for a rolled-back move.
           const notice = closingNotice(organisation.settings, deal, to)
           if (notice !== null) yield* mailer.send(organisation.id, notice)
-          return deal
+          return { deal, tasks }
         })
       )
     }),

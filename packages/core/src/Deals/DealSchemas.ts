@@ -49,6 +49,21 @@ export const DealStatus = z.strictObject({
   lost_reason: z.string().max(2000).nullable().optional().describe("kept on the deal; allowed on any stage")
 })
 
+/**
+ * A move as `Deals.move` takes it from any transport: the target stage by id, as REST's
+ * `DealStatus` gives it, or by the name a person uses (exactly one of the two).
+ */
+export const DealMove = DealStatus.extend({
+  status_id: DealStatus.shape.status_id.optional(),
+  stage_name: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe("the target stage's name instead of status_id (case-insensitive; must name exactly one stage)")
+})
+export type DealMove = z.output<typeof DealMove>
+
 export const Deal = z.object({
   id: z.uuid(),
   title: z.string(),

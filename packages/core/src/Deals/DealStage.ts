@@ -77,9 +77,69 @@ export const enter = (deal: Deal, stage: Stage, at: string): Deal => ({
   closed_at: stage.kind === "open" ? null : at
 })
 
+/** The pipeline a deal is in and the stage it stands in, as the settings now describe them. */
+export const locate = (
+  settings: Settings,
+  deal: Pick<Deal, "pipeline_id" | "status_id">
+): { readonly pipeline: Pipeline | undefined; readonly stage: Stage | undefined } => {
+  const pipeline = settings.pipelines.find((candidate) => candidate.id === deal.pipeline_id)
+  return { pipeline, stage: pipeline?.stages.find((candidate) => candidate.id === deal.status_id) }
+}
+
+/** Where a move goes: a stage by its id, or by its name (what a person says). Exactly one of the two. */
+export interface Target {
+  readonly status_id?: string | undefined
+  readonly stage_name?: string | undefined
+}
+
+const sameName = (a: string, b: string): boolean => a.trim().toLowerCase() === b.trim().toLowerCase()
+
+/**
+ * The stage of the deal's pipeline a move asks for. A name must be that of exactly one stage
+ * (compared trimmed and case-insensitively): a name two stages share could move the deal into
+ * the wrong one, so it is refused in favour of the id.
+ */
+export const target = (
+  pipeline: Pipeline | undefined,
+  deal: Deal,
+  request: Target
+): Either.Either<Stage, ValidationFailed> => {
+  if ((request.status_id === undefined) === (request.stage_name === undefined)) {
+    return Either.left(refuse("status_id", "pass exactly one of status_id or stage_name", "invalid"))
+  }
+  const stages = pipeline?.stages ?? []
+  if (request.status_id !== undefined) {
+    const to = stages.find((stage) => stage.id === request.status_id)
+    return to === undefined
+      ? Either.left(refuse("status_id", `not a stage of the deal's pipeline (${deal.pipeline_id})`))
+      : Either.right(to)
+  }
+  const named = stages.filter((stage) => sameName(stage.name, request.stage_name!))
+  if (named.length === 1) return Either.right(named[0]!)
+  return Either.left(
+    named.length === 0
+      ? refuse(
+          "stage_name",
+          `no stage of the deal's pipeline has this name; its stages: ${stages.map((stage) => stage.name).join(", ")}`,
+          "unknown_stage"
+        )
+      : refuse(
+          "stage_name",
+          "several stages of the deal's pipeline have this name: pass status_id instead",
+          "ambiguous_stage"
+        )
+  )
+}
+
 export type Move =
   | { readonly _tag: "Unchanged" }
-  | { readonly _tag: "Moved"; readonly deal: Deal; readonly from: Stage | undefined; readonly to: Stage }
+  | {
+      readonly _tag: "Moved"
+      readonly deal: Deal
+      readonly pipeline: Pipeline
+      readonly from: Stage | undefined
+      readonly to: Stage
+    }
 
 /**
  * `POST /deals/{id}/status`: only to a stage of the deal's own pipeline, only with the target's
@@ -88,20 +148,24 @@ export type Move =
 export const move = (
   settings: Settings,
   deal: Deal,
-  request: { readonly status_id: string; readonly lost_reason?: string | null | undefined },
+  request: Target & { readonly lost_reason?: string | null | undefined },
   at: string
 ): Either.Either<Move, ValidationFailed> => {
-  const pipeline = settings.pipelines.find((candidate) => candidate.id === deal.pipeline_id)
-  const to = pipeline?.stages.find((stage) => stage.id === request.status_id)
-  if (pipeline === undefined || to === undefined) {
-    return Either.left(refuse("status_id", `not a stage of the deal's pipeline (${deal.pipeline_id})`))
-  }
-  if (to.id === deal.status_id) return Either.right({ _tag: "Unchanged" })
-  const moved = enter(request.lost_reason === undefined ? deal : { ...deal, lost_reason: request.lost_reason }, to, at)
-  return Either.map(checkRequired(to, moved), () => ({
-    _tag: "Moved" as const,
-    deal: { ...moved, updated_at: at },
-    from: pipeline.stages.find((stage) => stage.id === deal.status_id),
-    to
-  }))
+  const { pipeline, stage: from } = locate(settings, deal)
+  return Either.flatMap(target(pipeline, deal, request), (to): Either.Either<Move, ValidationFailed> => {
+    if (to.id === deal.status_id) return Either.right({ _tag: "Unchanged" })
+    const moved = enter(
+      request.lost_reason === undefined ? deal : { ...deal, lost_reason: request.lost_reason },
+      to,
+      at
+    )
+    return Either.map(checkRequired(to, moved), () => ({
+      _tag: "Moved" as const,
+      deal: { ...moved, updated_at: at },
+      // A stage found in it means the pipeline is there.
+      pipeline: pipeline!,
+      from,
+      to
+    }))
+  })
 }

@@ -17,24 +17,20 @@ export const layer = Layer.effect(
     StageAutomations.of({
       entered: ({ organisation, deal, stage, keyId }) =>
         Effect.flatMap(BusinessTime.millis(organisation), (movedAt) =>
-          Effect.forEach(
-            stage.playbook,
-            (item) =>
-              tasks.create(
-                organisation,
-                {
-                  title: item.title,
-                  type: "playbook",
-                  priority: item.priority,
-                  due_at:
-                    item.due_in_days === null ? null : new Date(movedAt + item.due_in_days * DAY_MS).toISOString(),
-                  assignee_id: deal.owner_id,
-                  entity_type: "deal",
-                  entity_id: deal.id
-                },
-                { keyId }
-              ),
-            { discard: true }
+          Effect.forEach(stage.playbook, (item) =>
+            tasks.create(
+              organisation,
+              {
+                title: item.title,
+                type: "playbook",
+                priority: item.priority,
+                due_at: item.due_in_days === null ? null : new Date(movedAt + item.due_in_days * DAY_MS).toISOString(),
+                assignee_id: deal.owner_id,
+                entity_type: "deal",
+                entity_id: deal.id
+              },
+              { keyId }
+            )
           )
         )
     })

@@ -41,7 +41,7 @@ export const dealRoutes = [
     handle: ({ principal, params, body }) =>
       Effect.flatMap(Deals.Deals, (deals) =>
         deals.move(organisationOf(principal), params.id!, body, actorOf(principal))
-      ).pipe(Effect.map(ok))
+      ).pipe(Effect.map(({ deal }) => ok(deal)))
   }),
   route({
     method: "GET",

@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import { z } from "zod"
 import { CREATES, limitInput, listOf, offsetInput, paging, READ_ONLY, type Tool, tool, UPDATES } from "../Tool.js"
 
-import { searchTools, stageOf } from "./search.js"
+import { searchTools } from "./search.js"
 
 export const SEARCH_CONTACTS_CAP = 25
 
@@ -86,7 +86,7 @@ const getDeal = tool({
     Effect.gen(function* () {
       const deals = yield* Deals.Deals
       const deal = yield* deals.get(principal.organisation, id)
-      const { pipeline } = stageOf(principal.organisation, deal)
+      const { pipeline } = Deals.DealStage.locate(principal.organisation.settings, deal)
       // The stages also at the top level: "the deal with the stages of its pipeline" read either way.
       return {
         ...deal,
@@ -240,63 +240,14 @@ const moveDeal = tool({
   annotations: UPDATES,
   input: Deals.DealStatus.extend({
     id: idInput("deal"),
-    status_id: Deals.DealStatus.shape.status_id.optional().describe("the target stage's id (see get_deal)"),
-    stage_name: z
-      .string()
-      .min(1)
-      .max(200)
-      .optional()
-      .describe("the target stage's name instead of status_id (case-insensitive; must name exactly one stage)")
+    status_id: Deals.DealMove.shape.status_id.describe("the target stage's id (see get_deal)"),
+    stage_name: Deals.DealMove.shape.stage_name
   }),
-  run: ({ id, status_id, stage_name, lost_reason }, { principal, actor }) =>
-    Effect.gen(function* () {
-      const organisation = principal.organisation
-      const deals = yield* Deals.Deals
-      const tasks = yield* Tasks.Tasks
-      const before = yield* deals.get(organisation, id)
-      const target = yield* resolveStage(organisation, before, status_id, stage_name)
-      // The playbook's tasks are the deal's playbook tasks that the move added.
-      const playbookTasks = tasks
-        .listBy(organisation, { entityType: "deal", entityId: id, order: "due" }, { limit: Wire.MAX_LIMIT, offset: 0 })
-        .pipe(Effect.map((page) => page.data.filter((task) => task.type === "playbook")))
-      const earlier = new Set((yield* playbookTasks).map((task) => task.id))
-      const deal = yield* deals.move(
-        organisation,
-        id,
-        { status_id: target, ...(lost_reason !== undefined ? { lost_reason } : {}) },
-        actor
-      )
-      const playbook_tasks =
-        deal.status_id === before.status_id ? [] : (yield* playbookTasks).filter((task) => !earlier.has(task.id))
-      return { deal, playbook_tasks }
-    })
-})
-
-const resolveStage = (
-  organisation: Access.Principal["organisation"],
-  deal: Deals.Deal,
-  statusId: string | undefined,
-  stageName: string | undefined
-) => {
-  if ((statusId === undefined) === (stageName === undefined)) {
-    return Effect.fail(Errors.invalidField("status_id", "pass exactly one of status_id or stage_name", "invalid"))
-  }
-  if (statusId !== undefined) return Effect.succeed(statusId)
-  const { pipeline } = stageOf(organisation, deal)
-  const wanted = stageName!.trim().toLowerCase()
-  const named = (pipeline?.stages ?? []).filter((stage) => stage.name.trim().toLowerCase() === wanted)
-  if (named.length === 1) return Effect.succeed(named[0]!.id)
-  const stages = (pipeline?.stages ?? []).map((stage) => stage.name).join(", ")
-  return Effect.fail(
-    Errors.invalidField(
-      "stage_name",
-      named.length === 0
-        ? `no stage of the deal's pipeline has this name; its stages: ${stages}`
-        : "several stages of the deal's pipeline have this name: pass status_id instead",
-      named.length === 0 ? "unknown_stage" : "ambiguous_stage"
+  run: ({ id, ...request }, { principal, actor }) =>
+    Effect.flatMap(Deals.Deals, (deals) => deals.move(principal.organisation, id, request, actor)).pipe(
+      Effect.map(({ deal, tasks }) => ({ deal, playbook_tasks: tasks }))
     )
-  )
-}
+})
 
 // The assignee is not a choice here: the task is the key owner's own.
 const TaskItem = z.strictObject(Tasks.TaskCreate.shape).omit({ assignee_id: true })
