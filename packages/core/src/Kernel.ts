@@ -54,6 +54,7 @@ import type { RecordRepository } from "./Records/RecordRepository.js"
 import * as Records from "./Records.js"
 import type { ReturnRepository } from "./Returns/ReturnRepository.js"
 import * as Returns from "./Returns.js"
+import * as Search from "./Search.js"
 import type { SiteRepository } from "./Sites/SiteRepository.js"
 import * as Sites from "./Sites.js"
 import type { SurveyResponseRepository } from "./Surveys/SurveyResponseRepository.js"
@@ -151,6 +152,7 @@ const services = (options: KernelOptions) =>
     Health.layer,
     Leads.layer.pipe(Layer.provide(Contacts.layer)),
     Visits.layer,
+    Search.layer,
     Sites.layer,
     Bookings.layer,
     LinkPages.layer,
@@ -198,6 +200,7 @@ export const serviceTags = [
   Quotes.Quotes,
   Records.Records,
   Returns.Returns,
+  Search.Search,
   Sites.Sites,
   Surveys.Surveys,
   Tasks.Tasks,

@@ -2,11 +2,10 @@
  * Notes and the activity timeline: what the assistant reads before a call ("what happened with
  * this client lately?") and writes after one (a note, optionally logging the call itself).
  */
-import { Activity, Errors, Notes } from "@crm/core"
+import { Activity, Errors, Notes, Search } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { z } from "zod"
 import { CREATES, limitInput, READ_ONLY, type Tool, tool } from "../Tool.js"
-import { parseFetchId } from "./search.js"
 
 export const RECENT_ACTIVITY_CAP = 50
 
@@ -29,7 +28,7 @@ const recentActivity = tool({
     Effect.gen(function* () {
       const named =
         id !== undefined && entity_type === undefined && entity_id === undefined
-          ? parseFetchId(id)
+          ? Search.parseRecordId(id)
           : id === undefined && entity_type !== undefined && entity_id !== undefined
             ? { kind: entity_type, uuid: entity_id }
             : undefined
