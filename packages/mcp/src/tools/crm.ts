@@ -206,14 +206,10 @@ const updateContact = tool({
   input: Contacts.ContactPatch.extend({ id: idInput("contact") }),
   run: ({ id, ...patch }, { principal, actor }) =>
     Effect.gen(function* () {
-      // The same rule as REST PATCH: a body naming no field is `no_fields_to_update`.
-      if (Object.keys(patch).length === 0) {
-        return yield* Effect.fail(
-          new Errors.NoFieldsToUpdate({ detail: "name at least one field to change besides id" })
-        )
-      }
+      // REST PATCH's rule: naming no field to change (here: nothing besides id) is `no_fields_to_update`.
+      const fields = yield* Validation.parsePatch(Contacts.ContactPatch, patch)
       const contacts = yield* Contacts.Contacts
-      return yield* contacts.update(principal.organisation, id, patch, actor)
+      return yield* contacts.update(principal.organisation, id, fields, actor)
     })
 })
 
