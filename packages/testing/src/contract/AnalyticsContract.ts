@@ -8,103 +8,29 @@ import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
-import { at, type StoragePorts, seed, uuid } from "./StorageContract.js"
+import { at, bill, offer, opportunity, type StoragePorts, seed, todo, uuid } from "./Fixtures.js"
 
 const sorted = (values: ReadonlyArray<string>) => [...values].sort()
 const idsOf = (rows: ReadonlyArray<{ readonly id: string }>) => sorted(rows.map((row) => row.id))
 
-const deal = (org: Settings.Organisation, overrides: Partial<Deals.Deal> = {}): Deals.Deal => {
-  const pipeline = org.settings.pipelines[0]!
-  return {
-    id: uuid(),
-    title: "Deal",
-    value: 10,
-    currency: "EUR",
-    pipeline_id: pipeline.id,
-    status_id: pipeline.stages[0]!.id,
-    status_kind: "open",
-    contact_id: null,
-    company_id: null,
-    owner_id: null,
-    expected_close_date: null,
-    lost_reason: null,
-    closed_at: null,
-    custom: {},
-    created_at: at(0),
-    updated_at: at(0),
-    ...overrides
-  }
-}
+// Deals with a value, issued invoices and accepted quotes (each with a number of its own): what the
+// analytics reads sum and count.
+const deal = (org: Settings.Organisation, overrides: Partial<Deals.Deal> = {}): Deals.Deal =>
+  opportunity(org, { value: 10, ...overrides })
 
 let numbers = 0
-const invoice = (overrides: Partial<Invoicing.Invoice> = {}): Invoicing.Invoice => ({
-  id: uuid(),
-  number: `A-${++numbers}`,
-  kind: "normal",
-  status: "issued",
-  issue_date: "2026-03-01",
-  due_date: "2026-03-15",
-  fulfilment_date: "2026-03-01",
-  currency: "EUR",
-  exchange_rate: null,
-  contact_id: null,
-  company_id: null,
-  buyer: { name: null, email: null, vat_number: null, city: null, country: null },
-  items: [],
-  subtotal: 100,
-  vat_total: 21,
-  total: 121,
-  vat_summary: [],
-  paid_amount: 0,
-  vat_reason: null,
-  note: null,
-  quote_id: null,
-  original_invoice_id: null,
-  storno_invoice_id: null,
-  issued_at: at(0),
-  created_at: at(0),
-  updated_at: at(0),
-  ...overrides
-})
+const invoice = (overrides: Partial<Invoicing.Invoice> = {}): Invoicing.Invoice =>
+  bill({
+    number: `A-${++numbers}`,
+    status: "issued",
+    items: [],
+    vat_summary: [],
+    issued_at: at(0),
+    ...overrides
+  })
 
-const quote = (overrides: Partial<Quotes.Quote> = {}): Quotes.Quote => ({
-  id: uuid(),
-  number: `Q-${++numbers}`,
-  status: "accepted",
-  revision: 1,
-  currency: "EUR",
-  contact_id: null,
-  company_id: null,
-  items: [],
-  subtotal: 100,
-  vat_total: 21,
-  total: 121,
-  vat_summary: [],
-  valid_until: null,
-  vat_reason: null,
-  note: null,
-  invoice_id: null,
-  created_at: at(0),
-  updated_at: at(0),
-  ...overrides
-})
-
-const task = (overrides: Partial<Tasks.Task> = {}): Tasks.Task => ({
-  id: uuid(),
-  title: "Call back",
-  type: "todo",
-  priority: "normal",
-  due_at: null,
-  done: false,
-  completed_at: null,
-  assignee_id: null,
-  entity_type: null,
-  entity_id: null,
-  description: null,
-  created_at: at(0),
-  updated_at: at(0),
-  ...overrides
-})
+const quote = (overrides: Partial<Quotes.Quote> = {}): Quotes.Quote =>
+  offer({ number: `Q-${++numbers}`, status: "accepted", revision: 1, items: [], vat_summary: [], ...overrides })
 
 export const suite = (
   name: string,
@@ -212,18 +138,18 @@ export const suite = (
       Effect.gen(function* () {
         const { a, b } = yield* seed
         const repo = yield* Tasks.TaskRepository
-        const archived = task({ due_at: at(0) })
+        const archived = todo({ due_at: at(0) })
         for (const t of [
-          task({ due_at: at(0) }),
-          task({ due_at: at(999) }),
-          task({ due_at: at(1000) }), // due exactly now: not yet overdue
-          task({ due_at: at(0), done: true, completed_at: at(1) }),
-          task(), // no due date
+          todo({ due_at: at(0) }),
+          todo({ due_at: at(999) }),
+          todo({ due_at: at(1000) }), // due exactly now: not yet overdue
+          todo({ due_at: at(0), done: true, completed_at: at(1) }),
+          todo(), // no due date
           archived
         ])
           yield* repo.insert(a.id, t)
         yield* repo.archive(a.id, archived.id, at(1))
-        yield* repo.insert(b.id, task({ due_at: at(0) }))
+        yield* repo.insert(b.id, todo({ due_at: at(0) }))
         expect(yield* repo.overdueCount(a.id, at(1000))).toBe(2)
         expect(yield* repo.overdueCount(b.id, at(1000))).toBe(1)
       })

@@ -9,8 +9,8 @@ import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
+import { at, type StoragePorts, seed } from "./Fixtures.js"
 import { message } from "./OrdersContract.js"
-import { at, type StoragePorts, seed } from "./StorageContract.js"
 import { created, hookFor, newKey } from "./WebhooksContract.js"
 
 export const suite = (

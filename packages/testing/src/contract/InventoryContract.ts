@@ -5,7 +5,6 @@
 import type { Kernel } from "@crm/core"
 import { Errors, Inventory, Transaction } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
-import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -13,16 +12,10 @@ import * as Fiber from "effect/Fiber"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
+import { at, Boom, page, uuid } from "./Fixtures.js"
 
 type Product = Inventory.Product
 type StockMovement = Inventory.StockMovement
-
-const T0 = Date.parse("2026-01-01T00:00:00.000Z")
-const at = (ms: number): string => new Date(T0 + ms).toISOString()
-const uuid = (): string => crypto.randomUUID()
-const page = (limit: number, offset = 0) => ({ limit, offset })
-
-class Boom extends Data.TaggedError("Boom")<{ readonly step: string }> {}
 
 const goods = (overrides: Partial<Product> = {}): Product => ({
   id: uuid(),

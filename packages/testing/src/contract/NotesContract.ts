@@ -1,6 +1,6 @@
 /**
  * The storage contract of notes and of API key owners: every adapter must pass it unchanged, like
- * the main contract in StorageContract.ts.
+ * every other suite here.
  */
 import { Access, Notes } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
-import { at, ids, newestFirst, page, type StoragePorts, seed, uuid } from "./StorageContract.js"
+import { at, ids, newestFirst, page, type StoragePorts, seed, uuid } from "./Fixtures.js"
 
 type Note = Notes.Note
 

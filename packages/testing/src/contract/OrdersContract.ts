@@ -2,20 +2,14 @@
  * The storage contract of the order and mail ports: every adapter (memory, PGlite, a PostgreSQL
  * server) must pass it unchanged. `makeLayer` gives an isolated, empty store per test.
  */
-import { Errors, type Kernel, Mail, Orders, Transaction } from "@crm/core"
+import { Errors, Mail, Orders, Transaction } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
-
-type StoragePorts = Kernel.StoragePorts
-
-const T0 = Date.parse("2026-01-01T00:00:00.000Z")
-const at = (ms: number): string => new Date(T0 + ms).toISOString()
-const page = (limit: number, offset = 0) => ({ limit, offset })
-const ids = (rows: ReadonlyArray<{ readonly id: string }>) => rows.map((row) => row.id)
+import { at, ids, page, type StoragePorts } from "./Fixtures.js"
 
 const order = (fields: Partial<Orders.Order> = {}): Orders.Order => ({
   id: crypto.randomUUID(),

@@ -2,23 +2,14 @@
  * The contract of the custom-record, form-submission and visit ports: every adapter must pass it
  * unchanged. `makeLayer` is called once per test and must give an isolated, empty store.
  */
-import { Errors, Forms, type Kernel, Leads, Records, Transaction, Visits } from "@crm/core"
+import { Errors, Forms, Leads, Records, Transaction, Visits } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
-import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
-import { expectHeldUntilCommit } from "./StorageContract.js"
-
-type StoragePorts = Kernel.StoragePorts
-
-const T0 = Date.parse("2026-01-01T00:00:00.000Z")
-const at = (ms: number): string => new Date(T0 + ms).toISOString()
-const uuid = (): string => crypto.randomUUID()
-const page = (limit: number, offset = 0) => ({ limit, offset })
-const ids = (rows: ReadonlyArray<{ readonly id: string }>): Array<string> => rows.map((row) => row.id)
+import { at, Boom, expectHeldUntilCommit, ids, page, type StoragePorts, uuid } from "./Fixtures.js"
 
 const record = (overrides: Partial<Records.CustomRecord> = {}): Records.CustomRecord => ({
   id: uuid(),
@@ -56,8 +47,6 @@ const visit = (overrides: Partial<Visits.Visit> = {}): Visits.Visit => ({
   created_at: at(0),
   ...overrides
 })
-
-class Boom extends Data.TaggedError("Boom")<{}> {}
 
 export const suite = (
   name: string,
@@ -279,7 +268,12 @@ export const suite = (
           const again = yield* Effect.either(repo.insert(a, { ...first, created_at: at(5) }))
           expect(Either.isLeft(again) && again.left).toBeInstanceOf(Errors.StorageError)
           const rolledBack = yield* Effect.either(
-            tx.run(Effect.zipRight(repo.insert(a, submission({ form_id: form })), Effect.fail(new Boom())))
+            tx.run(
+              Effect.zipRight(
+                repo.insert(a, submission({ form_id: form })),
+                Effect.fail(new Boom({ step: "after the insert" }))
+              )
+            )
           )
           expect(Either.isLeft(rolledBack)).toBe(true)
           expect((yield* repo.counts(a, form, at(0))).total).toBe(1)
@@ -327,7 +321,7 @@ export const suite = (
               Effect.gen(function* () {
                 expect(Option.isNone(yield* repo.claim(a, "p", "x", at(0)))).toBe(true)
                 yield* repo.record(a, lead)
-                return yield* Effect.fail(new Boom())
+                return yield* Effect.fail(new Boom({ step: "after recording" }))
               })
             )
           )
@@ -354,7 +348,7 @@ export const suite = (
             tx.run(
               Effect.zipRight(
                 repo.insert(a, visit({ visitor_id: "v", contact_id: uuid(), created_at: at(50) })),
-                Effect.fail(new Boom())
+                Effect.fail(new Boom({ step: "after the insert" }))
               )
             )
           )

@@ -1,6 +1,6 @@
 /**
  * The storage contract of the service entities (tickets, returns, purchase orders, survey answers,
- * calls): every adapter must pass it unchanged, like the main contract in StorageContract.ts.
+ * calls): every adapter must pass it unchanged, like every other suite here.
  */
 import { Calls, PurchaseOrders, Returns, Surveys, Tickets } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
-import { at, expectHeldUntilCommit, ids, newestFirst, page, type StoragePorts, seed, uuid } from "./StorageContract.js"
+import { at, expectHeldUntilCommit, ids, newestFirst, page, type StoragePorts, seed, uuid } from "./Fixtures.js"
 
 type Ticket = Tickets.TicketRecord
 type Return = Returns.Return

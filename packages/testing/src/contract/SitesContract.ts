@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
-import { at, ids, type StoragePorts, seed, uuid } from "./StorageContract.js"
+import { at, ids, type StoragePorts, seed, uuid } from "./Fixtures.js"
 
 const services = (ports: Layer.Layer<StoragePorts, unknown>) =>
   Layer.provideMerge(Layer.mergeAll(Sites.layer, Bookings.layer, LinkPages.layer), ports)

@@ -14,7 +14,7 @@ import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import fc from "fast-check"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
-import { type StoragePorts, seed } from "./StorageContract.js"
+import { type StoragePorts, seed } from "./Fixtures.js"
 
 const T0 = Date.parse("2026-01-01T00:00:00.000Z")
 const at = (ms: number): string => new Date(T0 + ms).toISOString()

@@ -9,16 +9,28 @@
  */
 import type { Kernel } from "@crm/core"
 import type * as Layer from "effect/Layer"
+import * as Access from "./AccessContract.js"
 import * as Analytics from "./AnalyticsContract.js"
+import * as Companies from "./CompaniesContract.js"
+import * as Contacts from "./ContactsContract.js"
 import type { ContractOptions } from "./ContractCases.js"
+import * as Deals from "./DealsContract.js"
+import * as EventLog from "./EventLogContract.js"
+import * as ExchangeRates from "./ExchangeRatesContract.js"
 import * as Health from "./HealthContract.js"
+import * as Idempotency from "./IdempotencyContract.js"
 import * as Inventory from "./InventoryContract.js"
+import * as Invoices from "./InvoicesContract.js"
 import * as Notes from "./NotesContract.js"
+import * as NumberSequence from "./NumberSequenceContract.js"
 import * as Orders from "./OrdersContract.js"
+import * as Quotes from "./QuotesContract.js"
+import * as RateLimiter from "./RateLimiterContract.js"
 import * as Records from "./RecordsContract.js"
 import * as ServiceEntities from "./ServiceEntitiesContract.js"
 import * as Sites from "./SitesContract.js"
-import * as Storage from "./StorageContract.js"
+import * as Tasks from "./TasksContract.js"
+import * as Transaction from "./TransactionContract.js"
 import * as Webhooks from "./WebhooksContract.js"
 
 export type { ContractOptions } from "./ContractCases.js"
@@ -30,12 +42,24 @@ type Suite = (
 ) => void
 
 /**
- * The suites, one per group of ports, in the order `runStorageContract` registers them. `core`
- * holds contacts, companies, deals, tasks, quotes, invoices, numbering, units of work, events,
- * idempotency, rate limits and access.
+ * The suites, in the order `runStorageContract` registers them: one per port, then one per area
+ * whose ports are tested together (analytics and health reads, inventory, notes, orders and mail,
+ * records, service entities, sites, webhooks).
  */
 export const suites = {
-  core: Storage.suite,
+  contacts: Contacts.suite,
+  companies: Companies.suite,
+  deals: Deals.suite,
+  tasks: Tasks.suite,
+  quotes: Quotes.suite,
+  invoices: Invoices.suite,
+  numberSequence: NumberSequence.suite,
+  exchangeRates: ExchangeRates.suite,
+  transaction: Transaction.suite,
+  eventLog: EventLog.suite,
+  rateLimiter: RateLimiter.suite,
+  idempotency: Idempotency.suite,
+  access: Access.suite,
   analytics: Analytics.suite,
   health: Health.suite,
   inventory: Inventory.suite,
