@@ -1,25 +1,19 @@
 /** The retention job on every store: thirty days of events are kept, older ones go. */
 import { Access, Contacts, Events, Kernel } from "@crm/core"
+import { expect, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
-import * as TestContext from "effect/TestContext"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Built, build } from "../support/ports.js"
+import { layerOn } from "../support/ports.js"
 import { storages } from "../support/storages.js"
 
 const DAY = 86_400_000
 
 for (const storage of storages) {
-  describe(`event retention [${storage.name}]`, () => {
-    let kernel: Built<Access.Access | Contacts.Contacts | Events.Events> | undefined
-    beforeAll(async () => {
-      kernel = await build(storage, (ports) => Kernel.layer.pipe(Layer.provide(ports)))
-    })
-    afterAll(async () => kernel?.close())
-
-    it("purges events older than thirty days and keeps the rest", async () => {
-      const names = await kernel!.run(
+  layer(layerOn(storage, (ports) => Kernel.layer.pipe(Layer.provide(ports))))(
+    `event retention [${storage.name}]`,
+    (it) => {
+      it.effect("purges events older than thirty days and keeps the rest", () =>
         Effect.gen(function* () {
           const access = yield* Access.Access
           const contacts = yield* Contacts.Contacts
@@ -33,10 +27,9 @@ for (const storage of storages) {
           const purged = yield* events.purge
           expect(purged).toBe(1)
           const page = yield* events.poll(organisation.id, { limit: 100 })
-          return page.data.map((event) => event.data.first_name)
-        }).pipe(Effect.provide(TestContext.TestContext))
+          expect(page.data.map((event) => event.data.first_name)).toEqual(["kept"])
+        })
       )
-      expect(names).toEqual(["kept"])
-    })
-  })
+    }
+  )
 }

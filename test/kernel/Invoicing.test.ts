@@ -3,12 +3,12 @@
  * date become overdue, sent quotes past `valid_until` expire.
  */
 import { Access, Invoicing, Kernel, Quotes, Settings } from "@crm/core"
+import { expect, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
 import * as TestContext from "effect/TestContext"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Built, build } from "../support/ports.js"
+import { layerOn } from "../support/ports.js"
 import { storages } from "../support/storages.js"
 
 /**
@@ -32,122 +32,116 @@ const organisation = (name: string) =>
   )
 
 for (const storage of storages) {
-  describe(`invoicing daily jobs [${storage.name}]`, () => {
-    let kernel: Built<Services> | undefined
-    beforeAll(async () => {
-      kernel = await build(storage, (ports) => Kernel.layer.pipe(Layer.provide(ports)))
-    })
-    afterAll(async () => kernel?.close())
+  // Built and run on the live clock, as a server runs the kernel; the daily jobs' cases move a
+  // test clock of their own.
+  layer(
+    layerOn<Services>(storage, (ports) => Kernel.layer.pipe(Layer.provide(ports))),
+    { excludeTestServices: true }
+  )(`invoicing daily jobs [${storage.name}]`, (it) => {
+    it.effect("moves issued and partly paid invoices due before today to overdue and leaves the others alone", () =>
+      Effect.gen(function* () {
+        const invoicing = yield* Invoicing.Invoicing
+        yield* TestClock.setTime(NOW)
+        const org = yield* organisation("Overdue")
+        const other = yield* organisation("Elsewhere")
+        const create = (owner: typeof org, due_date: string) =>
+          invoicing.create(owner, { items: [WORK], issue_date: "2026-02-20", due_date }, actor)
+        const issue = (owner: typeof org, due_date: string) =>
+          Effect.flatMap(create(owner, due_date), (invoice) => invoicing.issue(owner, invoice.id, {}))
 
-    it("moves issued and partly paid invoices due before today to overdue and leaves the others alone", async () => {
-      await kernel!.run(
-        Effect.gen(function* () {
-          const invoicing = yield* Invoicing.Invoicing
-          yield* TestClock.setTime(NOW)
-          const org = yield* organisation("Overdue")
-          const other = yield* organisation("Elsewhere")
-          const create = (owner: typeof org, due_date: string) =>
-            invoicing.create(owner, { items: [WORK], issue_date: "2026-02-20", due_date }, actor)
-          const issue = (owner: typeof org, due_date: string) =>
-            Effect.flatMap(create(owner, due_date), (invoice) => invoicing.issue(owner, invoice.id, {}))
+        const issuedPast = yield* issue(org, "2026-03-10")
+        const partialPast = yield* issue(org, "2026-03-01")
+        yield* invoicing.pay(org, partialPast.id, { amount: 21 })
+        const dueToday = yield* issue(org, "2026-03-11")
+        const dueLater = yield* issue(org, "2026-04-01")
+        const draftPast = yield* create(org, "2026-03-01")
+        const paidPast = yield* issue(org, "2026-03-01")
+        yield* invoicing.pay(org, paidPast.id, { amount: 121 })
+        const cancelledDraft = yield* create(org, "2026-03-01")
+        yield* invoicing.cancel(org, cancelledDraft.id)
+        const reversed = yield* issue(org, "2026-03-01")
+        yield* invoicing.storno(org, reversed.id)
+        const elsewhere = yield* issue(other, "2026-03-01")
 
-          const issuedPast = yield* issue(org, "2026-03-10")
-          const partialPast = yield* issue(org, "2026-03-01")
-          yield* invoicing.pay(org, partialPast.id, { amount: 21 })
-          const dueToday = yield* issue(org, "2026-03-11")
-          const dueLater = yield* issue(org, "2026-04-01")
-          const draftPast = yield* create(org, "2026-03-01")
-          const paidPast = yield* issue(org, "2026-03-01")
-          yield* invoicing.pay(org, paidPast.id, { amount: 121 })
-          const cancelledDraft = yield* create(org, "2026-03-01")
-          yield* invoicing.cancel(org, cancelledDraft.id)
-          const reversed = yield* issue(org, "2026-03-01")
-          yield* invoicing.storno(org, reversed.id)
-          const elsewhere = yield* issue(other, "2026-03-01")
+        yield* invoicing.markOverdue(org)
 
-          yield* invoicing.markOverdue(org)
+        const status = (owner: typeof org, id: string) =>
+          Effect.map(invoicing.get(owner, id), (invoice) => invoice.status)
+        expect(yield* status(org, issuedPast.id)).toBe("overdue")
+        expect(yield* status(org, partialPast.id)).toBe("overdue")
+        expect(yield* status(org, dueToday.id)).toBe("issued")
+        expect(yield* status(org, dueLater.id)).toBe("issued")
+        expect(yield* status(org, draftPast.id)).toBe("draft")
+        expect(yield* status(org, paidPast.id)).toBe("paid")
+        expect(yield* status(org, cancelledDraft.id)).toBe("cancelled")
+        expect(yield* status(org, reversed.id)).toBe("cancelled")
+        // Another organisation's invoices wait for that organisation's job.
+        expect(yield* status(other, elsewhere.id)).toBe("issued")
+        expect((yield* invoicing.get(org, partialPast.id)).paid_amount).toBe(21)
 
-          const status = (owner: typeof org, id: string) =>
-            Effect.map(invoicing.get(owner, id), (invoice) => invoice.status)
-          expect(yield* status(org, issuedPast.id)).toBe("overdue")
-          expect(yield* status(org, partialPast.id)).toBe("overdue")
-          expect(yield* status(org, dueToday.id)).toBe("issued")
-          expect(yield* status(org, dueLater.id)).toBe("issued")
-          expect(yield* status(org, draftPast.id)).toBe("draft")
-          expect(yield* status(org, paidPast.id)).toBe("paid")
-          expect(yield* status(org, cancelledDraft.id)).toBe("cancelled")
-          expect(yield* status(org, reversed.id)).toBe("cancelled")
-          // Another organisation's invoices wait for that organisation's job.
-          expect(yield* status(other, elsewhere.id)).toBe("issued")
-          expect((yield* invoicing.get(org, partialPast.id)).paid_amount).toBe(21)
+        const listed = yield* invoicing.list(org, { status: "overdue", limit: 50, offset: 0 })
+        expect(listed.data.map((invoice) => invoice.id).sort()).toEqual([issuedPast.id, partialPast.id].sort())
 
-          const listed = yield* invoicing.list(org, { status: "overdue", limit: 50, offset: 0 })
-          expect(listed.data.map((invoice) => invoice.id).sort()).toEqual([issuedPast.id, partialPast.id].sort())
+        // A payment on an overdue invoice moves it on by the sum of its payments.
+        yield* invoicing.pay(org, issuedPast.id, { amount: 21 })
+        expect(yield* invoicing.get(org, issuedPast.id)).toMatchObject({ status: "partial", paid_amount: 21 })
+        yield* invoicing.pay(org, issuedPast.id, { amount: 100 })
+        expect(yield* invoicing.get(org, issuedPast.id)).toMatchObject({ status: "paid", paid_amount: 121 })
+        yield* invoicing.pay(org, partialPast.id, { amount: 100 })
+        expect(yield* invoicing.get(org, partialPast.id)).toMatchObject({ status: "paid", paid_amount: 121 })
 
-          // A payment on an overdue invoice moves it on by the sum of its payments.
-          yield* invoicing.pay(org, issuedPast.id, { amount: 21 })
-          expect(yield* invoicing.get(org, issuedPast.id)).toMatchObject({ status: "partial", paid_amount: 21 })
-          yield* invoicing.pay(org, issuedPast.id, { amount: 100 })
-          expect(yield* invoicing.get(org, issuedPast.id)).toMatchObject({ status: "paid", paid_amount: 121 })
-          yield* invoicing.pay(org, partialPast.id, { amount: 100 })
-          expect(yield* invoicing.get(org, partialPast.id)).toMatchObject({ status: "paid", paid_amount: 121 })
+        // The next day, what fell due yesterday follows; paid invoices stay paid.
+        yield* TestClock.adjust(DAY)
+        yield* invoicing.markOverdue(org)
+        expect(yield* status(org, dueToday.id)).toBe("overdue")
+        expect(yield* status(org, issuedPast.id)).toBe("paid")
+        expect(yield* status(org, dueLater.id)).toBe("issued")
 
-          // The next day, what fell due yesterday follows; paid invoices stay paid.
-          yield* TestClock.adjust(DAY)
-          yield* invoicing.markOverdue(org)
-          expect(yield* status(org, dueToday.id)).toBe("overdue")
-          expect(yield* status(org, issuedPast.id)).toBe("paid")
-          expect(yield* status(org, dueLater.id)).toBe("issued")
+        yield* invoicing.markOverdue(other)
+        expect(yield* status(other, elsewhere.id)).toBe("overdue")
+      }).pipe(Effect.provide(TestContext.TestContext))
+    )
 
-          yield* invoicing.markOverdue(other)
-          expect(yield* status(other, elsewhere.id)).toBe("overdue")
-        }).pipe(Effect.provide(TestContext.TestContext))
-      )
-    })
+    it.effect("refuses a payment of zero or less called on the service itself, recording nothing", () =>
+      Effect.gen(function* () {
+        const invoicing = yield* Invoicing.Invoicing
+        const org = yield* organisation("Nothing paid")
+        const invoice = yield* Effect.flatMap(invoicing.create(org, { items: [WORK] }, actor), (draft) =>
+          invoicing.issue(org, draft.id, {})
+        )
+        for (const amount of [0, -5]) {
+          const refused = yield* Effect.flip(invoicing.pay(org, invoice.id, { amount }))
+          expect(refused.code).toBe("validation_failed")
+          expect("detail" in refused && refused.detail).toEqual([
+            expect.objectContaining({ path: "amount", code: "too_small" })
+          ])
+        }
+        const after = yield* invoicing.get(org, invoice.id)
+        expect([after.status, after.paid_amount]).toEqual(["issued", 0])
+        expect(yield* invoicing.payments(org, invoice.id)).toEqual([])
+      })
+    )
 
-    it("refuses a payment of zero or less called on the service itself, recording nothing", async () => {
-      await kernel!.run(
-        Effect.gen(function* () {
-          const invoicing = yield* Invoicing.Invoicing
-          const org = yield* organisation("Nothing paid")
-          const invoice = yield* Effect.flatMap(invoicing.create(org, { items: [WORK] }, actor), (draft) =>
-            invoicing.issue(org, draft.id, {})
-          )
-          for (const amount of [0, -5]) {
-            const refused = yield* Effect.flip(invoicing.pay(org, invoice.id, { amount }))
-            expect(refused.code).toBe("validation_failed")
-            expect("detail" in refused && refused.detail).toEqual([
-              expect.objectContaining({ path: "amount", code: "too_small" })
-            ])
-          }
-          const after = yield* invoicing.get(org, invoice.id)
-          expect([after.status, after.paid_amount]).toEqual(["issued", 0])
-          expect(yield* invoicing.payments(org, invoice.id)).toEqual([])
-        })
-      )
-    })
+    it.effect("never makes a storno overdue: it takes no payment", () =>
+      Effect.gen(function* () {
+        const invoicing = yield* Invoicing.Invoicing
+        yield* TestClock.setTime(NOW)
+        const org = yield* organisation("Storno")
+        const original = yield* Effect.flatMap(
+          invoicing.create(org, { items: [WORK], issue_date: "2026-03-01" }, actor),
+          (invoice) => invoicing.issue(org, invoice.id, {})
+        )
+        const storno = yield* invoicing.storno(org, original.id)
+        yield* TestClock.adjust(60 * DAY)
+        yield* invoicing.markOverdue(org)
+        expect((yield* invoicing.get(org, storno.id)).status).not.toBe("overdue")
+        expect((yield* invoicing.get(org, original.id)).status).toBe("cancelled")
+      }).pipe(Effect.provide(TestContext.TestContext))
+    )
 
-    it("never makes a storno overdue: it takes no payment", async () => {
-      await kernel!.run(
-        Effect.gen(function* () {
-          const invoicing = yield* Invoicing.Invoicing
-          yield* TestClock.setTime(NOW)
-          const org = yield* organisation("Storno")
-          const original = yield* Effect.flatMap(
-            invoicing.create(org, { items: [WORK], issue_date: "2026-03-01" }, actor),
-            (invoice) => invoicing.issue(org, invoice.id, {})
-          )
-          const storno = yield* invoicing.storno(org, original.id)
-          yield* TestClock.adjust(60 * DAY)
-          yield* invoicing.markOverdue(org)
-          expect((yield* invoicing.get(org, storno.id)).status).not.toBe("overdue")
-          expect((yield* invoicing.get(org, original.id)).status).toBe("cancelled")
-        }).pipe(Effect.provide(TestContext.TestContext))
-      )
-    })
-
-    it("expires sent quotes whose valid_until is before today, not drafts, answered quotes or quotes valid today", async () => {
-      await kernel!.run(
+    it.effect(
+      "expires sent quotes whose valid_until is before today, not drafts, answered quotes or quotes valid today",
+      () =>
         Effect.gen(function* () {
           const quotes = yield* Quotes.Quotes
           yield* TestClock.setTime(NOW)
@@ -195,7 +189,6 @@ for (const storage of storages) {
           expect(yield* status(org, sentOpenEnded.id)).toBe("sent")
           expect(yield* status(org, draftPast.id)).toBe("draft")
         }).pipe(Effect.provide(TestContext.TestContext))
-      )
-    })
+    )
   })
 }

@@ -1,10 +1,10 @@
 /** Leads from external providers on every store: the contact is created or linked, `lead.received` emitted. */
 import { Access, Contacts, Events, Kernel, Leads, Settings } from "@crm/core"
+import { expect, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Built, build } from "../support/ports.js"
+import { layerOn } from "../support/ports.js"
 import { storages } from "../support/storages.js"
 
 const actor = { keyId: null }
@@ -17,15 +17,14 @@ const eventsOf = (organisation: Settings.Organisation) =>
   )
 
 for (const storage of storages) {
-  describe(`leads [${storage.name}]`, () => {
-    let kernel: Built<Services> | undefined
-    beforeAll(async () => {
-      kernel = await build(storage, (ports) => Kernel.layer.pipe(Layer.provide(ports)))
-    })
-    afterAll(async () => kernel?.close())
-
-    it("creates the contact of a new lead, links a known one by email, and emits exactly the catalogue's keys", async () => {
-      await kernel!.run(
+  // Built and run on the live clock, as a server runs the kernel.
+  layer(
+    layerOn<Services>(storage, (ports) => Kernel.layer.pipe(Layer.provide(ports))),
+    { excludeTestServices: true }
+  )(`leads [${storage.name}]`, (it) => {
+    it.effect(
+      "creates the contact of a new lead, links a known one by email, and emits exactly the catalogue's keys",
+      () =>
         Effect.gen(function* () {
           const access = yield* Access.Access
           const leads = yield* Leads.Leads
@@ -86,43 +85,40 @@ for (const storage of storages) {
             expect(Object.keys(data).sort()).toEqual(["contact_id", "created", "form_id", "lead_id", "provider"])
           expect(received).toEqual([first, again, nameOnly])
         })
-      )
-    })
+    )
 
-    it("answers a lead delivered again as the first time and changes nothing, also when deliveries race", async () => {
-      await kernel!.run(
-        Effect.gen(function* () {
-          const access = yield* Access.Access
-          const leads = yield* Leads.Leads
-          const contacts = yield* Contacts.Contacts
-          const organisation = yield* access.createOrganisation({ name: "Retries" })
-          const other = yield* access.createOrganisation({ name: "Elsewhere" })
-          const lead = { provider: "facebook", external_id: "fb-9", first_name: "Nameless" }
+    it.effect("answers a lead delivered again as the first time and changes nothing, also when deliveries race", () =>
+      Effect.gen(function* () {
+        const access = yield* Access.Access
+        const leads = yield* Leads.Leads
+        const contacts = yield* Contacts.Contacts
+        const organisation = yield* access.createOrganisation({ name: "Retries" })
+        const other = yield* access.createOrganisation({ name: "Elsewhere" })
+        const lead = { provider: "facebook", external_id: "fb-9", first_name: "Nameless" }
 
-          const first = yield* leads.receive(organisation, lead, actor)
-          expect(yield* leads.receive(organisation, { ...lead, first_name: "Changed" }, actor)).toEqual(first)
-          const racing = yield* Effect.all(
-            Array.from({ length: 4 }, () => leads.receive(organisation, { ...lead, external_id: "fb-10" }, actor)),
-            { concurrency: "unbounded" }
-          )
-          expect(new Set(racing.map((received) => JSON.stringify(received))).size).toBe(1)
-          expect(racing[0]!.created).toBe(true)
-          const otherProvider = yield* leads.receive(organisation, { ...lead, provider: "linkedin" }, actor)
-          expect(otherProvider.contact_id).not.toBe(first.contact_id)
-          const otherOrganisation = yield* leads.receive(other, lead, actor)
-          expect(otherOrganisation.created).toBe(true)
+        const first = yield* leads.receive(organisation, lead, actor)
+        expect(yield* leads.receive(organisation, { ...lead, first_name: "Changed" }, actor)).toEqual(first)
+        const racing = yield* Effect.all(
+          Array.from({ length: 4 }, () => leads.receive(organisation, { ...lead, external_id: "fb-10" }, actor)),
+          { concurrency: "unbounded" }
+        )
+        expect(new Set(racing.map((received) => JSON.stringify(received))).size).toBe(1)
+        expect(racing[0]!.created).toBe(true)
+        const otherProvider = yield* leads.receive(organisation, { ...lead, provider: "linkedin" }, actor)
+        expect(otherProvider.contact_id).not.toBe(first.contact_id)
+        const otherOrganisation = yield* leads.receive(other, lead, actor)
+        expect(otherOrganisation.created).toBe(true)
 
-          const page = yield* contacts.list(organisation, { limit: 50, offset: 0 })
-          expect(page.data).toHaveLength(3)
-          const events = yield* eventsOf(organisation)
-          expect(events.filter((e) => e.event === "lead.received").map((e) => e.data)).toEqual([
-            first,
-            racing[0],
-            otherProvider
-          ])
-        })
-      )
-    })
+        const page = yield* contacts.list(organisation, { limit: 50, offset: 0 })
+        expect(page.data).toHaveLength(3)
+        const events = yield* eventsOf(organisation)
+        expect(events.filter((e) => e.event === "lead.received").map((e) => e.data)).toEqual([
+          first,
+          racing[0],
+          otherProvider
+        ])
+      })
+    )
 
     it("takes only leads that name a person: an email, a first or a last name", () => {
       expect(Leads.LeadInput.safeParse({ provider: "x", external_id: "1", phone: "123" }).success).toBe(false)
@@ -130,22 +126,20 @@ for (const storage of storages) {
       expect(Leads.LeadInput.safeParse({ provider: "x", external_id: "1", last_name: "L" }).success).toBe(true)
     })
 
-    it("refuses a lead past the plan's contact limit and leaves nothing behind", async () => {
-      await kernel!.run(
-        Effect.gen(function* () {
-          const access = yield* Access.Access
-          const leads = yield* Leads.Leads
-          const organisation = yield* access.createOrganisation({
-            name: "Full",
-            settings: Settings.SettingsInput.parse({ plan: { max_contacts: 0 } })
-          })
-          const refused = yield* Effect.either(
-            leads.receive(organisation, { provider: "facebook", external_id: "fb-2", email: "x@example.com" }, actor)
-          )
-          expect(Either.isLeft(refused) && refused.left._tag).toBe("PlanRefused")
-          expect(yield* eventsOf(organisation)).toEqual([])
+    it.effect("refuses a lead past the plan's contact limit and leaves nothing behind", () =>
+      Effect.gen(function* () {
+        const access = yield* Access.Access
+        const leads = yield* Leads.Leads
+        const organisation = yield* access.createOrganisation({
+          name: "Full",
+          settings: Settings.SettingsInput.parse({ plan: { max_contacts: 0 } })
         })
-      )
-    })
+        const refused = yield* Effect.either(
+          leads.receive(organisation, { provider: "facebook", external_id: "fb-2", email: "x@example.com" }, actor)
+        )
+        expect(Either.isLeft(refused) && refused.left._tag).toBe("PlanRefused")
+        expect(yield* eventsOf(organisation)).toEqual([])
+      })
+    )
   })
 }

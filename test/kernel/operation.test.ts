@@ -2,9 +2,10 @@
  * Named operations: a span while tracing is on, none while it is off (the server turns it off, as
  * it exports no traces), with the same result, failure and pipeables either way.
  */
+
+import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { describe, expect, it } from "vitest"
 import { operation } from "../../packages/core/src/internal/operation.js"
 
 const spanName = Effect.map(
@@ -24,21 +25,27 @@ const piped = operation("Test.piped")(
 )
 
 describe("operation", () => {
-  it("opens its named span while tracing is on, for a generator body and a plain one", async () => {
-    expect(await Effect.runPromise(generator(1))).toEqual({ n: 2, span: Option.some("Test.generator") })
-    expect(await Effect.runPromise(plain(1))).toEqual({ n: 2, span: Option.some("Test.plain") })
-  })
+  it.effect("opens its named span while tracing is on, for a generator body and a plain one", () =>
+    Effect.gen(function* () {
+      expect(yield* generator(1)).toEqual({ n: 2, span: Option.some("Test.generator") })
+      expect(yield* plain(1)).toEqual({ n: 2, span: Option.some("Test.plain") })
+    })
+  )
 
-  it("opens no span while tracing is off, with the same result", async () => {
-    const off = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(Effect.withTracerEnabled(effect, false))
-    // A span with tracing off would be a no-op span; none at all means none was opened.
-    expect(await off(generator(1))).toEqual({ n: 2, span: Option.none() })
-    expect(await off(plain(1))).toEqual({ n: 2, span: Option.none() })
-  })
+  it.effect("opens no span while tracing is off, with the same result", () =>
+    Effect.gen(function* () {
+      const off = <A, E>(effect: Effect.Effect<A, E>) => Effect.withTracerEnabled(effect, false)
+      // A span with tracing off would be a no-op span; none at all means none was opened.
+      expect(yield* off(generator(1))).toEqual({ n: 2, span: Option.none() })
+      expect(yield* off(plain(1))).toEqual({ n: 2, span: Option.none() })
+    })
+  )
 
-  it("applies its pipeables, with the arguments, either way", async () => {
-    expect(await Effect.runPromise(piped(3))).toBe(3)
-    expect(await Effect.runPromise(piped(-2))).toBe(2)
-    expect(await Effect.runPromise(Effect.withTracerEnabled(piped(-2), false))).toBe(2)
-  })
+  it.effect("applies its pipeables, with the arguments, either way", () =>
+    Effect.gen(function* () {
+      expect(yield* piped(3)).toBe(3)
+      expect(yield* piped(-2)).toBe(2)
+      expect(yield* Effect.withTracerEnabled(piped(-2), false)).toBe(2)
+    })
+  )
 })

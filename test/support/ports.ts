@@ -30,3 +30,18 @@ export const build = async <R>(
     }
   }
 }
+
+/**
+ * The same store and services as a layer, for `@effect/vitest`'s `layer(...)`: the store's template
+ * is prepared when the layer is built and released with it.
+ */
+export const layerOn = <R>(
+  storage: StorageCase,
+  extend: (ports: Layer.Layer<Storage.StoragePorts, unknown>) => Layer.Layer<R, unknown>
+): Layer.Layer<R, unknown> =>
+  Layer.unwrapScoped(
+    Effect.as(
+      Effect.acquireRelease(Effect.promise(storage.setup), () => Effect.promise(storage.teardown)),
+      extend(storage.fresh())
+    )
+  )
