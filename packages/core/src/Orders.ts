@@ -33,6 +33,7 @@ import { NumberSequence } from "./Invoicing/NumberSequence.js"
 import { nextNumber } from "./internal/documentNumbers.js"
 import { operation } from "./internal/operation.js"
 import { nowIso, orNotFound, requireLink } from "./internal/records.js"
+import { findOrCreateContact } from "./Leads/ContactMatch.js"
 import { Mailer } from "./Mail.js"
 import * as Fulfilment from "./Orders/Fulfilment.js"
 import { OrderRepository } from "./Orders/OrderRepository.js"
@@ -42,7 +43,7 @@ import type { Organisation } from "./Organisation.js"
 import { priceDocument } from "./Pricing/LinePrice.js"
 import type { Actor } from "./Resource.js"
 import { Transaction } from "./Transaction.js"
-import { normaliseEmail, type PageResult, toSyncPage } from "./Wire.js"
+import { type PageResult, toSyncPage } from "./Wire.js"
 
 export * as Fulfilment from "./Orders/Fulfilment.js"
 export * from "./Orders/OrderRepository.js"
@@ -105,6 +106,16 @@ const shippedMail = (organisation: Organisation, order: Order, buyer: Contact & 
 
 const hasEmail = (contact: Contact): contact is Contact & { readonly email: string } => contact.email !== null
 
+/** The buyer as the contact match takes it: a new contact is a customer who came from the webshop. */
+const buyerDetails = (buyer: NonNullable<Create["buyer"]>) => ({
+  email: buyer.email,
+  ...(buyer.first_name != null ? { first_name: buyer.first_name } : {}),
+  ...(buyer.last_name != null ? { last_name: buyer.last_name } : {}),
+  status: "customer" as const,
+  source: "webshop",
+  custom: {}
+})
+
 export const make = Effect.gen(function* () {
   const ids = yield* Ids
   const repo = yield* OrderRepository
@@ -118,45 +129,9 @@ export const make = Effect.gen(function* () {
   const events = yield* EventLog
   const tx = yield* Transaction
 
+  const findBuyer = findOrCreateContact(contacts, contactRepo)
   const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("order"))
   const lock = (organisationId: string, id: string) => repo.getForUpdate(organisationId, id).pipe(orNotFound("order"))
-
-  const holderOf = (organisationId: string, email: string) =>
-    Effect.map(contactRepo.list(organisationId, { email }, { limit: 1, offset: 0 }), (rows) =>
-      Option.fromNullable(rows[0])
-    )
-
-  /**
-   * The live contact holding the buyer's address, else a new one created by the Contacts rules (whose
-   * conflict leaves this unit of work intact). A contact given that address meanwhile by another unit of work (a POST /contacts,
-   * a form) wins it; the order then takes that contact.
-   */
-  const buyerContact = (organisation: Organisation, buyer: NonNullable<Create["buyer"]>, actor: Actor) => {
-    const email = normaliseEmail(buyer.email)
-    const created = contacts.create(
-      organisation,
-      {
-        email,
-        ...(buyer.first_name != null ? { first_name: buyer.first_name } : {}),
-        ...(buyer.last_name != null ? { last_name: buyer.last_name } : {}),
-        status: "customer",
-        source: "webshop"
-      },
-      actor
-    )
-    const retaken = (error: EmailAlreadyExists) =>
-      Effect.flatMap(
-        holderOf(organisation.id, email),
-        Option.match({ onNone: () => Effect.fail(error), onSome: Effect.succeed })
-      )
-    return Effect.flatMap(
-      holderOf(organisation.id, email),
-      Option.match({
-        onSome: Effect.succeed,
-        onNone: () => Effect.catchTag(created, "EmailAlreadyExists", retaken)
-      })
-    )
-  }
 
   /**
    * After the sale, which lines took stock: the products stay locked until the order commits, so
@@ -206,7 +181,9 @@ export const make = Effect.gen(function* () {
           const lines = priced.lines
           const orderNumber = yield* nextNumber(sequence, organisation, "order")
           const contactId =
-            input.buyer === undefined ? input.contact_id! : (yield* buyerContact(organisation, input.buyer, actor)).id
+            input.buyer === undefined
+              ? input.contact_id!
+              : (yield* findBuyer(organisation, buyerDetails(input.buyer), actor)).contactId
           const placed: Order = {
             id,
             order_number: orderNumber,
