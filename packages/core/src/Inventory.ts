@@ -128,14 +128,15 @@ export class Inventory extends Context.Tag("@crm/core/Inventory")<
      * Moves tracked stock for a document's lines, inside the caller's unit of work; all or nothing.
      * Lines without a product and untracked items are passed over. Giving goods back (cancel,
      * return) also passes over an item that no longer exists (a variant removed since the sale);
-     * a sale or a receipt refuses it. A refusal names the line by its place (`items.<n>.`).
+     * a sale or a receipt refuses it. A refusal names the line by its place (`items.<n>.`). Answers,
+     * line by line, whether the line moved stock: what a document keeps to give back no more later.
      */
     readonly moveForDocument: (
       organisation: Organisation,
       lines: ReadonlyArray<DocumentLine>,
       kind: DocumentMovement,
       context: DocumentContext
-    ) => Effect.Effect<void, StockError | StorageError>
+    ) => Effect.Effect<ReadonlyArray<boolean>, StockError | StorageError>
     /**
      * Checks that each line names a product of the organisation and, by the sale's rules, one of
      * its variants (refusals name `items.<n>.`): what a document checks before it moves stock later.
@@ -198,7 +199,10 @@ export const make = Effect.gen(function* () {
   const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("product"))
   const lock = (organisationId: string, id: string) => repo.getForUpdate(organisationId, id).pipe(orNotFound("product"))
 
-  /** Applies one move to the locked product's item and records it; the caller's unit of work holds the product. */
+  /**
+   * Applies one move to the locked product's item and records it, answering the entry; the
+   * caller's unit of work holds the product.
+   */
   const record = (
     organisationId: string,
     product: Product,
@@ -223,6 +227,7 @@ export const make = Effect.gen(function* () {
         note: entry.note,
         created_at: at
       })
+      return applied
     })
 
   // Inside the caller's unit of work.
@@ -367,7 +372,8 @@ export const make = Effect.gen(function* () {
       }),
     moveForDocument: operation("Inventory.moveForDocument")(function* (organisation, lines, kind, context) {
       const ids = [...new Set(lines.flatMap((line) => (line.product_id === null ? [] : [line.product_id])))].sort()
-      if (ids.length === 0) return
+      const moved = lines.map(() => false)
+      if (ids.length === 0) return moved
       yield* tx.run(
         Effect.gen(function* () {
           // Products are locked in id order, so two documents touching the same products cannot deadlock.
@@ -390,16 +396,14 @@ export const make = Effect.gen(function* () {
             }
             if (!(move.quantity > 0)) return yield* invalidField(`${at}quantity`, "must be above 0")
             const item = yield* itemOf(product, move.variant_id, at)
-            // Read again: an earlier line of the same document may have moved this product's stock.
-            const current = Option.getOrElse(yield* repo.get(organisation.id, product.id), () => product)
             // Untracked stock has no level to take from or add to.
-            if (levelOf(current, item) === null) continue
+            if (levelOf(product, item) === null) continue
             if (!Number.isInteger(move.quantity)) {
               return yield* invalidField(`${at}quantity`, "stock is counted in whole units")
             }
-            yield* record(
+            const applied = yield* record(
               organisation.id,
-              current,
+              product,
               item,
               { kind, delta: kind === "sale" ? -move.quantity : move.quantity },
               { ...context, note: null },
@@ -412,9 +416,13 @@ export const make = Effect.gen(function* () {
                   : error
               )
             )
+            // A later line of the same document may name this item again: it starts where this one left it.
+            locked.set(product.id, ProductRules.withLevel(product, StockLedger.itemKey(item), applied.level))
+            moved[i] = true
           }
         })
       )
+      return moved
     }),
     checkLines: (organisation, lines) =>
       Effect.forEach(

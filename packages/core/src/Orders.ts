@@ -26,8 +26,6 @@ import type {
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog, type NewEvent } from "./Events/EventLog.js"
 import { Ids } from "./Ids.js"
-import { ProductRepository } from "./Inventory/ProductRepository.js"
-import * as ProductRules from "./Inventory/ProductRules.js"
 import { Inventory } from "./Inventory.js"
 import { NumberSequence } from "./Invoicing/NumberSequence.js"
 import { nextNumber } from "./internal/documentNumbers.js"
@@ -124,7 +122,6 @@ export const make = Effect.gen(function* () {
   const deals = yield* DealRepository
   const sequence = yield* NumberSequence
   const inventory = yield* Inventory
-  const products = yield* ProductRepository
   const mailer = yield* Mailer
   const events = yield* EventLog
   const tx = yield* Transaction
@@ -132,23 +129,6 @@ export const make = Effect.gen(function* () {
   const findBuyer = findOrCreateContact(contacts, contactRepo)
   const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("order"))
   const lock = (organisationId: string, id: string) => repo.getForUpdate(organisationId, id).pipe(orNotFound("order"))
-
-  /**
-   * After the sale, which lines took stock: the products stay locked until the order commits, so
-   * a level that is tracked now was tracked when the sale ran.
-   */
-  const tookStock = (organisationId: string, line: Pick<OrderLine, "product_id" | "variant_id">) =>
-    line.product_id === null
-      ? Effect.succeed(false)
-      : Effect.map(products.get(organisationId, line.product_id), (product) =>
-          Option.match(product, {
-            onNone: () => false,
-            onSome: (found) =>
-              ProductRules.items(found).some(
-                (item) => item.key === (line.variant_id ?? line.product_id) && item.level !== null
-              )
-          })
-        )
 
   const mailBuyer = (organisation: Organisation, order: Order) =>
     Effect.flatMap(contactRepo.get(organisation.id, order.contact_id), (buyer) =>
@@ -206,10 +186,12 @@ export const make = Effect.gen(function* () {
           // The order is written before the sale, so that a repeated external_id is answered as
           // such (naming the order that holds it) even when the first sale left too little stock.
           yield* repo.insert(organisation.id, placed)
-          yield* inventory.moveForDocument(organisation, lines, "sale", { orderId: id, keyId: actor.keyId, at: now })
-          const items = yield* Effect.forEach(lines, (line) =>
-            Effect.map(tookStock(organisation.id, line), (taken): OrderLine => ({ ...line, stock_taken: taken }))
-          )
+          const taken = yield* inventory.moveForDocument(organisation, lines, "sale", {
+            orderId: id,
+            keyId: actor.keyId,
+            at: now
+          })
+          const items = lines.map((line, i): OrderLine => ({ ...line, stock_taken: taken[i] }))
           const order: Order = { ...placed, items }
           if (items.some((line) => line.stock_taken)) yield* repo.update(organisation.id, order)
           yield* events.append(

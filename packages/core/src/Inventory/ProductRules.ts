@@ -105,6 +105,10 @@ export const withLevels = (product: Product, levels: ReadonlyMap<string, Level>)
   }
 }
 
+/** The product with one item's level changed (and, over variants, the product's total with it). */
+export const withLevel = (product: Product, key: string, level: Level): Product =>
+  withLevels(product, new Map(items(product).map((item) => [item.key, item.key === key ? level : item.level])))
+
 /** `next` with the levels its items already hold in `current`; items new to it are untracked. */
 export const carryStock = (current: Product, next: Product): Product =>
   withLevels(next, new Map(items(current).map((item) => [item.key, item.level])))
