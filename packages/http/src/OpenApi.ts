@@ -6,7 +6,7 @@
 import { z } from "zod"
 import { MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_URL_BYTES } from "./App.js"
 import { type ErrorCode, STATUS_BY_CODE } from "./ErrorStatus.js"
-import { isWriting, usesStore } from "./Route.js"
+import { isWriting, pipelineCodes } from "./Route.js"
 import { isIdParam, type Mounted } from "./Router.js"
 import { ErrorBody, schemaNames } from "./SchemaNames.js"
 
@@ -124,36 +124,14 @@ const shapesOf = (table: ReadonlyArray<Mounted>): Shapes => {
   return { of, written, components }
 }
 
-/** Errors any route of a kind can answer, beyond those its handler names. */
-const commonErrors = (mounted: Mounted): Array<ErrorCode> => {
-  const { route } = mounted
-  const codes: Array<ErrorCode> = []
-  if (route.guard.kind === "key") {
-    codes.push(
-      "missing_bearer_token",
-      "invalid_api_key",
-      "expired_api_key",
-      `missing_scope:${route.guard.scope}`,
-      "rate_limited"
-    )
-    if (isWriting(route)) codes.push("plan_refused")
-  }
-  if (route.guard.kind === "admin") codes.push("missing_bearer_token", "invalid_api_key")
-  if (mounted.segments.some((segment) => segment.startsWith("{"))) codes.push("not_found")
-  if (route.query !== undefined) codes.push("validation_failed")
-  if (route.body !== undefined)
-    codes.push("invalid_json", "unsupported_media_type", "payload_too_large", "validation_failed")
-  if (route.body?.patch === true) codes.push("no_fields_to_update")
-  if (isWriting(route) && route.guard.kind === "key") codes.push("idempotency_in_progress", "idempotency_key_reused")
-  // Any request may be too long before its route is even known; any that needs the store may
-  // find it unreachable.
-  codes.push("method_not_allowed", "uri_too_long", "headers_too_large", "internal_error")
-  if (usesStore(route)) codes.push("service_unavailable")
-  return codes
-}
-
 export const errorCodesOf = (mounted: Mounted): ReadonlyArray<ErrorCode> => [
-  ...new Set([...mounted.route.errors, ...commonErrors(mounted)])
+  ...new Set([
+    ...mounted.route.errors,
+    ...pipelineCodes(
+      mounted.route,
+      mounted.segments.some((segment) => segment.startsWith("{"))
+    )
+  ])
 ]
 
 const operation = (mounted: Mounted, shapes: Shapes): Json => {

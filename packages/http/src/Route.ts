@@ -9,6 +9,7 @@ import type {
   Companies,
   Contacts,
   Deals,
+  Errors,
   Events,
   Forms,
   Health,
@@ -61,19 +62,123 @@ export type Services =
   | Tickets.Tickets
 
 /** Who may call a route: an API key (with a scope), the operator's admin token, or anyone. */
-export type Guard =
-  | { readonly kind: "key"; readonly scope: Access.Scope; readonly spendsBudget: boolean }
-  | { readonly kind: "admin" }
-  | { readonly kind: "public" }
+export interface KeyGuard<S extends Access.Scope = Access.Scope> {
+  readonly kind: "key"
+  readonly scope: S
+  readonly spendsBudget: boolean
+}
+export interface AdminGuard {
+  readonly kind: "admin"
+}
+export interface PublicGuard {
+  readonly kind: "public"
+}
+export type Guard = KeyGuard | AdminGuard | PublicGuard
 
-export interface Context<Q, B> {
-  readonly principal: Access.Principal | undefined
+/** Who a handler is told is calling: the key's principal behind a key, nobody behind the admin token or none. */
+export type PrincipalOf<G extends Guard> = G extends KeyGuard ? Access.Principal : undefined
+
+export interface Context<Q, B, P extends Access.Principal | undefined = Access.Principal | undefined> {
+  readonly principal: P
   readonly params: Readonly<Record<string, string>>
   readonly query: Q
   readonly body: B
   readonly rateRemaining: number | undefined
 }
 
+/**
+ * The codes the pipeline answers for a route by itself, whatever its handler does: the key or the
+ * admin token refused, the scope, the budget and the plan, a path id naming nothing, the query or
+ * body unreadable, the idempotency key, the request unreadable, the store unreachable. The OpenAPI
+ * document lists them beside the route's own (`pipelineCodes`); `PipelineCode` is the same rule
+ * read from a route's declaration by the compiler, so that a handler may fail with these too.
+ */
+export const pipelineCodes = (route: Route, hasPathParam: boolean): Array<ErrorCode> => {
+  const codes: Array<ErrorCode> = []
+  if (route.guard.kind === "key") {
+    codes.push(
+      "missing_bearer_token",
+      "invalid_api_key",
+      "expired_api_key",
+      `missing_scope:${route.guard.scope}`,
+      "rate_limited"
+    )
+    if (isWriting(route)) codes.push("plan_refused")
+  }
+  if (route.guard.kind === "admin") codes.push("missing_bearer_token", "invalid_api_key")
+  if (hasPathParam) codes.push("not_found")
+  if (route.query !== undefined) codes.push("validation_failed")
+  if (route.body !== undefined)
+    codes.push("invalid_json", "unsupported_media_type", "payload_too_large", "validation_failed")
+  if (route.body?.patch === true) codes.push("no_fields_to_update")
+  if (isWriting(route) && route.guard.kind === "key") codes.push("idempotency_in_progress", "idempotency_key_reused")
+  // Any request may be too long before its route is even known; any that needs the store may
+  // find it unreachable.
+  codes.push("method_not_allowed", "uri_too_long", "headers_too_large", "internal_error")
+  if (usesStore(route)) codes.push("service_unavailable")
+  return codes
+}
+
+/** `pipelineCodes` for a declaration, as types (a path given as a plain `string` counts as having no parameter). */
+export type PipelineCode<
+  M extends Method,
+  P extends string,
+  G extends Guard,
+  Q,
+  B,
+  Patch extends boolean,
+  Codes extends ErrorCode
+> =
+  | (G extends KeyGuard<infer S>
+      ?
+          | "missing_bearer_token"
+          | "invalid_api_key"
+          | "expired_api_key"
+          | `missing_scope:${S}`
+          | "rate_limited"
+          | (M extends "GET" ? never : "plan_refused" | "idempotency_in_progress" | "idempotency_key_reused")
+      : G extends AdminGuard
+        ? "missing_bearer_token" | "invalid_api_key"
+        : never)
+  | (P extends `${string}{${string}}${string}` ? "not_found" : never)
+  | (Q extends z.ZodObject ? "validation_failed" : never)
+  | (B extends z.ZodType
+      ?
+          | "invalid_json"
+          | "unsupported_media_type"
+          | "payload_too_large"
+          | "validation_failed"
+          | (Patch extends true ? "no_fields_to_update" : never)
+      : never)
+  | "method_not_allowed"
+  | "uri_too_long"
+  | "headers_too_large"
+  | "internal_error"
+  | (G extends PublicGuard
+      ? "service_unavailable" extends Codes
+        ? "service_unavailable"
+        : never
+      : "service_unavailable")
+
+/**
+ * What a handler may fail with: an error whose `code` is one the route answers, or the store
+ * failing (a 500, or the 503 of an outage). Anything else a handler could fail with would be an
+ * undocumented answer, so the compiler refuses it (`route`).
+ */
+export type Failure<Code extends string> = { readonly code: Code } | Errors.StorageError
+
+/** A value as a handler may give it: the core hands out read-only arrays and records. */
+type Given<T> =
+  T extends ReadonlyArray<infer I>
+    ? ReadonlyArray<Given<I>>
+    : T extends object
+      ? { readonly [K in keyof T]: Given<T[K]> }
+      : T
+
+/** The body a success schema describes, as a handler gives it (the pipeline writes it as JSON). */
+export type SuccessOf<S> = S extends z.ZodType ? Given<z.output<S>> : unknown
+
+/** A route as the table holds it: every declaration's types erased to one shape (by `route`, only there). */
 export interface Route {
   readonly method: Method
   /** OpenAPI-style template relative to the mount point, e.g. `/contacts/{id}`. */
@@ -104,20 +209,29 @@ export interface Route {
     readonly created: string | undefined
   }
   readonly errors: ReadonlyArray<ErrorCode>
-  readonly handle: (context: Context<unknown, unknown>) => Effect.Effect<Reply, unknown, Services>
+  readonly handle: (context: Context<unknown, unknown>) => Effect.Effect<Reply, Failure<string>, Services>
 }
 
-export interface RouteSpec<Q extends z.ZodObject | undefined, B extends z.ZodType | undefined> {
-  readonly method: Method
-  readonly path: string
+export interface RouteSpec<
+  M extends Method,
+  P extends string,
+  G extends Guard,
+  Q extends z.ZodObject | undefined,
+  B extends z.ZodType | undefined,
+  Patch extends boolean,
+  S extends z.ZodType | undefined,
+  Codes extends ErrorCode
+> {
+  readonly method: M
+  readonly path: P
   readonly operationId: string
   readonly summary: string
   readonly tag: string
-  readonly guard: Guard
+  readonly guard: G
   readonly query?: Q
   readonly body?: B
   /** A PATCH body: no known field is `no_fields_to_update` rather than `validation_failed`. */
-  readonly patch?: boolean
+  readonly patch?: Patch
   /** The body may be left out entirely, which reads as `{}`. */
   readonly optionalBody?: boolean
   /** The body is JSON lines (`application/x-ndjson` or `application/jsonl`), handed over as text. */
@@ -126,21 +240,42 @@ export interface RouteSpec<Q extends z.ZodObject | undefined, B extends z.ZodTyp
   readonly batchBody?: boolean
   readonly success: {
     readonly status: number
-    readonly schema?: z.ZodType
+    readonly schema?: S
     readonly description: string
     readonly file?: string
     /** An upsert answers 201 with the same body when it creates; this describes that answer. */
     readonly created?: string
   }
-  readonly errors: ReadonlyArray<ErrorCode>
+  /** The codes the handler may fail with, beyond those the pipeline answers for the route by itself. */
+  readonly errors: ReadonlyArray<Codes>
   readonly handle: (
-    context: Context<Q extends z.ZodObject ? z.output<Q> : undefined, B extends z.ZodType ? z.output<B> : undefined>
-  ) => Effect.Effect<Reply, unknown, Services>
+    context: Context<
+      Q extends z.ZodObject ? z.output<Q> : undefined,
+      B extends z.ZodType ? z.output<B> : undefined,
+      PrincipalOf<G>
+    >
+  ) => Effect.Effect<
+    Reply<SuccessOf<S>>,
+    Failure<NoInfer<Codes> | PipelineCode<M, P, G, Q, B, Patch, NoInfer<Codes>>>,
+    Services
+  >
 }
 
-/** Keeps each handler typed against its own schemas while the table holds them uniformly. */
-export const route = <Q extends z.ZodObject | undefined = undefined, B extends z.ZodType | undefined = undefined>(
-  spec: RouteSpec<Q, B>
+/**
+ * Keeps each handler typed against its own declaration (schemas, guard, error codes) while the
+ * table holds them uniformly: the one place where those types are erased.
+ */
+export const route = <
+  M extends Method,
+  P extends string,
+  G extends Guard,
+  Codes extends ErrorCode = never,
+  Q extends z.ZodObject | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+  S extends z.ZodType | undefined = undefined,
+  Patch extends boolean = false
+>(
+  spec: RouteSpec<M, P, G, Q, B, Patch, S, Codes>
 ): Route => ({
   method: spec.method,
   path: spec.path,
@@ -167,18 +302,19 @@ export const route = <Q extends z.ZodObject | undefined = undefined, B extends z
     created: spec.success.created
   },
   errors: spec.errors,
-  // The pipeline validates query and body with the same schemas before calling, so the erasure is safe.
+  // The pipeline validates query and body with the same schemas, and admits a key-guarded route
+  // only with its principal, before calling: the erasure is safe.
   handle: spec.handle as unknown as Route["handle"]
 })
 
-export const read = (spendsBudget = true): Guard => ({ kind: "key", scope: "read", spendsBudget })
-export const write: Guard = { kind: "key", scope: "write", spendsBudget: true }
-export const quotesWrite: Guard = { kind: "key", scope: "quotes:write", spendsBudget: true }
-export const formsSubmit: Guard = { kind: "key", scope: "forms:submit", spendsBudget: true }
-export const analyticsWrite: Guard = { kind: "key", scope: "analytics:write", spendsBudget: true }
-export const invoicesWrite: Guard = { kind: "key", scope: "invoices:write", spendsBudget: true }
-export const admin: Guard = { kind: "admin" }
-export const open: Guard = { kind: "public" }
+export const read = (spendsBudget = true): KeyGuard<"read"> => ({ kind: "key", scope: "read", spendsBudget })
+export const write: KeyGuard<"write"> = { kind: "key", scope: "write", spendsBudget: true }
+export const quotesWrite: KeyGuard<"quotes:write"> = { kind: "key", scope: "quotes:write", spendsBudget: true }
+export const formsSubmit: KeyGuard<"forms:submit"> = { kind: "key", scope: "forms:submit", spendsBudget: true }
+export const analyticsWrite: KeyGuard<"analytics:write"> = { kind: "key", scope: "analytics:write", spendsBudget: true }
+export const invoicesWrite: KeyGuard<"invoices:write"> = { kind: "key", scope: "invoices:write", spendsBudget: true }
+export const admin: AdminGuard = { kind: "admin" }
+export const open: PublicGuard = { kind: "public" }
 
 export const isWriting = (route: Route): boolean => route.method !== "GET"
 

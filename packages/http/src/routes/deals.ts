@@ -2,7 +2,7 @@ import { Deals } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { ok } from "../Reply.js"
 import { read, route, write } from "../Route.js"
-import { actorOf, organisationOf } from "./principal.js"
+import { actorOf } from "./principal.js"
 import { resourceRoutes } from "./resource.js"
 
 export const dealRoutes = [
@@ -40,7 +40,7 @@ export const dealRoutes = [
     errors: ["not_found", "validation_failed"],
     handle: ({ principal, params, body }) =>
       Effect.flatMap(Deals.Deals, (deals) =>
-        deals.move(organisationOf(principal), params.id!, body, actorOf(principal))
+        deals.move(principal.organisation, params.id!, body, actorOf(principal))
       ).pipe(Effect.map(({ deal }) => ok(deal)))
   }),
   route({
@@ -53,7 +53,7 @@ export const dealRoutes = [
     success: { status: 200, schema: Deals.StageHistory, description: "the stage history" },
     errors: ["not_found"],
     handle: ({ principal, params }) =>
-      Effect.flatMap(Deals.Deals, (deals) => deals.history(organisationOf(principal), params.id!)).pipe(
+      Effect.flatMap(Deals.Deals, (deals) => deals.history(principal.organisation, params.id!)).pipe(
         Effect.map((data) => ok({ data }))
       )
   }),
@@ -68,6 +68,6 @@ export const dealRoutes = [
     success: { status: 200, schema: Deals.PipelinePage, description: "a page of pipelines" },
     errors: ["validation_failed"],
     handle: ({ principal, query }) =>
-      Effect.map(Deals.Deals, (deals) => ok(deals.pipelines(organisationOf(principal), query)))
+      Effect.map(Deals.Deals, (deals) => ok(deals.pipelines(principal.organisation, query)))
   })
 ]

@@ -3,7 +3,6 @@ import * as Effect from "effect/Effect"
 import { invoiceSheet, pdfReply } from "../pdf/DocumentPdf.js"
 import { created, ok } from "../Reply.js"
 import { invoicesWrite, read, route } from "../Route.js"
-import { organisationOf } from "./principal.js"
 import { createRoute, getRoute, listRoute, patchRoute } from "./resource.js"
 
 const spec = {
@@ -45,7 +44,7 @@ export const invoiceRoutes = [
     success: { status: 200, description: "the PDF", file: "application/pdf" },
     errors: ["not_found"],
     handle: ({ principal, params }) => {
-      const organisation = organisationOf(principal)
+      const organisation = principal.organisation
       return Effect.flatMap(Invoicing.Invoicing, (invoicing) => invoicing.get(organisation, params.id!)).pipe(
         Effect.flatMap((invoice) => pdfReply(invoiceSheet(organisation.settings, invoice), invoice.id))
       )
@@ -65,7 +64,7 @@ export const invoiceRoutes = [
     errors: ["not_found", "not_draft", "not_issuable"],
     handle: ({ principal, params, body }) =>
       Effect.flatMap(Invoicing.Invoicing, (invoicing) =>
-        invoicing.issue(organisationOf(principal), params.id!, body)
+        invoicing.issue(principal.organisation, params.id!, body)
       ).pipe(Effect.map(ok))
   }),
   route({
@@ -80,9 +79,9 @@ export const invoiceRoutes = [
     success: { status: 201, schema: Invoicing.Payment, description: "the payment" },
     errors: ["not_found", "not_payable", "validation_failed"],
     handle: ({ principal, params, body }) =>
-      Effect.flatMap(Invoicing.Invoicing, (invoicing) =>
-        invoicing.pay(organisationOf(principal), params.id!, body)
-      ).pipe(Effect.map(created))
+      Effect.flatMap(Invoicing.Invoicing, (invoicing) => invoicing.pay(principal.organisation, params.id!, body)).pipe(
+        Effect.map(created)
+      )
   }),
   route({
     method: "GET",
@@ -94,8 +93,8 @@ export const invoiceRoutes = [
     success: { status: 200, schema: Invoicing.PaymentList, description: "the payments" },
     errors: ["not_found"],
     handle: ({ principal, params }) =>
-      Effect.flatMap(Invoicing.Invoicing, (invoicing) =>
-        invoicing.payments(organisationOf(principal), params.id!)
-      ).pipe(Effect.map((data) => ok({ data })))
+      Effect.flatMap(Invoicing.Invoicing, (invoicing) => invoicing.payments(principal.organisation, params.id!)).pipe(
+        Effect.map((data) => ok({ data }))
+      )
   })
 ]

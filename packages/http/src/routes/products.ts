@@ -2,7 +2,7 @@ import { Inventory } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { ok } from "../Reply.js"
 import { read, route, write } from "../Route.js"
-import { actorOf, organisationOf } from "./principal.js"
+import { actorOf } from "./principal.js"
 import { batchRoute, createRoute, getRoute, listRoute, patchRoute, type UpsertSpec, upsertRoute } from "./resource.js"
 
 const spec = {
@@ -54,7 +54,7 @@ export const productRoutes = [
     errors: ["not_found", "validation_failed", "variant_required", "insufficient_stock", "stock_not_tracked"],
     handle: ({ principal, params, body }) =>
       Effect.flatMap(Inventory.Inventory, (inventory) =>
-        inventory.move(organisationOf(principal), params.id!, body, actorOf(principal))
+        inventory.move(principal.organisation, params.id!, body, actorOf(principal))
       ).pipe(Effect.map(ok))
   }),
   route({
@@ -70,7 +70,7 @@ export const productRoutes = [
     errors: ["not_found", "validation_failed"],
     handle: ({ principal, params, query }) =>
       Effect.flatMap(Inventory.Inventory, (inventory) =>
-        inventory.movements(organisationOf(principal), params.id!, query)
+        inventory.movements(principal.organisation, params.id!, query)
       ).pipe(Effect.map(ok))
   })
 ]

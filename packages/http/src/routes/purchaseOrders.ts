@@ -7,7 +7,8 @@ import * as Effect from "effect/Effect"
 import { z } from "zod"
 import { ok } from "../Reply.js"
 import { route, write } from "../Route.js"
-import { actorOf, organisationOf } from "./principal.js"
+import { receiptRefusalsAreDefects } from "./goodsIn.js"
+import { actorOf } from "./principal.js"
 import { createRoute, getRoute, listRoute } from "./resource.js"
 
 const tag = "purchase-orders"
@@ -55,7 +56,7 @@ export const purchaseOrderRoutes = [
       errors: ["not_found", "transition_not_allowed"],
       handle: ({ principal, params }) =>
         Effect.flatMap(PurchaseOrders.PurchaseOrders, (orders) =>
-          orders[action](organisationOf(principal), params.id!)
+          orders[action](principal.organisation, params.id!)
         ).pipe(Effect.map(ok))
     })
   ),
@@ -72,7 +73,7 @@ export const purchaseOrderRoutes = [
     errors: ["not_found", "validation_failed", "variant_required", "transition_not_allowed"],
     handle: ({ principal, params, body }) =>
       Effect.flatMap(PurchaseOrders.PurchaseOrders, (orders) =>
-        orders.receive(organisationOf(principal), params.id!, body, actorOf(principal))
+        receiptRefusalsAreDefects(orders.receive(principal.organisation, params.id!, body, actorOf(principal)))
       ).pipe(Effect.map(ok))
   })
 ]

@@ -3,7 +3,6 @@ import * as Effect from "effect/Effect"
 import { pdfReply, quoteSheet } from "../pdf/DocumentPdf.js"
 import { created, ok } from "../Reply.js"
 import { invoicesWrite, quotesWrite, read, route } from "../Route.js"
-import { organisationOf } from "./principal.js"
 import { createRoute, getRoute, listRoute, patchRoute } from "./resource.js"
 
 const spec = {
@@ -44,7 +43,7 @@ export const quoteRoutes = [
     success: { status: 200, description: "the PDF", file: "application/pdf" },
     errors: ["not_found"],
     handle: ({ principal, params }) => {
-      const organisation = organisationOf(principal)
+      const organisation = principal.organisation
       return Effect.flatMap(Quotes.Quotes, (quotes) => quotes.addressed(organisation, params.id!)).pipe(
         Effect.flatMap(({ quote, buyer }) => pdfReply(quoteSheet(organisation.settings, quote, buyer), quote.id))
       )
@@ -60,7 +59,7 @@ export const quoteRoutes = [
     success: { status: 200, schema: Quotes.QuoteRevisions, description: "the revisions" },
     errors: ["not_found"],
     handle: ({ principal, params }) =>
-      Effect.flatMap(Quotes.Quotes, (quotes) => quotes.revisions(organisationOf(principal), params.id!)).pipe(
+      Effect.flatMap(Quotes.Quotes, (quotes) => quotes.revisions(principal.organisation, params.id!)).pipe(
         Effect.map((data) => ok({ data }))
       )
   }),
@@ -74,7 +73,7 @@ export const quoteRoutes = [
     success: { status: 201, schema: Invoicing.Invoice, description: "the invoice draft" },
     errors: ["not_found", "transition_not_allowed", "already_invoiced", "validation_failed"],
     handle: ({ principal, params }) =>
-      Effect.flatMap(Quotes.Quotes, (quotes) => quotes.invoice(organisationOf(principal), params.id!)).pipe(
+      Effect.flatMap(Quotes.Quotes, (quotes) => quotes.invoice(principal.organisation, params.id!)).pipe(
         Effect.map(created)
       )
   })

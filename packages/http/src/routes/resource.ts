@@ -3,30 +3,41 @@
  * has these operations get identical mechanics; anything special is a route of its own.
  */
 import { Batch, Errors, type Resource, type Settings, Validation, Wire } from "@crm/core"
-import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type { z } from "zod"
 import type { ErrorCode } from "../ErrorStatus.js"
 import { created, noContent, ok } from "../Reply.js"
-import { type Guard, type Route, read, route, type Services, write } from "../Route.js"
-import { actorOf, organisationOf } from "./principal.js"
+import { type Failure, type KeyGuard, type Route, read, route, type Services, write } from "../Route.js"
+import { actorOf } from "./principal.js"
 
-type Op<Args extends Array<unknown>> = (
+/** An operation of the service, failing only with the codes its route declares. */
+type Op<Args extends Array<unknown>, Code extends ErrorCode> = (
   organisation: Settings.Organisation,
   ...args: Args
-) => Effect.Effect<unknown, unknown>
+) => Effect.Effect<unknown, Failure<Code>>
+
+const PATCH_ERRORS = ["not_found", "validation_failed", "no_fields_to_update"] as const
 
 /** The operations a resource may offer; each route needs only its own. */
-export interface Operations<C, P, Q> {
-  readonly list: Op<[query: Q]>
-  readonly create: Op<[input: C, actor: Resource.Actor]>
-  readonly get: Op<[id: string]>
-  readonly update: Op<[id: string, patch: P, actor: Resource.Actor]>
-  readonly archive: Op<[id: string]>
+export interface Operations<C, P, Q, CreateCode extends ErrorCode, UpdateCode extends ErrorCode> {
+  readonly list: Op<[query: Q], "validation_failed">
+  readonly create: Op<[input: C, actor: Resource.Actor], CreateCode>
+  readonly get: Op<[id: string], "not_found">
+  readonly update: Op<[id: string, patch: P, actor: Resource.Actor], (typeof PATCH_ERRORS)[number] | UpdateCode>
+  readonly archive: Op<[id: string], "not_found">
 }
 
-export interface ResourceSpec<C extends z.ZodType, P extends z.ZodType, Q extends z.ZodObject, Id extends Services, S> {
-  readonly service: Context.Tag<Id, S>
+export interface ResourceSpec<
+  C extends z.ZodType,
+  P extends z.ZodType,
+  Q extends z.ZodObject,
+  Id extends Services,
+  S,
+  CreateCode extends ErrorCode = never,
+  UpdateCode extends ErrorCode = never
+> {
+  /** The service (its tag), or a view of it narrower than the tag's type. */
+  readonly service: Effect.Effect<S, never, Id>
   /** Path segment and OpenAPI tag, e.g. `contacts`. */
   readonly plural: string
   readonly singular: string
@@ -38,10 +49,10 @@ export interface ResourceSpec<C extends z.ZodType, P extends z.ZodType, Q extend
     readonly page: z.ZodType
     readonly query: Q
   }
-  readonly createErrors: ReadonlyArray<ErrorCode>
-  readonly updateErrors: ReadonlyArray<ErrorCode>
+  readonly createErrors: ReadonlyArray<CreateCode>
+  readonly updateErrors: ReadonlyArray<UpdateCode>
   /** The scope that writes (default `write`; quotes and invoices have their own). */
-  readonly writeGuard?: Guard
+  readonly writeGuard?: KeyGuard
   readonly notes?: { readonly create?: string; readonly update?: string; readonly archive?: string }
 }
 
@@ -49,11 +60,10 @@ type Offers<
   C extends z.ZodType,
   P extends z.ZodType,
   Q extends z.ZodObject,
-  K extends keyof Operations<unknown, unknown, unknown>
-> = Pick<Operations<z.output<C>, z.output<P>, z.output<Q>>, K>
-
-const using = <S, Id extends Services>(tag: Context.Tag<Id, S>, f: (service: S) => Effect.Effect<unknown, unknown>) =>
-  Effect.flatMap(tag, f)
+  K extends keyof Operations<unknown, unknown, unknown, never, never>,
+  CreateCode extends ErrorCode = never,
+  UpdateCode extends ErrorCode = never
+> = Pick<Operations<z.output<C>, z.output<P>, z.output<Q>, CreateCode, UpdateCode>, K>
 
 export const listRoute = <
   C extends z.ZodType,
@@ -62,7 +72,7 @@ export const listRoute = <
   Id extends Services,
   S extends Offers<C, P, Q, "list">
 >(
-  spec: ResourceSpec<C, P, Q, Id, S>
+  spec: ResourceSpec<C, P, Q, Id, S, ErrorCode, ErrorCode>
 ): Route => {
   const syncs = "cursor" in spec.schemas.query.shape
   return route({
@@ -80,7 +90,7 @@ export const listRoute = <
     success: { status: 200, schema: spec.schemas.page, description: `a page of ${spec.plural}` },
     errors: ["validation_failed"],
     handle: ({ principal, query }) =>
-      using(spec.service, (s) => s.list(organisationOf(principal), query as z.output<Q>)).pipe(Effect.map(ok))
+      Effect.flatMap(spec.service, (s) => s.list(principal.organisation, query as z.output<Q>)).pipe(Effect.map(ok))
   })
 }
 
@@ -89,9 +99,10 @@ export const createRoute = <
   P extends z.ZodType,
   Q extends z.ZodObject,
   Id extends Services,
-  S extends Offers<C, P, Q, "create">
+  S extends Offers<C, P, Q, "create", CreateCode>,
+  CreateCode extends ErrorCode
 >(
-  spec: ResourceSpec<C, P, Q, Id, S>
+  spec: ResourceSpec<C, P, Q, Id, S, CreateCode, ErrorCode>
 ): Route =>
   route({
     method: "POST",
@@ -104,9 +115,9 @@ export const createRoute = <
     success: { status: 201, schema: spec.schemas.record, description: `the created ${spec.singular}` },
     errors: spec.createErrors,
     handle: ({ principal, body }) =>
-      using(spec.service, (s) => s.create(organisationOf(principal), body as z.output<C>, actorOf(principal))).pipe(
-        Effect.map(created)
-      )
+      Effect.flatMap(spec.service, (s) =>
+        s.create(principal.organisation, body as z.output<C>, actorOf(principal))
+      ).pipe(Effect.map(created))
   })
 
 export const getRoute = <
@@ -116,7 +127,7 @@ export const getRoute = <
   Id extends Services,
   S extends Offers<C, P, Q, "get">
 >(
-  spec: ResourceSpec<C, P, Q, Id, S>
+  spec: ResourceSpec<C, P, Q, Id, S, ErrorCode, ErrorCode>
 ): Route =>
   route({
     method: "GET",
@@ -128,7 +139,7 @@ export const getRoute = <
     success: { status: 200, schema: spec.schemas.record, description: `the ${spec.singular}` },
     errors: ["not_found"],
     handle: ({ principal, params }) =>
-      using(spec.service, (s) => s.get(organisationOf(principal), params.id!)).pipe(Effect.map(ok))
+      Effect.flatMap(spec.service, (s) => s.get(principal.organisation, params.id!)).pipe(Effect.map(ok))
   })
 
 export const patchRoute = <
@@ -136,9 +147,10 @@ export const patchRoute = <
   P extends z.ZodType,
   Q extends z.ZodObject,
   Id extends Services,
-  S extends Offers<C, P, Q, "update">
+  S extends Offers<C, P, Q, "update", never, UpdateCode>,
+  UpdateCode extends ErrorCode
 >(
-  spec: ResourceSpec<C, P, Q, Id, S>
+  spec: ResourceSpec<C, P, Q, Id, S, ErrorCode, UpdateCode>
 ): Route =>
   route({
     method: "PATCH",
@@ -150,10 +162,10 @@ export const patchRoute = <
     body: spec.schemas.patch,
     patch: true,
     success: { status: 200, schema: spec.schemas.record, description: `the updated ${spec.singular}` },
-    errors: ["not_found", "validation_failed", "no_fields_to_update", ...spec.updateErrors],
+    errors: [...PATCH_ERRORS, ...spec.updateErrors],
     handle: ({ principal, params, body }) =>
-      using(spec.service, (s) =>
-        s.update(organisationOf(principal), params.id!, body as z.output<P>, actorOf(principal))
+      Effect.flatMap(spec.service, (s) =>
+        s.update(principal.organisation, params.id!, body as z.output<P>, actorOf(principal))
       ).pipe(Effect.map(ok))
   })
 
@@ -164,7 +176,7 @@ export const archiveRoute = <
   Id extends Services,
   S extends Offers<C, P, Q, "archive">
 >(
-  spec: ResourceSpec<C, P, Q, Id, S>
+  spec: ResourceSpec<C, P, Q, Id, S, ErrorCode, ErrorCode>
 ): Route =>
   route({
     method: "DELETE",
@@ -176,7 +188,7 @@ export const archiveRoute = <
     success: { status: 204, description: "archived" },
     errors: ["not_found"],
     handle: ({ principal, params }) =>
-      using(spec.service, (s) => s.archive(organisationOf(principal), params.id!)).pipe(Effect.as(noContent))
+      Effect.flatMap(spec.service, (s) => s.archive(principal.organisation, params.id!)).pipe(Effect.as(noContent))
   })
 
 /**
@@ -188,11 +200,15 @@ export const resourceRoutes = <
   P extends z.ZodType,
   Q extends z.ZodObject,
   Id extends Services,
-  S extends Offers<C, P, Q, keyof Operations<unknown, unknown, unknown>>,
-  U extends z.ZodObject = z.ZodObject
+  S extends Offers<C, P, Q, keyof Operations<unknown, unknown, unknown, never, never>, CreateCode, UpdateCode> &
+    UpsertsOf<U, UpsertCode>,
+  CreateCode extends ErrorCode,
+  UpdateCode extends ErrorCode,
+  U extends z.ZodObject = never,
+  UpsertCode extends ErrorCode = never
 >(
-  spec: ResourceSpec<C, P, Q, Id, S>,
-  upsert?: UpsertSpec<U>
+  spec: ResourceSpec<C, P, Q, Id, S, CreateCode, UpdateCode>,
+  upsert?: UpsertSpec<U, UpsertCode>
 ): ReadonlyArray<Route> => [
   listRoute(spec),
   createRoute(spec),
@@ -203,32 +219,31 @@ export const resourceRoutes = <
   ...(upsert === undefined ? [] : [upsertRoute(spec, upsert)])
 ]
 
-/**
- * What the batch and upsert routes call. Handlers here are typed loosely (`Op`); a service's
- * operations fail only with its domain errors and storage errors, which `Batches` names per item.
- */
-type Refusing<A> = Effect.Effect<A, Errors.DomainError | Errors.StorageError>
-
-/** What a resource with a natural key offers its upserts. */
-export interface Upserts<U> {
+/** What a resource with a natural key offers its upserts, failing only with the codes its route declares. */
+export interface Upserts<U, Code extends ErrorCode> {
   readonly upsert: (
     organisation: Settings.Organisation,
     input: U,
     actor: Resource.Actor
-  ) => Refusing<Batch.Upserted<unknown>>
+  ) => Effect.Effect<Batch.Upserted<unknown>, Failure<Code>>
   readonly upsertMany: (
     organisation: Settings.Organisation,
     items: ReadonlyArray<U>,
     actor: Resource.Actor
-  ) => Refusing<ReadonlyArray<Batch.Upserted<unknown>>>
+  ) => Effect.Effect<ReadonlyArray<Batch.Upserted<unknown>>, Failure<"batch_failed">>
 }
 
-export interface UpsertSpec<U extends z.ZodObject> {
+/** What `resourceRoutes` asks of the service for an upsert spec, and nothing without one. */
+type UpsertsOf<U extends z.ZodObject, Code extends ErrorCode> = [U] extends [never]
+  ? unknown
+  : Upserts<z.output<U>, "validation_failed" | Code>
+
+export interface UpsertSpec<U extends z.ZodObject, Code extends ErrorCode = ErrorCode> {
   /** A batch item and, with its key from the path, the body of `PUT /{plural}/by-{key}/{key}`. */
   readonly schema: U
   /** The natural key's field, e.g. `email`. */
   readonly key: keyof z.output<U> & string
-  readonly errors: ReadonlyArray<ErrorCode>
+  readonly errors: ReadonlyArray<Code>
   readonly note: string
 }
 
@@ -241,10 +256,10 @@ export const batchRoute = <
   P extends z.ZodType,
   Q extends z.ZodObject,
   Id extends Services,
-  S extends Offers<C, P, Q, "create">,
-  U extends z.ZodObject = z.ZodObject
+  S extends Offers<C, P, Q, "create", ErrorCode>,
+  U extends z.ZodObject = never
 >(
-  spec: ResourceSpec<C, P, Q, Id, S>,
+  spec: ResourceSpec<C, P, Q, Id, S, ErrorCode, ErrorCode>,
   upsert?: UpsertSpec<U>
 ): Route =>
   route({
@@ -275,17 +290,23 @@ export const batchRoute = <
       Effect.gen(function* () {
         const service = yield* spec.service
         const batches = yield* Batch.Batches
-        const organisation = organisationOf(principal)
+        const organisation = principal.organisation
         const actor = actorOf(principal)
         const batch = body as { readonly mode?: "create" | "upsert"; readonly items: ReadonlyArray<unknown> }
         if (batch.mode !== "upsert") {
+          // Whatever code an item is refused with, the batch answers `batch_failed` naming the item.
           const records = yield* batches.creates(
             batch.items as ReadonlyArray<z.output<C>>,
-            (item) => service.create(organisation, item, actor) as Refusing<unknown>
+            (item) =>
+              service.create(organisation, item, actor) as Effect.Effect<
+                unknown,
+                Errors.DomainError | Errors.StorageError
+              >
           )
           return created({ data: records })
         }
-        const upserts = service as unknown as Upserts<z.output<U>>
+        // `resourceRoutes` gives an upsert spec only with a service that offers `Upserts`.
+        const upserts = service as unknown as Upserts<z.output<U>, never>
         const done = yield* upserts.upsertMany(organisation, batch.items as ReadonlyArray<z.output<U>>, actor)
         return created({ data: done.map((one) => one.record), outcomes: done.map((one) => one.outcome) })
       })
@@ -300,11 +321,12 @@ export const upsertRoute = <
   P extends z.ZodType,
   Q extends z.ZodObject,
   Id extends Services,
-  S extends Offers<C, P, Q, "create">,
-  U extends z.ZodObject
+  S extends Offers<C, P, Q, "create", ErrorCode>,
+  U extends z.ZodObject,
+  UpsertCode extends ErrorCode
 >(
-  spec: ResourceSpec<C, P, Q, Id, S>,
-  upsert: UpsertSpec<U>
+  spec: ResourceSpec<C, P, Q, Id, S, ErrorCode, ErrorCode>,
+  upsert: UpsertSpec<U, UpsertCode>
 ): Route => {
   const key = upsert.key
   return route({
@@ -336,8 +358,9 @@ export const upsertRoute = <
           )
         }
         const input = yield* Validation.parse(upsert.schema, { ...fields, [key]: named })
-        const service = (yield* spec.service) as unknown as Upserts<z.output<U>>
-        const done = yield* service.upsert(organisationOf(principal), input, actorOf(principal))
+        // `resourceRoutes` gives an upsert spec only with a service that offers `Upserts`.
+        const service = (yield* spec.service) as unknown as Upserts<z.output<U>, UpsertCode>
+        const done = yield* service.upsert(principal.organisation, input, actorOf(principal))
         return done.outcome === "created" ? created(done.record) : ok(done.record)
       })
   })

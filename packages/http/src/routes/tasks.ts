@@ -2,7 +2,6 @@ import { Tasks } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { ok } from "../Reply.js"
 import { route, write } from "../Route.js"
-import { organisationOf } from "./principal.js"
 import { resourceRoutes } from "./resource.js"
 
 export const taskRoutes = [
@@ -37,6 +36,6 @@ export const taskRoutes = [
     success: { status: 200, schema: Tasks.Task, description: "the task" },
     errors: ["not_found"],
     handle: ({ principal, params }) =>
-      Effect.flatMap(Tasks.Tasks, (tasks) => tasks.complete(organisationOf(principal), params.id!)).pipe(Effect.map(ok))
+      Effect.flatMap(Tasks.Tasks, (tasks) => tasks.complete(principal.organisation, params.id!)).pipe(Effect.map(ok))
   })
 ]

@@ -3,7 +3,6 @@ import { Tickets } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { ok } from "../Reply.js"
 import { route, write } from "../Route.js"
-import { organisationOf } from "./principal.js"
 import { getRoute, listRoute } from "./resource.js"
 
 const spec = {
@@ -37,7 +36,7 @@ export const ticketRoutes = [
     success: { status: 200, schema: Tickets.Ticket, description: "the ticket" },
     errors: ["not_found", "validation_failed", "transition_not_allowed"],
     handle: ({ principal, params, body }) =>
-      Effect.flatMap(Tickets.Tickets, (tickets) => tickets.reply(organisationOf(principal), params.id!, body)).pipe(
+      Effect.flatMap(Tickets.Tickets, (tickets) => tickets.reply(principal.organisation, params.id!, body)).pipe(
         Effect.map(ok)
       )
   })

@@ -1,8 +1,6 @@
 import { Visits } from "@crm/core"
 import * as Effect from "effect/Effect"
-import type { Reply } from "../Reply.js"
 import { analyticsWrite, route } from "../Route.js"
-import { organisationOf } from "./principal.js"
 
 // 202: the visit is recorded, but nothing about it can be read back through the API.
 export const visitRoutes = [
@@ -18,8 +16,8 @@ export const visitRoutes = [
     success: { status: 202, schema: Visits.Visit, description: "the recorded visit" },
     errors: ["validation_failed"],
     handle: ({ principal, body }) =>
-      Effect.flatMap(Visits.Visits, (visits) => visits.record(organisationOf(principal), body)).pipe(
-        Effect.map((visit): Reply => ({ status: 202, body: visit }))
+      Effect.flatMap(Visits.Visits, (visits) => visits.record(principal.organisation, body)).pipe(
+        Effect.map((visit) => ({ status: 202, body: visit }))
       )
   })
 ]
