@@ -1,4 +1,7 @@
-/** The Idempotency service on every store: what is stored, what runs again, what waits. */
+/**
+ * The Idempotency service on every store: what is kept, what runs again, what waits. The answer is
+ * the caller's to encode; here a run answers a number and keeps it as text, or keeps nothing.
+ */
 import { Idempotency, Kernel } from "@crm/core"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -8,7 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Built, build } from "../support/ports.js"
 import { storages } from "../support/storages.js"
 
-const storable = (response: Idempotency.StoredResponse) => response.status < 500
+/** A run answering `n`: kept as its text unless `keep` is false, its writes rolled back when `refused`. */
+const answer = (n: number, options: { keep?: boolean; refused?: boolean } = {}): Idempotency.Run<number> => ({
+  value: n,
+  refused: options.refused ?? false,
+  payload: options.keep === false ? undefined : `n=${n}`
+})
 
 for (const storage of storages) {
   describe(`Idempotency [${storage.name}]`, () => {
@@ -22,33 +30,39 @@ for (const storage of storages) {
     const execute = (
       s: Idempotency.IdempotencyScope,
       fingerprint: string,
-      run: Effect.Effect<Idempotency.StoredResponse>
-    ) => Effect.flatMap(Idempotency.Idempotency, (service) => service.execute(s, fingerprint, run, storable))
+      run: Effect.Effect<Idempotency.Run<number>>
+    ) => Effect.flatMap(Idempotency.Idempotency, (service) => service.execute(s, fingerprint, run))
 
-    it("stores a 2xx and replays it without running again", async () => {
+    it("keeps the payload and replays it without running again", async () => {
       const s = scope()
       let runs = 0
-      const run = Effect.sync(() => ({ status: 201, headers: {}, body: `{"n":${++runs}}` }))
-      const first = await kernel!.run(execute(s, "f", run))
-      const second = await kernel!.run(execute(s, "f", run))
-      expect(first).toEqual({ response: { status: 201, headers: {}, body: '{"n":1}' }, replayed: false })
-      expect(second).toEqual({ response: first.response, replayed: true })
+      const run = Effect.sync(() => answer(++runs))
+      expect(await kernel!.run(execute(s, "f", run))).toEqual({ replayed: false, value: 1 })
+      expect(await kernel!.run(execute(s, "f", run))).toEqual({ replayed: true, payload: "n=1" })
       expect(runs).toBe(1)
     })
 
-    it("never stores a 5xx: the retry runs again", async () => {
+    it("keeps nothing without a payload: the retry runs again", async () => {
       const s = scope()
       let runs = 0
-      const run = Effect.sync(() => ({ status: runs++ === 0 ? 503 : 201, headers: {}, body: "" }))
-      expect((await kernel!.run(execute(s, "f", run))).response.status).toBe(503)
-      const retry = await kernel!.run(execute(s, "f", run))
-      expect(retry).toMatchObject({ replayed: false, response: { status: 201 } })
+      const run = Effect.sync(() => (runs++ === 0 ? answer(503, { keep: false }) : answer(201)))
+      expect(await kernel!.run(execute(s, "f", run))).toEqual({ replayed: false, value: 503 })
+      expect(await kernel!.run(execute(s, "f", run))).toEqual({ replayed: false, value: 201 })
       expect(runs).toBe(2)
+    })
+
+    it("keeps a refusal's payload too: the retry hears the same refusal", async () => {
+      const s = scope()
+      let runs = 0
+      const run = Effect.sync(() => answer(400 + ++runs, { refused: true }))
+      expect(await kernel!.run(execute(s, "f", run))).toEqual({ replayed: false, value: 401 })
+      expect(await kernel!.run(execute(s, "f", run))).toEqual({ replayed: true, payload: "n=401" })
+      expect(runs).toBe(1)
     })
 
     it("refuses the key with another fingerprint", async () => {
       const s = scope()
-      const run = Effect.succeed({ status: 200, headers: {}, body: "" })
+      const run = Effect.succeed(answer(200))
       await kernel!.run(execute(s, "f1", run))
       const other = await kernel!.run(Effect.either(execute(s, "f2", run)))
       expect(Either.isLeft(other) && other.left._tag).toBe("IdempotencyKeyReused")
@@ -60,7 +74,7 @@ for (const storage of storages) {
       const finish = await kernel!.run(Deferred.make<void>())
       const slow = Deferred.succeed(started, undefined).pipe(
         Effect.zipRight(Deferred.await(finish)),
-        Effect.as({ status: 201, headers: {}, body: "slow" })
+        Effect.as(answer(7))
       )
       const first = kernel!.run(execute(s, "f", slow))
       await kernel!.run(Deferred.await(started))
@@ -68,7 +82,7 @@ for (const storage of storages) {
       expect(Either.isLeft(duplicate) && duplicate.left._tag).toBe("IdempotencyInProgress")
       await kernel!.run(Deferred.succeed(finish, undefined))
       expect((await first).replayed).toBe(false)
-      expect(await kernel!.run(execute(s, "f", slow))).toMatchObject({ replayed: true, response: { body: "slow" } })
+      expect(await kernel!.run(execute(s, "f", slow))).toEqual({ replayed: true, payload: "n=7" })
     })
   })
 }

@@ -1,13 +1,15 @@
 /**
  * Exactly-once writes for a client's `Idempotency-Key`: the claim, the effect and the stored
- * response share one transaction, so a crash or rollback leaves nothing half-done and no key stuck.
+ * answer share one transaction, so a crash or rollback leaves nothing half-done and no key stuck.
+ * The answer is kept as the caller encodes it (a transport knows what a retry must hear; the
+ * kernel does not).
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { type IdempotencyScope, IdempotencyStore, type StoredResponse } from "./Access/IdempotencyStore.js"
+import { type IdempotencyScope, IdempotencyStore } from "./Access/IdempotencyStore.js"
 import { IdempotencyInProgress, IdempotencyKeyReused, type StorageError } from "./Errors.js"
 import { Transaction } from "./Transaction.js"
 
@@ -15,20 +17,28 @@ export * from "./Access/IdempotencyStore.js"
 
 export const WINDOW_MS = 24 * 60 * 60 * 1000
 
-export interface Outcome {
-  readonly response: StoredResponse
-  readonly replayed: boolean
+/** What one run of the protected operation answers, as the caller will use it and as a retry must get it. */
+export interface Run<A> {
+  readonly value: A
+  /** Its writes are rolled back, and its answer is still kept: a retry hears the same refusal. */
+  readonly refused: boolean
+  /** The answer encoded for a retry; `undefined` keeps nothing, so a retry runs afresh. */
+  readonly payload: string | undefined
 }
+
+/** This request's own answer, or the encoded answer of the first request under the key. */
+export type Outcome<A> =
+  | { readonly replayed: false; readonly value: A }
+  | { readonly replayed: true; readonly payload: string }
 
 export class Idempotency extends Context.Tag("@crm/core/Idempotency")<
   Idempotency,
   {
-    readonly execute: <R>(
+    readonly execute: <A, R>(
       scope: IdempotencyScope,
       fingerprint: string,
-      run: Effect.Effect<StoredResponse, never, R>,
-      storable: (response: StoredResponse) => boolean
-    ) => Effect.Effect<Outcome, Failure, R>
+      run: Effect.Effect<Run<A>, never, R>
+    ) => Effect.Effect<Outcome<A>, Failure, R>
     readonly purge: Effect.Effect<number, StorageError>
   }
 >() {}
@@ -37,9 +47,9 @@ const inProgress = () =>
   new IdempotencyInProgress({ detail: "a request with this Idempotency-Key is still being processed" })
 
 /** A refusal rolls back its unit of work before it is stored (see `Transaction`). */
-class Refused {
+class Refused<A> {
   readonly _tag = "Refused"
-  constructor(readonly response: StoredResponse) {}
+  constructor(readonly run: Run<A>) {}
 }
 
 /** `save` met a record stored after `claim` looked (see `IdempotencyStore`): roll back, claim again. */
@@ -59,7 +69,7 @@ export const make = Effect.gen(function* () {
 
   const notBeforeOf = (now: number) => new Date(now - WINDOW_MS).toISOString()
 
-  /** The stored response for this key, or nothing; a different request under the key is refused. */
+  /** The stored answer for this key, or nothing; a different request under the key is refused. */
   const claim = (scope: IdempotencyScope, fingerprint: string, now: number) =>
     Effect.flatMap(store.claim(scope, notBeforeOf(now)), (existing) => {
       if (Option.isNone(existing)) return Effect.succeedNone
@@ -68,22 +78,21 @@ export const make = Effect.gen(function* () {
           new IdempotencyKeyReused({ detail: "this Idempotency-Key was used with another method, path or body" })
         )
       }
-      return Effect.succeedSome<Outcome>({ response: existing.value.response, replayed: true })
+      return Effect.succeedSome<Outcome<never>>({ replayed: true, payload: existing.value.payload })
     })
 
-  const save = (scope: IdempotencyScope, fingerprint: string, now: number, response: StoredResponse) =>
-    Effect.flatMap(
-      store.save(scope, { fingerprint, response, created_at: new Date(now).toISOString() }, notBeforeOf(now)),
-      (saved) => (saved ? Effect.succeed<Outcome>({ response, replayed: false }) : Effect.fail(new Overtaken()))
+  /** Keeps the run's answer, if it has one to keep, and answers with its value. */
+  const settled = <A>(scope: IdempotencyScope, fingerprint: string, now: number, run: Run<A>) => {
+    const answer: Outcome<A> = { replayed: false, value: run.value }
+    if (run.payload === undefined) return Effect.succeed(answer)
+    const record = { fingerprint, payload: run.payload, created_at: new Date(now).toISOString() }
+    return Effect.flatMap(store.save(scope, record, notBeforeOf(now)), (saved) =>
+      saved ? Effect.succeed(answer) : Effect.fail(new Overtaken())
     )
+  }
 
   return Idempotency.of({
-    execute: <R>(
-      scope: IdempotencyScope,
-      fingerprint: string,
-      run: Effect.Effect<StoredResponse, never, R>,
-      storable: (response: StoredResponse) => boolean
-    ) =>
+    execute: <A, R>(scope: IdempotencyScope, fingerprint: string, run: Effect.Effect<Run<A>, never, R>) =>
       Effect.suspend(() => {
         const slot = `${scope.keyId}\u0000${scope.idempotencyKey}`
         if (running.has(slot)) return Effect.fail(inProgress())
@@ -91,7 +100,7 @@ export const make = Effect.gen(function* () {
         // Chained rather than written with `Effect.gen`: a generator function made on every call
         // costs V8 a map of its own per call, which keeps the request alive into the old
         // generation (docs/benchmarks.md, seventh pass).
-        const claimed = <E, R2>(then: (now: number) => Effect.Effect<Outcome, E, R2>) =>
+        const claimed = <E, R2>(then: (now: number) => Effect.Effect<Outcome<A>, E, R2>) =>
           Effect.flatMap(Clock.currentTimeMillis, (now) =>
             Effect.flatMap(claim(scope, fingerprint, now), (replay) =>
               Option.isSome(replay) ? Effect.succeed(replay.value) : then(now)
@@ -101,26 +110,22 @@ export const make = Effect.gen(function* () {
           claimed((now) =>
             Effect.flatMap(
               run,
-              (response): Effect.Effect<Outcome, Failure | Refused | Overtaken> =>
-                response.status >= 400
-                  ? Effect.fail(new Refused(response))
-                  : storable(response)
-                    ? save(scope, fingerprint, now, response)
-                    : Effect.succeed({ response, replayed: false })
+              (ran): Effect.Effect<Outcome<A>, Failure | Refused<A> | Overtaken> =>
+                ran.refused ? Effect.fail(new Refused(ran)) : settled(scope, fingerprint, now, ran)
             )
           )
         )
         // The refused request's writes are gone with its transaction; its answer is stored in a
         // second one under the same lock, unless a duplicate got in between and stored its own.
-        const afterRefusal = (response: StoredResponse) =>
-          storable(response)
-            ? tx.run(claimed((now) => save(scope, fingerprint, now, response)))
-            : Effect.succeed<Outcome>({ response, replayed: false })
-        const settle = (claims: number): Effect.Effect<Outcome, Failure, R> =>
+        const afterRefusal = (ran: Run<A>) =>
+          ran.payload === undefined
+            ? Effect.succeed<Outcome<A>>({ replayed: false, value: ran.value })
+            : tx.run(claimed((now) => settled(scope, fingerprint, now, ran)))
+        const settle = (claims: number): Effect.Effect<Outcome<A>, Failure, R> =>
           attempt.pipe(
             Effect.catchIf(
-              (error): error is Refused => error instanceof Refused,
-              (refused) => afterRefusal(refused.response)
+              (error): error is Refused<A> => error instanceof Refused,
+              (refused) => afterRefusal(refused.run)
             ),
             Effect.catchIf(
               (error): error is Overtaken => error instanceof Overtaken,

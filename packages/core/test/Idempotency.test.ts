@@ -12,7 +12,7 @@ import { Transaction } from "../src/Transaction.js"
 
 const theirs: Idempotency.IdempotencyRecord = {
   fingerprint: "f",
-  response: { status: 201, headers: {}, body: "theirs" },
+  payload: "theirs",
   created_at: "2026-11-25T00:00:00.000Z"
 }
 
@@ -46,10 +46,10 @@ const scripted = (overtaken: number) => {
   return { seen, layer, arrive: () => (seen.stored = Option.some(theirs)) }
 }
 
-const execute = (run: Effect.Effect<Idempotency.StoredResponse>) =>
-  Effect.flatMap(Idempotency.Idempotency, (service) =>
-    service.execute({ keyId: "key", idempotencyKey: "k" }, "f", run, () => true)
-  )
+const mine: Idempotency.Run<string> = { value: "mine", refused: false, payload: "mine" }
+
+const execute = (run: Effect.Effect<Idempotency.Run<string>>) =>
+  Effect.flatMap(Idempotency.Idempotency, (service) => service.execute({ keyId: "key", idempotencyKey: "k" }, "f", run))
 
 describe("Idempotency, overtaken between claim and save", () => {
   it("rolls its unit back and replays the record that got in first", async () => {
@@ -59,10 +59,10 @@ describe("Idempotency, overtaken between claim and save", () => {
       runs++
       // The other request commits while this one runs: its claim has already looked.
       arrive()
-      return { status: 201, headers: {}, body: "mine" }
+      return mine
     })
     const outcome = await Effect.runPromise(Effect.provide(execute(run), layer))
-    expect(outcome).toEqual({ response: theirs.response, replayed: true })
+    expect(outcome).toEqual({ replayed: true, payload: theirs.payload })
     expect(runs).toBe(1)
     expect(seen.rolledBack).toBe(1)
     expect(seen.claims).toBe(2)
@@ -70,7 +70,7 @@ describe("Idempotency, overtaken between claim and save", () => {
 
   it("answers in progress, not a loop, from a store that is overtaken at every save", async () => {
     const { seen, layer } = scripted(Number.POSITIVE_INFINITY)
-    const run = Effect.succeed({ status: 201, headers: {}, body: "mine" })
+    const run = Effect.succeed(mine)
     const outcome = await Effect.runPromise(Effect.either(Effect.provide(execute(run), layer)))
     expect(outcome._tag === "Left" && outcome.left._tag).toBe("IdempotencyInProgress")
     expect(seen.claims).toBe(3)

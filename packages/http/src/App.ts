@@ -22,6 +22,7 @@ import * as Outage from "./Outage.js"
 import { HttpFailure, type Reply } from "./Reply.js"
 import { isWriting, type Route, type Services, usesStore } from "./Route.js"
 import { isIdParam, type Mounted, makeRouter } from "./Router.js"
+import * as StoredResponse from "./StoredResponse.js"
 
 export interface HttpOptions<R = never> {
   /** The admin API answers only when a token is configured. */
@@ -93,7 +94,7 @@ export const MAX_URL_BYTES = 8192
 /** The request line and headers together; more is 431 `headers_too_large` (see `Listener`). */
 export const MAX_HEADER_BYTES = 16 * 1024
 
-type Stored = Idempotency.StoredResponse
+type Stored = StoredResponse.StoredResponse
 /** A response as a handler's reply renders: JSON text, or the bytes of a file. */
 type Rendered = Omit<Stored, "body"> & { readonly body: string | Uint8Array }
 
@@ -185,10 +186,6 @@ const renderFailure = (
     })
   )
 }
-
-/** Responses a retry must see again; 5xx, 429 and authentication failures run afresh. */
-const storable = (response: Stored): boolean =>
-  response.status < 500 && response.status !== 429 && response.status !== 401
 
 const readBody = (incoming: IncomingMessage, limit: number): Effect.Effect<Buffer, HttpFailure> =>
   Effect.async<Buffer, HttpFailure>((resume) => {
@@ -512,10 +509,9 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
         const result = yield* (yield* Idempotency.Idempotency).execute(
           { keyId: principal.key.id, idempotencyKey },
           fingerprint,
-          Effect.flatMap(run, storedOf(route)),
-          storable
+          Effect.map(Effect.flatMap(run, storedOf(route)), StoredResponse.toRun)
         )
-        outcome = { stored: result.response, replayed: result.replayed }
+        outcome = { stored: StoredResponse.ofOutcome(result), replayed: result.replayed }
       }
       // A route that needs the store and succeeded has reached it.
       if (outage.active() && outcome.stored.status < 300 && usesStore(route)) yield* outage.answered

@@ -28,6 +28,7 @@ import rateTakeOnce from "./migrations/0018_rate_take_once.js"
 import syncKeyset from "./migrations/0019_sync_keyset.js"
 import testClock from "./migrations/0020_test_clock.js"
 import upsertKeys from "./migrations/0021_upsert_keys.js"
+import idempotencyPayload from "./migrations/0022_idempotency_payload.js"
 
 export const migrations = {
   "0001_access": access,
@@ -50,7 +51,8 @@ export const migrations = {
   "0018_rate_take_once": rateTakeOnce,
   "0019_sync_keyset": syncKeyset,
   "0020_test_clock": testClock,
-  "0021_upsert_keys": upsertKeys
+  "0021_upsert_keys": upsertKeys,
+  "0022_idempotency_payload": idempotencyPayload
 }
 
 /** The migrator's record of what is applied (`migration_id`, `name`). */

@@ -208,7 +208,7 @@ const suite = (it: Vitest.MethodsNonLive<Services>, concurrentConnections: boole
         const scope = { keyId: crypto.randomUUID(), idempotencyKey: "retry-1" }
         const record = {
           fingerprint: "POST /contacts abc",
-          response: { status: 201, headers: { "content-type": "application/json" }, body: "{}" },
+          payload: "201 Created {}",
           created_at: at(0)
         }
         const claimed = yield* Deferred.make<void>()

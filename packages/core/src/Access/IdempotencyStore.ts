@@ -3,16 +3,11 @@ import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { IdempotencyInProgress, StorageError } from "../Errors.js"
 
-export interface StoredResponse {
-  readonly status: number
-  readonly headers: Readonly<Record<string, string>>
-  readonly body: string
-}
-
 export interface IdempotencyRecord {
-  /** Method, path and body digest of the first request: a repeat must match it. */
+  /** What identifies the first request (a transport's digest of it): a repeat must match it. */
   readonly fingerprint: string
-  readonly response: StoredResponse
+  /** The first request's answer, as the caller encoded it for a retry; opaque to the kernel and its stores. */
+  readonly payload: string
   readonly created_at: string
 }
 
@@ -24,7 +19,7 @@ export interface IdempotencyScope {
 /**
  * Both calls run inside the caller's unit of work. `claim` takes a lock on the key that lives
  * exactly as long as the transaction (so a crash never leaves a key stuck) and fails with
- * `IdempotencyInProgress` when another transaction holds it; `save` stores the response in the
+ * `IdempotencyInProgress` when another transaction holds it; `save` stores the answer in the
  * same transaction as the effect it describes.
  *
  * `claim` may read before its lock is taken (PostgreSQL's does both in one statement, to spare a

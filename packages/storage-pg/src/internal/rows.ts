@@ -111,19 +111,13 @@ export const toApiKey = (row: ApiKeyRow): Access.ApiKeyRecord => ({
 
 export interface IdempotencyRow {
   readonly fingerprint: string
-  readonly status: number
-  readonly headers: unknown
-  readonly body: string
+  readonly payload: string
   readonly created_at: Timestamp
 }
 
 export const toIdempotencyRecord = (row: IdempotencyRow): Idempotency.IdempotencyRecord => ({
   fingerprint: row.fingerprint,
-  response: {
-    status: Number(row.status),
-    headers: jsonValue<Record<string, string>>(row.headers),
-    body: row.body
-  },
+  payload: row.payload,
   created_at: iso(row.created_at)
 })
 
