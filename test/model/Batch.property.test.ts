@@ -46,7 +46,7 @@ const createItem = fc.record(
   {
     first_name: fc.constantFrom("Ada", "Bob", null),
     email,
-    status: fc.constantFrom("lead", "customer" as const)
+    status: fc.constantFrom(...(["lead", "customer"] as const))
   },
   { requiredKeys: ["first_name"] }
 )
@@ -55,7 +55,7 @@ const upsertItem = fc.record(
     email: fc.constantFrom("a@example.com", "B@example.com", "b@example.com"),
     first_name: fc.constantFrom("Ada", "Bob", null),
     last_name: fc.constantFrom("Lovelace", null),
-    status: fc.constantFrom("lead", "prospect", "customer" as const),
+    status: fc.constantFrom(...(["lead", "prospect", "customer"] as const)),
     custom: fc.constantFrom({}, { tier: 1 }, { tier: 2, region: "eu" })
   },
   { requiredKeys: ["email"] }

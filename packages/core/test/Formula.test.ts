@@ -12,7 +12,7 @@ const expr: fc.Arbitrary<Expr> = fc.letrec<{ expr: Expr }>((tie) => ({
     fc.constantFrom(...KEYS).map((key): Expr => ({ kind: "field", key })),
     tie("expr").map((operand): Expr => ({ kind: "negate", operand })),
     fc
-      .record({ op: fc.constantFrom("+", "-", "*", "/" as const), left: tie("expr"), right: tie("expr") })
+      .record({ op: fc.constantFrom(...(["+", "-", "*", "/"] as const)), left: tie("expr"), right: tie("expr") })
       .map(({ op, left, right }): Expr => ({ kind: "binary", op, left, right }))
   )
 })).expr
