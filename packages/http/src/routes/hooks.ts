@@ -7,15 +7,15 @@ import { Webhooks } from "@crm/core"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import { created, noContent, ok } from "../Reply.js"
-import { admin, type Guard, read, route, write } from "../Route.js"
+import { type AdminGuard, admin, type Guard, type KeyGuard, type PrincipalOf, read, route, write } from "../Route.js"
 
 const tag = "hooks"
 
 /** Hooks belong to the key that made them: every route sees only its caller's own. */
-const ownerOf = (principal: Access.Principal | undefined): Webhooks.HookOwner => {
-  if (principal === undefined) throw new Error("key-guarded route reached without a principal")
-  return { organisationId: principal.organisation.id, keyId: principal.key.id }
-}
+const ownerOf = (principal: Access.Principal): Webhooks.HookOwner => ({
+  organisationId: principal.organisation.id,
+  keyId: principal.key.id
+})
 
 const createErrors = ["validation_failed", "unknown_event", "invalid_target_url", "too_many_hooks"] as const
 
@@ -25,18 +25,18 @@ const CREATE_SUMMARY = `Subscribe a target URL to events; the secret is in this 
  * Who acts on a hook named by id: its own key (`/api/v1`, read or write scope) or the admin
  * (`/admin/v1`, any live key's hook). The routes below are one implementation for both.
  */
-interface HookCaller {
+interface HookCaller<G extends Guard> {
   readonly tag: string
   readonly operationId: (name: string) => string
-  readonly guard: (scope: "read" | "write") => Guard
+  readonly guard: (scope: "read" | "write") => G
   readonly summary: (text: string) => string
   readonly owner: (
-    principal: Access.Principal | undefined,
+    principal: PrincipalOf<G>,
     hookId: string
   ) => Effect.Effect<Webhooks.HookOwner, Errors.NotFound | Errors.StorageError, Webhooks.Webhooks>
 }
 
-const byKey: HookCaller = {
+const byKey: HookCaller<KeyGuard<"read" | "write">> = {
   tag,
   operationId: (name) => name,
   guard: (scope) => (scope === "read" ? read() : write),
@@ -44,7 +44,7 @@ const byKey: HookCaller = {
   owner: (principal) => Effect.sync(() => ownerOf(principal))
 }
 
-const byAdmin: HookCaller = {
+const byAdmin: HookCaller<AdminGuard> = {
   tag: "admin",
   operationId: (name) => `admin${name[0]!.toUpperCase()}${name.slice(1)}`,
   guard: () => admin,
@@ -52,9 +52,9 @@ const byAdmin: HookCaller = {
   owner: (_, hookId) => Effect.flatMap(Webhooks.Webhooks, (hooks) => hooks.ownerOfHook(hookId))
 }
 
-const hookActionRoutes = (caller: HookCaller) => {
+const hookActionRoutes = <G extends Guard>(caller: HookCaller<G>) => {
   const asOwner = <A, E>(
-    principal: Access.Principal | undefined,
+    principal: PrincipalOf<G>,
     hookId: string,
     act: (hooks: Context.Tag.Service<Webhooks.Webhooks>, owner: Webhooks.HookOwner) => Effect.Effect<A, E>
   ) =>

@@ -14,7 +14,7 @@ export const meRoute = route({
   success: { status: 200, schema: Access.Me, description: "who is calling" },
   errors: [],
   handle: ({ principal, rateRemaining }) =>
-    Effect.map(Access.Access, (access) => ok(access.me(principal!, rateRemaining ?? 0)))
+    Effect.map(Access.Access, (access) => ok(access.me(principal, rateRemaining ?? 0)))
 })
 
 export const eventsRoute = route({
@@ -28,7 +28,7 @@ export const eventsRoute = route({
   success: { status: 200, schema: Events.EventPage, description: "a page of events" },
   errors: ["invalid_parameter", "validation_failed"],
   handle: ({ principal, query }) =>
-    Effect.flatMap(Events.Events, (events) => events.poll(principal!.organisation.id, query)).pipe(
+    Effect.flatMap(Events.Events, (events) => events.poll(principal.organisation.id, query)).pipe(
       Effect.map((page) => ({ status: 200, json: Events.renderEventPage(page) }))
     )
 })
