@@ -1,7 +1,7 @@
 /**
  * The stores every black-box, model and contract suite runs on: memory and PGlite always, the
  * PostgreSQL server when DATABASE_URL is set. Each `fresh()` layer is an isolated, empty,
- * migrated store: PGlite loads a copy of a template migrated once per test file; the server
+ * migrated store: PGlite loads a copy of a template migrated once per process; the server
  * gets a new database copied from a migrated template database, dropped on release.
  */
 import type { Storage } from "@crm/server"
@@ -52,18 +52,33 @@ export const memory: StorageCase = {
   fresh: () => StorageMemory.layer
 }
 
-const pgliteTemplate = shared(
-  () => Effect.runPromise(StoragePg.pgliteTemplate),
-  async () => {}
-)
+/**
+ * The PGlite template is an immutable tarball in this process's memory, so it is kept for the
+ * process's life: made once however many suites (and, when the worker is reused, files) load it,
+ * where dropping it after each suite had initdb and the migrations run again for the next one.
+ * A failed attempt is forgotten, so that the next suite tries again and reports its own failure.
+ */
+let pgliteTemplate: Promise<Blob> | undefined
+const loadPgliteTemplate = (): Promise<Blob> => {
+  if (pgliteTemplate === undefined) {
+    const made = Effect.runPromise(StoragePg.pgliteTemplate)
+    pgliteTemplate = made
+    made.catch(() => {
+      if (pgliteTemplate === made) pgliteTemplate = undefined
+    })
+  }
+  return pgliteTemplate
+}
 
 export const pglite: StorageCase = {
   name: "pglite",
-  setup: pgliteTemplate.acquire,
-  teardown: pgliteTemplate.release,
+  setup: async () => {
+    await loadPgliteTemplate()
+  },
+  teardown: async () => {},
   fresh: () =>
     Layer.unwrapEffect(
-      Effect.map(Effect.promise(pgliteTemplate.get), (template) => StoragePg.layerPglite({ loadDataDir: template }))
+      Effect.map(Effect.promise(loadPgliteTemplate), (template) => StoragePg.layerPglite({ loadDataDir: template }))
     )
 }
 
