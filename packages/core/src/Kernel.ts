@@ -1,108 +1,48 @@
 /** Every service of the kernel in one layer: an adapter's `layer` satisfies what it needs. */
 import type * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
-import type { AccessRepository } from "./Access/AccessRepository.js"
-import type { IdempotencyStore } from "./Access/IdempotencyStore.js"
-import type { RateLimiter } from "./Access/RateLimiter.js"
 import * as Access from "./Access.js"
 import * as Activity from "./Activity.js"
 import * as Analytics from "./Analytics.js"
 import * as Batch from "./Batch.js"
-import type { BookingRepository } from "./Bookings/BookingRepository.js"
 import * as Bookings from "./Bookings.js"
 import * as BusinessClock from "./BusinessClock.js"
-import type { CallRepository } from "./Calls/CallRepository.js"
 import * as Calls from "./Calls.js"
-import type { CompanyRepository } from "./Companies/CompanyRepository.js"
 import * as Companies from "./Companies.js"
-import type { ContactRepository } from "./Contacts/ContactRepository.js"
 import * as Contacts from "./Contacts.js"
-import type { DealRepository } from "./Deals/DealRepository.js"
 import * as Playbooks from "./Deals/Playbooks.js"
 import * as Deals from "./Deals.js"
-import type { EventLog } from "./Events/EventLog.js"
 import * as Events from "./Events.js"
-import type { FormSubmissionRepository } from "./Forms/FormSubmissionRepository.js"
 import * as Forms from "./Forms.js"
-import type { StoreGauges } from "./Health/StoreGauges.js"
-import type { StoreProbe } from "./Health/StoreProbe.js"
 import * as Health from "./Health.js"
 import * as Idempotency from "./Idempotency.js"
 import * as Import from "./Import.js"
-import type { ProductRepository } from "./Inventory/ProductRepository.js"
-import type { StockLedgerStore } from "./Inventory/StockLedgerStore.js"
 import * as Inventory from "./Inventory.js"
-import type { ExchangeRates } from "./Invoicing/ExchangeRates.js"
-import type { InvoiceRepository } from "./Invoicing/InvoiceRepository.js"
-import type { NumberSequence } from "./Invoicing/NumberSequence.js"
 import * as Invoicing from "./Invoicing.js"
-import type { LeadRepository } from "./Leads/LeadRepository.js"
 import * as Leads from "./Leads.js"
-import type { LinkPageRepository } from "./LinkPages/LinkPageRepository.js"
 import * as LinkPages from "./LinkPages.js"
-import type { MailOutbox } from "./Mail/MailOutbox.js"
 import * as Mail from "./Mail.js"
-import type { NoteRepository } from "./Notes/NoteRepository.js"
 import * as Notes from "./Notes.js"
-import type { OrderRepository } from "./Orders/OrderRepository.js"
 import * as Orders from "./Orders.js"
-import type { PurchaseOrderRepository } from "./PurchaseOrders/PurchaseOrderRepository.js"
 import * as PurchaseOrders from "./PurchaseOrders.js"
-import type { QuoteRepository } from "./Quotes/QuoteRepository.js"
 import * as Quotes from "./Quotes.js"
-import type { RecordRepository } from "./Records/RecordRepository.js"
 import * as Records from "./Records.js"
-import type { ReturnRepository } from "./Returns/ReturnRepository.js"
 import * as Returns from "./Returns.js"
 import * as Search from "./Search.js"
-import type { SiteRepository } from "./Sites/SiteRepository.js"
 import * as Sites from "./Sites.js"
-import type { SurveyResponseRepository } from "./Surveys/SurveyResponseRepository.js"
 import * as Surveys from "./Surveys.js"
-import type { TaskRepository } from "./Tasks/TaskRepository.js"
 import * as Tasks from "./Tasks.js"
-import type { TicketRepository } from "./Tickets/TicketRepository.js"
 import * as Tickets from "./Tickets.js"
-import type { Transaction } from "./Transaction.js"
-import type { VisitRepository } from "./Visits/VisitRepository.js"
 import * as Visits from "./Visits.js"
 import type { WebhookRepository } from "./Webhooks/WebhookRepository.js"
 
-/** Every storage port the kernel needs: what each adapter's aggregate layer provides. */
-export type StoragePorts =
-  | Transaction
-  | AccessRepository
-  | RateLimiter
-  | IdempotencyStore
-  | EventLog
-  | ContactRepository
-  | CompanyRepository
-  | DealRepository
-  | TaskRepository
-  | ProductRepository
-  | StockLedgerStore
-  | RecordRepository
-  | FormSubmissionRepository
-  | VisitRepository
-  | LeadRepository
-  | QuoteRepository
-  | InvoiceRepository
-  | NumberSequence
-  | ExchangeRates
-  | TicketRepository
-  | ReturnRepository
-  | PurchaseOrderRepository
-  | SurveyResponseRepository
-  | CallRepository
-  | WebhookRepository
-  | OrderRepository
-  | MailOutbox
-  | NoteRepository
-  | SiteRepository
-  | BookingRepository
-  | LinkPageRepository
-  | StoreProbe
-  | StoreGauges
+/**
+ * Every storage port the kernel needs: what each adapter's aggregate layer provides. Read off the
+ * services' layer, so that a context's ports join when its service joins `services` below. The
+ * webhook repository is named here because the `Webhooks` service needs an HTTP sender and is
+ * composed by the server, outside the kernel.
+ */
+export type StoragePorts = Layer.Layer.Context<ReturnType<typeof layerWith>> | WebhookRepository
 
 export interface KernelOptions {
   /** Requests per key per rolling minute; the contract's 120 unless an operator says otherwise. */

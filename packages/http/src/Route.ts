@@ -2,32 +2,7 @@
  * The route table entry. The router, the request validation and the OpenAPI document are all
  * read from these records, so they cannot drift apart.
  */
-import type {
-  Access,
-  Batch,
-  BusinessClock,
-  Companies,
-  Contacts,
-  Deals,
-  Errors,
-  Events,
-  Forms,
-  Health,
-  Idempotency,
-  Import,
-  Inventory,
-  Invoicing,
-  Mail,
-  Orders,
-  PurchaseOrders,
-  Quotes,
-  Records,
-  Returns,
-  Tasks,
-  Tickets,
-  Visits,
-  Webhooks
-} from "@crm/core"
+import type { Access, Errors, Kernel, Webhooks } from "@crm/core"
 import type * as Effect from "effect/Effect"
 import type { z } from "zod"
 import type { ErrorCode } from "./ErrorStatus.js"
@@ -35,31 +10,11 @@ import type { Reply } from "./Reply.js"
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
 
-/** Every kernel service a handler may call. */
-export type Services =
-  | Access.Access
-  | Batch.Batches
-  | BusinessClock.BusinessClock
-  | Contacts.Contacts
-  | Companies.Companies
-  | Deals.Deals
-  | Tasks.Tasks
-  | Webhooks.Webhooks
-  | Inventory.Inventory
-  | Orders.Orders
-  | Returns.Returns
-  | PurchaseOrders.PurchaseOrders
-  | Mail.Mailer
-  | Records.Records
-  | Forms.Forms
-  | Health.Health
-  | Visits.Visits
-  | Quotes.Quotes
-  | Invoicing.Invoicing
-  | Events.Events
-  | Idempotency.Idempotency
-  | Import.Import
-  | Tickets.Tickets
+/**
+ * Every kernel service a handler may call: the kernel's own, read off its layer (a new context's
+ * service joins by joining the kernel), and webhooks, which the server composes with its sender.
+ */
+export type Services = Kernel.Services | Webhooks.Webhooks
 
 /** Who may call a route: an API key (with a scope), the operator's admin token, or anyone. */
 export interface KeyGuard<S extends Access.Scope = Access.Scope> {
