@@ -39,6 +39,8 @@ for (const storage of storages) {
             { first_name: "Ada", email: "ada@acme.example", company_id: acme.id },
             actor
           )
+          // Bo must be newer than Ada by the clock: within one millisecond the order falls to their random ids.
+          yield* Effect.sleep("2 millis")
           const bo = yield* contacts.create(organisation, { first_name: "Bo", email: "bo@acme.example" }, actor)
           const deal = yield* (yield* Deals.Deals).create(organisation, { title: "Acme renewal", value: 100 }, actor)
           yield* contacts.create(other, { first_name: "Acme", email: "x@acme.example" }, actor)
