@@ -11,7 +11,9 @@ export default defineConfig({
   test: {
     include: ["packages/*/test/**/*.test.ts", "test/**/*.test.ts"],
     exclude: ["**/node_modules/**", "test/bench/**"],
-    // PGlite starts in seconds, not milliseconds; suites share one migrated template per process.
+    // Each store's template is migrated once per run, before the workers start (a fresh process
+    // per file): a fresh store is then a copy, not initdb and every migration again.
+    globalSetup: ["test/support/globalSetup.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",

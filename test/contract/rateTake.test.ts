@@ -9,26 +9,18 @@
 import * as StoragePg from "@crm/storage-pg"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import { describe, expect, it } from "vitest"
-import { freshDatabase, serverUrl } from "../support/pgDatabase.js"
+import { serverUrl } from "../support/pgDatabase.js"
+import { pgliteStore, serverStore } from "../support/storages.js"
 
 const engines: ReadonlyArray<{
   readonly name: string
   readonly skip: boolean
   readonly client: () => Layer.Layer<SqlClient.SqlClient, unknown>
 }> = [
-  { name: "pglite", skip: false, client: () => StoragePg.layerPglite() },
-  {
-    name: "postgres",
-    skip: serverUrl === undefined,
-    client: () =>
-      Layer.unwrapScoped(
-        Effect.map(freshDatabase(serverUrl!), (database) =>
-          StoragePg.layerServer({ url: database.url, maxConnections: 1 })
-        )
-      )
-  }
+  { name: "pglite", skip: false, client: pgliteStore },
+  { name: "postgres", skip: serverUrl === undefined, client: () => serverStore({ maxConnections: 1 }) }
 ]
 
 for (const engine of engines) {

@@ -1,11 +1,3 @@
-import { runStorageContract } from "@crm/testing/contract"
-import { afterAll, beforeAll, describe } from "vitest"
-import { storages } from "../support/storages.js"
+import { contractOnEveryStore } from "../support/contract.js"
 
-for (const storage of storages) {
-  describe(`service entities storage contract [${storage.name}]`, () => {
-    beforeAll(storage.setup)
-    afterAll(storage.teardown)
-    runStorageContract(storage.name, storage.fresh, { suites: ["serviceEntities"] })
-  })
-}
+contractOnEveryStore("service entities storage contract", ["serviceEntities"])

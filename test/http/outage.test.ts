@@ -73,7 +73,6 @@ for (const storage of storages) {
       lines.filter((line) => line.level === level && line.text.startsWith(fragment))
 
     beforeAll(async () => {
-      await storage.setup()
       server = await startServer(behind(on, storage.fresh()), {
         logger: Logger.make(({ logLevel, message }) => {
           lines.push({ level: logLevel.label, text: textOf(message) })
@@ -86,7 +85,6 @@ for (const storage of storages) {
     })
     afterAll(async () => {
       await server?.close()
-      await storage.teardown()
     })
 
     it("answers 503 service_unavailable with Retry-After, logs the outage once with its cause and its end once", async () => {

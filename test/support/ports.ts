@@ -18,30 +18,17 @@ export const build = async <R>(
   storage: StorageCase,
   extend: (ports: Layer.Layer<Storage.StoragePorts, unknown>) => Layer.Layer<R, unknown>
 ): Promise<Built<R>> => {
-  await storage.setup()
   const scope = Effect.runSync(Scope.make())
   const context = await Effect.runPromise(Layer.buildWithScope(extend(storage.fresh()), scope))
   return {
     context,
     run: (effect) => Effect.runPromise(Effect.provide(effect, context)),
-    close: async () => {
-      await Effect.runPromise(Scope.close(scope, Exit.void))
-      await storage.teardown()
-    }
+    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
   }
 }
 
-/**
- * The same store and services as a layer, for `@effect/vitest`'s `layer(...)`: the store's template
- * is prepared when the layer is built and released with it.
- */
+/** The same store and services as a layer, for `@effect/vitest`'s `layer(...)`. */
 export const layerOn = <R>(
   storage: StorageCase,
   extend: (ports: Layer.Layer<Storage.StoragePorts, unknown>) => Layer.Layer<R, unknown>
-): Layer.Layer<R, unknown> =>
-  Layer.unwrapScoped(
-    Effect.as(
-      Effect.acquireRelease(Effect.promise(storage.setup), () => Effect.promise(storage.teardown)),
-      extend(storage.fresh())
-    )
-  )
+): Layer.Layer<R, unknown> => Layer.suspend(() => extend(storage.fresh()))

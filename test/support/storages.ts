@@ -1,109 +1,72 @@
 /**
  * The stores every black-box, model and contract suite runs on: memory and PGlite always, the
  * PostgreSQL server when DATABASE_URL is set. Each `fresh()` layer is an isolated, empty,
- * migrated store: PGlite loads a copy of a template migrated once per process; the server
- * gets a new database copied from a migrated template database, dropped on release.
+ * migrated store copied from a template that `globalSetup.ts` migrates once for the whole run:
+ * PGlite loads a data directory dumped to a file, the server gets a new database copied from a
+ * template database, dropped on release.
  */
+import { readFile } from "node:fs/promises"
 import type { Storage } from "@crm/server"
 import * as StorageMemory from "@crm/storage-memory"
 import * as StoragePg from "@crm/storage-pg"
+import type * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { createDatabase, freshDatabase, serverUrl } from "./pgDatabase.js"
+import { inject } from "vitest"
+import { freshDatabase, serverUrl } from "./pgDatabase.js"
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The file holding the migrated PGlite data directory (`StoragePg.pgliteTemplate`). */
+    readonly pgliteTemplate: string | undefined
+    /** The migrated database on the server that each fresh one is copied from. */
+    readonly serverTemplate: string | undefined
+  }
+}
 
 export interface StorageCase {
-  readonly name: string
-  /** Prepares what every fresh store of this kind is copied from (call in beforeAll). */
-  readonly setup: () => Promise<void>
-  readonly teardown: () => Promise<void>
+  readonly name: "memory" | "pglite" | "postgres"
   /** A new empty store each time the layer is built; released with the layer. */
   readonly fresh: () => Layer.Layer<Storage.StoragePorts, unknown>
 }
 
-/** A shared template, created by the first user and dropped after the last one. */
-const shared = <T>(create: () => Promise<T>, drop: (value: T) => Promise<void>) => {
-  let users = 0
-  let value: Promise<T> | undefined
-  return {
-    acquire: async () => {
-      users++
-      value ??= create()
-      await value
-    },
-    release: async () => {
-      users--
-      if (users === 0 && value !== undefined) {
-        const current = value
-        value = undefined
-        await drop(await current)
-      }
-    },
-    get: (): Promise<T> => {
-      if (value === undefined) throw new Error("storage template used before setup()")
-      return value
-    }
-  }
+const provided = (key: "pgliteTemplate" | "serverTemplate"): string => {
+  const value = inject(key)
+  if (value === undefined) throw new Error(`${key} was not prepared: run the tests through vitest.config.ts`)
+  return value
 }
 
-export const memory: StorageCase = {
-  name: "memory",
-  setup: async () => {},
-  teardown: async () => {},
-  fresh: () => StorageMemory.layer
-}
+export const memory: StorageCase = { name: "memory", fresh: () => StorageMemory.layer }
 
-/**
- * The PGlite template is an immutable tarball in this process's memory, so it is kept for the
- * process's life: made once however many suites (and, when the worker is reused, files) load it,
- * where dropping it after each suite had initdb and the migrations run again for the next one.
- * A failed attempt is forgotten, so that the next suite tries again and reports its own failure.
- */
+// Read once per process: the tarball is immutable and loading it is all a fresh store costs.
 let pgliteTemplate: Promise<Blob> | undefined
-const loadPgliteTemplate = (): Promise<Blob> => {
-  if (pgliteTemplate === undefined) {
-    const made = Effect.runPromise(StoragePg.pgliteTemplate)
-    pgliteTemplate = made
-    made.catch(() => {
-      if (pgliteTemplate === made) pgliteTemplate = undefined
-    })
-  }
-  return pgliteTemplate
-}
 
-export const pglite: StorageCase = {
-  name: "pglite",
-  setup: async () => {
-    await loadPgliteTemplate()
-  },
-  teardown: async () => {},
-  fresh: () =>
-    Layer.unwrapEffect(
-      Effect.map(Effect.promise(loadPgliteTemplate), (template) => StoragePg.layerPglite({ loadDataDir: template }))
+/** An empty migrated PGlite store, with its client for tests that read the tables themselves. */
+export const pgliteStore = (): Layer.Layer<StoragePg.Ports | SqlClient.SqlClient, unknown> =>
+  Layer.unwrapEffect(
+    Effect.map(
+      Effect.promise(
+        () => (pgliteTemplate ??= readFile(provided("pgliteTemplate")).then((bytes) => new Blob([bytes])))
+      ),
+      (template) => StoragePg.layerPglite({ loadDataDir: template })
     )
-}
+  )
 
-const serverTemplate = shared(
-  async () => {
-    const template = await createDatabase(serverUrl!)
-    await Effect.runPromise(Effect.scoped(Layer.build(StoragePg.layerServer({ url: template.url, maxConnections: 1 }))))
-    return template
-  },
-  (template) => template.drop()
-)
-
-export const postgres: StorageCase = {
-  name: "postgres",
-  setup: serverTemplate.acquire,
-  teardown: serverTemplate.release,
-  fresh: () =>
-    Layer.unwrapScoped(
-      Effect.gen(function* () {
-        const template = yield* Effect.promise(serverTemplate.get)
-        const database = yield* freshDatabase(serverUrl!, { template: template.name })
-        return StoragePg.layerServer({ url: database.url })
-      })
+/** A new migrated database on the server (DATABASE_URL), dropped on release. */
+export const serverStore = (
+  options: Omit<StoragePg.ServerOptions, "url"> = {}
+): Layer.Layer<StoragePg.Ports | SqlClient.SqlClient, unknown> =>
+  Layer.unwrapScoped(
+    Effect.suspend(() =>
+      Effect.map(freshDatabase(serverUrl!, { template: provided("serverTemplate") }), (database) =>
+        StoragePg.layerServer({ ...options, url: database.url })
+      )
     )
-}
+  )
+
+export const pglite: StorageCase = { name: "pglite", fresh: pgliteStore }
+
+export const postgres: StorageCase = { name: "postgres", fresh: () => serverStore() }
 
 /**
  * Every store available: memory and PGlite, and the server when `DATABASE_URL` is set.

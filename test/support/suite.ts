@@ -12,12 +12,10 @@ export const onEveryStore = (
     describe(`${title} [${storage.name}]`, () => {
       let server: TestServer | undefined
       beforeAll(async () => {
-        await storage.setup()
         server = await startServer(storage.fresh(), options)
       })
       afterAll(async () => {
         await server?.close()
-        await storage.teardown()
       })
       body(() => {
         if (server === undefined) throw new Error("server not started")

@@ -14,6 +14,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as TestServices from "effect/TestServices"
 import * as Pg from "pg"
+import { serverUrl } from "../../../test/support/pgDatabase.js"
 import * as PgliteClient from "../src/PgliteClient.js"
 
 // A fresh PGlite takes seconds to start, so one instance serves every test;
@@ -412,9 +413,8 @@ layer(PgliteClient.layer(), { timeout: "60 seconds" })("PgliteClient", (it) => {
   )
 })
 
-const DATABASE_URL = process.env.DATABASE_URL
-if (DATABASE_URL !== undefined && DATABASE_URL !== "") {
-  layer(PgClient.layer({ url: Redacted.make(DATABASE_URL) }), { timeout: "30 seconds" })(
+if (serverUrl !== undefined) {
+  layer(PgClient.layer({ url: Redacted.make(serverUrl) }), { timeout: "30 seconds" })(
     "PostgreSQL server (DATABASE_URL)",
     (it) => contract(it)
   )

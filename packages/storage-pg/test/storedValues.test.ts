@@ -11,8 +11,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import fc from "fast-check"
-import { freshDatabase, serverUrl } from "../../../test/support/pgDatabase.js"
-import * as StoragePg from "../src/index.js"
+import { serverUrl } from "../../../test/support/pgDatabase.js"
+import { pgliteStore, serverStore } from "../../../test/support/storages.js"
+import type * as StoragePg from "../src/index.js"
 import { toReturn } from "../src/internal/serviceRows.js"
 import { exactNumber, jsonOf, StoredValueRefused } from "../src/internal/storedValues.js"
 
@@ -198,15 +199,8 @@ describe("jsonOf", () => {
   })
 })
 
-layer(StoragePg.layerPglite(), { timeout: "60 seconds" })("stored values on PGlite", (it) => suite(it))
+layer(pgliteStore(), { timeout: "60 seconds" })("stored values on PGlite", (it) => suite(it))
 
 describe.skipIf(serverUrl === undefined)("on the PostgreSQL server", () => {
-  layer(
-    Layer.unwrapScoped(
-      Effect.map(freshDatabase(serverUrl!), (database) =>
-        StoragePg.layerServer({ url: database.url, maxConnections: 4 })
-      )
-    ),
-    { timeout: "30 seconds" }
-  )("stored values on PostgreSQL", (it) => suite(it))
+  layer(serverStore({ maxConnections: 4 }), { timeout: "30 seconds" })("stored values on PostgreSQL", (it) => suite(it))
 })

@@ -1,0 +1,34 @@
+/**
+ * Migrates each store's template once for the whole run, before any worker starts: a worker is a
+ * fresh process per file, and making the PGlite template there (initdb and every migration, about
+ * five seconds of CPU) cost more than most files' tests.
+ *
+ * Every template is made, whichever stores this run chose: a file that tests one store directly
+ * (PGlite's client, the server's migrations) reads it too, and PGlite's costs seconds once.
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as StoragePg from "@crm/storage-pg"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type { TestProject } from "vitest/node"
+import { createDatabase, serverUrl } from "./pgDatabase.js"
+
+export default async function setup(project: TestProject) {
+  const directory = await mkdtemp(join(tmpdir(), "crm-test-"))
+  const dumped = join(directory, "pglite-template.tar")
+  await writeFile(dumped, Buffer.from(await (await Effect.runPromise(StoragePg.pgliteTemplate)).arrayBuffer()))
+  project.provide("pgliteTemplate", dumped)
+
+  const server = serverUrl === undefined ? undefined : await createDatabase(serverUrl)
+  if (server !== undefined) {
+    await Effect.runPromise(Effect.scoped(Layer.build(StoragePg.layerServer({ url: server.url, maxConnections: 1 }))))
+  }
+  project.provide("serverTemplate", server?.name)
+
+  return async () => {
+    await server?.drop()
+    await rm(directory, { recursive: true, force: true })
+  }
+}
