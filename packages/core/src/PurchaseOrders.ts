@@ -66,13 +66,7 @@ export class PurchaseOrders extends Context.Tag("@crm/core/PurchaseOrders")<
       actor: Actor
     ) => Effect.Effect<
       PurchaseOrder,
-      | NotFound
-      | TransitionNotAllowed
-      | ValidationFailed
-      | VariantRequired
-      | InsufficientStock
-      | StockNotTracked
-      | StorageError
+      NotFound | TransitionNotAllowed | ValidationFailed | VariantRequired | StorageError
     >
     readonly cancel: (organisation: Organisation, id: string) => Move
     readonly list: (
@@ -156,16 +150,20 @@ export const make = Effect.gen(function* () {
           const current = yield* lock(organisation.id, id)
           const { items, status } = yield* PurchaseOrderStatus.receive(current.status, current.items, receipt)
           const now = yield* nowIso
-          // One line per entry of the receipt, so that a refusal names the entry.
-          yield* inventory.moveForDocument(
-            organisation,
-            receipt.items.map((entry) => {
-              const line = current.items.find((candidate) => candidate.id === entry.line_id)!
-              return { product_id: line.product_id, variant_id: line.variant_id, quantity: entry.quantity }
-            }),
-            "receipt",
-            { purchaseOrderId: current.id, keyId: actor.keyId, at: now }
-          )
+          // One line per entry of the receipt, so that a refusal names the entry. A receipt only
+          // brings goods in: the ledger's refusals of taking stock out cannot reach it, so one that
+          // arrives all the same is a defect, not an answer.
+          yield* inventory
+            .moveForDocument(
+              organisation,
+              receipt.items.map((entry) => {
+                const line = current.items.find((candidate) => candidate.id === entry.line_id)!
+                return { product_id: line.product_id, variant_id: line.variant_id, quantity: entry.quantity }
+              }),
+              "receipt",
+              { purchaseOrderId: current.id, keyId: actor.keyId, at: now }
+            )
+            .pipe(Effect.catchTags({ InsufficientStock: Effect.die, StockNotTracked: Effect.die }))
           const next: PurchaseOrder = {
             ...current,
             items: [...items],

@@ -56,16 +56,7 @@ export class Returns extends Context.Tag("@crm/core/Returns")<
       id: string,
       change: z.output<typeof ReturnUpdate>,
       actor: Actor
-    ) => Effect.Effect<
-      Return,
-      | NotFound
-      | TransitionNotAllowed
-      | ValidationFailed
-      | InsufficientStock
-      | StockNotTracked
-      | VariantRequired
-      | StorageError
-    >
+    ) => Effect.Effect<Return, NotFound | TransitionNotAllowed | ValidationFailed | StorageError>
     readonly list: (
       organisation: Organisation,
       query: ReturnListQuery
@@ -124,12 +115,22 @@ export const make = Effect.gen(function* () {
           const now = yield* nowIso
           const rma: Return = { ...current, status, updated_at: now }
           if (status === "received") {
-            yield* inventory.moveForDocument(organisation, rma.items, "return", {
-              orderId: rma.order_id,
-              returnId: rma.id,
-              keyId: actor.keyId,
-              at: now
-            })
+            // Received goods only come in, and the items whose variant is gone since are skipped:
+            // none of the ledger's refusals can reach a return, so one that arrives is a defect.
+            yield* inventory
+              .moveForDocument(organisation, rma.items, "return", {
+                orderId: rma.order_id,
+                returnId: rma.id,
+                keyId: actor.keyId,
+                at: now
+              })
+              .pipe(
+                Effect.catchTags({
+                  InsufficientStock: Effect.die,
+                  StockNotTracked: Effect.die,
+                  VariantRequired: Effect.die
+                })
+              )
           }
           yield* repo.update(organisation.id, rma)
           yield* events.append(organisation.id, [{ event: "return.updated", data: pick(rma, UPDATED_FIELDS) }], now)

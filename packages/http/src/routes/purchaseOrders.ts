@@ -7,7 +7,6 @@ import * as Effect from "effect/Effect"
 import { z } from "zod"
 import { ok } from "../Reply.js"
 import { route, write } from "../Route.js"
-import { receiptRefusalsAreDefects } from "./goodsIn.js"
 import { actorOf } from "./principal.js"
 import { createRoute, getRoute, listRoute } from "./resource.js"
 
@@ -73,7 +72,7 @@ export const purchaseOrderRoutes = [
     errors: ["not_found", "validation_failed", "variant_required", "transition_not_allowed"],
     handle: ({ principal, params, body }) =>
       Effect.flatMap(PurchaseOrders.PurchaseOrders, (orders) =>
-        receiptRefusalsAreDefects(orders.receive(principal.organisation, params.id!, body, actorOf(principal)))
+        orders.receive(principal.organisation, params.id!, body, actorOf(principal))
       ).pipe(Effect.map(ok))
   })
 ]

@@ -1,14 +1,9 @@
 /** Returns (RMAs) over REST: goods of a delivered order coming back, through their status machine. */
 import { Returns } from "@crm/core"
-import * as Effect from "effect/Effect"
-import { returnRefusalsAreDefects } from "./goodsIn.js"
 import { createRoute, getRoute, listRoute, patchRoute } from "./resource.js"
 
 const spec = {
-  service: Effect.map(Returns.Returns, (returns) => ({
-    ...returns,
-    update: (...args: Parameters<typeof returns.update>) => returnRefusalsAreDefects(returns.update(...args))
-  })),
+  service: Returns.Returns,
   plural: "returns",
   singular: "return",
   pascal: "Return",
