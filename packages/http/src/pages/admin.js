@@ -229,8 +229,13 @@ const emptyRow = (columns, text) =>
  */
 const pagedTable = ({ body, more, path, row, columns, empty }) => {
   let offset = 0
+  // A reload supersedes the loads still in flight (the table opened, then a subscription made at
+  // once reloads it): their answers are dropped, where appending them showed the rows twice.
+  let generation = 0
   const load = async () => {
+    const started = generation
     const page = await api("GET", `${path()}?limit=${PAGE_SIZE}&offset=${offset}`)
+    if (started !== generation) return
     const rows = $(body)
     for (const item of page.data) rows.append(row(item))
     offset += page.data.length
@@ -240,6 +245,7 @@ const pagedTable = ({ body, more, path, row, columns, empty }) => {
   $(more).addEventListener("click", () => act(load))
   return {
     reload: async () => {
+      generation++
       offset = 0
       $(body).replaceChildren()
       await load()
