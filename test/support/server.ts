@@ -13,6 +13,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
+import { responseDrift } from "./responseCheck.js"
 
 export const ADMIN_TOKEN = "test-admin-token"
 
@@ -87,7 +88,11 @@ const logging = (options: ServerTestOptions) =>
       ? Logger.replace(Logger.defaultLogger, options.logger)
       : Logger.minimumLogLevel(LogLevel.Error)
 
-const client = (base: string, defaults: Record<string, string>): Client => {
+/**
+ * A client of `base`. Its answers are checked against the OpenAPI document (`responseCheck.ts`)
+ * unless `documented` is false: the admin API of a server started without it is not served.
+ */
+const client = (base: string, defaults: Record<string, string>, documented = true): Client => {
   const request: Client["request"] = async (method, path, options = {}) => {
     const headers: Record<string, string> = { ...defaults, ...(options.headers ?? {}) }
     let body: string | undefined
@@ -104,6 +109,10 @@ const client = (base: string, defaults: Record<string, string>): Client => {
     } catch {
       parsed = undefined
     }
+    const drift = documented
+      ? responseDrift(method, response.url, response.status, response.headers.get("content-type"), parsed)
+      : undefined
+    if (drift !== undefined) throw new Error(drift)
     return { status: response.status, headers: response.headers, text, body: parsed }
   }
   return {
@@ -144,7 +153,7 @@ export const startServer = async (
   )
   const address = Context.get(context, Listener.Address)
   const url = `http://127.0.0.1:${address.port}`
-  const admin = client(`${url}/admin/v1`, { authorization: `Bearer ${ADMIN_TOKEN}` })
+  const admin = client(`${url}/admin/v1`, { authorization: `Bearer ${ADMIN_TOKEN}` }, options.withoutAdmin !== true)
   const as = (key: string) => client(`${url}/api/v1`, { authorization: `Bearer ${key}` })
   const metrics = Context.getOption(context, Server.MetricsAddress)
   return {

@@ -1476,10 +1476,26 @@ export interface components {
             };
         };
         CompanyPage: {
-            data: (components["schemas"]["Company"] & {
+            data: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                domain: string | null;
+                email: string | null;
+                vat_number: string | null;
+                city: string | null;
+                country: string | null;
+                /** @description free-form custom fields */
+                custom: {
+                    [key: string]: unknown;
+                };
+                /** @description ISO 8601 UTC timestamp with milliseconds */
+                created_at: string;
+                /** @description ISO 8601 UTC timestamp with milliseconds */
+                updated_at: string;
                 /** @description only with include_archived=true: when the record was archived (DELETE), null while it is live */
                 archived_at?: string | null;
-            })[];
+            }[];
             limit: number;
             offset: number;
             has_more: boolean;
@@ -1531,10 +1547,27 @@ export interface components {
             };
         };
         ContactPage: {
-            data: (components["schemas"]["Contact"] & {
+            data: {
+                /** Format: uuid */
+                id: string;
+                first_name: string | null;
+                last_name: string | null;
+                email: string | null;
+                phone: string | null;
+                company_id: string | null;
+                status: components["schemas"]["ContactStatus"];
+                source: string | null;
+                /** @description free-form custom fields */
+                custom: {
+                    [key: string]: unknown;
+                };
+                /** @description ISO 8601 UTC timestamp with milliseconds */
+                created_at: string;
+                /** @description ISO 8601 UTC timestamp with milliseconds */
+                updated_at: string;
                 /** @description only with include_archived=true: when the record was archived (DELETE), null while it is live */
                 archived_at?: string | null;
-            })[];
+            }[];
             limit: number;
             offset: number;
             has_more: boolean;
@@ -1640,10 +1673,35 @@ export interface components {
             status_id?: string;
         };
         DealPage: {
-            data: (components["schemas"]["Deal"] & {
+            data: {
+                /** Format: uuid */
+                id: string;
+                title: string;
+                value: number | null;
+                currency: string;
+                /** Format: uuid */
+                pipeline_id: string;
+                /** Format: uuid */
+                status_id: string;
+                status_kind: components["schemas"]["StageKind"];
+                contact_id: string | null;
+                company_id: string | null;
+                owner_id: string | null;
+                expected_close_date: string | null;
+                lost_reason: string | null;
+                /** @description when the deal entered its won or lost stage; null while open */
+                closed_at: string | null;
+                /** @description free-form custom fields */
+                custom: {
+                    [key: string]: unknown;
+                };
+                /** @description ISO 8601 UTC timestamp with milliseconds */
+                created_at: string;
+                /** @description ISO 8601 UTC timestamp with milliseconds */
+                updated_at: string;
                 /** @description only with include_archived=true: when the record was archived (DELETE), null while it is live */
                 archived_at?: string | null;
-            })[];
+            }[];
             limit: number;
             offset: number;
             has_more: boolean;
@@ -3274,10 +3332,27 @@ export interface components {
             description?: string | null;
         };
         TaskPage: {
-            data: (components["schemas"]["Task"] & {
+            data: {
+                /** Format: uuid */
+                id: string;
+                title: string;
+                type: string;
+                priority: components["schemas"]["TaskPriority"];
+                due_at: string | null;
+                done: boolean;
+                /** @description when the task was first completed; null while open */
+                completed_at: string | null;
+                assignee_id: string | null;
+                entity_type: components["schemas"]["EntityType"] | null;
+                entity_id: string | null;
+                description: string | null;
+                /** @description ISO 8601 UTC timestamp with milliseconds */
+                created_at: string;
+                /** @description ISO 8601 UTC timestamp with milliseconds */
+                updated_at: string;
                 /** @description only with include_archived=true: when the record was archived (DELETE), null while it is live */
                 archived_at?: string | null;
-            })[];
+            }[];
             limit: number;
             offset: number;
             has_more: boolean;

@@ -183,10 +183,11 @@ const ArchivedAt = Timestamp.nullable()
  * The page of a list that takes `SyncQuery`: `next_cursor` continues it. `archivable` lists (whose
  * records DELETE archives) take `include_archived`, and their rows may carry `archived_at`.
  */
-export const syncPageEnvelope = <T extends z.ZodType>(item: T, options: { readonly archivable: boolean }) =>
+export const syncPageEnvelope = <T extends z.ZodObject>(item: T, options: { readonly archivable: boolean }) =>
   z.object({
-    // An intersection, not an extension, so that the document still refers to the record's own shape.
-    data: z.array(options.archivable ? item.and(z.object({ archived_at: ArchivedAt })) : item),
+    // An extension, not an intersection: the record's schema admits no property it does not name,
+    // so no row could match both halves of an `allOf` of it and `{archived_at}`.
+    data: z.array(options.archivable ? item.extend({ archived_at: ArchivedAt }) : item),
     limit: z.number().int(),
     offset: z.number().int(),
     has_more: z.boolean(),
