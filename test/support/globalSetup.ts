@@ -1,7 +1,7 @@
 /**
- * Migrates each store's template once for the whole run, before any worker starts: a worker is a
- * fresh process per file, and making the PGlite template there (initdb and every migration, about
- * five seconds of CPU) cost more than most files' tests.
+ * Migrates each store's template once for the whole run, before any worker starts: made in each
+ * worker (initdb and every migration, about five seconds of CPU for PGlite), it cost more than
+ * most files' tests while workers were a fresh process per file, and still costs one per worker.
  *
  * Every template is made, whichever stores this run chose: a file that tests one store directly
  * (PGlite's client, the server's migrations) reads it too, and PGlite's costs seconds once.
