@@ -362,7 +362,7 @@ onEveryStore("MCP transport", (server) => {
         Effect.suspend(() => {
           calls++
           return calls > 1
-            ? Effect.fail(new Errors.RateLimited({ detail: "spent", retryAfterSeconds: 1 }))
+            ? Effect.fail(new Errors.RateLimited({ detail: "spent", retryAfterSeconds: 1, limit: 120 }))
             : Effect.succeed(undefined)
         })
       )

@@ -30,18 +30,19 @@ const serve = (apiKey: Redacted.Redacted<string>) =>
   Effect.gen(function* () {
     const access = yield* Access.Access
     // A local process: the key's IP allow-list is checked against the loopback address.
-    const authenticate = access.authenticate(Redacted.value(apiKey), "127.0.0.1")
-    const principal = yield* authenticate.pipe(
-      Effect.catchTag("MissingBearerToken", "InvalidApiKey", "ExpiredApiKey", (error) =>
-        Effect.fail(new BadKey(`CRM_API_KEY was refused (${error.code}): ${String(error.detail)}`))
+    const principal = yield* access
+      .authenticate(Redacted.value(apiKey), "127.0.0.1")
+      .pipe(
+        Effect.catchTag("MissingBearerToken", "InvalidApiKey", "ExpiredApiKey", (error) =>
+          Effect.fail(new BadKey(`CRM_API_KEY was refused (${error.code}): ${String(error.detail)}`))
+        )
       )
-    )
     const runtime = yield* Effect.runtime<Kernel.Services>()
-    const beforeCall = Effect.gen(function* () {
-      const current = yield* authenticate
-      yield* Access.refuseWhenSpent(yield* access.budget(current, true), access.rateLimit)
-      return current
-    })
+    // Every tool call is a request: admitted as REST admits one (the key again, one unit of budget).
+    const beforeCall = Effect.map(
+      access.admit(Redacted.value(apiKey), "127.0.0.1", true),
+      (admitted) => admitted.principal
+    )
     const server = yield* Effect.promise(() =>
       McpServer.make().connect(new StdioServerTransport(), { principal, beforeCall }, runtime)
     )

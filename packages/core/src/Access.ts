@@ -75,6 +75,17 @@ export class Access extends Context.Tag("@crm/core/Access")<
     readonly rateLimit: number
     /** Spends (or, with `spend: false`, only reads) the key's budget. */
     readonly budget: (principal: Principal, spend: boolean) => Effect.Effect<RateDecision, StorageError>
+    /**
+     * Admission, one rule for every transport (REST, MCP over HTTP, MCP over stdio): the key, then
+     * one unit of its budget, refused when it is spent. With `spend: false` only a look at the
+     * budget (`GET /me` reports it, so it answers even when the budget is spent). What the key
+     * may do with the request is `authorize`'s, once the transport knows what it was asked.
+     */
+    readonly admit: (
+      token: string | undefined,
+      clientAddress: string,
+      spend: boolean
+    ) => Effect.Effect<Admitted, MissingBearerToken | InvalidApiKey | ExpiredApiKey | RateLimited | StorageError>
     readonly me: (principal: Principal, remaining: number) => Me
     readonly createOrganisation: (
       input: z.output<typeof OrganisationCreate>
@@ -124,15 +135,11 @@ export const authorize = (
   return Either.void
 }
 
-export const refuseWhenSpent = (decision: RateDecision, limit: number): Either.Either<RateDecision, RateLimited> =>
-  decision.admitted
-    ? Either.right(decision)
-    : Either.left(
-        new RateLimited({
-          detail: `more than ${limit} requests in a minute`,
-          retryAfterSeconds: Math.max(1, Math.ceil(decision.retryAfterMs / 1000))
-        })
-      )
+/** An admitted request: whose key it carries, and what is left of the key's budget after it. */
+export interface Admitted {
+  readonly principal: Principal
+  readonly remaining: number
+}
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -235,9 +242,8 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
       })
     }
 
-    return Access.of({
-      rateLimit,
-      authenticate: operation("Access.authenticate")(function* (token, clientAddress) {
+    const authenticate: Context.Tag.Service<typeof Access>["authenticate"] = operation("Access.authenticate")(
+      function* (token, clientAddress) {
         if (token === undefined)
           return yield* new MissingBearerToken({ detail: "send Authorization: Bearer <API key>" })
         const hash = yield* hashOf(token)
@@ -251,11 +257,29 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
           return yield* new ExpiredApiKey({ detail: `the API key expired at ${key.expires_at}` })
         }
         return found.value
+      }
+    )
+    const budget: Context.Tag.Service<typeof Access>["budget"] = (principal, spend) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        limiter.take(principal.key.id, { now, limit: rateLimit, windowMs: RATE_WINDOW_MS, spend })
+      )
+
+    return Access.of({
+      rateLimit,
+      authenticate,
+      budget,
+      admit: Effect.fnUntraced(function* (token, clientAddress, spend) {
+        const principal = yield* authenticate(token, clientAddress)
+        const decision = yield* budget(principal, spend)
+        if (spend && !decision.admitted) {
+          return yield* new RateLimited({
+            detail: `more than ${rateLimit} requests in a minute`,
+            retryAfterSeconds: Math.max(1, Math.ceil(decision.retryAfterMs / 1000)),
+            limit: rateLimit
+          })
+        }
+        return { principal, remaining: decision.remaining }
       }),
-      budget: (principal, spend) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          limiter.take(principal.key.id, { now, limit: rateLimit, windowMs: RATE_WINDOW_MS, spend })
-        ),
       me: (principal, remaining) => ({
         key: {
           id: principal.key.id,

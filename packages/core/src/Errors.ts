@@ -98,6 +98,8 @@ export class MissingScope extends Data.TaggedError("MissingScope")<{ readonly sc
 export class RateLimited extends Data.TaggedError("RateLimited")<{
   readonly detail: string
   readonly retryAfterSeconds: number
+  /** The budget it exceeded: requests per rolling minute. */
+  readonly limit: number
 }> {
   readonly code = "rate_limited" as const
 }

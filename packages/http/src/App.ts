@@ -150,7 +150,13 @@ const isCoded = (error: unknown): error is Coded =>
 
 const extraHeaders = (error: Coded): Record<string, string> => {
   if (error instanceof HttpFailure) return { ...error.headers }
-  if (error instanceof Errors.RateLimited) return { "retry-after": String(error.retryAfterSeconds) }
+  if (error instanceof Errors.RateLimited) {
+    return {
+      "retry-after": String(error.retryAfterSeconds),
+      "x-ratelimit-limit": String(error.limit),
+      "x-ratelimit-remaining": "0"
+    }
+  }
   if (error instanceof Errors.IdempotencyInProgress) return { "retry-after": "1" }
   if (error instanceof Errors.StorageUnavailable) return { "retry-after": String(error.retryAfterSeconds) }
   if (error instanceof Errors.NotMigrated) return { "retry-after": String(error.retryAfterSeconds) }
@@ -312,8 +318,9 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
   }
 
   /**
-   * Authentication and the rate budget, the same for a REST route and an endpoint: the key, then
-   * one unit of its budget (or only a look at it), with the budget headers set either way.
+   * The core's admission (`Access.admit`) for a REST route and an endpoint, from the request's
+   * bearer token and client address, with the budget headers of an admitted request (a refused
+   * one gets them from its `RateLimited`).
    */
   const admit = Effect.fnUntraced(function* (
     incoming: IncomingMessage,
@@ -321,16 +328,14 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
     spendsBudget: boolean
   ) {
     const access = yield* Access.Access
-    const principal = yield* access.authenticate(
+    const admitted = yield* access.admit(
       bearerToken(header(incoming.headers, "authorization")),
-      clientAddress(incoming)
+      clientAddress(incoming),
+      spendsBudget
     )
-    const decision = yield* access.budget(principal, spendsBudget)
     headers["x-ratelimit-limit"] = String(access.rateLimit)
-    headers["x-ratelimit-remaining"] = String(decision.remaining)
-    // `GET /me` only reports the budget, so it answers even when the budget is spent.
-    if (spendsBudget) yield* Access.refuseWhenSpent(decision, access.rateLimit)
-    return { principal, remaining: decision.remaining }
+    headers["x-ratelimit-remaining"] = String(admitted.remaining)
+    return admitted
   })
 
   const admitAdmin = (incoming: IncomingMessage) => {
