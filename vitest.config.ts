@@ -22,6 +22,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
+    setupFiles: ["test/support/effectVitest.ts"],
     // A worker runs file after file in one process, so the kernel is imported once per worker
     // rather than once per file (about a third of the suite's CPU time). Every suite still starts
     // its own server on an empty store; what a process shares is what the kernel shares when it
