@@ -6,7 +6,6 @@
  * table's history, 7 to 250 in a minute of load (docs/benchmarks.md, eighth pass). The decisions
  * themselves are the model test's (test/model/RateLimiter.model.test.ts).
  */
-import * as StoragePg from "@crm/storage-pg"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"

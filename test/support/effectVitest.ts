@@ -14,5 +14,5 @@ type Methods = Pick<typeof it, (typeof methods)[number]>
 
 const key = Symbol.for("crm.test.effectVitestMethods")
 const worker = globalThis as { [key]?: Methods }
-const pristine = (worker[key] ??= Object.fromEntries(methods.map((name) => [name, it[name]])) as Methods)
-Object.assign(it, pristine)
+worker[key] ??= Object.fromEntries(methods.map((name) => [name, it[name]])) as Methods
+Object.assign(it, worker[key])

@@ -3,15 +3,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { z } from "zod"
-import type {
-  InsufficientStock,
-  NotFound,
-  StockNotTracked,
-  StorageError,
-  TransitionNotAllowed,
-  ValidationFailed,
-  VariantRequired
-} from "./Errors.js"
+import type { NotFound, StorageError, TransitionNotAllowed, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
 import { Ids } from "./Ids.js"
