@@ -258,6 +258,8 @@ onEveryStore("sync: updated_since, order=updated_at, cursor, include_archived", 
         const response = await client.post(`/${resource.plural}`, resource.create(n))
         expect(response.status, response.text).toBe(201)
         created.push(response.body)
+        // Records changed in the same millisecond are ordered by id, not by when they were made.
+        await pause(2)
       }
       await pause(5)
       const since = new Date().toISOString()
