@@ -1,6 +1,9 @@
 /**
- * The request pipeline: request id → route match → authentication → rate limit → scope and plan
- * → input validation → idempotency → handler → error rendering. Handlers only translate.
+ * The request pipeline, as named stages: the route (`matchRoute`), admission (`admitTo`: the key
+ * and its rate budget by the core's `Access.admit`, then scope and plan), the input (`readInput`:
+ * body, query and body schemas), the handler once per idempotency key (`execute`); any stage's
+ * failure is rendered once, by `dispatch`, which also gives every answer the request's id and budget
+ * headers. Handlers only translate.
  *
  * It reads node's `IncomingMessage` and answers an `Answer` that `Listener` writes: one fiber per
  * request and no request or response objects of its own, because per-request wrappers, routers and
@@ -284,20 +287,31 @@ const toWebRequest = (incoming: IncomingMessage, url: URL): Request => {
   } as RequestInit)
 }
 
-const failureAnswer = (
-  cause: Cause.Cause<unknown>,
-  requestId: string,
-  headers: Record<string, string>,
-  outage: Outage.Outage
-) =>
-  Effect.map(
-    renderFailure(cause, requestId, outage),
-    (stored): Answer => ({
-      status: stored.status,
-      headers: Object.assign({}, stored.headers, headers),
-      body: stored.body
-    })
-  )
+/**
+ * What a path of the pipeline answers before the request's own headers (its id, the rate budget)
+ * are added: a route's response as stored or replayed, an endpoint's web `Response`, the metrics.
+ */
+interface Served {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: Answer["body"]
+  readonly replayed: boolean
+}
+
+/** A route's input as its declaration reads it: the raw body is kept for the idempotency fingerprint. */
+interface Input {
+  readonly raw: Buffer | undefined
+  readonly query: unknown
+  readonly body: unknown
+}
+
+/** Who a route admitted: a key's principal and what is left of its budget, or no one (admin, public). */
+interface Caller {
+  readonly principal: Access.Principal | undefined
+  readonly rateRemaining: number | undefined
+}
+
+const nobody: Caller = { principal: undefined, rateRemaining: undefined }
 
 export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpOptions<R>) => {
   const match = makeRouter(table)
@@ -318,14 +332,15 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
   }
 
   /**
-   * The core's admission (`Access.admit`) for a REST route and an endpoint, from the request's
-   * bearer token and client address, with the budget headers of an admitted request (a refused
-   * one gets them from its `RateLimited`).
+   * Stage: admission, the core's rule (`Access.admit`) from the request's bearer token and client
+   * address, for a key-guarded route and an endpoint; an admitted request's budget headers are set
+   * here (a refused one gets them from its `RateLimited`).
    */
   const admit = Effect.fnUntraced(function* (
     incoming: IncomingMessage,
     headers: Record<string, string>,
-    spendsBudget: boolean
+    spendsBudget: boolean,
+    seen: Seen
   ) {
     const access = yield* Access.Access
     const admitted = yield* access.admit(
@@ -335,9 +350,11 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
     )
     headers["x-ratelimit-limit"] = String(access.rateLimit)
     headers["x-ratelimit-remaining"] = String(admitted.remaining)
+    seen.principal = admitted.principal
     return admitted
   })
 
+  /** Stage: admission to the admin API, by the configured token. */
   const admitAdmin = (incoming: IncomingMessage) => {
     if (Option.isNone(options.adminToken)) {
       return HttpFailure.of("not_found", "the admin API is not enabled (set CRM_ADMIN_TOKEN)")
@@ -350,23 +367,57 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
     return Effect.void
   }
 
-  const parseInput = Effect.fnUntraced(function* (
+  /** Stage: the route of the method and path, with its path parameters (ids in lower case). */
+  const matchRoute = (method: string, url: URL, seen: Seen) => {
+    const found = match(method, url.pathname)
+    if (found._tag === "NotFound") return HttpFailure.of("not_found", `no route for ${url.pathname}`)
+    if (found._tag === "MethodNotAllowed") {
+      return HttpFailure.of("method_not_allowed", `allowed: ${found.allow.join(", ")}`, {
+        allow: found.allow.join(", ")
+      })
+    }
+    seen.route = found.mounted.template
+    const params: Record<string, string> = {}
+    for (const [name, value] of Object.entries(found.params)) {
+      if (!isIdParam(name)) params[name] = value
+      // A malformed id can name no record: the same answer as a missing one.
+      else if (!UUID.test(value)) return HttpFailure.of("not_found", "no such record")
+      // Ids are stored in lower case: PostgreSQL's uuid type ignores case, the memory store's keys do not.
+      else params[name] = value.toLowerCase()
+    }
+    return Effect.succeed({ route: found.mounted.route, params })
+  }
+
+  /** Stage: the route's guard (a key with its budget, scope and plan; the admin token; or no one). */
+  const admitTo = Effect.fnUntraced(function* (
     route: Route,
-    url: URL,
-    raw: Buffer | undefined,
-    contentType: string | undefined
+    incoming: IncomingMessage,
+    headers: Record<string, string>,
+    seen: Seen
   ) {
+    const guard = route.guard
+    if (guard.kind === "admin") yield* admitAdmin(incoming)
+    if (guard.kind !== "key") return nobody
+    const { principal, remaining } = yield* admit(incoming, headers, guard.spendsBudget, seen)
+    yield* Access.authorize(principal, guard.scope, isWriting(route))
+    return { principal, rateRemaining: remaining } satisfies Caller
+  })
+
+  /** Stage: the body read and the query and body validated against the route's schemas. */
+  const readInput = Effect.fnUntraced(function* (route: Route, incoming: IncomingMessage, url: URL) {
+    const raw = route.body === undefined ? undefined : yield* readBody(incoming, options.maxBodyBytes)
     const params = Object.fromEntries(url.searchParams)
     // `GET /events` answers its own 400 `invalid_parameter` for any `since` or `event` it cannot use
     // (the contract's status for that endpoint) and reads nothing else from its query.
     if (route.query !== undefined && route.path !== "/events") yield* Validation.refuseUnstorable(params)
     const query = route.query === undefined ? undefined : yield* Validation.parse(route.query, params)
-    if (route.body === undefined) return { query, body: undefined }
+    if (route.body === undefined) return { raw, query, body: undefined } satisfies Input
+    const contentType = header(incoming.headers, "content-type")
     if (route.body.raw === "ndjson") {
       if (raw !== undefined && raw.length > 0 && (contentType === undefined || !NDJSON_TYPE.test(contentType))) {
         return yield* HttpFailure.of("unsupported_media_type", "send the body as Content-Type: application/x-ndjson")
       }
-      return { query, body: raw === undefined ? "" : raw.toString("utf8") }
+      return { raw, query, body: raw === undefined ? "" : raw.toString("utf8") } satisfies Input
     }
     let value: unknown
     if (raw !== undefined && raw.length > 0) {
@@ -386,174 +437,134 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
       : route.body.batch
         ? yield* Either.mapLeft(Validation.parse(route.body.schema, value), Batch.itemRefusal)
         : yield* Validation.parse(route.body.schema, value)
-    return { query, body }
+    return { raw, query, body } satisfies Input
   })
 
-  /** An endpoint outside the router: authentication and budget as REST, then its own handler. */
-  const serveEndpoint: (
+  /**
+   * Stage: the handler, once per idempotency key for a key's write. Its failure is rendered here,
+   * not by the pipeline's renderer, because a retry replays it as stored.
+   */
+  const execute = Effect.fnUntraced(function* (
+    route: Route,
+    caller: Caller,
+    params: Record<string, string>,
+    input: Input,
+    incoming: IncomingMessage,
+    url: URL,
+    requestId: string
+  ) {
+    const { principal, rateRemaining } = caller
+    const run = route.handle({ principal, params, query: input.query, body: input.body, rateRemaining }).pipe(
+      Effect.map(render),
+      Effect.catchAllCause((cause) => renderFailure(cause, requestId, outage))
+    )
+    const idempotencyKey =
+      isWriting(route) && principal !== undefined
+        ? yield* idempotencyKeyOf(header(incoming.headers, "idempotency-key"))
+        : undefined
+    if (idempotencyKey === undefined || principal === undefined) {
+      return Object.assign({ replayed: false }, yield* run) satisfies Served
+    }
+    const fingerprint = createHash("sha256")
+      .update(`${incoming.method ?? "GET"} ${url.pathname}${url.search}\n`)
+      .update(input.raw ?? Buffer.alloc(0))
+      .digest("hex")
+    const result = yield* (yield* Idempotency.Idempotency).execute(
+      { keyId: principal.key.id, idempotencyKey },
+      fingerprint,
+      Effect.map(Effect.flatMap(run, storedOf(route)), StoredResponse.toRun)
+    )
+    return Object.assign({ replayed: result.replayed }, StoredResponse.ofOutcome(result)) satisfies Served
+  })
+
+  /** A REST route: match, admission, input, the handler (or its replay), then the outage's end. */
+  const serveRoute = Effect.fnUntraced(function* (
+    incoming: IncomingMessage,
+    url: URL,
+    requestId: string,
+    headers: Record<string, string>,
+    seen: Seen
+  ) {
+    const { route, params } = yield* matchRoute(incoming.method ?? "GET", url, seen)
+    const caller = yield* admitTo(route, incoming, headers, seen)
+    const input = yield* readInput(route, incoming, url)
+    const served = yield* execute(route, caller, params, input, incoming, url, requestId)
+    // A route that needs the store and succeeded has reached it.
+    if (outage.active() && served.status < 300 && usesStore(route)) yield* outage.answered
+    return served
+  })
+
+  /** An endpoint outside the router: admission as REST (one unit of budget), then its own handler. */
+  const serveEndpoint = Effect.fnUntraced(function* (
     endpoint: Endpoint<R>,
     incoming: IncomingMessage,
     url: URL,
-    requestId: string,
     headers: Record<string, string>,
     seen: Seen
-  ) => Effect.Effect<Answer, never, Services | R> = Effect.fnUntraced(
-    function* (
-      endpoint: Endpoint<R>,
-      incoming: IncomingMessage,
-      url: URL,
-      _requestId: string,
-      headers: Record<string, string>,
-      seen: Seen
-    ) {
-      seen.route = endpoint.path
-      const { principal } = yield* admit(incoming, headers, true)
-      seen.principal = principal
-      // Admitted means the store answered (the budget is kept there).
-      if (outage.active()) yield* outage.answered
-      if (Number(header(incoming.headers, "content-length") ?? "0") > options.maxBodyBytes) {
-        return yield* HttpFailure.of("payload_too_large", `the body exceeds the limit of ${options.maxBodyBytes} bytes`)
-      }
-      const response = yield* endpoint.handle(toWebRequest(incoming, url), principal)
-      return { status: response.status, headers, body: response } satisfies Answer
-    },
-    (effect, _endpoint, _incoming, _url, requestId, headers) =>
-      Effect.catchAllCause(effect, (cause) => failureAnswer(cause, requestId, headers, outage))
-  )
+  ) {
+    seen.route = endpoint.path
+    const { principal } = yield* admit(incoming, headers, true, seen)
+    // Admitted means the store answered (the budget is kept there).
+    if (outage.active()) yield* outage.answered
+    if (Number(header(incoming.headers, "content-length") ?? "0") > options.maxBodyBytes) {
+      return yield* HttpFailure.of("payload_too_large", `the body exceeds the limit of ${options.maxBodyBytes} bytes`)
+    }
+    const response = yield* endpoint.handle(toWebRequest(incoming, url), principal)
+    return { status: response.status, headers: {}, body: response, replayed: false } satisfies Served
+  })
 
   /** The metrics, to the admin token, as the admin API answers it. */
-  const serveMetrics: (
-    metrics: Metrics,
-    incoming: IncomingMessage,
-    requestId: string,
-    headers: Record<string, string>,
-    seen: Seen
-  ) => Effect.Effect<Answer, never, Services | R> = Effect.fnUntraced(
-    function* (
-      metrics: Metrics,
-      incoming: IncomingMessage,
-      _requestId: string,
-      headers: Record<string, string>,
-      seen: Seen
-    ) {
-      seen.route = METRICS_PATH
-      if (incoming.method !== "GET") {
-        return yield* HttpFailure.of("method_not_allowed", "allowed: GET", { allow: "GET" })
-      }
-      yield* admitAdmin(incoming)
-      const { contentType, text } = yield* metrics.scrape
-      return {
-        status: 200,
-        headers: Object.assign({}, headers, { "content-type": contentType }),
-        body: text
-      } satisfies Answer
-    },
-    (effect, _metrics, _incoming, requestId, headers) =>
-      Effect.catchAllCause(effect, (cause) => failureAnswer(cause, requestId, headers, outage))
-  )
-
-  /** A REST route: the stages from the route match to the stored (or replayed) response. */
-  const serveRoute: (
-    incoming: IncomingMessage,
-    url: URL,
-    requestId: string,
-    headers: Record<string, string>,
-    seen: Seen
-  ) => Effect.Effect<{ readonly stored: Rendered; readonly replayed: boolean }, unknown, Services> = Effect.fnUntraced(
-    function* (incoming: IncomingMessage, url: URL, requestId: string, headers: Record<string, string>, seen: Seen) {
-      const method = incoming.method ?? "GET"
-      const found = match(method, url.pathname)
-      if (found._tag === "NotFound") return yield* HttpFailure.of("not_found", `no route for ${url.pathname}`)
-      if (found._tag === "MethodNotAllowed") {
-        return yield* HttpFailure.of("method_not_allowed", `allowed: ${found.allow.join(", ")}`, {
-          allow: found.allow.join(", ")
-        })
-      }
-      const { route } = found.mounted
-      seen.route = found.mounted.template
-      // A malformed id can name no record: the same answer as a missing one.
-      for (const [name, value] of Object.entries(found.params)) {
-        if (isIdParam(name) && !UUID.test(value)) return yield* HttpFailure.of("not_found", "no such record")
-      }
-      // Ids are stored in lower case: PostgreSQL's uuid type ignores case, the memory store's keys do not.
-      const params = Object.fromEntries(
-        Object.entries(found.params).map(([name, value]) => [name, isIdParam(name) ? value.toLowerCase() : value])
-      )
-
-      let principal: Access.Principal | undefined
-      let rateRemaining: number | undefined
-      const guard = route.guard
-      if (guard.kind === "key") {
-        const admitted = yield* admit(incoming, headers, guard.spendsBudget)
-        principal = admitted.principal
-        seen.principal = principal
-        rateRemaining = admitted.remaining
-        yield* Access.authorize(principal, guard.scope, isWriting(route))
-      } else if (guard.kind === "admin") {
-        yield* admitAdmin(incoming)
-      }
-
-      const raw = route.body === undefined ? undefined : yield* readBody(incoming, options.maxBodyBytes)
-      const input = yield* parseInput(route, url, raw, header(incoming.headers, "content-type"))
-      const run = route.handle({ principal, params, query: input.query, body: input.body, rateRemaining }).pipe(
-        Effect.map(render),
-        Effect.catchAllCause((cause) => renderFailure(cause, requestId, outage))
-      )
-
-      const idempotencyKey =
-        isWriting(route) && principal !== undefined
-          ? yield* idempotencyKeyOf(header(incoming.headers, "idempotency-key"))
-          : undefined
-      let outcome: { readonly stored: Rendered; readonly replayed: boolean }
-      if (idempotencyKey === undefined || principal === undefined) outcome = { stored: yield* run, replayed: false }
-      else {
-        const fingerprint = createHash("sha256")
-          .update(`${method} ${url.pathname}${url.search}\n`)
-          .update(raw ?? Buffer.alloc(0))
-          .digest("hex")
-        const result = yield* (yield* Idempotency.Idempotency).execute(
-          { keyId: principal.key.id, idempotencyKey },
-          fingerprint,
-          Effect.map(Effect.flatMap(run, storedOf(route)), StoredResponse.toRun)
-        )
-        outcome = { stored: StoredResponse.ofOutcome(result), replayed: result.replayed }
-      }
-      // A route that needs the store and succeeded has reached it.
-      if (outage.active() && outcome.stored.status < 300 && usesStore(route)) yield* outage.answered
-      return outcome
+  const serveMetrics = Effect.fnUntraced(function* (metrics: Metrics, incoming: IncomingMessage, seen: Seen) {
+    seen.route = METRICS_PATH
+    if (incoming.method !== "GET") {
+      return yield* HttpFailure.of("method_not_allowed", "allowed: GET", { allow: "GET" })
     }
-  )
+    yield* admitAdmin(incoming)
+    const { contentType, text } = yield* metrics.scrape
+    return { status: 200, headers: { "content-type": contentType }, body: text, replayed: false } satisfies Served
+  })
 
+  const serve = (
+    incoming: IncomingMessage,
+    requestId: string,
+    headers: Record<string, string>,
+    seen: Seen
+  ): Effect.Effect<Served, unknown, Services | R> => {
+    const target = incoming.url ?? "/"
+    if (target.length > MAX_URL_BYTES) {
+      return HttpFailure.of("uri_too_long", `the URL exceeds the limit of ${MAX_URL_BYTES} bytes`)
+    }
+    const url = new URL(target, "http://localhost")
+    const endpoint = options.endpoints?.find((candidate) => candidate.path === url.pathname)
+    if (endpoint !== undefined) return serveEndpoint(endpoint, incoming, url, headers, seen)
+    if (url.pathname === METRICS_PATH && options.metrics !== undefined) {
+      return serveMetrics(options.metrics, incoming, seen)
+    }
+    return serveRoute(incoming, url, requestId, headers, seen)
+  }
+
+  /** Every path's failure is rendered here, once, and every answer gets the request's headers. */
   const dispatch = (
     incoming: IncomingMessage,
     requestId: string,
     headers: Record<string, string>,
     seen: Seen
-  ): Effect.Effect<Answer, never, Services | R> => {
-    const target = incoming.url ?? "/"
-    if (target.length > MAX_URL_BYTES) {
-      const tooLong = HttpFailure.of("uri_too_long", `the URL exceeds the limit of ${MAX_URL_BYTES} bytes`)
-      return failureAnswer(Cause.fail(tooLong), requestId, headers, outage)
-    }
-    const url = new URL(target, "http://localhost")
-    const endpoint = options.endpoints?.find((candidate) => candidate.path === url.pathname)
-    if (endpoint !== undefined) return serveEndpoint(endpoint, incoming, url, requestId, headers, seen)
-    if (url.pathname === METRICS_PATH && options.metrics !== undefined) {
-      return serveMetrics(options.metrics, incoming, requestId, headers, seen)
-    }
-    return serveRoute(incoming, url, requestId, headers, seen).pipe(
+  ): Effect.Effect<Answer, never, Services | R> =>
+    serve(incoming, requestId, headers, seen).pipe(
       Effect.catchAllCause((cause) =>
-        Effect.map(renderFailure(cause, requestId, outage), (stored) => ({ stored, replayed: false }))
+        Effect.map(
+          renderFailure(cause, requestId, outage),
+          (stored): Served => Object.assign({ replayed: false }, stored)
+        )
       ),
       Effect.map(
-        ({ stored, replayed }): Answer => ({
-          status: stored.status,
-          headers: Object.assign({}, stored.headers, headers, replayed ? REPLAYED_HEADERS : undefined),
-          body: stored.body
+        (served): Answer => ({
+          status: served.status,
+          headers: Object.assign({}, served.headers, headers, served.replayed ? REPLAYED_HEADERS : undefined),
+          body: served.body
         })
       )
     )
-  }
 
   const { metrics, requestLog } = options
   const unseen = (): Seen => ({ route: undefined, principal: undefined })
