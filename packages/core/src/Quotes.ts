@@ -270,8 +270,11 @@ export const make = Effect.gen(function* () {
           const today = yield* BusinessTime.today(organisation)
           const now = yield* nowIso
           const due = yield* repo.sentExpiringBefore(organisation.id, today)
+          // The store hands out sent quotes only, which the machine lets expire: anything else is a defect.
           yield* Effect.forEach(due, (quote) =>
-            repo.update(organisation.id, { ...quote, status: "expired", updated_at: now })
+            Effect.flatMap(Effect.orDie(QuoteStatus.transition(quote.status, "expire")), (status) =>
+              repo.update(organisation.id, { ...quote, status, updated_at: now })
+            )
           )
           return due.length
         })

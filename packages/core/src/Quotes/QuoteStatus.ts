@@ -1,27 +1,33 @@
-/** The quote state machine as data: which transitions a person (or the expiry job) may make. */
-import * as Either from "effect/Either"
-import { TransitionNotAllowed } from "../Errors.js"
+/**
+ * The quote state machine as data, in the shape every machine of the core has
+ * (`internal/StateMachine`), and the status each action a person (or the expiry job) takes moves to.
+ */
+import type * as Either from "effect/Either"
+import type { TransitionNotAllowed } from "../Errors.js"
+import { type Transitions, transitionIn } from "../internal/StateMachine.js"
 import type { QuoteStatus } from "./QuoteSchemas.js"
+
+export const TRANSITIONS: Transitions<QuoteStatus> = {
+  draft: ["sent", "cancelled"],
+  // A resend of a sent quote freezes a new revision.
+  sent: ["sent", "accepted", "rejected", "cancelled", "expired"],
+  accepted: [],
+  rejected: [],
+  expired: [],
+  cancelled: []
+}
 
 export type QuoteAction = "send" | "accept" | "reject" | "cancel" | "expire"
 
-export const TRANSITIONS: Readonly<
-  Record<QuoteAction, { readonly from: ReadonlyArray<QuoteStatus>; readonly to: QuoteStatus }>
-> = {
-  // A resend of a sent quote freezes a new revision.
-  send: { from: ["draft", "sent"], to: "sent" },
-  accept: { from: ["sent"], to: "accepted" },
-  reject: { from: ["sent"], to: "rejected" },
-  cancel: { from: ["draft", "sent"], to: "cancelled" },
-  expire: { from: ["sent"], to: "expired" }
+export const TARGET: Readonly<Record<QuoteAction, QuoteStatus>> = {
+  send: "sent",
+  accept: "accepted",
+  reject: "rejected",
+  cancel: "cancelled",
+  expire: "expired"
 }
 
-export const transition = (
-  from: QuoteStatus,
-  action: QuoteAction
-): Either.Either<QuoteStatus, TransitionNotAllowed> => {
-  const rule = TRANSITIONS[action]
-  return rule.from.includes(from)
-    ? Either.right(rule.to)
-    : Either.left(new TransitionNotAllowed({ detail: { from, to: rule.to } }))
-}
+const move = transitionIn(TRANSITIONS)
+
+export const transition = (from: QuoteStatus, action: QuoteAction): Either.Either<QuoteStatus, TransitionNotAllowed> =>
+  move(from, TARGET[action])

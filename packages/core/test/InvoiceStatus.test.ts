@@ -1,0 +1,77 @@
+import { Errors, Invoicing } from "@crm/core"
+import * as Either from "effect/Either"
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+
+const { InvoiceStatus } = Invoicing
+type Invoice = Parameters<typeof InvoiceStatus.cancel>[0]
+const STATUSES = ["draft", "issued", "partial", "paid", "overdue", "cancelled"] as const
+
+// Only what the rules read; the rest of an invoice does not matter to them.
+const invoices = fc
+  .record({
+    status: fc.constantFrom(...STATUSES),
+    kind: fc.constantFrom("normal" as const, "storno" as const),
+    paid_amount: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 10_000 })),
+    due_date: fc.constantFrom("2026-03-01", "2026-03-02", "2026-03-03")
+  })
+  .map((facts) => facts as unknown as Invoice)
+
+describe("InvoiceStatus", () => {
+  it("every status reaches paid or cancelled, and paid and cancelled are final", () => {
+    const ends = (from: (typeof STATUSES)[number]): boolean =>
+      from === "paid" || from === "cancelled" || InvoiceStatus.TRANSITIONS[from].some((to) => to !== from && ends(to))
+    for (const status of STATUSES) expect(ends(status)).toBe(true)
+    expect(InvoiceStatus.TRANSITIONS.paid).toEqual([])
+    expect(InvoiceStatus.TRANSITIONS.cancelled).toEqual([])
+  })
+
+  it("cancel takes only a draft; any other status is transition_not_allowed {from, to}", () => {
+    fc.assert(
+      fc.property(invoices, (invoice) => {
+        const outcome = InvoiceStatus.cancel(invoice)
+        if (invoice.status === "draft") expect(outcome).toEqual(Either.right("cancelled"))
+        else {
+          const error = Either.flip(outcome).pipe(Either.getOrThrow)
+          expect(error).toBeInstanceOf(Errors.TransitionNotAllowed)
+          expect(error.detail).toEqual({ from: invoice.status, to: "cancelled" })
+        }
+      })
+    )
+  })
+
+  it("a storno reverses exactly an unpaid issued or overdue invoice that is not a storno", () => {
+    fc.assert(
+      fc.property(invoices, (invoice) => {
+        const reversible =
+          invoice.kind === "normal" &&
+          invoice.paid_amount === 0 &&
+          (invoice.status === "issued" || invoice.status === "overdue")
+        const outcome = InvoiceStatus.reverse(invoice)
+        expect(Either.isRight(outcome)).toBe(reversible)
+        if (Either.isLeft(outcome)) expect(outcome.left.detail).toMatchObject({ from: invoice.status, to: "cancelled" })
+      })
+    )
+  })
+
+  it("an issued or partly paid invoice past its due date is overdue, never a storno, never on the due date itself", () => {
+    fc.assert(
+      fc.property(invoices, (invoice) => {
+        const expected =
+          invoice.kind === "normal" &&
+          (invoice.status === "issued" || invoice.status === "partial") &&
+          invoice.due_date < "2026-03-02"
+        expect(InvoiceStatus.isOverdue(invoice, "2026-03-02")).toBe(expected)
+      })
+    )
+  })
+
+  it("a payment's status is a move the machine allows from every payable status", () => {
+    fc.assert(
+      fc.property(invoices, fc.boolean(), (invoice, inFull) => {
+        if (Either.isLeft(InvoiceStatus.requirePayable(invoice)) || invoice.status === "paid") return
+        expect(InvoiceStatus.TRANSITIONS[invoice.status]).toContain(InvoiceStatus.afterPayment(inFull))
+      })
+    )
+  })
+})
