@@ -5,11 +5,16 @@
 
 import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { parseArgs } from "node:util"
 import { Api } from "@crm/http"
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as ValidationError from "@effect/cli/ValidationError"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Cause from "effect/Cause"
 import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -19,23 +24,8 @@ import * as Server from "./Server.js"
 import * as Storage from "./Storage.js"
 import * as WebhookWorker from "./WebhookWorker.js"
 
-const HELP = `crm — the CRM kernel's server and admin command line
-
-Usage:
-  crm serve                         serve the REST API (PGlite in CRM_DATA_DIR, or DATABASE_URL)
-  crm migrate                       apply database migrations and exit
-  crm openapi                       print the OpenAPI document (what GET /api/v1/openapi.json serves)
-  crm org create --name NAME [--settings FILE] [--test-mode]
-  crm org show ORG_ID
-  crm org clock ORG_ID --frozen-at ISO | --advance-by P3D | --reset   a test-mode organisation's clock
-  crm org settings ORG_ID --file FILE     replace the settings document
-  crm key create ORG_ID --scopes read,write [--name NAME] [--expires-at ISO] [--allowed-ips CIDR,...]
-  crm key revoke KEY_ID
-  crm rates import --format cnb|ecb FILE  load central-bank exchange rates (CNB daily text, ECB euro CSV)
-  crm quote send|accept|reject|cancel QUOTE_ID
-  crm invoice cancel|storno INVOICE_ID
-
-Environment:
+/** What the commands read from the environment, shown under `crm --help`. */
+const ENVIRONMENT = `Environment:
   PORT (3000), HOST (127.0.0.1), DATABASE_URL, CRM_DATA_DIR (./data), CRM_STORAGE (pglite|postgres|memory),
   CRM_ADMIN_TOKEN (enables the admin API; the org and key commands send it),
   CRM_TRUSTED_PROXIES (comma-separated proxy addresses/CIDRs whose X-Forwarded-For is believed),
@@ -194,83 +184,152 @@ const readJson = (file: string) =>
     catch: (error) => new CliError(`cannot read ${file}: ${String(error)}`)
   })
 
-const list = (value: string | undefined) =>
-  value === undefined
-    ? undefined
-    : value
-        .split(",")
-        .map((entry) => entry.trim())
-        .filter((entry) => entry.length > 0)
+const commaList = (value: string) =>
+  value
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0)
 
-const command = (argv: ReadonlyArray<string>) =>
-  Effect.gen(function* () {
-    const { positionals, values } = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      options: {
-        help: { type: "boolean", short: "h" },
-        name: { type: "string" },
-        settings: { type: "string" },
-        file: { type: "string" },
-        scopes: { type: "string" },
-        "expires-at": { type: "string" },
-        "allowed-ips": { type: "string" },
-        format: { type: "string" },
-        "test-mode": { type: "boolean" },
-        "frozen-at": { type: "string" },
-        "advance-by": { type: "string" },
-        reset: { type: "boolean" }
-      }
-    })
-    const [area, action, id] = positionals
-    if (values.help === true || area === undefined || area === "help") return console.log(HELP)
-    if (area === "serve") return yield* serve
-    if (area === "migrate") return yield* migrate
-    if (area === "openapi") return yield* Effect.sync(() => process.stdout.write(JSON.stringify(Api.openApiDocument())))
-    if (area === "org" && action === "create") {
-      if (values.name === undefined) return yield* Effect.fail(new CliError("--name is required"))
-      const settings = values.settings === undefined ? undefined : yield* readJson(values.settings)
-      return yield* adminCall("POST", "/organisations", {
-        name: values.name,
-        ...(settings === undefined ? {} : { settings }),
-        ...(values["test-mode"] === true ? { test_mode: true } : {})
-      })
-    }
-    if (area === "org" && action === "clock" && id !== undefined) {
-      if (values.reset === true) return yield* adminCall("DELETE", `/organisations/${id}/clock`)
-      // Exactly one of the two is the API's rule; it answers 422 for none or both.
-      return yield* adminCall("POST", `/organisations/${id}/clock`, {
-        ...(values["frozen-at"] === undefined ? {} : { frozen_at: values["frozen-at"] }),
-        ...(values["advance-by"] === undefined ? {} : { advance_by: values["advance-by"] })
-      })
-    }
-    if (area === "org" && action === "show" && id !== undefined) return yield* adminCall("GET", `/organisations/${id}`)
-    if (area === "org" && action === "settings" && id !== undefined && values.file !== undefined) {
-      return yield* adminCall("PUT", `/organisations/${id}/settings`, yield* readJson(values.file))
-    }
-    if (area === "key" && action === "create" && id !== undefined) {
-      return yield* adminCall("POST", `/organisations/${id}/keys`, {
-        scopes: list(values.scopes) ?? ["read"],
-        ...(values.name === undefined ? {} : { name: values.name }),
-        ...(values["expires-at"] === undefined ? {} : { expires_at: values["expires-at"] }),
-        ...(values["allowed-ips"] === undefined ? {} : { allowed_ips: list(values["allowed-ips"]) })
-      })
-    }
-    if (area === "key" && action === "revoke" && id !== undefined) return yield* adminCall("DELETE", `/keys/${id}`)
-    if (area === "rates" && action === "import" && id !== undefined) {
-      if (values.format !== "cnb" && values.format !== "ecb") {
-        return yield* Effect.fail(new CliError("--format cnb or --format ecb is required"))
-      }
-      return yield* adminCall("POST", "/exchange-rates", { format: values.format, text: yield* readText(id) })
-    }
-    if (area === "quote" && ["send", "accept", "reject", "cancel"].includes(action ?? "") && id !== undefined) {
-      return yield* adminCall("POST", `/quotes/${id}/${action}`)
-    }
-    if (area === "invoice" && ["cancel", "storno"].includes(action ?? "") && id !== undefined) {
-      return yield* adminCall("POST", `/invoices/${id}/${action}`)
-    }
-    return yield* Effect.fail(new CliError(`unknown command: ${positionals.join(" ")}\n\n${HELP}`))
-  })
+/** The fields of a request body that were given: an option left out is not sent (the API's default holds). */
+const given = (fields: Record<string, Option.Option<unknown>>) =>
+  Object.fromEntries(
+    Object.entries(fields).flatMap(([name, value]) => (Option.isSome(value) ? [[name, value.value]] : []))
+  )
+
+const idArg = (name: string) => Args.text({ name })
+
+const serveCommand = Command.make("serve", {}, () => serve).pipe(
+  Command.withDescription("serve the REST API (PGlite in CRM_DATA_DIR, or DATABASE_URL)")
+)
+
+const migrateCommand = Command.make("migrate", {}, () => migrate).pipe(
+  Command.withDescription("apply database migrations and exit")
+)
+
+const openapiCommand = Command.make("openapi", {}, () =>
+  Effect.sync(() => process.stdout.write(JSON.stringify(Api.openApiDocument())))
+).pipe(Command.withDescription("print the OpenAPI document (what GET /api/v1/openapi.json serves)"))
+
+const org = Command.make("org").pipe(
+  Command.withDescription("organisations, through the admin API"),
+  Command.withSubcommands([
+    Command.make(
+      "create",
+      {
+        name: Options.text("name"),
+        settings: Options.optional(Options.file("settings", { exists: "yes" })),
+        testMode: Options.boolean("test-mode")
+      },
+      ({ name, settings, testMode }) =>
+        Effect.flatMap(
+          Option.match(settings, { onNone: () => Effect.succeed(undefined), onSome: readJson }),
+          (document) =>
+            adminCall("POST", "/organisations", {
+              name,
+              ...(document === undefined ? {} : { settings: document }),
+              ...(testMode ? { test_mode: true } : {})
+            })
+        )
+    ).pipe(Command.withDescription("create an organisation")),
+    Command.make("show", { id: idArg("ORG_ID") }, ({ id }) => adminCall("GET", `/organisations/${id}`)).pipe(
+      Command.withDescription("show an organisation")
+    ),
+    Command.make(
+      "clock",
+      {
+        id: idArg("ORG_ID"),
+        frozenAt: Options.optional(Options.text("frozen-at")),
+        advanceBy: Options.optional(Options.text("advance-by")),
+        reset: Options.boolean("reset")
+      },
+      ({ id, frozenAt, advanceBy, reset }) =>
+        reset
+          ? adminCall("DELETE", `/organisations/${id}/clock`)
+          : // Exactly one of the two is the API's rule; it answers 422 for none or both.
+            adminCall("POST", `/organisations/${id}/clock`, given({ frozen_at: frozenAt, advance_by: advanceBy }))
+    ).pipe(Command.withDescription("a test-mode organisation's clock: --frozen-at ISO | --advance-by P3D | --reset")),
+    Command.make("settings", { id: idArg("ORG_ID"), file: Options.file("file", { exists: "yes" }) }, ({ id, file }) =>
+      Effect.flatMap(readJson(file), (document) => adminCall("PUT", `/organisations/${id}/settings`, document))
+    ).pipe(Command.withDescription("replace the settings document"))
+  ])
+)
+
+const key = Command.make("key").pipe(
+  Command.withDescription("API keys, through the admin API"),
+  Command.withSubcommands([
+    Command.make(
+      "create",
+      {
+        id: idArg("ORG_ID"),
+        scopes: Options.text("scopes").pipe(Options.withDefault("read")),
+        name: Options.optional(Options.text("name")),
+        expiresAt: Options.optional(Options.text("expires-at")),
+        allowedIps: Options.optional(Options.text("allowed-ips"))
+      },
+      ({ id, scopes, name, expiresAt, allowedIps }) =>
+        adminCall("POST", `/organisations/${id}/keys`, {
+          scopes: commaList(scopes),
+          ...given({ name, expires_at: expiresAt, allowed_ips: Option.map(allowedIps, commaList) })
+        })
+    ).pipe(
+      Command.withDescription("create a key: --scopes read,write [--name] [--expires-at ISO] [--allowed-ips CIDR,...]")
+    ),
+    Command.make("revoke", { id: idArg("KEY_ID") }, ({ id }) => adminCall("DELETE", `/keys/${id}`)).pipe(
+      Command.withDescription("revoke a key")
+    )
+  ])
+)
+
+const rates = Command.make("rates").pipe(
+  Command.withDescription("exchange rates"),
+  Command.withSubcommands([
+    Command.make(
+      "import",
+      { format: Options.choice("format", ["cnb", "ecb"]), file: Args.file({ name: "FILE", exists: "yes" }) },
+      ({ format, file }) =>
+        Effect.flatMap(readText(file), (text) => adminCall("POST", "/exchange-rates", { format, text }))
+    ).pipe(Command.withDescription("load central-bank exchange rates (CNB daily text, ECB euro CSV)"))
+  ])
+)
+
+/** One subcommand per action, each `POST <path>/{id}/<action>` on the admin API. */
+const actions = <const A extends string>(
+  area: string,
+  path: string,
+  names: readonly [A, ...Array<A>],
+  description: string
+) =>
+  Command.make(area).pipe(
+    Command.withDescription(description),
+    Command.withSubcommands(
+      names.map((action) =>
+        Command.make(action, { id: idArg(`${area.toUpperCase()}_ID`) }, ({ id }) =>
+          adminCall("POST", `${path}/${id}/${action}`)
+        )
+      ) as [Command.Command<A, never, CliError | ConfigError.ConfigError, { readonly id: string }>]
+    )
+  )
+
+const crm = Command.make("crm").pipe(
+  Command.withDescription(`the CRM kernel's server and admin command line\n\n${ENVIRONMENT}`),
+  Command.withSubcommands([
+    serveCommand,
+    migrateCommand,
+    openapiCommand,
+    org,
+    key,
+    rates,
+    actions("quote", "/quotes", ["send", "accept", "reject", "cancel"], "what a person does with a quote"),
+    actions(
+      "invoice",
+      "/invoices",
+      ["cancel", "storno"],
+      "cancel a draft invoice, or reverse an issued one by a storno"
+    )
+  ])
+)
+
+const run = Command.run(crm, { name: "crm", version: "0.1.0", executable: "crm" })
 
 /** The process failed: said in the log's own format (rather than by `runMain`), and exit code 1. */
 const failed = (cause: Cause.Cause<unknown>) =>
@@ -286,8 +345,10 @@ const failed = (cause: Cause.Cause<unknown>) =>
 export const main = (argv: ReadonlyArray<string>) => {
   // As console.log does: a reader of the log that went away (EPIPE) must not take the server down.
   process.stdout.on("error", () => {})
+  // `run` reads argv as process.argv has it, the runtime and the script first.
+  const args = ["node", "crm", ...(argv.length === 0 ? ["--help"] : argv)]
   return Effect.flatMap(Log.config(process.stdout), (settings) =>
-    command(argv).pipe(
+    run(args).pipe(
       Effect.catchIf(
         (error): error is CliError => error instanceof CliError,
         (error) =>
@@ -296,7 +357,14 @@ export const main = (argv: ReadonlyArray<string>) => {
             process.exitCode = 1
           })
       ),
+      // The parser has printed what it refused, with the usage.
+      Effect.catchIf(ValidationError.isValidationError, () =>
+        Effect.sync(() => {
+          process.exitCode = 1
+        })
+      ),
       Effect.catchAllCause(failed),
+      Effect.provide(NodeContext.layer),
       Effect.provide(Log.layer(settings))
     )
   ).pipe(NodeRuntime.runMain({ disablePrettyLogger: true }))
