@@ -60,7 +60,7 @@ const keepExternal = (dir: string): Plugin => ({
   }
 })
 
-/** One self-contained ESM file per entry in `<dir>/dist`, for Node 20. */
+/** One ESM file per entry in `<dir>/dist` (and its chunks where the caller splits), for Node 20. */
 export const bundle = (dir: string, entry: Record<string, string>): Options => ({
   entry,
   format: ["esm"],
@@ -136,6 +136,11 @@ const here = dirname(fileURLToPath(import.meta.url))
 
 export default defineConfig({
   ...bundle(here, { cli: "src/cli.ts" }),
+  // What `crm serve` does not run at start is loaded from chunks of its own when asked for: the
+  // command-line parser and its command table (`Commands.ts`), and what the code imports lazily
+  // (nodemailer, prom-client, pdfkit's part of the PDFs). Effect and the rest shared by both are in
+  // one chunk, so there is one copy of each module.
+  splitting: true,
   onSuccess: async () => {
     await makePgliteTemplate(here)
     await writeOpenApi(here)

@@ -1,0 +1,118 @@
+/**
+ * What `crm serve` and `crm migrate` run: the server on the configured store, and the migrations
+ * alone. Loaded at every start, so it imports nothing of the command-line parser (`Commands.ts`).
+ */
+
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Server from "./Server.js"
+import * as Storage from "./Storage.js"
+import * as WebhookWorker from "./WebhookWorker.js"
+
+export const ServeConfig = Config.all({
+  port: Config.integer("PORT").pipe(Config.withDefault(3000)),
+  host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
+  adminToken: Config.option(Config.redacted("CRM_ADMIN_TOKEN")),
+  rateLimit: Config.integer("CRM_RATE_LIMIT").pipe(Config.withDefault(120)),
+  trustedProxies: Config.string("CRM_TRUSTED_PROXIES").pipe(
+    Config.withDefault(""),
+    Config.map((value) =>
+      value
+        .split(",")
+        .map((entry) => entry.trim())
+        .filter((entry) => entry.length > 0)
+    )
+  ),
+  publicUrl: Config.option(Config.string("CRM_PUBLIC_URL")),
+  metricsPort: Config.option(Config.integer("CRM_METRICS_PORT")),
+  allowPrivateTargets: Config.boolean("CRM_WEBHOOK_ALLOW_PRIVATE_TARGETS").pipe(Config.withDefault(false)),
+  webhookConcurrency: Config.integer("CRM_WEBHOOK_CONCURRENCY").pipe(
+    Config.withDefault(WebhookWorker.DEFAULTS.concurrency),
+    Config.validate({ message: "CRM_WEBHOOK_CONCURRENCY must be at least 1", validation: (n) => n >= 1 })
+  )
+})
+
+/** Mail goes out through SMTP when CRM_SMTP_URL is set; otherwise it is only recorded as delivered. */
+const MailConfig = Config.all({
+  smtpUrl: Config.option(Config.redacted("CRM_SMTP_URL")),
+  from: Config.string("CRM_MAIL_FROM").pipe(Config.withDefault("crm@localhost"))
+})
+
+/**
+ * `npm run build` leaves an empty, migrated PGlite data directory next to the built command line
+ * (`dist/pglite-template`). A new data directory starts as a copy of it: copying takes a fraction
+ * of a second where PGlite's initdb and the migrations take several. Migrations added since the
+ * build are applied on top as usual. Run from the sources there is no template, and PGlite runs
+ * initdb as before; so it does when anything here fails.
+ */
+const seedDataDir = (storage: Config.Config.Success<typeof Storage.StorageConfig>) =>
+  Effect.gen(function* () {
+    const onPglite = Option.isNone(storage.databaseUrl) && Option.getOrUndefined(storage.kind) !== "memory"
+    if (!onPglite) return
+    const template = fileURLToPath(new URL("./pglite-template", import.meta.url))
+    const target = storage.dataDir
+    const isNew = !existsSync(target) || readdirSync(target).length === 0
+    if (!isNew || !existsSync(`${template}/PG_VERSION`)) return
+    // Copied beside the target and renamed into place, so a copy cut short never looks like a database.
+    const partial = `${target}.seeding-${process.pid}`
+    yield* Effect.try(() => {
+      cpSync(template, partial, { recursive: true })
+      if (existsSync(target)) rmdirSync(target)
+      renameSync(partial, target)
+    }).pipe(
+      Effect.tap(() => Effect.logDebug(`PGlite data directory ${target} started from ${template}`)),
+      Effect.catchAll((error) =>
+        Effect.zipRight(
+          Effect.sync(() => rmSync(partial, { recursive: true, force: true })),
+          Effect.logWarning(`could not copy ${template} to ${target}; PGlite will run initdb`, error.error)
+        )
+      )
+    )
+  })
+
+/**
+ * `npm run build` also leaves the OpenAPI document beside the built command line
+ * (`dist/openapi.json`, printed by `crm openapi` from the same bundle): served as it is, it spares
+ * making it at start. Run from the sources there is none, and it is made at the first request.
+ */
+const prebuiltOpenApi = (): string | undefined => {
+  const file = new URL("./openapi.json", import.meta.url)
+  return existsSync(file) ? readFileSync(file, "utf8") : undefined
+}
+
+export const serve = Effect.gen(function* () {
+  const { publicUrl, metricsPort, allowPrivateTargets, webhookConcurrency, ...options } = yield* ServeConfig
+  const openApiDocument = prebuiltOpenApi()
+  const storage = yield* Storage.StorageConfig
+  yield* seedDataDir(storage)
+  const mail = yield* MailConfig
+  yield* Effect.logInfo(`storage: ${Storage.describe(storage)}`)
+  return yield* Layer.launch(
+    Server.layer(
+      {
+        ...options,
+        bootstrap: true,
+        ...(openApiDocument === undefined ? {} : { openApiDocument }),
+        ...(Option.isSome(publicUrl) ? { publicUrl: publicUrl.value } : {}),
+        ...(Option.isSome(metricsPort) ? { metricsPort: metricsPort.value } : {}),
+        webhooks: { allowPrivateTargets, concurrency: webhookConcurrency },
+        mail: Option.isSome(mail.smtpUrl) ? { smtp: { url: mail.smtpUrl.value, from: mail.from } } : {}
+      },
+      Storage.layerFrom(storage)
+    )
+  ).pipe(
+    // Told once everything has closed (requests answered, workers stopped, the database let go).
+    Effect.onInterrupt(() => Effect.logInfo("stopped"))
+  )
+})
+
+export const migrate = Effect.gen(function* () {
+  const storage = yield* Storage.StorageConfig
+  yield* seedDataDir(storage)
+  yield* Layer.build(Storage.layerFrom(storage)).pipe(Effect.scoped)
+  yield* Effect.logInfo(`migrations applied: ${Storage.describe(storage)}`)
+})
