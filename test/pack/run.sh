@@ -2,7 +2,8 @@
 # What a user installs, tried as a user would: every package under packages/ packed by `npm pack`
 # (which builds it: `prepack`), the tarballs installed into a new project outside the repository,
 # its TypeScript compiled there against the installed declarations, then run with plain `node` (no
-# loader): the embedded examples on memory and on PGlite, and a user's property test.
+# loader): the embedded examples on memory and on PGlite, and a user's property test. Then the
+# built server as npm start runs it (test/pack/server.mjs).
 # `npm run test:pack`; CI runs it after the suite.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -90,3 +91,5 @@ node --input-type=module -e '
   if (!(await get("/docs")).body.includes("not installed")) throw new Error("/docs without Redoc should say so")
 '
 echo "pack: 7 packages packed, installed outside the repository and run with plain node"
+
+node "$root/test/pack/server.mjs"

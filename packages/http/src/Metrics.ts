@@ -44,8 +44,10 @@ const child = <A>(children: Map<string, A>, key: string, make: () => A): A => {
 }
 
 export const make: Effect.Effect<Metrics> = Effect.map(
+  // Its default export, which is module.exports wherever it is loaded from: a bundle that loads it
+  // as a chunk of its own (the server's) gives it no named exports.
   Effect.promise(() => import("prom-client")),
-  (prom): Metrics => {
+  ({ default: prom }): Metrics => {
     const registers = [new prom.Registry()]
     const registry = registers[0]!
     const requests = new prom.Counter({
