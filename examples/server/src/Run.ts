@@ -1,0 +1,27 @@
+/**
+ * A command of `crm` as the process: logged in the configured format, a failure said in it (rather
+ * than by `runMain`) with exit code 1. Both built entries, `cli.ts` and `Commands.ts`, run theirs
+ * through it.
+ */
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Log from "./Log.js"
+
+const failed = (cause: Cause.Cause<unknown>) =>
+  Cause.isInterruptedOnly(cause)
+    ? Effect.failCause(cause)
+    : Effect.zipRight(
+        Effect.logError("failed", cause),
+        Effect.sync(() => {
+          process.exitCode = 1
+        })
+      )
+
+export const runCommand = (command: Effect.Effect<void, unknown>) => {
+  // As console.log does: a reader of the log that went away (EPIPE) must not take the server down.
+  process.stdout.on("error", () => {})
+  Effect.flatMap(Log.config(process.stdout), (settings) =>
+    command.pipe(Effect.catchAllCause(failed), Effect.provide(Log.layer(settings)))
+  ).pipe(NodeRuntime.runMain({ disablePrettyLogger: true }))
+}
