@@ -312,6 +312,10 @@ interface Caller {
 }
 
 const nobody: Caller = { principal: undefined, rateRemaining: undefined }
+const admitNobody = Effect.succeed(nobody)
+
+/** A handler's answer as it was made now, not replayed. */
+const answered = (rendered: Rendered): Served => Object.assign({ replayed: false }, rendered)
 
 export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpOptions<R>) => {
   const match = makeRouter(table)
@@ -355,7 +359,7 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
   })
 
   /** Stage: admission to the admin API, by the configured token. */
-  const admitAdmin = (incoming: IncomingMessage) => {
+  const admitAdmin = (incoming: IncomingMessage): Effect.Effect<void, HttpFailure> => {
     if (Option.isNone(options.adminToken)) {
       return HttpFailure.of("not_found", "the admin API is not enabled (set CRM_ADMIN_TOKEN)")
     }
@@ -367,7 +371,12 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
     return Effect.void
   }
 
-  /** Stage: the route of the method and path, with its path parameters (ids in lower case). */
+  /**
+   * Stage: the route of the method and path, with its path parameters (ids in lower case).
+   *
+   * The stages are plain functions or combinators where they need no generator: every request
+   * runs them, and a generator is a fiber step and an object more each time.
+   */
   const matchRoute = (method: string, url: URL, seen: Seen) => {
     const found = match(method, url.pathname)
     if (found._tag === "NotFound") return HttpFailure.of("not_found", `no route for ${url.pathname}`)
@@ -385,23 +394,23 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
       // Ids are stored in lower case: PostgreSQL's uuid type ignores case, the memory store's keys do not.
       else params[name] = value.toLowerCase()
     }
-    return Effect.succeed({ route: found.mounted.route, params })
+    return { route: found.mounted.route, params }
   }
 
   /** Stage: the route's guard (a key with its budget, scope and plan; the admin token; or no one). */
-  const admitTo = Effect.fnUntraced(function* (
+  const admitTo = (
     route: Route,
     incoming: IncomingMessage,
     headers: Record<string, string>,
     seen: Seen
-  ) {
+  ): Effect.Effect<Caller, unknown, Services> => {
     const guard = route.guard
-    if (guard.kind === "admin") yield* admitAdmin(incoming)
-    if (guard.kind !== "key") return nobody
-    const { principal, remaining } = yield* admit(incoming, headers, guard.spendsBudget, seen)
-    yield* Access.authorize(principal, guard.scope, isWriting(route))
-    return { principal, rateRemaining: remaining } satisfies Caller
-  })
+    if (guard.kind === "public") return admitNobody
+    if (guard.kind === "admin") return Effect.as(admitAdmin(incoming), nobody)
+    return Effect.flatMap(admit(incoming, headers, guard.spendsBudget, seen), ({ principal, remaining }) =>
+      Effect.as(Access.authorize(principal, guard.scope, isWriting(route)), { principal, rateRemaining: remaining })
+    )
+  }
 
   /** Stage: the body read and the query and body validated against the route's schemas. */
   const readInput = Effect.fnUntraced(function* (route: Route, incoming: IncomingMessage, url: URL) {
@@ -444,7 +453,7 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
    * Stage: the handler, once per idempotency key for a key's write. Its failure is rendered here,
    * not by the pipeline's renderer, because a retry replays it as stored.
    */
-  const execute = Effect.fnUntraced(function* (
+  const execute = (
     route: Route,
     caller: Caller,
     params: Record<string, string>,
@@ -452,30 +461,33 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
     incoming: IncomingMessage,
     url: URL,
     requestId: string
-  ) {
+  ): Effect.Effect<Served, unknown, Services> => {
     const { principal, rateRemaining } = caller
     const run = route.handle({ principal, params, query: input.query, body: input.body, rateRemaining }).pipe(
       Effect.map(render),
       Effect.catchAllCause((cause) => renderFailure(cause, requestId, outage))
     )
-    const idempotencyKey =
-      isWriting(route) && principal !== undefined
-        ? yield* idempotencyKeyOf(header(incoming.headers, "idempotency-key"))
-        : undefined
-    if (idempotencyKey === undefined || principal === undefined) {
-      return Object.assign({ replayed: false }, yield* run) satisfies Served
-    }
-    const fingerprint = createHash("sha256")
-      .update(`${incoming.method ?? "GET"} ${url.pathname}${url.search}\n`)
-      .update(input.raw ?? Buffer.alloc(0))
-      .digest("hex")
-    const result = yield* (yield* Idempotency.Idempotency).execute(
-      { keyId: principal.key.id, idempotencyKey },
-      fingerprint,
-      Effect.map(Effect.flatMap(run, storedOf(route)), StoredResponse.toRun)
-    )
-    return Object.assign({ replayed: result.replayed }, StoredResponse.ofOutcome(result)) satisfies Served
-  })
+    if (!isWriting(route) || principal === undefined) return Effect.map(run, answered)
+    return Either.match(idempotencyKeyOf(header(incoming.headers, "idempotency-key")), {
+      onLeft: Effect.fail,
+      onRight: (idempotencyKey) => {
+        if (idempotencyKey === undefined) return Effect.map(run, answered)
+        const fingerprint = createHash("sha256")
+          .update(`${incoming.method ?? "GET"} ${url.pathname}${url.search}\n`)
+          .update(input.raw ?? Buffer.alloc(0))
+          .digest("hex")
+        return Effect.flatMap(Idempotency.Idempotency, (idempotency) =>
+          idempotency.execute(
+            { keyId: principal.key.id, idempotencyKey },
+            fingerprint,
+            Effect.map(Effect.flatMap(run, storedOf(route)), StoredResponse.toRun)
+          )
+        ).pipe(
+          Effect.map((result): Served => Object.assign({ replayed: result.replayed }, StoredResponse.ofOutcome(result)))
+        )
+      }
+    })
+  }
 
   /** A REST route: match, admission, input, the handler (or its replay), then the outage's end. */
   const serveRoute = Effect.fnUntraced(function* (
@@ -485,7 +497,9 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
     headers: Record<string, string>,
     seen: Seen
   ) {
-    const { route, params } = yield* matchRoute(incoming.method ?? "GET", url, seen)
+    const matched = matchRoute(incoming.method ?? "GET", url, seen)
+    if (matched instanceof HttpFailure) return yield* matched
+    const { route, params } = matched
     const caller = yield* admitTo(route, incoming, headers, seen)
     const input = yield* readInput(route, incoming, url)
     const served = yield* execute(route, caller, params, input, incoming, url, requestId)
