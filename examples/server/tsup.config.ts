@@ -60,7 +60,7 @@ const keepExternal = (dir: string): Plugin => ({
   }
 })
 
-/** One ESM file per entry in `<dir>/dist` (and its chunks where the caller splits), for Node 20. */
+/** One self-contained ESM file per entry in `<dir>/dist`, for Node 20. */
 export const bundle = (dir: string, entry: Record<string, string>): Options => ({
   entry,
   format: ["esm"],
@@ -135,12 +135,9 @@ const writeOpenApi = async (dir: string) => {
 const here = dirname(fileURLToPath(import.meta.url))
 
 export default defineConfig({
-  ...bundle(here, { cli: "src/cli.ts" }),
-  // What `crm serve` does not run at start is loaded from chunks of its own when asked for: the
-  // command-line parser and its command table (`Commands.ts`), and what the code imports lazily
-  // (nodemailer, prom-client, pdfkit's part of the PDFs). Effect and the rest shared by both are in
-  // one chunk, so there is one copy of each module.
-  splitting: true,
+  // `crm serve` runs cli.js alone; every other command runs Commands.js, a bundle of its own with
+  // the command-line parser (src/cli.ts).
+  ...bundle(here, { cli: "src/cli.ts", Commands: "src/Commands.ts" }),
   onSuccess: async () => {
     await makePgliteTemplate(here)
     await writeOpenApi(here)

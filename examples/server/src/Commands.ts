@@ -1,8 +1,8 @@
 /**
  * `crm`'s commands, options and arguments (`@effect/cli`): serve, migrate, print the OpenAPI
  * document, and the organisation, key, rate, quote and invoice commands as thin clients of the
- * admin API (so the command line and a settings page go through the same rules). `cli.ts` loads
- * this file for every command but a bare `crm serve`.
+ * admin API (so the command line and a settings page go through the same rules). `cli.ts` runs
+ * this file for every command but a bare `crm serve`; built, it is an entry of its own.
  */
 
 import { readFileSync } from "node:fs"
@@ -17,6 +17,7 @@ import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import { runCommand } from "./Run.js"
 import { migrate, ServeConfig, serve } from "./Serve.js"
 
 /** What the commands read from the environment, shown under `crm --help`. */
@@ -242,3 +243,5 @@ export const run = (argv: ReadonlyArray<string>) =>
     ),
     Effect.provide(NodeContext.layer)
   )
+
+export const main = (argv: ReadonlyArray<string>) => runCommand(run(argv))
