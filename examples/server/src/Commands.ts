@@ -113,14 +113,11 @@ const org = Command.make("org").pipe(
         testMode: Options.boolean("test-mode")
       },
       ({ name, settings, testMode }) =>
-        Effect.flatMap(
-          Option.match(settings, { onNone: () => Effect.succeed(undefined), onSome: readJson }),
-          (document) =>
-            adminCall("POST", "/organisations", {
-              name,
-              ...(document === undefined ? {} : { settings: document }),
-              ...(testMode ? { test_mode: true } : {})
-            })
+        Effect.flatMap(Effect.transposeOption(Option.map(settings, readJson)), (document) =>
+          adminCall("POST", "/organisations", {
+            name,
+            ...given({ settings: document, test_mode: testMode ? Option.some(true) : Option.none() })
+          })
         )
     ).pipe(Command.withDescription("create an organisation")),
     Command.make("show", { id: idArg("ORG_ID") }, ({ id }) => adminCall("GET", `/organisations/${id}`)).pipe(
