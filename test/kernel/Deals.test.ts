@@ -3,10 +3,10 @@
  * the answer carrying the tasks the stage's playbook created in the same unit of work.
  */
 import { Access, Deals, Kernel, Settings, Tasks } from "@crm/core"
+import { expect, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Built, build } from "../support/ports.js"
+import { layerOn } from "../support/ports.js"
 import { storages } from "../support/storages.js"
 
 const actor = { keyId: null }
@@ -43,15 +43,10 @@ const codesOf = (error: unknown) =>
   (error as { detail: ReadonlyArray<{ path: string; code: string }> }).detail.map(({ path, code }) => ({ path, code }))
 
 for (const storage of storages) {
-  describe(`deals move [${storage.name}]`, () => {
-    let kernel: Built<Services> | undefined
-    beforeAll(async () => {
-      kernel = await build(storage, (ports) => Kernel.layer.pipe(Layer.provide(ports)))
-    })
-    afterAll(async () => kernel?.close())
-
-    it("answers the tasks the playbook created, and resolves a stage by its one name", async () => {
-      await kernel!.run(
+  layer(layerOn<Services>(storage, (ports) => Kernel.layer.pipe(Layer.provide(ports))))(
+    `deals move [${storage.name}]`,
+    (it) => {
+      it.effect("answers the tasks the playbook created, and resolves a stage by its one name", () =>
         Effect.gen(function* () {
           const access = yield* Access.Access
           const deals = yield* Deals.Deals
@@ -99,6 +94,6 @@ for (const storage of storages) {
           expect(won.tasks).toEqual([])
         })
       )
-    })
-  })
+    }
+  )
 }

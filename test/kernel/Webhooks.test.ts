@@ -4,14 +4,13 @@
  */
 import { Access, Events, Webhooks } from "@crm/core"
 import * as StorageMemory from "@crm/storage-memory"
+import { expect, layer } from "@effect/vitest"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
-import * as TestContext from "effect/TestContext"
-import { describe, expect, it } from "vitest"
 
 const DNS: Record<string, ReadonlyArray<string>> = {
   "hooks.example.com": ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"],
@@ -37,9 +36,6 @@ const services = Layer.mergeAll(
   Webhooks.layerWith({ httpsRequired: true, allowPrivateTargets: false, timeoutMs: 1000 })
 ).pipe(Layer.provide(ports), Layer.provideMerge(StorageMemory.layer))
 
-const run = <A, E>(effect: Effect.Effect<A, E, Access.Access | Webhooks.Webhooks | StorageMemory.Ports>) =>
-  Effect.runPromise(Effect.provide(effect, services))
-
 const owner = Effect.gen(function* () {
   const access = yield* Access.Access
   const organisation = yield* access.createOrganisation({ name: "Hooks" })
@@ -56,72 +52,72 @@ const ruleOf = (target_url: string) =>
       : ((outcome.left as { readonly detail?: { readonly rule?: string } }).detail?.rule ?? outcome.left.code)
   })
 
-describe("Webhooks service", () => {
-  it("checks every address a target name resolves to, at subscription", async () => {
-    expect(await run(ruleOf("https://hooks.example.com/crm"))).toBe("accepted")
-    expect(await run(ruleOf("https://rebind.example.com/crm"))).toBe("private")
-    expect(await run(ruleOf("https://metadata.example.com/"))).toBe("metadata")
-    // Not resolvable now: accepted, since every delivery checks the address it connects to.
-    expect(await run(ruleOf("https://nowhere.example.com/"))).toBe("accepted")
-    expect(await run(ruleOf("http://hooks.example.com/crm"))).toBe("https_required")
-  })
-
-  it("hands the sender the stored body, signed, and an address check refusing non-public addresses", async () => {
-    const { hook, envelope } = await run(
-      Effect.gen(function* () {
-        const webhooks = yield* Webhooks.Webhooks
-        const events = yield* Events.EventLog
-        const who = yield* owner
-        const hook = yield* webhooks.create(who, {
-          target_url: "https://hooks.example.com/crm",
-          events: ["contact.created"]
-        })
-        yield* events.append(
-          who.organisationId,
-          [{ event: "contact.created", data: { id: "c1" } }],
-          new Date().toISOString()
-        )
-        expect(yield* webhooks.dispatch).toBe(1)
-        const [envelope] = yield* events.after(who.organisationId, { since: 0n, event: undefined, limit: 1 })
-        return { hook, envelope: envelope! }
-      })
-    )
-    const [request] = asked
-    expect(request!.body).toBe(JSON.stringify(envelope))
-    expect(request!.headers["x-service-event-id"]).toBe(envelope.id)
-    expect(
-      await Effect.runPromise(
-        Webhooks.verifySignature(request!.body, request!.headers["x-service-signature"], hook.secret, {
-          toleranceSeconds: 60
-        })
-      )
-    ).toBe(true)
-    expect(request!.refuseAddress("93.184.215.14")).toBeUndefined()
-    expect(request!.refuseAddress("10.0.0.7")).toMatch(/private/)
-    expect(request!.refuseAddress("::ffff:127.0.0.1")).toMatch(/loopback/)
-  })
-})
-
-describe("Webhooks dispatcher under load", () => {
-  // Receivers that answer only just before the timeout: the slowest a claimed batch can be.
-  const sent: Array<string> = []
-  const slowPorts = Layer.mergeAll(
-    Layer.succeed(Webhooks.Resolver, { resolve: () => Effect.succeed(["93.184.215.14"]) }),
-    Layer.succeed(Webhooks.WebhookSender, {
-      send: (request) =>
-        Effect.sync(() => sent.push(`${request.url} ${request.headers["x-service-event-id"]}`)).pipe(
-          Effect.zipRight(Effect.sleep(Duration.millis(request.timeoutMs - 1))),
-          Effect.as({ _tag: "Response", status: 204, retryAfter: undefined, excerpt: "", durationMs: 1 } as const)
-        )
+// On the live clock, as a server runs it: the event is stamped and the signature checked against the real time.
+layer(services, { excludeTestServices: true })("Webhooks service", (it) => {
+  it.effect("checks every address a target name resolves to, at subscription", () =>
+    Effect.gen(function* () {
+      expect(yield* ruleOf("https://hooks.example.com/crm")).toBe("accepted")
+      expect(yield* ruleOf("https://rebind.example.com/crm")).toBe("private")
+      expect(yield* ruleOf("https://metadata.example.com/")).toBe("metadata")
+      // Not resolvable now: accepted, since every delivery checks the address it connects to.
+      expect(yield* ruleOf("https://nowhere.example.com/")).toBe("accepted")
+      expect(yield* ruleOf("http://hooks.example.com/crm")).toBe("https_required")
     })
   )
-  const slowServices = Layer.mergeAll(
-    Access.layer,
-    Webhooks.layerWith({ httpsRequired: true, allowPrivateTargets: false, timeoutMs: 10_000 })
-  ).pipe(Layer.provide(slowPorts), Layer.provideMerge(StorageMemory.layer))
 
-  it("works every claimed hook within its lease, so a second dispatcher never sends a delivery again", async () => {
-    await Effect.runPromise(
+  it.effect("hands the sender the stored body, signed, and an address check refusing non-public addresses", () =>
+    Effect.gen(function* () {
+      const webhooks = yield* Webhooks.Webhooks
+      const events = yield* Events.EventLog
+      const who = yield* owner
+      const hook = yield* webhooks.create(who, {
+        target_url: "https://hooks.example.com/crm",
+        events: ["contact.created"]
+      })
+      yield* events.append(
+        who.organisationId,
+        [{ event: "contact.created", data: { id: "c1" } }],
+        new Date().toISOString()
+      )
+      expect(yield* webhooks.dispatch).toBe(1)
+      const [envelope] = yield* events.after(who.organisationId, { since: 0n, event: undefined, limit: 1 })
+      const [request] = asked
+      expect(request!.body).toBe(JSON.stringify(envelope!))
+      expect(request!.headers["x-service-event-id"]).toBe(envelope!.id)
+      expect(
+        yield* Webhooks.verifySignature(request!.body, request!.headers["x-service-signature"], hook.secret, {
+          toleranceSeconds: 60
+        })
+      ).toBe(true)
+      expect(request!.refuseAddress("93.184.215.14")).toBeUndefined()
+      expect(request!.refuseAddress("10.0.0.7")).toMatch(/private/)
+      expect(request!.refuseAddress("::ffff:127.0.0.1")).toMatch(/loopback/)
+    })
+  )
+})
+
+// Receivers that answer only just before the timeout: the slowest a claimed batch can be.
+const sent: Array<string> = []
+const slowPorts = Layer.mergeAll(
+  Layer.succeed(Webhooks.Resolver, { resolve: () => Effect.succeed(["93.184.215.14"]) }),
+  Layer.succeed(Webhooks.WebhookSender, {
+    send: (request) =>
+      Effect.sync(() => sent.push(`${request.url} ${request.headers["x-service-event-id"]}`)).pipe(
+        Effect.zipRight(Effect.sleep(Duration.millis(request.timeoutMs - 1))),
+        Effect.as({ _tag: "Response", status: 204, retryAfter: undefined, excerpt: "", durationMs: 1 } as const)
+      )
+  })
+)
+const slowServices = Layer.mergeAll(
+  Access.layer,
+  Webhooks.layerWith({ httpsRequired: true, allowPrivateTargets: false, timeoutMs: 10_000 })
+).pipe(Layer.provide(slowPorts), Layer.provideMerge(StorageMemory.layer))
+
+// On the test clock: the leases run out as the test moves the clock.
+layer(slowServices)("Webhooks dispatcher under load", (it) => {
+  it.effect(
+    "works every claimed hook within its lease, so a second dispatcher never sends a delivery again",
+    () =>
       Effect.gen(function* () {
         yield* TestClock.setTime(Date.parse("2026-01-01T00:00:00.000Z"))
         const webhooks = yield* Webhooks.Webhooks
@@ -144,9 +140,9 @@ describe("Webhooks dispatcher under load", () => {
         }
         expect(yield* Fiber.join(first)).toBe(200)
         expect(yield* Fiber.join(second!)).toBe(0)
-      }).pipe(Effect.provide(slowServices), Effect.provide(TestContext.TestContext))
-    )
-    expect(sent).toHaveLength(200)
-    expect(new Set(sent).size).toBe(200)
-  }, 30_000)
+        expect(sent).toHaveLength(200)
+        expect(new Set(sent).size).toBe(200)
+      }),
+    30_000
+  )
 })
