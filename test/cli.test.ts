@@ -1,19 +1,22 @@
 /**
- * `crm`, the command line (examples/server/src/cli.ts), from its sources: the commands and options
- * it parses, what it sends the admin API and prints, and its exit codes.
+ * `crm`, the command line (examples/server/src/Commands.ts): the commands and options it parses,
+ * what it sends the admin API and prints, and its exit codes. The commands run in this process on
+ * the environment each case gives (a config provider), against a test server; one case runs the
+ * process itself, as `bin/crm.js` does, from the sources.
  */
 import { execFile } from "node:child_process"
 import { writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { run } from "../examples/server/src/Commands.js"
 import { ADMIN_TOKEN, startServer, type TestServer } from "./support/server.js"
 import { RUN_SOURCES } from "./support/sources.js"
 import { memory } from "./support/storages.js"
 
 const root = join(import.meta.dirname, "..")
-// What bin/crm.js does with the built file, on the TypeScript source.
-const ENTRY = `const { main } = await import(${JSON.stringify(join(root, "examples/server/src/cli.ts"))}); main(process.argv.slice(1))`
 
 interface Ran {
   readonly code: number
@@ -22,26 +25,26 @@ interface Ran {
 }
 
 let server: TestServer
-const crm = (args: ReadonlyArray<string>, env: Record<string, string | undefined> = {}): Promise<Ran> =>
-  new Promise((done) => {
-    const environment: Record<string, string | undefined> = {
-      PATH: process.env.PATH ?? "",
-      CRM_URL: server.url,
-      CRM_ADMIN_TOKEN: ADMIN_TOKEN,
-      CRM_LOG_LEVEL: "silent",
-      NO_COLOR: "1",
-      ...env
-    }
-    execFile(
-      process.execPath,
-      [...RUN_SOURCES, "--input-type=module", "-e", ENTRY, "--", ...args],
-      {
-        cwd: root,
-        env: Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== undefined))
-      },
-      (error, stdout, stderr) => done({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr })
-    )
-  })
+
+/** One command, its console output and the exit code it set (restored afterwards). */
+const crm = async (args: ReadonlyArray<string>, env: Record<string, string | undefined> = {}): Promise<Ran> => {
+  const given = { CRM_URL: server.url, CRM_ADMIN_TOKEN: ADMIN_TOKEN, ...env }
+  const config = new Map(Object.entries(given).flatMap(([name, value]) => (value === undefined ? [] : [[name, value]])))
+  const stdout: Array<string> = []
+  const stderr: Array<string> = []
+  const log = vi.spyOn(console, "log").mockImplementation((...parts) => void stdout.push(parts.join(" ")))
+  const error = vi.spyOn(console, "error").mockImplementation((...parts) => void stderr.push(parts.join(" ")))
+  const exitCode = process.exitCode
+  process.exitCode = undefined
+  try {
+    await Effect.runPromise(run(args).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(config))))
+    return { code: Number(process.exitCode ?? 0), stdout: stdout.join("\n"), stderr: stderr.join("\n") }
+  } finally {
+    log.mockRestore()
+    error.mockRestore()
+    process.exitCode = exitCode
+  }
+}
 
 describe("crm, the command line", () => {
   beforeAll(async () => {
@@ -50,8 +53,7 @@ describe("crm, the command line", () => {
   afterAll(() => server?.close())
 
   it("with no command or --help, describes every command and the environment it reads", async () => {
-    const [bare, help] = await Promise.all([crm([]), crm(["--help"])])
-    for (const ran of [bare, help]) {
+    for (const ran of [await crm([]), await crm(["--help"])]) {
       expect(ran.code).toBe(0)
       for (const command of ["serve", "migrate", "openapi", "org create", "key create", "rates import", "quote send"]) {
         expect(ran.stdout).toContain(command)
@@ -72,17 +74,26 @@ describe("crm, the command line", () => {
     const clock = await crm(["org", "clock", org.id, "--advance-by", "P1D"])
     expect(clock.code, clock.stderr).toBe(0)
 
-    const [key, shown] = await Promise.all([
-      crm(["key", "create", org.id, "--scopes", "read, write", "--name", "ci", "--allowed-ips", "10.0.0.0/8"]),
-      crm(["org", "show", org.id])
+    const key = await crm([
+      "key",
+      "create",
+      org.id,
+      "--scopes",
+      "read, write",
+      "--name",
+      "ci",
+      "--allowed-ips",
+      "10.0.0.0/8"
     ])
     expect(key.code, key.stderr).toBe(0)
     expect(JSON.parse(key.stdout)).toMatchObject({ name: "ci", scopes: ["read", "write"], allowed_ips: ["10.0.0.0/8"] })
+    const shown = await crm(["org", "show", org.id])
     expect(shown.code, shown.stderr).toBe(0)
     expect(JSON.parse(shown.stdout)).toMatchObject({ id: org.id, name: "Acme" })
 
     const revoked = await crm(["key", "revoke", JSON.parse(key.stdout).id])
     expect(revoked.code, revoked.stderr).toBe(0)
+    expect((await server.as(JSON.parse(key.stdout).key).get("/me")).status).toBe(401)
   })
 
   it("prints what the server refused and exits 1", async () => {
@@ -93,21 +104,41 @@ describe("crm, the command line", () => {
   })
 
   it("refuses a command it cannot parse, before calling anyone, with exit code 1", async () => {
-    const runs = await Promise.all([
-      crm(["key", "create"]),
-      crm(["rates", "import", "--format", "xml", join(root, "package.json")]),
-      crm(["org", "create"]),
-      crm(["nonsense"])
-    ])
-    for (const ran of runs) {
-      expect(ran.code).toBe(1)
+    const requests = await server.admin.get("/organisations")
+    for (const args of [
+      ["key", "create"],
+      ["rates", "import", "--format", "xml", join(root, "package.json")],
+      ["org", "create"],
+      ["nonsense"]
+    ]) {
+      const ran = await crm(args)
+      expect(ran.code, args.join(" ")).toBe(1)
       expect(ran.stdout).not.toContain('"error"')
     }
+    // Nothing was created by the refused `org create`.
+    expect((await server.admin.get("/organisations")).body).toEqual(requests.body)
   })
 
   it("says so when CRM_ADMIN_TOKEN is not set", async () => {
     const ran = await crm(["org", "show", crypto.randomUUID()], { CRM_ADMIN_TOKEN: undefined })
     expect(ran.code).toBe(1)
     expect(ran.stderr).toContain("set CRM_ADMIN_TOKEN")
+  })
+
+  it("as a process (bin/crm.js's main, from the sources): help exits 0, a command it cannot parse exits 1", async () => {
+    const entry = `const { main } = await import(${JSON.stringify(join(root, "examples/server/src/cli.ts"))}); main(process.argv.slice(1))`
+    const process_ = (args: ReadonlyArray<string>) =>
+      new Promise<Ran>((done) =>
+        execFile(
+          process.execPath,
+          [...RUN_SOURCES, "--input-type=module", "-e", entry, "--", ...args],
+          { cwd: root, env: { PATH: process.env.PATH ?? "", CRM_LOG_LEVEL: "silent", NO_COLOR: "1" } },
+          (error, stdout, stderr) => done({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr })
+        )
+      )
+    const [help, refused] = await Promise.all([process_(["--help"]), process_(["key", "create"])])
+    expect(help.code, help.stderr).toBe(0)
+    expect(help.stdout).toContain("org create")
+    expect(refused.code).toBe(1)
   })
 })
