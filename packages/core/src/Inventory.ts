@@ -72,6 +72,15 @@ export interface DocumentContext {
 
 type StockError = InsufficientStock | StockNotTracked | VariantRequired | ValidationFailed
 
+/**
+ * Goods coming in (a purchase order's receipt, a received return) add to tracked stock and leave
+ * untracked stock alone, so the ledger's refusals of taking stock out cannot reach them; the ledger
+ * names those refusals because one `moveForDocument` serves sales too. One that arrives all the
+ * same is a defect, not an answer the document's operation gives.
+ */
+export const goodsIn = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.catchTags(effect, { InsufficientStock: Effect.die, StockNotTracked: Effect.die })
+
 export class Inventory extends Context.Tag("@crm/core/Inventory")<
   Inventory,
   {

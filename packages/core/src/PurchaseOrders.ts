@@ -7,7 +7,7 @@ import type { NotFound, StorageError, TransitionNotAllowed, ValidationFailed, Va
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
 import { Ids } from "./Ids.js"
-import { Inventory } from "./Inventory.js"
+import { goodsIn, Inventory } from "./Inventory.js"
 import { NumberSequence } from "./Invoicing/NumberSequence.js"
 import { nextNumber } from "./internal/documentNumbers.js"
 import { operation } from "./internal/operation.js"
@@ -142,11 +142,9 @@ export const make = Effect.gen(function* () {
           const current = yield* lock(organisation.id, id)
           const { items, status } = yield* PurchaseOrderStatus.receive(current.status, current.items, receipt)
           const now = yield* nowIso
-          // One line per entry of the receipt, so that a refusal names the entry. A receipt only
-          // brings goods in: the ledger's refusals of taking stock out cannot reach it, so one that
-          // arrives all the same is a defect, not an answer.
-          yield* inventory
-            .moveForDocument(
+          // One line per entry of the receipt, so that a refusal names the entry.
+          yield* goodsIn(
+            inventory.moveForDocument(
               organisation,
               receipt.items.map((entry) => {
                 const line = current.items.find((candidate) => candidate.id === entry.line_id)!
@@ -155,7 +153,7 @@ export const make = Effect.gen(function* () {
               "receipt",
               { purchaseOrderId: current.id, keyId: actor.keyId, at: now }
             )
-            .pipe(Effect.catchTags({ InsufficientStock: Effect.die, StockNotTracked: Effect.die }))
+          )
           const next: PurchaseOrder = {
             ...current,
             items: [...items],

@@ -7,7 +7,7 @@ import type { NotFound, StorageError, TransitionNotAllowed, ValidationFailed } f
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
 import { Ids } from "./Ids.js"
-import { Inventory } from "./Inventory.js"
+import { goodsIn, Inventory } from "./Inventory.js"
 import { NumberSequence } from "./Invoicing/NumberSequence.js"
 import { nextNumber } from "./internal/documentNumbers.js"
 import { operation } from "./internal/operation.js"
@@ -107,22 +107,15 @@ export const make = Effect.gen(function* () {
           const now = yield* nowIso
           const rma: Return = { ...current, status, updated_at: now }
           if (status === "received") {
-            // Received goods only come in, and the items whose variant is gone since are skipped:
-            // none of the ledger's refusals can reach a return, so one that arrives is a defect.
-            yield* inventory
-              .moveForDocument(organisation, rma.items, "return", {
+            // The items whose variant is gone since are passed over, so no variant is required either.
+            yield* goodsIn(
+              inventory.moveForDocument(organisation, rma.items, "return", {
                 orderId: rma.order_id,
                 returnId: rma.id,
                 keyId: actor.keyId,
                 at: now
               })
-              .pipe(
-                Effect.catchTags({
-                  InsufficientStock: Effect.die,
-                  StockNotTracked: Effect.die,
-                  VariantRequired: Effect.die
-                })
-              )
+            ).pipe(Effect.catchTag("VariantRequired", Effect.die))
           }
           yield* repo.update(organisation.id, rma)
           yield* events.append(organisation.id, [{ event: "return.updated", data: pick(rma, UPDATED_FIELDS) }], now)
