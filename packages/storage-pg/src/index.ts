@@ -1,4 +1,4 @@
-export { migrate, migrations } from "./Migrations.js"
+export { migrate, migrations, TABLE as MIGRATIONS_TABLE } from "./Migrations.js"
 export * as PgliteClient from "./PgliteClient.js"
 export {
   type LayerOptions,
