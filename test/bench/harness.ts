@@ -347,7 +347,7 @@ const served = async (
  * built `dist/`), so that an A/B run measures two frozen builds, whatever rebuilds the checkout's
  * `dist/` meanwhile.
  */
-const OURS_BIN =
+export const OURS_BIN =
   process.env.BENCH_OURS === undefined ? "examples/server/bin/crm.js" : `${process.env.BENCH_OURS}/bin/crm.js`
 
 /**

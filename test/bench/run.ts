@@ -33,6 +33,9 @@
  *                               builds of ours measured side by side (docs/benchmarks.md, "A/B runs")
  *   BENCH_OURS                  a copy of examples/server, as for BENCH_AGAINST, run in our server's
  *                               place (so neither side of an A/B run is rebuilt under it)
+ *   BENCH_AB_ORDERS (both)      A/B: `both` measures every route twice, the second time with the two
+ *                               builds' slots swapped, and reports the ratio with the first slot's
+ *                               bias removed; `one` keeps the first order only
  *   BENCH_OURS_NODE_ARGS        node options for our server only, space-separated (V8 heap sizing...)
  *   BENCH_LOG_DIR               a directory that keeps each server's whole output (our request log,
  *                               and what BENCH_OURS_NODE_ARGS such as --trace-gc print)
@@ -58,6 +61,7 @@ import {
   LOAD_CORE,
   median,
   notes,
+  OURS_BIN,
   PIN,
   PROFILE,
   PROFILE_TOP,
@@ -94,6 +98,12 @@ const SCENARIO = process.env.BENCH_SCENARIO ?? "standard"
 const AGAINST = process.env.BENCH_AGAINST
 /** Unmeasured load of every route on each freshly started server, so V8 has optimised the hot paths before round 1. */
 const PRIME = process.env.BENCH_PRIME_SECONDS === "0" ? 0 : envNumber("BENCH_PRIME_SECONDS", 3)
+/**
+ * The orders an A/B run measures in: the two slots are not equal (the first is started first,
+ * serves the first organisation seeded and takes the admin calls; with one build in both it read
+ * 3-7 % more CPU per request), so the second pass swaps the builds and the report divides the bias out.
+ */
+const PASSES: ReadonlyArray<Pass> = AGAINST !== undefined && process.env.BENCH_AB_ORDERS !== "one" ? [1, 2] : [1]
 
 // Output piped into `head` must not kill the run before its clean-up (the database would stay behind).
 for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined)
@@ -151,7 +161,11 @@ const ROUTES: ReadonlyArray<RouteSpec> = [
 type Server = "ours" | "bare"
 type Mode = "together" | "alone"
 
+/** 1: our build in the first slot; 2 (A/B runs only): the other build there. */
+type Pass = 1 | 2
+
 interface Row {
+  readonly pass: Pass
   readonly round: number
   readonly engine: string
   readonly mode: Mode
@@ -199,6 +213,7 @@ interface Contender {
 }
 
 const run = async (options: {
+  readonly pass: Pass
   readonly round: number
   readonly engine: string
   readonly mode: Mode
@@ -207,7 +222,7 @@ const run = async (options: {
   readonly dir: string
   readonly pg: { readonly client: pg.Client; readonly database: string } | undefined
 }): Promise<void> => {
-  const { round, engine, mode, route, contenders } = options
+  const { pass, round, engine, mode, route, contenders } = options
   // Fresh keys per run: every run starts with empty rate-limit windows (see docs/benchmarks.md, "Keys").
   // The warm-up gets its own tag, so the measured POSTs never repeat its emails or Idempotency-Keys.
   const targets: Array<Target> = []
@@ -222,7 +237,7 @@ const run = async (options: {
       script: script(route.lua(c.organisation), keys, randomTag())
     })
   }
-  const label = `${engine}-${mode}-${route.id}-${round}`
+  const label = `${engine}-${mode}-${route.id}-${pass}-${round}`
   const warm = await Promise.all(
     targets.map((t, i) =>
       runWrk({
@@ -250,6 +265,7 @@ const run = async (options: {
     c.windows.push(f.window)
     const r = f.result
     const row: Row = {
+      pass,
       round,
       engine,
       mode,
@@ -393,60 +409,87 @@ const runPostgres = async () => {
     `  seeded two organisations with ${SEED} contacts and ${SEED} events each in ${((Date.now() - started) / 1000).toFixed(1)} s`
   )
   await stopChild(first.child)
+  for (const pass of PASSES) {
+    if (state.interrupted) break
+    await runPass(db, pass, oursData, bareData)
+  }
+}
 
-  const ours = await startOurs("PostgreSQL", { DATABASE_URL: db.url })
-  recordStart("ours, PostgreSQL, migrated database", ours)
-  const [probeKey] = await createKeys(ours.base, bareOrg, 1)
+/**
+ * Both servers on the seeded database, every round. The first slot serves the first organisation
+ * and makes every key; in pass 2 of an A/B run the other build takes it, and our build the second
+ * slot, whose pool is named `crm-baseline` so that PostgreSQL's CPU is still told apart.
+ */
+const runPass = async (
+  db: { readonly url: string; readonly name: string },
+  pass: Pass,
+  firstData: Organisation,
+  secondData: Organisation
+) => {
+  const against = AGAINST === undefined ? undefined : join(AGAINST, "bin/crm.js")
+  const swapped = pass === 2 && against !== undefined
+  if (PASSES.length > 1) console.log(`  order ${pass}: ${swapped ? "the other build" : "ours"} in the first slot`)
+  const ours = await startOurs(
+    swapped ? "PostgreSQL, the other build, first slot" : "PostgreSQL",
+    { DATABASE_URL: db.url },
+    PROFILE,
+    swapped ? against : OURS_BIN
+  )
+  const order = PASSES.length > 1 ? `, order ${pass}` : ""
+  recordStart(`${swapped ? "bare" : "ours"}, PostgreSQL, migrated database${order}`, ours)
+  const [probeKey] = await createKeys(ours.base, secondData.id, 1)
   const bare =
-    AGAINST === undefined
-      ? await startBaseline(db.url, { path: `/api/v1/contacts/${bareData.ids[0]}`, key: probeKey! })
+    against === undefined
+      ? await startBaseline(db.url, { path: `/api/v1/contacts/${secondData.ids[0]}`, key: probeKey! })
       : // Named as the bare server's connections are, so that PostgreSQL's CPU is told apart.
         await startOurs(
-          "PostgreSQL, the other build",
+          swapped ? "PostgreSQL, ours, second slot" : "PostgreSQL, the other build",
           { DATABASE_URL: `${db.url}?application_name=crm-baseline` },
           PROFILE,
-          join(AGAINST, "bin/crm.js")
+          swapped ? OURS_BIN : against
         )
-  recordStart("bare, PostgreSQL", bare)
+  recordStart(`${swapped ? "ours" : "bare"}, PostgreSQL${order}`, bare)
 
-  const oursC: Contender = {
-    server: "ours",
+  const firstC: Contender = {
+    server: swapped ? "bare" : "ours",
     served: ours,
-    organisation: oursData,
+    organisation: firstData,
     admin: ours.base,
     applicationName: "crm",
     windows: []
   }
-  const bareC: Contender = {
-    server: "bare",
+  const secondC: Contender = {
+    server: swapped ? "ours" : "bare",
     served: bare,
-    organisation: bareData,
+    organisation: secondData,
     admin: ours.base,
     applicationName: "crm-baseline",
     windows: []
   }
-  await checkShapes(oursC, bareC)
+  if (pass === 1) await checkShapes(firstC, secondC)
 
   const dir = tempDir("crm-bench-wrk-")
-  await prime([oursC, bareC], dir)
+  await prime([firstC, secondC], dir)
   await withClient(db.url, async (client) => {
     const pgInfo = { client, database: db.name }
     for (let round = 1; round <= ROUNDS; round++) {
       if (ROUNDS > 1) console.log(`  round ${round} of ${ROUNDS}`)
       for (const route of selectedRoutes()) {
-        const common = { round, engine: "postgres", route, dir, pg: pgInfo }
-        if (MODES.includes("together")) await run({ ...common, mode: "together", contenders: [oursC, bareC] })
+        const common = { pass, round, engine: "postgres", route, dir, pg: pgInfo }
+        if (MODES.includes("together")) await run({ ...common, mode: "together", contenders: [firstC, secondC] })
         if (MODES.includes("alone")) {
           // Alternating order, so neither always runs on the warmer machine.
-          for (const c of round % 2 === 1 ? [oursC, bareC] : [bareC, oursC]) {
+          for (const c of round % 2 === 1 ? [firstC, secondC] : [secondC, firstC]) {
             await run({ ...common, mode: "alone", contenders: [c] })
           }
         }
       }
     }
   })
-  await profileReport(ours, oursC.windows, "our server on PostgreSQL", "crm-postgres")
-  await profileReport(bare, bareC.windows, "bare server on PostgreSQL", "bare-postgres")
+  const suffix = PASSES.length > 1 ? `-${pass}` : ""
+  const [oursC, bareC] = swapped ? [secondC, firstC] : [firstC, secondC]
+  await profileReport(oursC.served, oursC.windows, `our server on PostgreSQL${order}`, `crm-postgres${suffix}`)
+  await profileReport(bareC.served, bareC.windows, `bare server on PostgreSQL${order}`, `bare-postgres${suffix}`)
   await stopChild(bare.child)
   await stopChild(ours.child)
 }
@@ -488,7 +531,7 @@ const runPglite = async () => {
   for (let round = 1; round <= ROUNDS; round++) {
     if (ROUNDS > 1) console.log(`  round ${round} of ${ROUNDS}`)
     for (const route of selectedRoutes()) {
-      await run({ round, engine: "pglite", mode: "alone", route, contenders: [c], dir, pg: undefined })
+      await run({ pass: 1, round, engine: "pglite", mode: "alone", route, contenders: [c], dir, pg: undefined })
     }
   }
   await profileReport(ours, c.windows, "our server on PGlite", "crm-pglite")
@@ -564,10 +607,12 @@ const summaries = (): Array<Summary> => {
   })
 }
 
-/** ours/bare per round (the same window in "together"), then the median over rounds. */
-const ratios = (mode: Mode, route: string) => {
+/** ours/bare per round (the same window in "together"), then the median over rounds, in one order. */
+const ratios = (mode: Mode, route: string, pass: Pass) => {
   const pick = (server: Server) =>
-    rows.filter((r) => r.engine === "postgres" && r.mode === mode && r.server === server && r.route === route)
+    rows.filter(
+      (r) => r.engine === "postgres" && r.mode === mode && r.server === server && r.route === route && r.pass === pass
+    )
   const bare = pick("bare")
   const per = pick("ours").flatMap((o) => {
     const b = bare.find((r) => r.round === o.round)
@@ -595,6 +640,27 @@ const ratios = (mode: Mode, route: string) => {
     pg: of((x) => x.pg),
     total: of((x) => x.total),
     p99: of((x) => x.p99)
+  }
+}
+
+type Ratios = NonNullable<ReturnType<typeof ratios>>
+
+/**
+ * Both orders of an A/B run: in order 1 our build has the first slot's bias `b`, so it reads
+ * `r·b`; in order 2 it reads `r/b`. The geometric mean of the two medians is `r`, the change, and
+ * the square root of their quotient is `b`, how much more the first slot costs.
+ */
+const unbiased = (one: Ratios, two: Ratios) => {
+  const both = (f: (r: Ratios) => { readonly median: number }) => ({
+    change: Math.sqrt(f(one).median * f(two).median),
+    slot: Math.sqrt(f(one).median / f(two).median)
+  })
+  return {
+    rps: both((r) => r.rps),
+    cpu: both((r) => r.cpu),
+    pg: both((r) => r.pg),
+    total: both((r) => r.total),
+    p99: both((r) => r.p99)
   }
 }
 
@@ -650,15 +716,16 @@ const printReport = () => {
     say(`\n${title}\n${t.text}`, `\n**${title}**\n\n${t.markdown}`)
   }
 
-  const ratioRows = MODES.flatMap((mode) =>
-    selectedRoutes().flatMap((route) => {
-      const r = ratios(mode as Mode, route.label)
-      return r === undefined ? [] : [{ mode, route: route.label, r }]
-    })
-  )
-  if (ratioRows.length > 0) {
-    const cell = (x: { median: number; min: number; max: number }) =>
-      ROUNDS > 1 ? `${fixed(x.median, 2)} (${fixed(x.min, 2)}-${fixed(x.max, 2)})` : fixed(x.median, 2)
+  const cell = (x: { median: number; min: number; max: number }) =>
+    ROUNDS > 1 ? `${fixed(x.median, 2)} (${fixed(x.min, 2)}-${fixed(x.max, 2)})` : fixed(x.median, 2)
+  for (const pass of PASSES) {
+    const ratioRows = MODES.flatMap((mode) =>
+      selectedRoutes().flatMap((route) => {
+        const r = ratios(mode as Mode, route.label, pass)
+        return r === undefined ? [] : [{ mode, route: route.label, r }]
+      })
+    )
+    if (ratioRows.length === 0) continue
     const header = ["route", "mode", "req/s", "server CPU/req", "PG CPU/req", "server+PG CPU/req", "p99"]
     const body = ratioRows.map(({ mode, route, r }) => [
       route,
@@ -670,7 +737,26 @@ const printReport = () => {
       cell(r.p99)
     ])
     const t = tables(header, body, 2)
-    const title = `Ours / bare on PostgreSQL (per-round ratios, median${ROUNDS > 1 ? " (min-max)" : ""}): req/s below 1 and CPU above 1 are our overhead`
+    const order =
+      PASSES.length > 1 ? `, order ${pass} (${pass === 1 ? "ours" : "the other build"} in the first slot)` : ""
+    const title = `Ours / bare on PostgreSQL${order} (per-round ratios, median${ROUNDS > 1 ? " (min-max)" : ""}): req/s below 1 and CPU above 1 are our overhead`
+    say(`\n${title}\n${t.text}`, `\n**${title}**\n\n${t.markdown}`)
+  }
+  if (PASSES.length > 1) {
+    const body = MODES.flatMap((mode) =>
+      selectedRoutes().flatMap((route) => {
+        const one = ratios(mode as Mode, route.label, 1)
+        const two = ratios(mode as Mode, route.label, 2)
+        if (one === undefined || two === undefined) return []
+        const u = unbiased(one, two)
+        const pair = (x: { change: number; slot: number }) => `${fixed(x.change, 3)} (${fixed(x.slot, 3)})`
+        return [[route.label, mode, pair(u.rps), pair(u.cpu), pair(u.pg), pair(u.total), pair(u.p99)]]
+      })
+    )
+    const header = ["route", "mode", "req/s", "server CPU/req", "PG CPU/req", "server+PG CPU/req", "p99"]
+    const t = tables(header, body, 2)
+    const title =
+      "Ours / the other build, both orders: sqrt(order 1 x order 2) of the medians, the first slot's bias removed (in brackets: that bias, sqrt(order 1 / order 2))"
     say(`\n${title}\n${t.text}`, `\n**${title}**\n\n${t.markdown}`)
   }
 
