@@ -2,18 +2,19 @@
  * `crm`, the command line (examples/server/src/Commands.ts): the commands and options it parses,
  * what it sends the admin API and prints, and its exit codes. The commands run in this process on
  * the environment each case gives (a config provider), against a test server; one case runs the
- * process itself, as `bin/crm.js` does, from the sources.
+ * process itself, as `bin/crm.js` does, bundled from the sources.
  */
 import { execFile } from "node:child_process"
 import { writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { pathToFileURL } from "node:url"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { run } from "../examples/server/src/Commands.js"
 import { ADMIN_TOKEN, startServer, type TestServer } from "./support/server.js"
-import { RUN_SOURCES } from "./support/sources.js"
+import { bundled } from "./support/sources.js"
 import { memory } from "./support/storages.js"
 
 const root = join(import.meta.dirname, "..")
@@ -125,13 +126,14 @@ describe("crm, the command line", () => {
     expect(ran.stderr).toContain("set CRM_ADMIN_TOKEN")
   })
 
-  it("as a process (bin/crm.js's main, from the sources): help exits 0, a command it cannot parse exits 1", async () => {
-    const entry = `const { main } = await import(${JSON.stringify(join(root, "examples/server/src/cli.ts"))}); main(process.argv.slice(1))`
+  it("as a process (bin/crm.js's main, bundled from the sources): help exits 0, a command it cannot parse exits 1", async () => {
+    const { cli } = await bundled("examples/server", { cli: "src/cli.ts", Commands: "src/Commands.ts" })
+    const entry = `const { main } = await import(${JSON.stringify(pathToFileURL(cli).href)}); main(process.argv.slice(1))`
     const process_ = (args: ReadonlyArray<string>) =>
       new Promise<Ran>((done) =>
         execFile(
           process.execPath,
-          [...RUN_SOURCES, "--input-type=module", "-e", entry, "--", ...args],
+          ["--input-type=module", "-e", entry, "--", ...args],
           { cwd: root, env: { PATH: process.env.PATH ?? "", CRM_LOG_LEVEL: "silent", NO_COLOR: "1" } },
           (error, stdout, stderr) => done({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr })
         )

@@ -1,8 +1,8 @@
 /**
  * `examples/mcp-stdio` as a desktop assistant runs it: a child process spoken to over stdio with
  * the SDK's client, in remote mode (bridged to a test server's /api/mcp) and in local mode (on a
- * PGlite data directory prepared here with an organisation and a key, then closed, since PGlite is
- * single-process).
+ * PGlite data directory prepared here, from the run's migrated template, with an organisation and
+ * a key, then closed, since PGlite is single-process).
  */
 import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -17,11 +17,14 @@ import * as Layer from "effect/Layer"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { callTool } from "../support/mcp.js"
 import { startServer, type TestServer } from "../support/server.js"
-import { RUN_SOURCES } from "../support/sources.js"
-import { memory } from "../support/storages.js"
+import { bundled } from "../support/sources.js"
+import { memory, pgliteTemplate } from "../support/storages.js"
 
 const root = join(import.meta.dirname, "../..")
-const MAIN = "examples/mcp-stdio/src/main.ts"
+
+/** The example bundled from its sources, once for the file. */
+let main: Promise<string> | undefined
+const built = () => (main ??= bundled("examples/mcp-stdio", { main: "src/main.ts" }).then((entries) => entries.main))
 
 const childEnv = (env: Record<string, string>): Record<string, string> => {
   const base: Record<string, string> = {}
@@ -36,7 +39,7 @@ const childEnv = (env: Record<string, string>): Record<string, string> => {
 const stdioClient = async (env: Record<string, string>) => {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [...RUN_SOURCES, MAIN],
+    args: [await built()],
     cwd: root,
     env: childEnv(env),
     stderr: "pipe"
@@ -51,9 +54,10 @@ const stdioClient = async (env: Record<string, string>) => {
 }
 
 /** Runs the example to its end (a refused start) and returns its exit code and stderr. */
-const runToExit = (env: Record<string, string>) =>
-  new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve) => {
-    const child = spawn(process.execPath, [...RUN_SOURCES, MAIN], {
+const runToExit = async (env: Record<string, string>) => {
+  const program = await built()
+  return new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve) => {
+    const child = spawn(process.execPath, [program], {
       cwd: root,
       env: childEnv(env)
     })
@@ -67,6 +71,7 @@ const runToExit = (env: Record<string, string>) =>
     })
     child.on("close", (code) => resolve({ code, stderr, stdout }))
   })
+}
 
 describe("mcp-stdio, remote mode", () => {
   let server: TestServer
@@ -130,7 +135,9 @@ describe("mcp-stdio, local mode", () => {
       Effect.scoped(
         Effect.provide(
           setup,
-          Kernel.layerWith({ rateLimit: 120 }).pipe(Layer.provideMerge(StoragePg.layerPglite({ dataDir })))
+          Kernel.layerWith({ rateLimit: 120 }).pipe(
+            Layer.provideMerge(StoragePg.layerPglite({ dataDir, loadDataDir: await pgliteTemplate() }))
+          )
         )
       )
     )

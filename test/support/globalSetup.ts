@@ -6,7 +6,7 @@
  * Every template is made, whichever stores this run chose: a file that tests one store directly
  * (PGlite's client, the server's migrations) reads it too, and PGlite's costs seconds once.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises"
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as StoragePg from "@crm/storage-pg"
@@ -26,9 +26,15 @@ export default async function setup(project: TestProject) {
     await Effect.runPromise(Effect.scoped(Layer.build(StoragePg.layerServer({ url: server.url, maxConnections: 1 }))))
   }
   project.provide("serverTemplate", server?.name)
+  // The programs tests run as processes are bundled here (sources.ts): inside the repository, so
+  // that what a bundle leaves to node_modules resolves from it; one directory per run.
+  await mkdir(join(import.meta.dirname, "../../node_modules/.cache"), { recursive: true })
+  const bundles = await mkdtemp(join(import.meta.dirname, "../../node_modules/.cache/crm-tests-"))
+  project.provide("bundles", bundles)
 
   return async () => {
     await server?.drop()
     await rm(directory, { recursive: true, force: true })
+    await rm(bundles, { recursive: true, force: true })
   }
 }

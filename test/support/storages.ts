@@ -21,6 +21,8 @@ declare module "vitest" {
     readonly pgliteTemplate: string | undefined
     /** The migrated database on the server that each fresh one is copied from. */
     readonly serverTemplate: string | undefined
+    /** The directory this run's bundles of the programs tests run as processes go into (`sources.ts`). */
+    readonly bundles: string
   }
 }
 
@@ -39,17 +41,16 @@ const provided = (key: "pgliteTemplate" | "serverTemplate"): string => {
 export const memory: StorageCase = { name: "memory", fresh: () => StorageMemory.layer }
 
 // Read once per process: the tarball is immutable and loading it is all a fresh store costs.
-let pgliteTemplate: Promise<Blob> | undefined
+let template: Promise<Blob> | undefined
+
+/** The run's migrated PGlite data directory, as a tarball for `layerPglite({ loadDataDir })`. */
+export const pgliteTemplate = (): Promise<Blob> =>
+  (template ??= readFile(provided("pgliteTemplate")).then((bytes) => new Blob([bytes])))
 
 /** An empty migrated PGlite store, with its client for tests that read the tables themselves. */
 export const pgliteStore = (): Layer.Layer<StoragePg.Ports | SqlClient.SqlClient, unknown> =>
   Layer.unwrapEffect(
-    Effect.map(
-      Effect.promise(
-        () => (pgliteTemplate ??= readFile(provided("pgliteTemplate")).then((bytes) => new Blob([bytes])))
-      ),
-      (template) => StoragePg.layerPglite({ loadDataDir: template })
-    )
+    Effect.map(Effect.promise(pgliteTemplate), (loadDataDir) => StoragePg.layerPglite({ loadDataDir }))
   )
 
 /** A new migrated database on the server (DATABASE_URL), dropped on release. */
