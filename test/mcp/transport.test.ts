@@ -1,8 +1,8 @@
 /**
  * The MCP transport: the protocol handshake and listing over Streamable HTTP at `/api/mcp`, the
  * REST pipeline's authentication and budget in front of it, and the call pipeline (scope, plan,
- * validation, errors) — the last with test-only tools served over an in-memory transport on the
- * test server's own kernel.
+ * validation, errors, the client's check of a result against the listed output schema) — the last
+ * with test-only tools served over an in-memory transport on the test server's own kernel.
  */
 import { Access, Errors, type Kernel } from "@crm/core"
 import { CREATES, limitInput, McpServer, READ_ONLY, tool, tools } from "@crm/mcp"
@@ -49,6 +49,12 @@ const testTools = [
     scope: "read",
     annotations: READ_ONLY,
     input: z.strictObject({ text: z.string().min(1), limit: limitInput(5) }),
+    output: z.object({
+      text: z.string(),
+      limit: z.number().int(),
+      organisation: z.uuid(),
+      actor: z.object({ keyId: z.uuid() })
+    }),
     run: (input, { principal, actor }) =>
       Effect.succeed({ text: input.text, limit: input.limit, organisation: principal.organisation.id, actor })
   }),
@@ -59,6 +65,7 @@ const testTools = [
     scope: "write",
     annotations: CREATES,
     input: z.object({}),
+    output: z.object({ written: z.boolean() }),
     run: () => Effect.succeed({ written: true })
   }),
   tool({
@@ -68,6 +75,7 @@ const testTools = [
     scope: "read",
     annotations: READ_ONLY,
     input: z.object({}),
+    output: z.object({}),
     run: () => Effect.fail(new Errors.NotFound({ detail: "no such thing" }))
   }),
   tool({
@@ -77,7 +85,22 @@ const testTools = [
     scope: "read",
     annotations: READ_ONLY,
     input: z.object({}),
+    output: z.object({}),
     run: () => Effect.die(new Error("secret internals"))
+  }),
+  tool({
+    name: "undeclared",
+    title: "Undeclared",
+    description: "Answers a field its output schema does not name.",
+    scope: "read",
+    annotations: READ_ONLY,
+    input: z.object({}),
+    output: z.object({ id: z.uuid() }),
+    // A value wider than the declared shape compiles; only the listed schema can refuse it.
+    run: () => {
+      const answer = { id: crypto.randomUUID(), note: "not in the output schema" }
+      return Effect.succeed(answer)
+    }
   })
 ]
 
@@ -92,6 +115,8 @@ const inMemoryClient = async (server: TestServer, key: string, beforeCall?: McpS
   )
   const client = new Client({ name: "in-memory", version: "0.0.0" })
   await client.connect(clientSide)
+  // As `mcpClient`: the listing gives the client each tool's output schema to check results against.
+  await client.listTools()
   return client
 }
 
@@ -114,6 +139,19 @@ describe("tool list", () => {
       openWorldHint: false
     })
     for (const entry of tools) expect(McpServer.describeTool(entry).inputSchema.type).toBe("object")
+  })
+
+  it("lists object output schemas built from the zod outputs, as the result's JSON carries it", () => {
+    const echo = McpServer.describeTool(testTools[0]!)
+    expect(echo.outputSchema?.type).toBe("object")
+    expect(echo.outputSchema).not.toHaveProperty("$schema")
+    expect(echo.outputSchema?.required).toEqual(["text", "limit", "organisation", "actor"])
+    expect(echo.outputSchema?.additionalProperties).toBe(false)
+    for (const entry of tools) {
+      expect(McpServer.describeTool(entry).outputSchema?.type, entry.name).toBe("object")
+      // Nothing JSON cannot carry (a Date, a bigint): such a schema would throw rather than be listed as `{}`.
+      expect(() => z.toJSONSchema(entry.output, { io: "output" }), entry.name).not.toThrow()
+    }
   })
 })
 
@@ -144,6 +182,7 @@ onEveryStore("MCP transport", (server) => {
     for (const entry of listed.tools) {
       const source = tools.find((candidate) => candidate.name === entry.name)!
       expect(entry.inputSchema.type).toBe("object")
+      expect(entry.outputSchema?.type).toBe("object")
       expect(entry.title).toBe(source.title)
       expect(entry.description).toBe(source.description)
       expect(entry.annotations).toEqual({
@@ -274,6 +313,15 @@ onEveryStore("MCP transport", (server) => {
       expect(result.structuredContent).toEqual(expected)
       expect(result.isError).toBeFalsy()
       expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toEqual(expected)
+      await client.close()
+    })
+
+    it("has a result that does not match the declared output schema refused by the client", async () => {
+      const { key } = await server().tenant({ scopes: ["read"] })
+      const client = await inMemoryClient(server(), key)
+      await expect(client.callTool({ name: "undeclared", arguments: {} })).rejects.toThrow(
+        /does not match the tool's output schema/
+      )
       await client.close()
     })
 

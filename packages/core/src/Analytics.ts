@@ -35,11 +35,12 @@ import type { Organisation } from "./Organisation.js"
 import { QuoteRepository } from "./Quotes/QuoteRepository.js"
 import { TaskRepository } from "./Tasks/TaskRepository.js"
 
+// The measures are not named after their answers: a namespace would hide the answer's schema of the same name.
 export * from "./Analytics/AnalyticsSchemas.js"
-export * as CashFlowForecast from "./Analytics/CashFlowForecast.js"
-export * as PipelineSummary from "./Analytics/PipelineSummary.js"
+export * as CashFlow from "./Analytics/CashFlowForecast.js"
+export * as Pipelines from "./Analytics/PipelineSummary.js"
 export * as Receivables from "./Analytics/Receivables.js"
-export * as SalesHealth from "./Analytics/SalesHealth.js"
+export * as Health from "./Analytics/SalesHealth.js"
 export * as StalledDeals from "./Analytics/StalledDeals.js"
 
 export interface ListAnswer<A> {

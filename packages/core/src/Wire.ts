@@ -1,4 +1,4 @@
-/** Wire shapes shared by every context: ids, timestamps, pages. */
+/** Wire shapes shared by every context: ids, timestamps, pages, and `Given`: a shape as the core hands it out. */
 import { z } from "zod"
 
 export const Uuid = z.uuid()
@@ -217,6 +217,17 @@ export const toSyncPage = <A extends Keyed>(rows: ReadonlyArray<A>, page: Page):
   const last = base.data[base.data.length - 1]
   return { ...base, next_cursor: base.has_more && last !== undefined ? encodeCursor(keyOf(last, page)) : null }
 }
+
+/**
+ * A value as a handler may give it for a wire shape: the core hands out read-only arrays and
+ * records, which REST routes and assistant tools answer as they are.
+ */
+export type Given<T> =
+  T extends ReadonlyArray<infer I>
+    ? ReadonlyArray<Given<I>>
+    : T extends object
+      ? { readonly [K in keyof T]: Given<T[K]> }
+      : T
 
 export const toUtc = (input: string): string => new Date(input).toISOString()
 

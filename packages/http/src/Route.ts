@@ -2,7 +2,7 @@
  * The route table entry. The router, the request validation and the OpenAPI document are all
  * read from these records, so they cannot drift apart.
  */
-import type { Access, Errors, Kernel, Webhooks } from "@crm/core"
+import type { Access, Errors, Kernel, Webhooks, Wire } from "@crm/core"
 import type * as Effect from "effect/Effect"
 import type { z } from "zod"
 import type { ErrorCode } from "./ErrorStatus.js"
@@ -122,16 +122,8 @@ export type PipelineCode<
  */
 export type Failure<Code extends string> = { readonly code: Code } | Errors.StorageError
 
-/** A value as a handler may give it: the core hands out read-only arrays and records. */
-type Given<T> =
-  T extends ReadonlyArray<infer I>
-    ? ReadonlyArray<Given<I>>
-    : T extends object
-      ? { readonly [K in keyof T]: Given<T[K]> }
-      : T
-
 /** The body a success schema describes, as a handler gives it (the pipeline writes it as JSON). */
-export type SuccessOf<S> = S extends z.ZodType ? Given<z.output<S>> : unknown
+export type SuccessOf<S> = S extends z.ZodType ? Wire.Given<z.output<S>> : unknown
 
 /** A route as the table holds it: every declaration's types erased to one shape (by `route`, only there). */
 export interface Route {

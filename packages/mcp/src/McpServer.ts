@@ -93,26 +93,34 @@ export const toolError = (code: string, detail: unknown): CallToolResult =>
 
 const INTERNAL = toolError("internal_error", "an unexpected error occurred; the server logged it")
 
-/** One tool's listing: JSON Schema of the zod input (as the caller writes it) and the truthful hints. */
-export const describeTool = (entry: Tool): ListedTool => {
-  const { $schema: _ignored, ...schema } = z.toJSONSchema(entry.input, {
-    io: "input",
-    unrepresentable: "any"
-  }) as Record<string, unknown>
-  return {
-    name: entry.name,
-    title: entry.title,
-    description: entry.description,
-    inputSchema: { ...schema, type: "object" } as ListedTool["inputSchema"],
-    annotations: {
-      title: entry.title,
-      readOnlyHint: entry.annotations.readOnlyHint,
-      destructiveHint: entry.annotations.destructiveHint,
-      idempotentHint: entry.annotations.idempotentHint,
-      openWorldHint: false
-    }
-  }
+/** An object schema as a listing carries it: JSON Schema without the dialect, typed `object` as MCP requires. */
+const objectSchema = (schema: z.ZodObject, io: "input" | "output"): ListedTool["inputSchema"] => {
+  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >
+  return { ...json, type: "object" } as ListedTool["inputSchema"]
 }
+
+/**
+ * One tool's listing: JSON Schema of the zod input (as the caller writes it) and of the output (as
+ * the result's JSON carries it, which a client checks the structured content against), and the
+ * truthful hints.
+ */
+export const describeTool = (entry: Tool): ListedTool => ({
+  name: entry.name,
+  title: entry.title,
+  description: entry.description,
+  inputSchema: objectSchema(entry.input, "input"),
+  outputSchema: objectSchema(entry.output, "output"),
+  annotations: {
+    title: entry.title,
+    readOnlyHint: entry.annotations.readOnlyHint,
+    destructiveHint: entry.annotations.destructiveHint,
+    idempotentHint: entry.annotations.idempotentHint,
+    openWorldHint: false
+  }
+})
 
 /** The checks and the handler of one call, as one Effect whose typed failures are the core's errors. */
 export const callEffect = (

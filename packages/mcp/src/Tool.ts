@@ -1,9 +1,11 @@
 /**
  * One assistant tool: its name, the words an assistant reads to choose it, the scope it needs, the
  * truthful hints, one zod input schema (listed as JSON Schema and used to validate, with the same
- * `validation_failed` detail as REST) and a handler calling the kernel's services.
+ * `validation_failed` detail as REST), one zod output schema (listed as JSON Schema, so that a
+ * client checks the structured result against it; the handler's result must compile against it)
+ * and a handler calling the kernel's services.
  */
-import type { Access, Kernel } from "@crm/core"
+import type { Access, Kernel, Wire } from "@crm/core"
 import type * as Effect from "effect/Effect"
 import { z } from "zod"
 
@@ -32,24 +34,31 @@ export interface Tool {
   readonly scope: "read" | "write"
   readonly annotations: ToolAnnotations
   readonly input: z.ZodObject
+  /** The structured result; an object, as MCP's `outputSchema` must be. */
+  readonly output: z.ZodObject
   /** A batch (`{items: [...]}`): an item's validation issues are that item's `batch_failed`, as on REST. */
   readonly batch: boolean
   readonly run: (input: unknown, context: ToolContext) => Effect.Effect<unknown, unknown, ToolServices>
 }
 
-export interface ToolSpec<I extends z.ZodObject> {
+export interface ToolSpec<I extends z.ZodObject, O extends z.ZodObject> {
   readonly name: string
   readonly title: string
   readonly description: string
   readonly scope: "read" | "write"
   readonly annotations: ToolAnnotations
   readonly input: I
+  /** The core's record or page schema where there is one, extended where the tool reshapes it. */
+  readonly output: O
   readonly batch?: boolean
-  readonly run: (input: z.output<I>, context: ToolContext) => Effect.Effect<unknown, unknown, ToolServices>
+  readonly run: (
+    input: z.output<I>,
+    context: ToolContext
+  ) => Effect.Effect<Wire.Given<z.output<O>>, unknown, ToolServices>
 }
 
-/** Keeps each handler typed against its own schema while the list holds tools uniformly. */
-export const tool = <I extends z.ZodObject>(spec: ToolSpec<I>): Tool => ({
+/** Keeps each handler typed against its own schemas while the list holds tools uniformly. */
+export const tool = <I extends z.ZodObject, O extends z.ZodObject>(spec: ToolSpec<I, O>): Tool => ({
   ...spec,
   // An unknown argument is refused as REST refuses an unknown field (`validation_failed` naming it), never ignored.
   input: spec.input.strict(),
@@ -98,3 +107,10 @@ export const listOf = <A>(page: { readonly data: ReadonlyArray<A>; readonly has_
   items: page.data,
   has_more: page.has_more
 })
+
+/** The output schema of a list tool: `ListResult` of the given item schema. */
+export const listResult = <T extends z.ZodType>(item: T) =>
+  z.object({
+    items: z.array(item),
+    has_more: z.boolean().describe("true when more items match than `items` holds")
+  })

@@ -2,7 +2,7 @@
  * Notes and the activity timeline: what the assistant reads before a call ("what happened with
  * this client lately?") and writes after one (a note, optionally logging the call itself).
  */
-import { Activity, Errors, Notes, Search } from "@crm/core"
+import { Activity, Calls, Errors, Notes, Search } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { z } from "zod"
 import { CREATES, limitInput, READ_ONLY, type Tool, tool } from "../Tool.js"
@@ -24,6 +24,7 @@ const recentActivity = tool({
       id: z.string().min(1).max(100).optional().describe("instead of entity_type and entity_id: an id from search"),
       limit: limitInput(RECENT_ACTIVITY_CAP)
     }),
+  output: Activity.Timeline,
   run: ({ id, entity_type, entity_id, limit }, { principal }) =>
     Effect.gen(function* () {
       const named =
@@ -57,6 +58,10 @@ const logNote = tool({
   scope: "write",
   annotations: CREATES,
   input: Notes.NoteCreate,
+  output: z.object({
+    note: Notes.Note,
+    call: Calls.Call.nullable().describe("the call a call note logged, else null")
+  }),
   run: (input, { principal, actor }) =>
     Effect.flatMap(Notes.Notes, (notes) => notes.log(principal.organisation, input, actor))
 })

@@ -5,8 +5,8 @@
  */
 import { Analytics } from "@crm/core"
 import * as Effect from "effect/Effect"
-import { PDF_NOTE, withPdfs } from "../PdfLinks.js"
-import { limitInput, READ_ONLY, type Tool, tool } from "../Tool.js"
+import { PDF_NOTE, withPdf, withPdfs } from "../PdfLinks.js"
+import { limitInput, listResult, READ_ONLY, type Tool, tool } from "../Tool.js"
 
 export const UNPAID_INVOICES_CAP = 200
 export const STALLED_DEALS_CAP = 200
@@ -20,6 +20,7 @@ const pipelineSummary = tool({
   scope: "read",
   annotations: READ_ONLY,
   input: Analytics.PipelineSummaryQuery,
+  output: Analytics.PipelineSummary,
   run: (input, { principal }) =>
     Effect.flatMap(Analytics.Analytics, (analytics) => analytics.pipelineSummary(principal.organisation, input))
 })
@@ -34,6 +35,7 @@ const listUnpaidInvoices = tool({
   scope: "read",
   annotations: READ_ONLY,
   input: Analytics.UnpaidInvoicesQuery.extend({ limit: limitInput(UNPAID_INVOICES_CAP) }),
+  output: listResult(withPdf(Analytics.UnpaidInvoice)),
   run: (input, { principal }) =>
     Effect.flatMap(Analytics.Analytics, (analytics) => analytics.unpaidInvoices(principal.organisation, input)).pipe(
       Effect.map(withPdfs("invoices"))
@@ -49,6 +51,7 @@ const receivablesAgeing = tool({
   scope: "read",
   annotations: READ_ONLY,
   input: Analytics.ReceivablesQuery,
+  output: Analytics.ReceivablesAgeing,
   run: (input, { principal }) =>
     Effect.flatMap(Analytics.Analytics, (analytics) => analytics.receivablesAgeing(principal.organisation, input))
 })
@@ -62,6 +65,7 @@ const stalledDeals = tool({
   scope: "read",
   annotations: READ_ONLY,
   input: Analytics.StalledDealsQuery.extend({ limit: limitInput(STALLED_DEALS_CAP) }),
+  output: Analytics.StalledDealList,
   run: (input, { principal }) =>
     Effect.flatMap(Analytics.Analytics, (analytics) => analytics.stalledDeals(principal.organisation, input))
 })
@@ -75,6 +79,7 @@ const cashFlowForecast = tool({
   scope: "read",
   annotations: READ_ONLY,
   input: Analytics.CashFlowQuery,
+  output: Analytics.CashFlowForecast,
   run: (input, { principal }) =>
     Effect.flatMap(Analytics.Analytics, (analytics) => analytics.cashFlowForecast(principal.organisation, input))
 })
@@ -88,6 +93,7 @@ const salesHealth = tool({
   scope: "read",
   annotations: READ_ONLY,
   input: Analytics.SalesHealthQuery,
+  output: Analytics.SalesHealth,
   run: (input, { principal }) =>
     Effect.flatMap(Analytics.Analytics, (analytics) => analytics.salesHealth(principal.organisation, input))
 })

@@ -7,13 +7,32 @@
 import { Inventory, Invoicing, Orders, PurchaseOrders, Quotes, Records, Tickets } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { z } from "zod"
-import { PDF_NOTE, withPdfs } from "../PdfLinks.js"
-import { CREATES, listOf, paging, READ_ONLY, type Tool, tool } from "../Tool.js"
+import { PDF_NOTE, withPdf, withPdfs } from "../PdfLinks.js"
+import { CREATES, listOf, listResult, paging, READ_ONLY, type Tool, tool } from "../Tool.js"
 
 const flag = (description: string) => z.boolean().optional().describe(description)
 
 /** What an assistant can set on a record: formula and rollup fields are computed, never written. */
 const settable = (type: Records.RecordField["type"]) => type !== "formula" && type !== "rollup"
+
+const Settable = { settable: z.boolean().describe("false for formula and rollup fields, which are computed") }
+// Each kind of field is extended, not intersected with the flag: a field's schema admits no key it does
+// not name, so no field could match both. A kind the core adds fails to compile here (the handler's
+// result is checked against this union), so the list cannot fall behind.
+const [plain, choice, formula, rollup, relation] = Records.RecordFieldInput.options
+
+/** A record type as list_record_types shows it: each field of the settings with whether it can be set. */
+const ListedRecordType = Records.RecordType.extend({
+  fields: z.array(
+    z.discriminatedUnion("type", [
+      plain.extend(Settable),
+      choice.extend(Settable),
+      formula.extend(Settable),
+      rollup.extend(Settable),
+      relation.extend(Settable)
+    ])
+  )
+})
 
 export const catalogueTools: ReadonlyArray<Tool> = [
   tool({
@@ -24,6 +43,7 @@ export const catalogueTools: ReadonlyArray<Tool> = [
     scope: "read",
     annotations: READ_ONLY,
     input: z.object({ limit: paging.limit }),
+    output: listResult(ListedRecordType),
     run: (input, { principal }) =>
       Effect.sync(() => {
         const types = principal.organisation.settings.record_types
@@ -52,6 +72,7 @@ export const catalogueTools: ReadonlyArray<Tool> = [
       company_id: true,
       deal_id: true
     }).extend(paging),
+    output: listResult(Records.CustomRecord),
     run: (input, { principal }) =>
       Effect.flatMap(Records.Records, (records) => records.list(principal.organisation, input)).pipe(Effect.map(listOf))
   }),
@@ -63,6 +84,7 @@ export const catalogueTools: ReadonlyArray<Tool> = [
     scope: "write",
     annotations: CREATES,
     input: Records.RecordCreate,
+    output: Records.WrittenRecord,
     run: (input, { principal, actor }) =>
       Effect.flatMap(Records.Records, (records) => records.create(principal.organisation, input, actor))
   }),
@@ -75,6 +97,7 @@ export const catalogueTools: ReadonlyArray<Tool> = [
     scope: "read",
     annotations: READ_ONLY,
     input: Quotes.QuoteListQuery.pick({ status: true, contact_id: true, company_id: true }).extend(paging),
+    output: listResult(withPdf(Quotes.Quote)),
     run: (input, { principal }) =>
       Effect.flatMap(Quotes.Quotes, (quotes) => quotes.list(principal.organisation, input)).pipe(
         Effect.map((page) => withPdfs("quotes")(listOf(page)))
@@ -91,6 +114,7 @@ export const catalogueTools: ReadonlyArray<Tool> = [
     input: Invoicing.InvoiceListQuery.pick({ status: true, kind: true, contact_id: true, company_id: true }).extend(
       paging
     ),
+    output: listResult(withPdf(Invoicing.Invoice)),
     run: (input, { principal }) =>
       Effect.flatMap(Invoicing.Invoicing, (invoicing) => invoicing.list(principal.organisation, input)).pipe(
         Effect.map((page) => withPdfs("invoices")(listOf(page)))
@@ -107,6 +131,7 @@ export const catalogueTools: ReadonlyArray<Tool> = [
       active: flag("true: only products on sale; false: only withdrawn ones"),
       ...paging
     }),
+    output: listResult(Inventory.Product),
     run: (input, { principal }) =>
       Effect.flatMap(Inventory.Inventory, (inventory) => inventory.list(principal.organisation, input)).pipe(
         Effect.map(listOf)
@@ -120,6 +145,7 @@ export const catalogueTools: ReadonlyArray<Tool> = [
     scope: "read",
     annotations: READ_ONLY,
     input: Orders.OrderListQuery.pick({ fulfilment: true, payment_status: true, contact_id: true }).extend(paging),
+    output: listResult(Orders.Order),
     run: (input, { principal }) =>
       Effect.flatMap(Orders.Orders, (orders) => orders.list(principal.organisation, input)).pipe(Effect.map(listOf))
   }),
@@ -134,6 +160,7 @@ export const catalogueTools: ReadonlyArray<Tool> = [
       breached: flag("true: only tickets past their SLA due time while still unsolved; false: only the others"),
       ...paging
     }),
+    output: listResult(Tickets.Ticket),
     run: (input, { principal }) =>
       Effect.flatMap(Tickets.Tickets, (tickets) => tickets.list(principal.organisation, input)).pipe(Effect.map(listOf))
   }),
@@ -145,6 +172,7 @@ export const catalogueTools: ReadonlyArray<Tool> = [
     scope: "read",
     annotations: READ_ONLY,
     input: PurchaseOrders.PurchaseOrderListQuery.pick({ status: true }).extend(paging),
+    output: listResult(PurchaseOrders.PurchaseOrder),
     run: (input, { principal }) =>
       Effect.flatMap(PurchaseOrders.PurchaseOrders, (orders) => orders.list(principal.organisation, input)).pipe(
         Effect.map(listOf)

@@ -5,7 +5,18 @@
 import { type Access, Batch, Companies, Contacts, Deals, Errors, Tasks, Validation, Wire } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { z } from "zod"
-import { CREATES, limitInput, listOf, offsetInput, paging, READ_ONLY, type Tool, tool, UPDATES } from "../Tool.js"
+import {
+  CREATES,
+  limitInput,
+  listOf,
+  listResult,
+  offsetInput,
+  paging,
+  READ_ONLY,
+  type Tool,
+  tool,
+  UPDATES
+} from "../Tool.js"
 
 import { searchTools } from "./search.js"
 
@@ -45,6 +56,7 @@ const searchContacts = tool({
     limit: limitInput(SEARCH_CONTACTS_CAP, SEARCH_CONTACTS_CAP),
     offset: offsetInput
   }),
+  output: listResult(Contacts.Contact),
   run: (input, { principal }) =>
     Effect.flatMap(Contacts.Contacts, (contacts) =>
       contacts.list(principal.organisation, input).pipe(Effect.map(listOf))
@@ -58,6 +70,7 @@ const getContact = tool({
   scope: "read",
   annotations: READ_ONLY,
   input: z.object({ id: idInput("contact") }),
+  output: Contacts.Contact,
   run: ({ id }, { principal }) =>
     Effect.flatMap(Contacts.Contacts, (contacts) => contacts.get(principal.organisation, id))
 })
@@ -69,6 +82,7 @@ const getCompany = tool({
   scope: "read",
   annotations: READ_ONLY,
   input: z.object({ id: idInput("company") }),
+  output: Companies.Company,
   run: ({ id }, { principal }) =>
     Effect.flatMap(Companies.Companies, (companies) => companies.get(principal.organisation, id))
 })
@@ -82,6 +96,10 @@ const getDeal = tool({
   scope: "read",
   annotations: READ_ONLY,
   input: z.object({ id: idInput("deal") }),
+  output: Deals.Deal.extend({
+    pipeline: Deals.Pipeline.nullable().describe("the deal's pipeline; null when the settings no longer have it"),
+    stages: z.array(Deals.Stage).describe("the pipeline's stages in order, as in pipeline.stages")
+  }),
   run: ({ id }, { principal }) =>
     Effect.gen(function* () {
       const deals = yield* Deals.Deals
@@ -118,6 +136,7 @@ const listDeals = tool({
       .describe("true: only open deals whose expected_close_date is before today (organisation's time zone)"),
     ...paging
   }),
+  output: listResult(Deals.Deal),
   run: (input, { principal }) =>
     Effect.gen(function* () {
       const organisation = principal.organisation
@@ -160,6 +179,7 @@ const listTasks = tool({
     priority: Tasks.TaskListQuery.shape.priority,
     ...paging
   }),
+  output: listResult(Tasks.Task),
   run: (input, { principal }) =>
     Effect.gen(function* () {
       const organisation = principal.organisation
@@ -191,6 +211,7 @@ const createContact = tool({
   scope: "write",
   annotations: CREATES,
   input: Contacts.ContactCreate,
+  output: Contacts.Contact,
   run: (input, { principal, actor }) =>
     Effect.flatMap(Contacts.Contacts, (contacts) => contacts.create(principal.organisation, input, actor))
 })
@@ -204,6 +225,7 @@ const updateContact = tool({
   scope: "write",
   annotations: UPDATES,
   input: Contacts.ContactPatch.extend({ id: idInput("contact") }),
+  output: Contacts.Contact,
   run: ({ id, ...patch }, { principal, actor }) =>
     Effect.gen(function* () {
       // REST PATCH's rule: naming no field to change (here: nothing besides id) is `no_fields_to_update`.
@@ -222,6 +244,7 @@ const createDeal = tool({
   scope: "write",
   annotations: CREATES,
   input: Deals.DealCreate,
+  output: Deals.Deal,
   run: (input, { principal, actor }) =>
     Effect.flatMap(Deals.Deals, (deals) => deals.create(principal.organisation, input, actor))
 })
@@ -238,6 +261,10 @@ const moveDeal = tool({
     id: idInput("deal"),
     status_id: Deals.DealMove.shape.status_id.describe("the target stage's id (see get_deal)"),
     stage_name: Deals.DealMove.shape.stage_name
+  }),
+  output: z.object({
+    deal: Deals.Deal,
+    playbook_tasks: z.array(Tasks.Task).describe("the tasks the target stage's playbook created; empty when unmoved")
   }),
   run: ({ id, ...request }, { principal, actor }) =>
     Effect.flatMap(Deals.Deals, (deals) => deals.move(principal.organisation, id, request, actor)).pipe(
@@ -268,6 +295,7 @@ const createTask = tool({
   scope: "write",
   annotations: CREATES,
   input: TaskItem,
+  output: Tasks.Task,
   run: (input, { principal, actor }) => Effect.flatMap(Tasks.Tasks, (tasks) => ownTask(principal, input, actor, tasks))
 })
 
@@ -281,6 +309,7 @@ const upsertContact = tool({
   scope: "write",
   annotations: UPDATES,
   input: Contacts.ContactUpsert,
+  output: z.object({ contact: Contacts.Contact, outcome: Batch.Outcome }),
   run: (input, { principal, actor }) =>
     Effect.map(
       Effect.flatMap(Contacts.Contacts, (contacts) => contacts.upsert(principal.organisation, input, actor)),
@@ -297,6 +326,10 @@ const batchOf = <S extends z.ZodType>(item: S, what: string) =>
       .describe(`1 to ${Batch.MAX_BATCH_ITEMS} ${what}, each as the single create takes it, created in this order`)
   })
 
+/** What a batch tool answers: the records it created, in the order given. */
+const createdOf = <S extends z.ZodType>(record: S, what: string) =>
+  z.object({ items: z.array(record).describe(`the created ${what}, in the order given`) })
+
 const createContacts = tool({
   name: "create_contacts",
   title: "Create several contacts at once",
@@ -307,6 +340,7 @@ const createContacts = tool({
   scope: "write",
   annotations: CREATES,
   input: batchOf(Contacts.ContactCreate, "contacts"),
+  output: createdOf(Contacts.Contact, "contacts"),
   batch: true,
   run: ({ items }, { principal, actor }) =>
     Effect.gen(function* () {
@@ -326,6 +360,7 @@ const createTasks = tool({
   scope: "write",
   annotations: CREATES,
   input: batchOf(TaskItem, "tasks"),
+  output: createdOf(Tasks.Task, "tasks"),
   batch: true,
   run: ({ items }, { principal, actor }) =>
     Effect.gen(function* () {

@@ -4,12 +4,21 @@
  * `Search`. Ids are `contact:<uuid>`, `company:<uuid>` and `deal:<uuid>`, so one id names one
  * record of one kind.
  */
-import { Contacts, Search } from "@crm/core"
+import { Companies, Contacts, Deals, Search } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { z } from "zod"
-import { limitInput, READ_ONLY, tool } from "../Tool.js"
+import { limitInput, listResult, READ_ONLY, tool } from "../Tool.js"
 
 export const SEARCH_CAP = 20
+
+/** A result as a connector reads it: `Search`'s hit, and the page it came from, which these records lack. */
+const Hit = z.object({
+  id: z.string().describe("contact:<uuid>, company:<uuid> or deal:<uuid>: what fetch takes"),
+  type: z.enum(["contact", "company", "deal"]),
+  title: z.string(),
+  text: z.string().describe("a short snippet"),
+  url: z.null()
+})
 
 const search = tool({
   name: "search",
@@ -27,6 +36,7 @@ const search = tool({
       .describe("text to look for, e.g. a name, an email address, a domain or words of a deal title"),
     limit: limitInput(SEARCH_CAP, SEARCH_CAP)
   }),
+  output: listResult(Hit),
   run: ({ query, limit }, { principal }) =>
     Effect.flatMap(Search.Search, (service) => service.find(principal.organisation, query, limit)).pipe(
       // A connector's result names the page it came from; these records have none.
@@ -44,6 +54,10 @@ const fetchRecord = tool({
   annotations: READ_ONLY,
   input: z.object({
     id: z.string().min(1).max(100).describe("an id as returned by search, e.g. contact:6f1c2b1e-...")
+  }),
+  output: Hit.extend({
+    text: z.string().describe("every field of the record as a readable line"),
+    metadata: z.union([Contacts.Contact, Companies.Company, Deals.Deal]).describe("the record itself, as its type says")
   }),
   run: ({ id }, { principal }) =>
     Effect.flatMap(Search.Search, (service) => service.fetch(principal.organisation, id)).pipe(

@@ -7,10 +7,19 @@
 import { Bookings, LinkPages, Sites } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { z } from "zod"
-import { CREATES, listOf, paging, READ_ONLY, type Tool, tool } from "../Tool.js"
+import { CREATES, listOf, listResult, paging, READ_ONLY, type Tool, tool } from "../Tool.js"
 
 const { site_id: siteId, status: publication } = Sites.PageListQuery.shape
 const booking = Bookings.BookingListQuery.shape
+
+/** A section type as `SectionTypes.describe` gives it. */
+const SectionType = z.object({
+  type: z.string(),
+  description: z.string(),
+  // A JSON Schema and a value it admits: open by nature.
+  data_schema: z.record(z.string(), z.unknown()).describe("the JSON Schema a section's data must match"),
+  example: z.record(z.string(), z.unknown()).describe("a data object that matches it")
+})
 
 export const siteTools: ReadonlyArray<Tool> = [
   tool({
@@ -21,6 +30,7 @@ export const siteTools: ReadonlyArray<Tool> = [
     scope: "read",
     annotations: READ_ONLY,
     input: z.object(paging),
+    output: listResult(Sites.Site),
     run: (input, { principal }) =>
       Effect.flatMap(Sites.Sites, (sites) => sites.listSites(principal.organisation, input)).pipe(Effect.map(listOf))
   }),
@@ -32,6 +42,7 @@ export const siteTools: ReadonlyArray<Tool> = [
     scope: "read",
     annotations: READ_ONLY,
     input: z.object({ site_id: siteId, status: publication, ...paging }),
+    output: listResult(Sites.Page),
     run: (input, { principal }) =>
       Effect.flatMap(Sites.Sites, (sites) => sites.listPages(principal.organisation, input)).pipe(Effect.map(listOf))
   }),
@@ -48,6 +59,7 @@ export const siteTools: ReadonlyArray<Tool> = [
       tag: Sites.PostListQuery.shape.tag,
       ...paging
     }),
+    output: listResult(Sites.Post),
     run: (input, { principal }) =>
       Effect.flatMap(Sites.Sites, (sites) => sites.listPosts(principal.organisation, input)).pipe(Effect.map(listOf))
   }),
@@ -59,6 +71,7 @@ export const siteTools: ReadonlyArray<Tool> = [
     scope: "read",
     annotations: READ_ONLY,
     input: z.object({ limit: paging.limit }),
+    output: listResult(SectionType),
     run: (input) =>
       Effect.sync(() => ({
         items: Sites.SectionTypes.CATALOGUE.slice(0, input.limit).map(Sites.SectionTypes.describe),
@@ -87,6 +100,7 @@ export const siteTools: ReadonlyArray<Tool> = [
         .describe("false leaves each booking's answers out (shorter results); default true"),
       ...paging
     }),
+    output: listResult(Bookings.Booking.partial({ answers: true })),
     run: ({ answers, ...query }, { principal }) =>
       Effect.flatMap(Bookings.Bookings, (bookings) => bookings.list(principal.organisation, query)).pipe(
         Effect.map((page) =>
@@ -102,6 +116,7 @@ export const siteTools: ReadonlyArray<Tool> = [
     scope: "read",
     annotations: READ_ONLY,
     input: z.object({ status: LinkPages.LinkPageListQuery.shape.status, ...paging }),
+    output: listResult(LinkPages.LinkPage),
     run: (input, { principal }) =>
       Effect.flatMap(LinkPages.LinkPages, (pages) => pages.list(principal.organisation, input)).pipe(Effect.map(listOf))
   }),
@@ -113,6 +128,7 @@ export const siteTools: ReadonlyArray<Tool> = [
     scope: "write",
     annotations: CREATES,
     input: Sites.PageCreate,
+    output: Sites.Page,
     run: (input, { principal }) =>
       Effect.flatMap(Sites.Sites, (sites) => sites.createPage(principal.organisation, input))
   })
