@@ -1,10 +1,11 @@
 /**
  * Runs some of `@crm/testing`'s storage contract suites on every store, a describe block each.
  *
- * Every case still starts on an empty store, but a PostgreSQL store (PGlite or a server database)
- * is made once per block and emptied before each case: loading PGlite's data directory cost about
- * a second per case, most of the suite's time, where emptying the tables costs milliseconds. The
- * memory store is cheap to make and is made per case.
+ * Every case starts on an empty store. On PGlite that is the worker's instance, emptied
+ * (`storages.ts`): loading PGlite's data directory cost about a second per case, most of the
+ * suite's time. On the PostgreSQL server one database is made per block and emptied before each
+ * case, where copying the template per case cost a CREATE and a DROP DATABASE each. The memory
+ * store is cheap to make and is made per case.
  */
 import type { Kernel } from "@crm/core"
 import { runStorageContract, type SuiteName } from "@crm/testing/contract"
@@ -15,7 +16,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, describe } from "vitest"
-import { emptying, pgliteStore, type StorageCase, serverStore, storages } from "./storages.js"
+import { emptying, type StorageCase, serverStore, storages } from "./storages.js"
 
 /** The block's one store, emptied each time a case builds the layer. */
 const sharedStore = (
@@ -35,16 +36,8 @@ const sharedStore = (
   return () => Layer.effectContext(Effect.suspend(() => Effect.as(built.empty, built.context)))
 }
 
-const layerOf = (storage: StorageCase): (() => Layer.Layer<Kernel.StoragePorts, unknown>) => {
-  switch (storage.name) {
-    case "memory":
-      return storage.fresh
-    case "pglite":
-      return sharedStore(pgliteStore)
-    case "postgres":
-      return sharedStore(() => serverStore())
-  }
-}
+const layerOf = (storage: StorageCase): (() => Layer.Layer<Kernel.StoragePorts, unknown>) =>
+  storage.name === "postgres" ? sharedStore(() => serverStore()) : storage.fresh
 
 export const contractOnEveryStore = (title: string, suites: ReadonlyArray<SuiteName>) => {
   for (const storage of storages) {
