@@ -4,7 +4,6 @@
  * transport encodes one, so a retry arriving after the upgrade still replays it.
  */
 import { Idempotency, Transaction } from "@crm/core"
-import * as StoragePg from "@crm/storage-pg"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -12,6 +11,7 @@ import { expect, it } from "vitest"
 import { decode } from "../../packages/http/src/StoredResponse.js"
 import createIdempotency from "../../packages/storage-pg/src/migrations/0003_idempotency.js"
 import idempotencyPayload from "../../packages/storage-pg/src/migrations/0022_idempotency_payload.js"
+import { pgliteStore } from "../support/storages.js"
 
 it("replays a response stored before migration 0022 after it", async () => {
   const stored = {
@@ -19,6 +19,7 @@ it("replays a response stored before migration 0022 after it", async () => {
     headers: { "content-type": "application/json", location: "/api/v1/contacts/1" },
     body: '{"id":"1","note":"two\\nlines"}\n'
   }
+  // On a store of its own, not the worker's lent one: the test drops and remakes a table.
   const replayed = await Effect.runPromise(
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
@@ -32,7 +33,7 @@ it("replays a response stored before migration 0022 after it", async () => {
       const store = yield* Idempotency.IdempotencyStore
       const tx = yield* Transaction.Transaction
       return yield* tx.run(store.claim({ keyId: "k", idempotencyKey: "retry-1" }, "2026-11-27T00:00:00Z"))
-    }).pipe(Effect.provide(StoragePg.layerPglite()), Effect.scoped)
+    }).pipe(Effect.provide(pgliteStore()), Effect.scoped)
   )
   expect(Option.map(replayed, (record) => decode(record.payload))).toEqual(Option.some(stored))
 })
