@@ -7,6 +7,7 @@
  */
 import { type ApiClient, CrmError, createAdminClient, createClient, type Schemas } from "@crm/client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { checkedFetch } from "../support/responseCheck.js"
 import { ADMIN_TOKEN, startServer, type TestServer } from "../support/server.js"
 import { memory } from "../support/storages.js"
 
@@ -25,7 +26,7 @@ interface Sent {
   readonly requestId: string | null
 }
 
-/** globalThis.fetch, recording each request; `answers` go first, one per request, in place of the server. */
+/** checkedFetch, recording each request; `answers` go first, one per request, in place of the server. */
 const recording = (answers: Array<() => Response> = []) => {
   const sent: Array<Sent> = []
   const fetch = async (request: Request): Promise<Response> => {
@@ -36,7 +37,7 @@ const recording = (answers: Array<() => Response> = []) => {
       requestId: request.headers.get("x-request-id")
     })
     const answer = answers.shift()
-    return answer === undefined ? globalThis.fetch(request) : answer()
+    return answer === undefined ? checkedFetch(request) : answer()
   }
   return { sent, fetch }
 }
@@ -51,7 +52,7 @@ const errorAnswer =
 
 const tenantClient = async (options: { fetch?: (request: Request) => Promise<Response> } = {}) => {
   const { key } = await server.tenant()
-  return { key, crm: createClient({ baseUrl: server.url, apiKey: key, ...options }) }
+  return { key, crm: createClient({ baseUrl: server.url, apiKey: key, fetch: checkedFetch, ...options }) }
 }
 
 describe("@crm/client against the server", () => {
@@ -109,7 +110,7 @@ describe("@crm/client against the server", () => {
     expect([taken.error?.status, taken.error?.code]).toEqual([409, "email_already_exists"])
     expect(sent).toHaveLength(3)
 
-    const stranger = createClient({ baseUrl: server.url, apiKey: "mck_nope" })
+    const stranger = createClient({ baseUrl: server.url, apiKey: "mck_nope", fetch: checkedFetch })
     const refused = await stranger.GET("/me")
     expect([refused.error?.status, refused.error?.code]).toEqual([401, "invalid_api_key"])
   })
@@ -259,11 +260,11 @@ describe("@crm/client against the server", () => {
       [`/admin/v1/organisations/${org.id}/keys`, null]
     ])
 
-    const crm: ApiClient = createClient({ baseUrl: `${server.url}/`, apiKey: key.data.key })
+    const crm: ApiClient = createClient({ baseUrl: `${server.url}/`, apiKey: key.data.key, fetch: checkedFetch })
     const me = await crm.GET("/me")
     expect(me.data?.organisation).toMatchObject({ id: org.id })
 
-    const wrong = createAdminClient({ baseUrl: server.url, adminToken: "nope" })
+    const wrong = createAdminClient({ baseUrl: server.url, adminToken: "nope", fetch: checkedFetch })
     const refused = await wrong.GET("/organisations/{id}", { params: { path: { id: org.id } } })
     expect([refused.error?.status, refused.error?.code]).toEqual([401, "invalid_api_key"])
   })

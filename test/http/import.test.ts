@@ -1,4 +1,5 @@
 import { expect, it } from "vitest"
+import { checkedFetch } from "../support/responseCheck.js"
 import type { Client, TestServer } from "../support/server.js"
 import { onEveryStore } from "../support/suite.js"
 
@@ -427,10 +428,14 @@ onEveryStore("admin import", (server) => {
     const { organisation, key } = await server().tenant()
     const path = `${server().url}/admin/v1/organisations/${organisation.id}/import`
     const body = lines({ type: "contact", last_name: "A" })
-    const anonymous = await fetch(path, { method: "POST", headers: NDJSON, body })
+    const anonymous = await checkedFetch(path, { method: "POST", headers: NDJSON, body })
     expect(anonymous.status).toBe(401)
     expect(((await anonymous.json()) as any).error).toBe("missing_bearer_token")
-    const withKey = await fetch(path, { method: "POST", headers: { ...NDJSON, authorization: `Bearer ${key}` }, body })
+    const withKey = await checkedFetch(path, {
+      method: "POST",
+      headers: { ...NDJSON, authorization: `Bearer ${key}` },
+      body
+    })
     expect(withKey.status).toBe(401)
     expect(((await withKey.json()) as any).error).toBe("invalid_api_key")
     const asJson = await importInto(server(), organisation.id, body, { "content-type": "application/json" })

@@ -5,6 +5,7 @@
 import { connect } from "node:net"
 import { App } from "@crm/http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { checkedFetch } from "../support/responseCheck.js"
 import { startServer, type TestServer } from "../support/server.js"
 import { memory } from "../support/storages.js"
 
@@ -46,9 +47,9 @@ describe("requests refused before any route", () => {
 
   it(`serves a URL of ${App.MAX_URL_BYTES} bytes and answers a longer one 414 uri_too_long`, async () => {
     const at = (length: number) => `/healthz?q=${"a".repeat(length - "/healthz?q=".length)}`
-    expect((await fetch(url(at(App.MAX_URL_BYTES)))).status).toBe(200)
+    expect((await checkedFetch(url(at(App.MAX_URL_BYTES)))).status).toBe(200)
     await expectOurs(
-      await fetch(url(at(App.MAX_URL_BYTES + 1)), { headers: { "x-request-id": "long-url" } }),
+      await checkedFetch(url(at(App.MAX_URL_BYTES + 1)), { headers: { "x-request-id": "long-url" } }),
       414,
       "uri_too_long",
       "long-url"
@@ -61,7 +62,7 @@ describe("requests refused before any route", () => {
   it("answers 414 uri_too_long also to a URL longer than the whole header limit", async () => {
     // Refused before its headers are read: the request id is a new one.
     await expectOurs(
-      await fetch(url(`/api/v1/contacts?q=${"a".repeat(100_000)}`), { headers: { "x-request-id": "huge-url" } }),
+      await checkedFetch(url(`/api/v1/contacts?q=${"a".repeat(100_000)}`), { headers: { "x-request-id": "huge-url" } }),
       414,
       "uri_too_long"
     )
@@ -69,7 +70,7 @@ describe("requests refused before any route", () => {
 
   it(`answers headers over ${App.MAX_HEADER_BYTES} bytes 431 headers_too_large`, async () => {
     await expectOurs(
-      await fetch(url("/api/v1/contacts"), {
+      await checkedFetch(url("/api/v1/contacts"), {
         headers: { "x-request-id": "big-headers", "x-big": "b".repeat(100_000) }
       }),
       431,
@@ -77,12 +78,12 @@ describe("requests refused before any route", () => {
       "big-headers"
     )
     await expectOurs(
-      await fetch(url("/api/v1/me"), { headers: { "x-a": "a".repeat(9000), "x-b": "b".repeat(9000) } }),
+      await checkedFetch(url("/api/v1/me"), { headers: { "x-a": "a".repeat(9000), "x-b": "b".repeat(9000) } }),
       431,
       "headers_too_large"
     )
     // The connection is closed after the answer; the next request is served as usual.
-    expect((await fetch(url("/healthz"))).status).toBe(200)
+    expect((await checkedFetch(url("/healthz"))).status).toBe(200)
   })
 
   it("answers bytes that are not HTTP 400 bad_request", async () => {

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { shipTo } from "../support/orders.js"
+import { checkedFetch } from "../support/responseCheck.js"
 import { ADMIN_TOKEN, startServer, type TestServer } from "../support/server.js"
 import { memory } from "../support/storages.js"
 import { onEveryStore } from "../support/suite.js"
@@ -39,7 +40,7 @@ const valueIn = (samples: ReadonlyArray<Sample>, name: string, labels: Record<st
 
 /** `token` null sends none. */
 const scrapeAt = async (url: string, token: string | null = ADMIN_TOKEN) => {
-  const response = await fetch(url, token === null ? {} : { headers: { authorization: `Bearer ${token}` } })
+  const response = await checkedFetch(url, token === null ? {} : { headers: { authorization: `Bearer ${token}` } })
   return { response, text: await response.text() }
 }
 
@@ -126,6 +127,7 @@ onEveryStore(
       const { response, text } = await scrapeAt(url, null)
       expect(response.status).toBe(200)
       expect(valueIn(parse(text), "crm_http_requests_total", { route: "/metrics", status: "200" })).toBeGreaterThan(0)
+      // Not the API's listener, so not the document's /api/v1/me: its 404 is what is asked for.
       const elsewhere = await fetch(url.replace(/\/metrics$/, "/api/v1/me"))
       expect(elsewhere.status).toBe(404)
     })

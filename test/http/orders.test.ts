@@ -5,6 +5,7 @@
  * buyer's shipping mail in the admin outbox.
  */
 import { describe, expect, it } from "vitest"
+import { checkedFetch } from "../support/responseCheck.js"
 import type { Client, TestServer } from "../support/server.js"
 import { onEveryStore } from "../support/suite.js"
 
@@ -685,7 +686,7 @@ onEveryStore("orders", (server) => {
       expect((await server().admin.get("/organisations/not-a-uuid/mail")).status).toBe(404)
       expect((await server().admin.get(`/organisations/${crypto.randomUUID()}/mail?status=lost`)).status).toBe(422)
       const { organisation } = await tenant(server)
-      expect((await fetch(`${server().url}/admin/v1/organisations/${organisation.id}/mail`)).status).toBe(401)
+      expect((await checkedFetch(`${server().url}/admin/v1/organisations/${organisation.id}/mail`)).status).toBe(401)
     })
   })
 })

@@ -10,6 +10,7 @@ import * as Logger from "effect/Logger"
 import pg from "pg"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { createDatabase, serverUrl } from "../support/pgDatabase.js"
+import { checkedFetch } from "../support/responseCheck.js"
 import { startServer, type TestServer } from "../support/server.js"
 
 /** A TCP proxy to the database server that can refuse, cut, or swallow connections. */
@@ -82,7 +83,7 @@ describe.skipIf(serverUrl === undefined)("PostgreSQL out of reach of a running s
   const lines: Array<Line> = []
   const logged = (level: string, fragment: string) =>
     lines.filter((line) => line.level === level && line.text.startsWith(fragment))
-  const get = (path: string) => fetch(`${server!.url}${path}`)
+  const get = (path: string) => checkedFetch(`${server!.url}${path}`)
 
   beforeAll(async () => {
     database = await createDatabase(serverUrl!)

@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { checkedFetch } from "../support/responseCheck.js"
 import { startServer, type TestServer } from "../support/server.js"
 import { storages } from "../support/storages.js"
 
@@ -155,21 +156,21 @@ for (const storage of storages) {
     })
 
     it("is not ready while the store cannot be reached, and ready again when it can; alive throughout", async () => {
-      const ready = await fetch(`${server!.url}/readyz`)
+      const ready = await checkedFetch(`${server!.url}/readyz`)
       expect(ready.status).toBe(200)
       expect(await ready.json()).toEqual({ status: "ok" })
 
       on.blocked = everything
-      const notReady = await fetch(`${server!.url}/readyz`)
+      const notReady = await checkedFetch(`${server!.url}/readyz`)
       expect(notReady.status).toBe(503)
       expect(notReady.headers.get("retry-after")).toBe("5")
       expect(await notReady.json()).toMatchObject({ error: "service_unavailable" })
-      const alive = await fetch(`${server!.url}/healthz`)
+      const alive = await checkedFetch(`${server!.url}/healthz`)
       expect(alive.status).toBe(200)
       expect(await alive.json()).toEqual({ status: "ok" })
 
       on.blocked = reachable
-      const back = await fetch(`${server!.url}/readyz`)
+      const back = await checkedFetch(`${server!.url}/readyz`)
       expect(back.status).toBe(200)
       expect(await back.json()).toEqual({ status: "ok" })
     })

@@ -13,13 +13,14 @@ import { Pages } from "@crm/http"
 import * as StorageMemory from "@crm/storage-memory"
 import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { checkedFetch } from "../support/responseCheck.js"
 import { startServer, type TestServer } from "../support/server.js"
 
 const REDOC_VERSION: string = createRequire(import.meta.url)("redoc/package.json").version
 
 describe("pages", () => {
   let server: TestServer
-  const get = (path: string, headers: Record<string, string> = {}) => fetch(`${server.url}${path}`, { headers })
+  const get = (path: string, headers: Record<string, string> = {}) => checkedFetch(`${server.url}${path}`, { headers })
 
   beforeAll(async () => {
     server = await startServer(StorageMemory.layer)
@@ -104,18 +105,18 @@ describe("pages", () => {
   })
 
   it("answer GET and HEAD only", async () => {
-    const post = await fetch(`${server.url}/admin`, { method: "POST", body: "{}" })
+    const post = await checkedFetch(`${server.url}/admin`, { method: "POST", body: "{}" })
     expect(post.status).toBe(405)
     expect(post.headers.get("allow")).toBe("GET, HEAD")
     expect(((await post.json()) as { error: string }).error).toBe("method_not_allowed")
-    const head = await fetch(`${server.url}/docs`, { method: "HEAD" })
+    const head = await checkedFetch(`${server.url}/docs`, { method: "HEAD" })
     expect(head.status).toBe(200)
     expect(await head.text()).toBe("")
   })
 
   it("send /docs/ and /admin/ to the pages", async () => {
     for (const path of ["/docs", "/admin"]) {
-      const slashed = await fetch(`${server.url}${path}/`, { redirect: "manual" })
+      const slashed = await checkedFetch(`${server.url}${path}/`, { redirect: "manual" })
       expect(slashed.status).toBe(308)
       expect(slashed.headers.get("location")).toBe(path)
     }

@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { describe, expect, it } from "vitest"
+import { checkedFetch } from "../support/responseCheck.js"
 import type { TestServer } from "../support/server.js"
 import { onEveryStore } from "../support/suite.js"
 
@@ -44,7 +45,7 @@ interface Pdf {
 }
 
 const getPdf = async (server: TestServer, key: string, path: string): Promise<Pdf> => {
-  const response = await fetch(`${server.url}/api/v1${path}`, { headers: { authorization: `Bearer ${key}` } })
+  const response = await checkedFetch(`${server.url}/api/v1${path}`, { headers: { authorization: `Bearer ${key}` } })
   return { status: response.status, headers: response.headers, bytes: Buffer.from(await response.arrayBuffer()) }
 }
 

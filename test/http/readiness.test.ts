@@ -11,6 +11,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { checkedFetch } from "../support/responseCheck.js"
 import { startServer, type TestServer } from "../support/server.js"
 
 const names = Object.keys(StoragePg.migrations)
@@ -39,7 +40,7 @@ describe("readiness on a database that lacks the last migration [pglite]", () =>
 
   it("answers 503 service_unavailable with Retry-After until the migration is applied, alive throughout", async () => {
     for (let i = 0; i < 2; i++) {
-      const notReady = await fetch(`${server!.url}/readyz`, { headers: { "x-request-id": "not-ready" } })
+      const notReady = await checkedFetch(`${server!.url}/readyz`, { headers: { "x-request-id": "not-ready" } })
       expect(notReady.status).toBe(503)
       expect(notReady.headers.get("retry-after")).toBe("5")
       const body = await notReady.json()
@@ -47,20 +48,20 @@ describe("readiness on a database that lacks the last migration [pglite]", () =>
       // Which migrations are missing is the operator's business.
       expect(JSON.stringify(body)).not.toContain(last)
     }
-    const alive = await fetch(`${server!.url}/healthz`)
+    const alive = await checkedFetch(`${server!.url}/healthz`)
     expect(alive.status).toBe(200)
 
     const applied = await run(StoragePg.migrate)
     expect(applied.map(([, name]) => name)).toEqual([last.replace(/^\d+_/, "")])
-    const ready = await fetch(`${server!.url}/readyz`)
+    const ready = await checkedFetch(`${server!.url}/readyz`)
     expect(ready.status).toBe(200)
     expect(await ready.json()).toEqual({ status: "ok" })
   })
 
   it("remembers once every migration is there: a ready process asks only whether the store answers", async () => {
-    expect((await fetch(`${server!.url}/readyz`)).status).toBe(200)
+    expect((await checkedFetch(`${server!.url}/readyz`)).status).toBe(200)
     // Forgetting the migration in the table is not undoing it; the probe does not look again.
     await run(SqlClient.SqlClient.pipe(Effect.flatMap((client) => client`DELETE FROM crm_migrations`)))
-    expect((await fetch(`${server!.url}/readyz`)).status).toBe(200)
+    expect((await checkedFetch(`${server!.url}/readyz`)).status).toBe(200)
   })
 })

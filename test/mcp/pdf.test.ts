@@ -5,6 +5,7 @@
 import type { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { callTool, mcpClient } from "../support/mcp.js"
+import { checkedFetch } from "../support/responseCheck.js"
 import type { TestServer } from "../support/server.js"
 import { onEveryStore } from "../support/suite.js"
 
@@ -28,7 +29,7 @@ onEveryStore("MCP: PDF paths of quotes and invoices", (server) => {
   })
 
   const servedPdf = async (s: TestServer, path: string) => {
-    const response = await fetch(`${s.url}${path}`, { headers: { authorization: `Bearer ${key}` } })
+    const response = await checkedFetch(`${s.url}${path}`, { headers: { authorization: `Bearer ${key}` } })
     await response.arrayBuffer()
     return { status: response.status, type: response.headers.get("content-type") }
   }

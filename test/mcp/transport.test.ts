@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
 import { callTool, mcpClient } from "../support/mcp.js"
+import { checkedFetch } from "../support/responseCheck.js"
 import type { TestServer } from "../support/server.js"
 import { onEveryStore } from "../support/suite.js"
 
@@ -28,7 +29,7 @@ const initialize = {
 }
 
 const post = (server: TestServer, headers: Record<string, string>, body: unknown = initialize) =>
-  fetch(`${server.url}/api/mcp`, {
+  checkedFetch(`${server.url}/api/mcp`, {
     method: "POST",
     headers: {
       "content-type": "application/json",
@@ -250,7 +251,7 @@ onEveryStore("MCP transport", (server) => {
 
   it("refuses GET (no server stream in stateless mode)", async () => {
     const { key } = await server().tenant({ scopes: ["read"] })
-    const response = await fetch(`${server().url}/api/mcp`, {
+    const response = await checkedFetch(`${server().url}/api/mcp`, {
       headers: { authorization: `Bearer ${key}`, accept: "text/event-stream" }
     })
     expect(response.status).toBe(405)

@@ -13,7 +13,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
-import { responseDrift } from "./responseCheck.js"
+import { checkedFetch, jsonOf } from "./responseCheck.js"
 
 export const ADMIN_TOKEN = "test-admin-token"
 
@@ -101,19 +101,13 @@ const client = (base: string, defaults: Record<string, string>, documented = tru
       body = JSON.stringify(options.body)
       headers["content-type"] ??= "application/json"
     }
-    const response = await fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body }) })
+    const response = await (documented ? checkedFetch : fetch)(`${base}${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body })
+    })
     const text = await response.text()
-    let parsed: unknown
-    try {
-      parsed = text === "" ? undefined : JSON.parse(text)
-    } catch {
-      parsed = undefined
-    }
-    const drift = documented
-      ? responseDrift(method, response.url, response.status, response.headers.get("content-type"), parsed)
-      : undefined
-    if (drift !== undefined) throw new Error(drift)
-    return { status: response.status, headers: response.headers, text, body: parsed }
+    return { status: response.status, headers: response.headers, text, body: jsonOf(text) }
   }
   return {
     request,
