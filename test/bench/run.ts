@@ -607,6 +607,12 @@ const summaries = (): Array<Summary> => {
   })
 }
 
+const METRICS = ["rps", "cpu", "pg", "total", "p99"] as const
+type Metric = (typeof METRICS)[number]
+
+const perMetric = <A>(f: (metric: Metric) => A): Record<Metric, A> =>
+  Object.fromEntries(METRICS.map((metric) => [metric, f(metric)])) as Record<Metric, A>
+
 /** ours/bare per round (the same window in "together"), then the median over rounds, in one order. */
 const ratios = (mode: Mode, route: string, pass: Pass) => {
   const pick = (server: Server) =>
@@ -634,13 +640,7 @@ const ratios = (mode: Mode, route: string, pass: Pass) => {
     min: Math.min(...per.map(f)),
     max: Math.max(...per.map(f))
   })
-  return {
-    rps: of((x) => x.rps),
-    cpu: of((x) => x.cpu),
-    pg: of((x) => x.pg),
-    total: of((x) => x.total),
-    p99: of((x) => x.p99)
-  }
+  return perMetric((metric) => of((x) => x[metric]))
 }
 
 type Ratios = NonNullable<ReturnType<typeof ratios>>
@@ -655,13 +655,7 @@ const unbiased = (one: Ratios, two: Ratios) => {
     change: Math.sqrt(f(one).median * f(two).median),
     slot: Math.sqrt(f(one).median / f(two).median)
   })
-  return {
-    rps: both((r) => r.rps),
-    cpu: both((r) => r.cpu),
-    pg: both((r) => r.pg),
-    total: both((r) => r.total),
-    p99: both((r) => r.p99)
-  }
+  return perMetric((metric) => both((r) => r[metric]))
 }
 
 const MODE_TITLES: Record<string, string> = {
