@@ -84,7 +84,7 @@ describe("mcp-stdio, remote mode", () => {
 
   it("bridges stdio to the server's /api/mcp with the key", async () => {
     const { key } = await server.tenant({ scopes: ["read"] })
-    const { client } = await stdioClient({ CRM_URL: server.url, CRM_API_KEY: key })
+    const { client, stderr } = await stdioClient({ CRM_URL: server.url, CRM_API_KEY: key })
     expect(client.getServerVersion()?.name).toBe("crm-kernel")
     const listed = await client.listTools()
     expect(listed.tools.length).toBeGreaterThan(0)
@@ -103,6 +103,8 @@ describe("mcp-stdio, remote mode", () => {
     const me = await server.as(key).get("/me")
     expect(Number(me.headers.get("x-ratelimit-remaining"))).toBeLessThan(120)
     await client.close()
+    // Closing its stdin ends the session (MCP's stdio shutdown): the bridge stops by itself.
+    expect(stderr()).toContain("the assistant closed stdin; stopping")
   }, 30_000)
 
   it("answers requests with an error naming the refusal when the key is bad", async () => {
@@ -180,6 +182,8 @@ describe("mcp-stdio, local mode", () => {
     await client.close()
     expect(stderr()).toContain("serving the CRM of")
     expect(stderr()).toContain("Stdio org")
+    // It stops when the assistant closes its stdin, rather than waiting to be killed with PGlite open.
+    expect(stderr()).toContain("the assistant closed stdin; stopping")
   }, 60_000)
 
   it("lets a read-write key write", async () => {

@@ -7,11 +7,11 @@
 import { Access, Kernel } from "@crm/core"
 import { McpServer } from "@crm/mcp"
 import * as StoragePg from "@crm/storage-pg"
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import * as Stdio from "./Stdio.js"
 
 /**
  * Which store: PostgreSQL when DATABASE_URL is set, else PGlite in CRM_DATA_DIR (default ./data).
@@ -44,7 +44,7 @@ const serve = (apiKey: Redacted.Redacted<string>) =>
       (admitted) => admitted.principal
     )
     const server = yield* Effect.promise(() =>
-      McpServer.make().connect(new StdioServerTransport(), { principal, beforeCall }, runtime)
+      McpServer.make().connect(Stdio.transport(), { principal, beforeCall }, runtime)
     )
     yield* Effect.logInfo(`serving the CRM of "${principal.organisation.name}" over stdio`)
     yield* Effect.async<void>((resume) => {

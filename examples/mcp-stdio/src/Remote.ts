@@ -5,13 +5,13 @@
  * says why, so the assistant sees the reason instead of waiting.
  */
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import {
   ErrorCode,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
   type JSONRPCMessage
 } from "@modelcontextprotocol/sdk/types.js"
+import * as Stdio from "./Stdio.js"
 
 const log = (message: string) => process.stderr.write(`crm-mcp: ${message}\n`)
 
@@ -21,7 +21,7 @@ export const bridge = async (options: { readonly url: string; readonly apiKey: s
   const remote = new StreamableHTTPClientTransport(endpoint, {
     requestInit: { headers: { authorization: `Bearer ${options.apiKey}` } }
   })
-  const local = new StdioServerTransport()
+  const local = Stdio.transport()
   // The initialize request's id: its answer carries the negotiated protocol version, which the
   // HTTP transport must then send as `MCP-Protocol-Version` on every later request.
   let initializeId: string | number | undefined
