@@ -9,29 +9,23 @@
  */
 import type { Kernel } from "@crm/core"
 import { runStorageContract, type SuiteName } from "@crm/testing/contract"
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as Context from "effect/Context"
+import type * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, describe } from "vitest"
-import { emptying, type StorageCase, serverStore, storages } from "./storages.js"
+import { reusable, type StorageCase, serverStore, storages } from "./storages.js"
 
 /** The block's one store, emptied each time a case builds the layer. */
 const sharedStore = (
   store: () => Layer.Layer<Kernel.StoragePorts | SqlClient.SqlClient, unknown>
 ): (() => Layer.Layer<Kernel.StoragePorts, unknown>) => {
   const scope = Effect.runSync(Scope.make())
-  let built: { readonly context: Context.Context<Kernel.StoragePorts>; readonly empty: Effect.Effect<unknown, unknown> }
-  beforeAll(() =>
-    Effect.runPromise(
-      Effect.gen(function* () {
-        const context = yield* Layer.buildWithScope(store(), scope)
-        built = { context, empty: yield* emptying(Context.get(context, SqlClient.SqlClient)) }
-      })
-    )
-  )
+  let built: Effect.Effect.Success<ReturnType<typeof reusable>>
+  beforeAll(async () => {
+    built = await Effect.runPromise(reusable(store(), scope))
+  })
   afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
   return () => Layer.effectContext(Effect.suspend(() => Effect.as(built.empty, built.context)))
 }

@@ -69,37 +69,22 @@ export const serverStore = (
   )
 
 /**
- * One statement that takes a PostgreSQL store back to just after its migrations: every table but
- * the migrations' record emptied, every sequence restarted (event ids, ledger positions) as in a
- * new store. `DELETE`, referencing tables first, rather than `TRUNCATE`: PGlite's `TRUNCATE`
- * makes new files for every table (160-330 ms for the 41 tables, against 15-30 ms), and this
- * needs no superuser to switch foreign keys off.
+ * A PostgreSQL store built once into `scope`, with the statement that empties it again
+ * (`StoragePg.emptying`): the worker's PGlite here, and the contract's database per block.
  */
-export const emptying = (sql: SqlClient.SqlClient): Effect.Effect<Effect.Effect<unknown, unknown>, unknown> =>
+export const reusable = (
+  store: Layer.Layer<StoragePg.Ports | SqlClient.SqlClient, unknown>,
+  scope: Scope.Scope
+): Effect.Effect<
+  { readonly context: Context.Context<StoragePg.Ports>; readonly empty: Effect.Effect<void, unknown> },
+  unknown
+> =>
   Effect.gen(function* () {
-    const tables = yield* sql<{ readonly name: string; readonly refs: ReadonlyArray<string> }>`
-      SELECT t.tablename AS name,
-        ARRAY(SELECT DISTINCT c.confrelid::regclass::text FROM pg_constraint c
-              WHERE c.contype = 'f' AND c.conrelid = format('%I', t.tablename)::regclass
-                AND c.confrelid <> c.conrelid) AS refs
-      FROM pg_tables t
-      WHERE t.schemaname = current_schema() AND t.tablename <> ${StoragePg.MIGRATIONS_TABLE}`
-    // A table is emptied before the tables it references.
-    const referencedBy = new Map(tables.map((table) => [table.name, [] as Array<string>]))
-    for (const table of tables) for (const ref of table.refs) referencedBy.get(ref)?.push(table.name)
-    const seen = new Set<string>()
-    const order: Array<string> = []
-    const visit = (name: string) => {
-      if (seen.has(name)) return
-      seen.add(name)
-      for (const referrer of referencedBy.get(name) ?? []) visit(referrer)
-      order.push(name)
-    }
-    for (const table of tables) visit(table.name)
-    return sql.unsafe(`
-      ${order.map((name) => `DELETE FROM "${name}";`).join("\n")}
-      SELECT setval(format('%I', sequencename)::regclass, start_value, false)
-      FROM pg_sequences WHERE schemaname = current_schema();`)
+    const context = yield* Layer.buildWithScope(store, scope)
+    const empty = yield* StoragePg.emptying.pipe(
+      Effect.provideService(SqlClient.SqlClient, Context.get(context, SqlClient.SqlClient))
+    )
+    return { context, empty }
   })
 
 /**
@@ -111,7 +96,7 @@ let worker:
   | {
       readonly ready: Promise<{
         readonly context: Context.Context<StoragePg.Ports>
-        readonly empty: Effect.Effect<unknown, unknown>
+        readonly empty: Effect.Effect<void, unknown>
       }>
       lent: boolean
     }
@@ -126,12 +111,7 @@ const lentPglite = (): Layer.Layer<StoragePg.Ports, unknown> =>
     Effect.suspend((): Effect.Effect<Layer.Layer<StoragePg.Ports, unknown>, unknown, Scope.Scope> => {
       if (worker?.lent === true) return Effect.succeed(pgliteStore())
       if (worker === undefined) {
-        const ready = Effect.runPromise(
-          Effect.gen(function* () {
-            const context = yield* Layer.buildWithScope(pgliteStore(), yield* Scope.make())
-            return { context, empty: yield* emptying(Context.get(context, SqlClient.SqlClient)) }
-          })
-        )
+        const ready = Effect.runPromise(Effect.flatMap(Scope.make(), (scope) => reusable(pgliteStore(), scope)))
         worker = { ready, lent: false }
       }
       const shared = worker

@@ -1,4 +1,5 @@
-export { migrate, migrations, TABLE as MIGRATIONS_TABLE } from "./Migrations.js"
+export { emptying } from "./Emptying.js"
+export { migrate, migrations } from "./Migrations.js"
 export * as PgliteClient from "./PgliteClient.js"
 export {
   type LayerOptions,
