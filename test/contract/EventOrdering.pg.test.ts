@@ -5,7 +5,7 @@
  * a real server, with the lock (nothing skipped, nothing twice) and without it (events skipped),
  * so that it would notice if the lock stopped working or stopped mattering.
  */
-import { Events, Transaction } from "@crm/core"
+import { Events, Ids, Organisation, Transaction } from "@crm/core"
 import * as StoragePg from "@crm/storage-pg"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
@@ -30,7 +30,7 @@ const randomMs = (max: number) => Math.floor(Math.random() * (max + 1))
 const race = Effect.gen(function* () {
   const log = yield* Events.EventLog
   const tx = yield* Transaction.Transaction
-  const organisationId = crypto.randomUUID()
+  const organisationId = Ids.as(Organisation.OrganisationId, crypto.randomUUID())
 
   const writer = (n: number) =>
     Effect.sleep(randomMs(20)).pipe(

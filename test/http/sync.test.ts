@@ -4,7 +4,7 @@
  * lists of records DELETE archives take `include_archived=true`, which shows archived rows with
  * their `archived_at`. Archiving stamps `updated_at` (a sync client must see it) and emits nothing.
  */
-import { Access, Contacts, Settings, type Wire } from "@crm/core"
+import { Access, Contacts, Ids, Organisation, Settings, type Wire } from "@crm/core"
 import * as Effect from "effect/Effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
@@ -55,7 +55,9 @@ const ids = (rows: ReadonlyArray<{ id: string }>) => rows.map((row) => row.id)
 const createdAtOnce = (server: TestServer, organisationId: string, count: number, ms: number) =>
   server.run(
     Effect.gen(function* () {
-      const organisation = yield* (yield* Access.Access).getOrganisation(organisationId)
+      const organisation = yield* (yield* Access.Access).getOrganisation(
+        Ids.as(Organisation.OrganisationId, organisationId)
+      )
       const contacts = yield* Contacts.Contacts
       return yield* Effect.forEach(
         Array.from({ length: count }, (_, n) => n),

@@ -1,5 +1,5 @@
 /** Tickets over REST: list with filters, get, and the reply that mails the requester. */
-import { Access, Tickets } from "@crm/core"
+import { Access, Ids, Organisation, Tickets } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { expect, it } from "vitest"
 import type { TestServer } from "../support/server.js"
@@ -14,7 +14,7 @@ const createTicket = (
 ) =>
   server.run(
     Effect.flatMap(Access.Access, (access) =>
-      Effect.flatMap(access.getOrganisation(organisationId), (organisation) =>
+      Effect.flatMap(access.getOrganisation(Ids.as(Organisation.OrganisationId, organisationId)), (organisation) =>
         Effect.flatMap(Tickets.Tickets, (tickets) => tickets.create(organisation, input))
       )
     )

@@ -3,7 +3,7 @@
  * server, on every store: a message goes out once and is marked sent; a refused one is retried
  * with backoff (on the test clock) until its attempts run out, then stays visible as failed.
  */
-import { Mail, Transaction } from "@crm/core"
+import { Ids, Mail, Organisation, Transaction } from "@crm/core"
 import { MailTransports } from "@crm/server"
 import { afterAll, beforeAll, describe, expect, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -29,7 +29,7 @@ for (const storage of storages) {
       it.effect(
         "sends a due message once and marks it sent; retries a refused one with backoff, then keeps it as failed",
         () => {
-          const organisationId = crypto.randomUUID()
+          const organisationId = Ids.as(Organisation.OrganisationId, crypto.randomUUID())
           const transport = MailTransports.smtp({ url: Redacted.make(smtp.url), from: "shop@example.com" })
           return Effect.gen(function* () {
             yield* TestClock.setTime(START)

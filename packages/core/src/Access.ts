@@ -35,8 +35,9 @@ import {
   type StorageError,
   type ValidationFailed
 } from "./Errors.js"
-import { Ids } from "./Ids.js"
+import * as Ids from "./Ids.js"
 import { operation } from "./internal/operation.js"
+import { OrganisationId } from "./Organisation.js"
 import { RecordRepository } from "./Records/RecordRepository.js"
 import * as SettingsRemovals from "./Settings/SettingsRemovals.js"
 import type { Organisation, OrganisationCreate, SettingsInput } from "./Settings/SettingsSchemas.js"
@@ -90,7 +91,7 @@ export class Access extends Context.Tag("@crm/core/Access")<
     readonly createOrganisation: (
       input: z.output<typeof OrganisationCreate>
     ) => Effect.Effect<Organisation, StorageError>
-    readonly getOrganisation: (id: string) => Effect.Effect<Organisation, NotFound | StorageError>
+    readonly getOrganisation: (id: OrganisationId) => Effect.Effect<Organisation, NotFound | StorageError>
     readonly organisations: Effect.Effect<ReadonlyArray<Organisation>, StorageError>
     /** A page of organisations, newest first, without their settings documents. */
     readonly listOrganisations: (
@@ -101,17 +102,17 @@ export class Access extends Context.Tag("@crm/core/Access")<
      * live records hold values of (see `SettingsRemovals`).
      */
     readonly replaceSettings: (
-      id: string,
+      id: OrganisationId,
       input: z.output<typeof SettingsInput>
     ) => Effect.Effect<Organisation, NotFound | InUse | StorageError>
     readonly createKey: (
-      organisationId: string,
+      organisationId: OrganisationId,
       input: z.output<typeof KeyCreate>
     ) => Effect.Effect<CreatedKey, NotFound | ValidationFailed | StorageError>
     readonly revokeKey: (id: string) => Effect.Effect<void, NotFound | StorageError>
     /** A page of the organisation's keys, revoked ones too, newest first. */
     readonly listKeys: (
-      organisationId: string,
+      organisationId: OrganisationId,
       query: KeyListQuery
     ) => Effect.Effect<PageResult<KeySummary>, NotFound | StorageError>
     /**
@@ -157,21 +158,21 @@ const toKeySummary = (key: ApiKeyRecord): KeySummary => ({
 export const makeWith = (options: { readonly rateLimit: number }) =>
   Effect.gen(function* () {
     const { rateLimit } = options
-    const ids = yield* Ids
+    const ids = yield* Ids.Ids
     const repo = yield* AccessRepository
     const limiter = yield* RateLimiter
     const deals = yield* DealRepository
     const records = yield* RecordRepository
     // The ids of new pipelines and stages come from the same source as every other id.
     const complete = (name: string, input: z.output<typeof SettingsInput>) =>
-      Effect.provideService(Settings.complete(name, input), Ids, ids)
+      Effect.provideService(Settings.complete(name, input), Ids.Ids, ids)
 
     const createOrganisation = operation("Access.createOrganisation")(function* (
       input: z.output<typeof OrganisationCreate>
     ) {
       const settings = yield* complete(input.name, input.settings ?? Settings.SettingsInput.parse({}))
       const organisation: Organisation = {
-        id: ids.next(),
+        id: Ids.as(OrganisationId, ids.next()),
         name: settings.name,
         settings,
         // A test-mode organisation starts on real time; its clock is frozen by the admin API.
@@ -182,7 +183,7 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
     })
 
     const createKey = operation("Access.createKey")(function* (
-      organisationId: string,
+      organisationId: OrganisationId,
       input: z.output<typeof KeyCreate>
     ) {
       const organisation = yield* repo.getOrganisation(organisationId)
@@ -216,7 +217,7 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
       }
     })
 
-    const getOrganisation = (id: string) =>
+    const getOrganisation = (id: OrganisationId) =>
       repo.getOrganisation(id).pipe(
         Effect.flatMap(
           Option.match({

@@ -11,6 +11,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { z } from "zod"
 import { BatchFailed, type DomainError, type StorageError, ValidationFailed } from "./Errors.js"
+import type { OrganisationId } from "./Organisation.js"
 import { Transaction } from "./Transaction.js"
 
 export const MAX_BATCH_ITEMS = 100
@@ -133,7 +134,7 @@ export const writeChange = <A extends { readonly updated_at: string }, E, R>(
 /** Takes the key locks of a batch before anything else, sorted, so two batches cannot deadlock. */
 export const lockKeys = (
   tx: Transaction["Type"],
-  organisationId: string,
+  organisationId: OrganisationId,
   keys: ReadonlyArray<string>
 ): Effect.Effect<void, StorageError> =>
   Effect.forEach([...new Set(keys)].sort(), (key) => tx.lockKey(organisationId, key), { discard: true })
@@ -144,7 +145,7 @@ export const lockKeys = (
  */
 export const upsertAll = <I, A, E extends DomainError, R>(
   tx: Transaction["Type"],
-  organisationId: string,
+  organisationId: OrganisationId,
   items: ReadonlyArray<I>,
   keyOf: (item: I) => string,
   upsert: (item: I) => Effect.Effect<Upserted<A>, E | StorageError, R>
@@ -158,7 +159,7 @@ export const upsertAll = <I, A, E extends DomainError, R>(
  */
 export const upsertBy = <A, E, R>(
   tx: Transaction["Type"],
-  organisationId: string,
+  organisationId: OrganisationId,
   lockName: string,
   find: Effect.Effect<Option.Option<A>, E | StorageError, R>,
   create: Effect.Effect<A, E | StorageError, R>,

@@ -24,7 +24,7 @@ import * as TestClock from "./BusinessClock/TestClock.js"
 import { invalidField, NotFound, NotTestMode, type StorageError, type ValidationFailed } from "./Errors.js"
 import { Invoicing } from "./Invoicing.js"
 import { operation } from "./internal/operation.js"
-import type { Organisation } from "./Organisation.js"
+import type { Organisation, OrganisationId } from "./Organisation.js"
 import { Quotes } from "./Quotes.js"
 
 export * from "./BusinessClock/BusinessTime.js"
@@ -45,11 +45,11 @@ export class BusinessClock extends Context.Tag("@crm/core/BusinessClock")<
      * clock or a malformed duration is `validation_failed`.
      */
     readonly change: (
-      organisationId: string,
+      organisationId: OrganisationId,
       change: ClockChange
     ) => Effect.Effect<ClockState, NotFound | NotTestMode | ValidationFailed | StorageError>
     /** Returns a test-mode organisation to real time (and runs the date jobs that then fall due). */
-    readonly reset: (organisationId: string) => Effect.Effect<ClockState, NotFound | NotTestMode | StorageError>
+    readonly reset: (organisationId: OrganisationId) => Effect.Effect<ClockState, NotFound | NotTestMode | StorageError>
     /**
      * The organisation's date jobs, in order: sent quotes past `valid_until` expire, then unpaid
      * invoices past due become overdue; each by the organisation's business clock. Each job takes
@@ -98,7 +98,7 @@ export const make = Effect.gen(function* () {
 
   /** Reads the clock, works out where it goes, and sets it there unless it moved meanwhile. */
   const move = <E>(
-    organisationId: string,
+    organisationId: OrganisationId,
     target: (clock: TestClock.TestClock, realMs: number) => Either.Either<string | null, E>,
     attempt = 1
   ): Effect.Effect<Organisation, E | NotFound | NotTestMode | StorageError> =>

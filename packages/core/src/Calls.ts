@@ -13,7 +13,7 @@ import { EventLog } from "./Events/EventLog.js"
 import { Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { nowIso, orNotFound, requireLink } from "./internal/records.js"
-import type { Organisation } from "./Organisation.js"
+import type { Organisation, OrganisationId } from "./Organisation.js"
 import { Transaction } from "./Transaction.js"
 import { type PageResult, toPage, toUtc } from "./Wire.js"
 
@@ -60,8 +60,9 @@ export const make = Effect.gen(function* () {
   const events = yield* EventLog
   const tx = yield* Transaction
 
-  const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("call"))
-  const lock = (organisationId: string, id: string) => repo.getForUpdate(organisationId, id).pipe(orNotFound("call"))
+  const find = (organisationId: OrganisationId, id: string) => repo.get(organisationId, id).pipe(orNotFound("call"))
+  const lock = (organisationId: OrganisationId, id: string) =>
+    repo.getForUpdate(organisationId, id).pipe(orNotFound("call"))
 
   return Calls.of({
     log: operation("Calls.log")(function* (organisation, input) {

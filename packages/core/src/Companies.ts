@@ -19,7 +19,7 @@ import { EventLog } from "./Events/EventLog.js"
 import { Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { archiveLive, merge, nowIso, orNotFound, withinLimit } from "./internal/records.js"
-import type { Organisation } from "./Organisation.js"
+import type { Organisation, OrganisationId } from "./Organisation.js"
 import type { Actor, ResourceService } from "./Resource.js"
 import { Transaction } from "./Transaction.js"
 import { parse } from "./Validation.js"
@@ -84,7 +84,7 @@ export const make = Effect.gen(function* () {
   const events = yield* EventLog
   const tx = yield* Transaction
 
-  const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("company"))
+  const find = (organisationId: OrganisationId, id: string) => repo.get(organisationId, id).pipe(orNotFound("company"))
 
   // Inside the caller's unit of work.
   const insert = Effect.fnUntraced(function* (organisation: Organisation, input: z.output<typeof CompanyCreate>) {

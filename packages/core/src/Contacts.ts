@@ -20,7 +20,7 @@ import { EventLog } from "./Events/EventLog.js"
 import { Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { archiveLive, merge, nowIso, orNotFound, requireLink, withinLimit } from "./internal/records.js"
-import type { Organisation } from "./Organisation.js"
+import type { Organisation, OrganisationId } from "./Organisation.js"
 import type { Actor, ResourceService } from "./Resource.js"
 import { Transaction } from "./Transaction.js"
 import { normaliseEmail, toSyncPage } from "./Wire.js"
@@ -87,7 +87,7 @@ export const make = Effect.gen(function* () {
   const events = yield* EventLog
   const tx = yield* Transaction
 
-  const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("contact"))
+  const find = (organisationId: OrganisationId, id: string) => repo.get(organisationId, id).pipe(orNotFound("contact"))
 
   // Inside the caller's unit of work.
   const insert = Effect.fnUntraced(function* (organisation: Organisation, input: z.output<typeof ContactCreate>) {

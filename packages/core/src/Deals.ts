@@ -20,7 +20,7 @@ import { operation } from "./internal/operation.js"
 import { archiveLive, merge, nowIso, orNotFound, partyLinks } from "./internal/records.js"
 import { Mailer } from "./Mail.js"
 import { checkPrecision } from "./Money/Currency.js"
-import type { Organisation } from "./Organisation.js"
+import type { Organisation, OrganisationId } from "./Organisation.js"
 import type { Actor, ResourceService } from "./Resource.js"
 import type { Task } from "./Tasks/TaskSchemas.js"
 import { Transaction } from "./Transaction.js"
@@ -123,8 +123,9 @@ export const make = Effect.gen(function* () {
   const tx = yield* Transaction
   const mailer = yield* Mailer
 
-  const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("deal"))
-  const lock = (organisationId: string, id: string) => repo.getForUpdate(organisationId, id).pipe(orNotFound("deal"))
+  const find = (organisationId: OrganisationId, id: string) => repo.get(organisationId, id).pipe(orNotFound("deal"))
+  const lock = (organisationId: OrganisationId, id: string) =>
+    repo.getForUpdate(organisationId, id).pipe(orNotFound("deal"))
 
   const requireLinks = partyLinks(contacts, companies)
 

@@ -9,6 +9,7 @@ import { isEventName } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
 import type { EventPage, EventsQuery } from "./Events/EventSchemas.js"
 import { operation } from "./internal/operation.js"
+import type { OrganisationId } from "./Organisation.js"
 
 export * from "./Events/EventCatalogue.js"
 export * from "./Events/EventLog.js"
@@ -22,7 +23,7 @@ export class Events extends Context.Tag("@crm/core/Events")<
   Events,
   {
     readonly poll: (
-      organisationId: string,
+      organisationId: OrganisationId,
       query: z.output<typeof EventsQuery>
     ) => Effect.Effect<EventPage, InvalidParameter | StorageError>
     /** The retention job: drops events older than thirty days. */

@@ -6,6 +6,7 @@
 import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
 import { PCGRandom } from "effect/Utils"
+import type { z } from "zod"
 
 export interface IdSource {
   /**
@@ -43,3 +44,10 @@ export const seeded = (seed: number): IdSource => {
 
 /** For tests: provide under the kernel's layer so every service mints its ids from `seed`. */
 export const layerSeeded = (seed: number): Layer.Layer<Ids> => Layer.succeed(Ids, seeded(seed))
+
+/**
+ * Names a string as an id of the schema's kind (`Organisation.OrganisationId`), where it is already
+ * known to be one: an id just minted, one read back from the kernel's own store, a path id the
+ * transport has validated. The brand is a type only, so nothing is checked or copied.
+ */
+export const as = <S extends z.ZodType<string>>(_kind: S, value: string): z.output<S> => value as z.output<S>

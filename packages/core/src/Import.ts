@@ -15,7 +15,7 @@ import { type DomainError, ImportFailed, type NotFound, type StorageError, Valid
 import { type ImportKind, type ImportServices, type ImportType, isImportType, KINDS } from "./Import/ImportKinds.js"
 import { envelopeOf, MAX_LINES, resolveRefs, type SourceLine, splitLines } from "./Import/ImportLines.js"
 import { operation } from "./internal/operation.js"
-import type { Organisation } from "./Organisation.js"
+import type { Organisation, OrganisationId } from "./Organisation.js"
 import type { Actor } from "./Resource.js"
 import { Transaction } from "./Transaction.js"
 import { parse, refuseUnstorable } from "./Validation.js"
@@ -81,7 +81,7 @@ export class Import extends Context.Tag("@crm/core/Import")<
      * `ImportFailed`; only a missing organisation (`NotFound`) or storage failures are not.
      */
     readonly run: (
-      organisationId: string,
+      organisationId: OrganisationId,
       text: string,
       actor: Actor,
       options?: ImportQuery
@@ -190,7 +190,7 @@ export const make = Effect.gen(function* () {
    * The key locks of an upsert run's lines, taken before any line runs (see `Batch.upsertAll`):
    * read from each line as sent; a line that cannot be read takes none and is refused when it runs.
    */
-  const lockLines = (organisationId: string, lines: ReadonlyArray<SourceLine>) =>
+  const lockLines = (organisationId: OrganisationId, lines: ReadonlyArray<SourceLine>) =>
     Effect.gen(function* () {
       const names: Array<string> = []
       for (const source of lines) {

@@ -35,7 +35,7 @@ import * as StockLedger from "./Inventory/StockLedger.js"
 import { StockLedgerStore } from "./Inventory/StockLedgerStore.js"
 import { operation } from "./internal/operation.js"
 import { merge, nowIso, orNotFound } from "./internal/records.js"
-import type { Organisation } from "./Organisation.js"
+import type { Organisation, OrganisationId } from "./Organisation.js"
 import type { Actor } from "./Resource.js"
 import { Transaction } from "./Transaction.js"
 import { parse } from "./Validation.js"
@@ -205,15 +205,16 @@ export const make = Effect.gen(function* () {
   const events = yield* EventLog
   const tx = yield* Transaction
 
-  const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("product"))
-  const lock = (organisationId: string, id: string) => repo.getForUpdate(organisationId, id).pipe(orNotFound("product"))
+  const find = (organisationId: OrganisationId, id: string) => repo.get(organisationId, id).pipe(orNotFound("product"))
+  const lock = (organisationId: OrganisationId, id: string) =>
+    repo.getForUpdate(organisationId, id).pipe(orNotFound("product"))
 
   /**
    * Applies one move to the locked product's item and records it, answering the entry; the
    * caller's unit of work holds the product.
    */
   const record = (
-    organisationId: string,
+    organisationId: OrganisationId,
     product: Product,
     item: StockLedger.Item,
     move: StockLedger.Move,

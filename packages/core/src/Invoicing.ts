@@ -49,7 +49,7 @@ import { operation } from "./internal/operation.js"
 import { merge, nowIso, orNotFound, owningOrganisation, requireLink } from "./internal/records.js"
 import { decimal, toJson } from "./Money/Amount.js"
 import { checkPrecision } from "./Money/Currency.js"
-import type { Organisation } from "./Organisation.js"
+import type { Organisation, OrganisationId } from "./Organisation.js"
 import type { LineInput } from "./Pricing/LineSchemas.js"
 import { lacksVatReason } from "./Pricing/LineSchemas.js"
 import { inputOf, price } from "./Pricing/PricedDocument.js"
@@ -156,8 +156,9 @@ export const make = Effect.gen(function* () {
   const events = yield* EventLog
   const tx = yield* Transaction
 
-  const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("invoice"))
-  const lock = (organisationId: string, id: string) => repo.getForUpdate(organisationId, id).pipe(orNotFound("invoice"))
+  const find = (organisationId: OrganisationId, id: string) => repo.get(organisationId, id).pipe(orNotFound("invoice"))
+  const lock = (organisationId: OrganisationId, id: string) =>
+    repo.getForUpdate(organisationId, id).pipe(orNotFound("invoice"))
   // Default dates and the overdue job follow the organisation's business clock (a test clock may move it).
   const today = BusinessTime.today
 

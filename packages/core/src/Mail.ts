@@ -14,7 +14,7 @@ import { MailOutbox } from "./Mail/MailOutbox.js"
 import * as MailRetry from "./Mail/MailRetry.js"
 import type { MailListQuery, MailMessage, OutgoingMail } from "./Mail/MailSchemas.js"
 import { MailTransport } from "./Mail/MailTransport.js"
-import type { Organisation } from "./Organisation.js"
+import type { Organisation, OrganisationId } from "./Organisation.js"
 import { type PageResult, toPage } from "./Wire.js"
 
 export * from "./Mail/MailOutbox.js"
@@ -26,7 +26,7 @@ export class Mailer extends Context.Tag("@crm/core/Mailer")<
   Mailer,
   {
     /** Queues the message in the caller's unit of work. */
-    readonly send: (organisationId: string, mail: OutgoingMail) => Effect.Effect<MailMessage, StorageError>
+    readonly send: (organisationId: OrganisationId, mail: OutgoingMail) => Effect.Effect<MailMessage, StorageError>
     /** The organisation's outbox, newest first (admin API). */
     readonly list: (
       organisation: Organisation,

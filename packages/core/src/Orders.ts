@@ -37,7 +37,7 @@ import * as Fulfilment from "./Orders/Fulfilment.js"
 import { OrderRepository } from "./Orders/OrderRepository.js"
 import type { Order, OrderCreate, OrderLine, OrderListQuery, OrderPatch } from "./Orders/OrderSchemas.js"
 import * as PaymentStatus from "./Orders/PaymentStatus.js"
-import type { Organisation } from "./Organisation.js"
+import type { Organisation, OrganisationId } from "./Organisation.js"
 import { priceDocument } from "./Pricing/LinePrice.js"
 import type { Actor } from "./Resource.js"
 import { Transaction } from "./Transaction.js"
@@ -127,8 +127,9 @@ export const make = Effect.gen(function* () {
   const tx = yield* Transaction
 
   const findBuyer = findOrCreateContact(contacts, contactRepo)
-  const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("order"))
-  const lock = (organisationId: string, id: string) => repo.getForUpdate(organisationId, id).pipe(orNotFound("order"))
+  const find = (organisationId: OrganisationId, id: string) => repo.get(organisationId, id).pipe(orNotFound("order"))
+  const lock = (organisationId: OrganisationId, id: string) =>
+    repo.getForUpdate(organisationId, id).pipe(orNotFound("order"))
 
   const mailBuyer = (organisation: Organisation, order: Order) =>
     Effect.flatMap(contactRepo.get(organisation.id, order.contact_id), (buyer) =>

@@ -7,9 +7,16 @@
  */
 import { z } from "zod"
 import type { OrganisationSettings } from "./Organisation/OrganisationSettings.js"
-import { Timestamp } from "./Wire.js"
+import { Timestamp, Uuid } from "./Wire.js"
 
 export * from "./Organisation/OrganisationSettings.js"
+
+/**
+ * An organisation's id. Branded, because it is the tenant every store call is scoped to: the
+ * compiler refuses any other id, or any other string, in its place.
+ */
+export const OrganisationId = Uuid.brand<"OrganisationId">()
+export type OrganisationId = z.output<typeof OrganisationId>
 
 /** Who makes a change: the API key, recorded where a record keeps its history (deal stages). */
 export interface Actor {
@@ -29,7 +36,7 @@ export type TestClock = z.infer<typeof TestClock>
 /** The organisation's wire shape around a settings document (the whole one is `Settings.Organisation`). */
 export const withSettings = <S extends z.ZodType>(settings: S) =>
   z.object({
-    id: z.uuid(),
+    id: OrganisationId,
     name: z.string(),
     settings,
     // Absent on a live organisation: its business time is the real time, always.

@@ -12,7 +12,7 @@ import { NumberSequence } from "./Invoicing/NumberSequence.js"
 import { nextNumber } from "./internal/documentNumbers.js"
 import { operation } from "./internal/operation.js"
 import { nowIso, orNotFound } from "./internal/records.js"
-import type { Organisation } from "./Organisation.js"
+import type { Organisation, OrganisationId } from "./Organisation.js"
 import { PurchaseOrderRepository } from "./PurchaseOrders/PurchaseOrderRepository.js"
 import type {
   PurchaseOrder,
@@ -78,8 +78,9 @@ export const make = Effect.gen(function* () {
   const inventory = yield* Inventory
   const tx = yield* Transaction
 
-  const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("purchase order"))
-  const lock = (organisationId: string, id: string) =>
+  const find = (organisationId: OrganisationId, id: string) =>
+    repo.get(organisationId, id).pipe(orNotFound("purchase order"))
+  const lock = (organisationId: OrganisationId, id: string) =>
     repo.getForUpdate(organisationId, id).pipe(orNotFound("purchase order"))
 
   /** A move that changes nothing but the status (and the stamp `ordered` sets). */

@@ -30,7 +30,7 @@ import { Invoicing } from "./Invoicing.js"
 import { yearOf } from "./internal/dates.js"
 import { operation } from "./internal/operation.js"
 import { merge, nowIso, orNotFound, owningOrganisation, partyLinks } from "./internal/records.js"
-import type { Organisation } from "./Organisation.js"
+import type { Organisation, OrganisationId } from "./Organisation.js"
 import { lacksVatReason } from "./Pricing/LineSchemas.js"
 import { inputOf, price } from "./Pricing/PricedDocument.js"
 import { QuoteRepository } from "./Quotes/QuoteRepository.js"
@@ -120,8 +120,9 @@ export const make = Effect.gen(function* () {
   const events = yield* EventLog
   const tx = yield* Transaction
 
-  const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("quote"))
-  const lock = (organisationId: string, id: string) => repo.getForUpdate(organisationId, id).pipe(orNotFound("quote"))
+  const find = (organisationId: OrganisationId, id: string) => repo.get(organisationId, id).pipe(orNotFound("quote"))
+  const lock = (organisationId: OrganisationId, id: string) =>
+    repo.getForUpdate(organisationId, id).pipe(orNotFound("quote"))
   const requireLinks = partyLinks(contacts, companies)
 
   return Quotes.of({

@@ -14,7 +14,7 @@ import { EventLog } from "./Events/EventLog.js"
 import { Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { merge, nowIso, orNotFound, partyLinks, requireLink } from "./internal/records.js"
-import type { Organisation } from "./Organisation.js"
+import type { Organisation, OrganisationId } from "./Organisation.js"
 import * as RecordFields from "./Records/RecordFields.js"
 import { RecordRepository } from "./Records/RecordRepository.js"
 import type {
@@ -80,10 +80,10 @@ export const make = Effect.gen(function* () {
   const tx = yield* Transaction
   const parties = partyLinks(contacts, companies)
 
-  const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("record"))
+  const find = (organisationId: OrganisationId, id: string) => repo.get(organisationId, id).pipe(orNotFound("record"))
 
   const links = (
-    organisationId: string,
+    organisationId: OrganisationId,
     input: {
       readonly contact_id?: string | null | undefined
       readonly company_id?: string | null | undefined

@@ -13,7 +13,7 @@ import { nextNumber } from "./internal/documentNumbers.js"
 import { operation } from "./internal/operation.js"
 import { linked, nowIso, orNotFound } from "./internal/records.js"
 import { OrderRepository } from "./Orders/OrderRepository.js"
-import type { Organisation } from "./Organisation.js"
+import type { Organisation, OrganisationId } from "./Organisation.js"
 import type { Actor } from "./Resource.js"
 import * as ReturnLines from "./Returns/ReturnLines.js"
 import { ReturnRepository } from "./Returns/ReturnRepository.js"
@@ -68,8 +68,9 @@ export const make = Effect.gen(function* () {
   const events = yield* EventLog
   const tx = yield* Transaction
 
-  const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("return"))
-  const lock = (organisationId: string, id: string) => repo.getForUpdate(organisationId, id).pipe(orNotFound("return"))
+  const find = (organisationId: OrganisationId, id: string) => repo.get(organisationId, id).pipe(orNotFound("return"))
+  const lock = (organisationId: OrganisationId, id: string) =>
+    repo.getForUpdate(organisationId, id).pipe(orNotFound("return"))
 
   return Returns.of({
     create: operation("Returns.create")(function* (organisation, input) {

@@ -16,7 +16,7 @@ import type { Deal } from "./Deals/DealSchemas.js"
 import * as DealStage from "./Deals/DealStage.js"
 import { invalidField, type NotFound, type StorageError, type ValidationFailed } from "./Errors.js"
 import { orNotFound } from "./internal/records.js"
-import type { Organisation } from "./Organisation.js"
+import type { Organisation, OrganisationId } from "./Organisation.js"
 import {
   companySnippet,
   contactSnippet,
@@ -68,7 +68,7 @@ export const make = Effect.gen(function* () {
   const deals = yield* DealRepository
 
   // Names of the companies the contacts point at: one read per distinct company.
-  const companyNames = (organisationId: string, of: ReadonlyArray<Contact>) =>
+  const companyNames = (organisationId: OrganisationId, of: ReadonlyArray<Contact>) =>
     Effect.forEach(
       [...new Set(of.flatMap((contact) => (contact.company_id === null ? [] : [contact.company_id])))],
       (id) =>

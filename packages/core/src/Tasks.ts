@@ -14,7 +14,7 @@ import { Ids } from "./Ids.js"
 import { addDays, dateIn, startOfDay } from "./internal/dates.js"
 import { operation } from "./internal/operation.js"
 import { archiveLive, merge, nowIso, orNotFound, requireLink } from "./internal/records.js"
-import type { Organisation } from "./Organisation.js"
+import type { Organisation, OrganisationId } from "./Organisation.js"
 import type { ResourceService } from "./Resource.js"
 import { type TaskFilter, TaskRepository } from "./Tasks/TaskRepository.js"
 import type { EntityType, Task, TaskCreate, TaskListQuery, TaskPatch } from "./Tasks/TaskSchemas.js"
@@ -79,11 +79,16 @@ export const make = Effect.gen(function* () {
   const events = yield* EventLog
   const tx = yield* Transaction
 
-  const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("task"))
-  const lock = (organisationId: string, id: string) => repo.getForUpdate(organisationId, id).pipe(orNotFound("task"))
+  const find = (organisationId: OrganisationId, id: string) => repo.get(organisationId, id).pipe(orNotFound("task"))
+  const lock = (organisationId: OrganisationId, id: string) =>
+    repo.getForUpdate(organisationId, id).pipe(orNotFound("task"))
 
   // The entity a task attaches to must be a live record of the organisation (422 naming entity_id).
-  const requireEntity = (organisationId: string, type: EntityType | null | undefined, id: string | null | undefined) =>
+  const requireEntity = (
+    organisationId: OrganisationId,
+    type: EntityType | null | undefined,
+    id: string | null | undefined
+  ) =>
     requireLink("entity_id", id, (entityId) =>
       type === "contact"
         ? contacts.get(organisationId, entityId)
@@ -92,7 +97,7 @@ export const make = Effect.gen(function* () {
           : deals.get(organisationId, entityId)
     )
 
-  const save = (organisationId: string, outcome: TaskState.Outcome) =>
+  const save = (organisationId: OrganisationId, outcome: TaskState.Outcome) =>
     Effect.gen(function* () {
       yield* repo.update(organisationId, outcome.task)
       if (outcome.completed)

@@ -20,7 +20,7 @@ import { nextNumber } from "./internal/documentNumbers.js"
 import { operation } from "./internal/operation.js"
 import { linked, nowIso, orNotFound } from "./internal/records.js"
 import { Mailer } from "./Mail.js"
-import type { Organisation } from "./Organisation.js"
+import type { Organisation, OrganisationId } from "./Organisation.js"
 import { TicketRepository } from "./Tickets/TicketRepository.js"
 import type {
   Ticket,
@@ -103,8 +103,9 @@ export const make = Effect.gen(function* () {
   const tx = yield* Transaction
   const mailer = yield* Mailer
 
-  const find = (organisationId: string, id: string) => repo.get(organisationId, id).pipe(orNotFound("ticket"))
-  const lock = (organisationId: string, id: string) => repo.getForUpdate(organisationId, id).pipe(orNotFound("ticket"))
+  const find = (organisationId: OrganisationId, id: string) => repo.get(organisationId, id).pipe(orNotFound("ticket"))
+  const lock = (organisationId: OrganisationId, id: string) =>
+    repo.getForUpdate(organisationId, id).pipe(orNotFound("ticket"))
 
   return Tickets.of({
     create: operation("Tickets.create")(function* (organisation, input) {

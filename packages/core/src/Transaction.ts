@@ -8,6 +8,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { StorageError } from "./Errors.js"
+import type { OrganisationId } from "./Organisation.js"
 
 export class Transaction extends Context.Tag("@crm/core/Transaction")<
   Transaction,
@@ -20,13 +21,13 @@ export class Transaction extends Context.Tag("@crm/core/Transaction")<
      * commits before this one ends: what a plan limit needs of a count. Writers of the
      * organisation may queue behind it, so take it only where a count must hold.
      */
-    readonly lockOrganisation: (organisationId: string) => Effect.Effect<void, StorageError>
+    readonly lockOrganisation: (organisationId: OrganisationId) => Effect.Effect<void, StorageError>
     /**
      * Inside a unit of work: holds the lock of one natural key of the organisation (`contact.email:
      * ada@example.com`) until the unit ends, across every process: what makes concurrent upserts of
      * one key create one record. Take key locks before anything else in the unit, several in sorted
      * order, so that they come before the organisation's lock that every write takes last.
      */
-    readonly lockKey: (organisationId: string, key: string) => Effect.Effect<void, StorageError>
+    readonly lockKey: (organisationId: OrganisationId, key: string) => Effect.Effect<void, StorageError>
   }
 >() {}

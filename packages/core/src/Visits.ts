@@ -9,7 +9,7 @@ import { FormSubmissionRepository, type VisitorLink } from "./Forms/FormSubmissi
 import { Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { nowIso, requireLink } from "./internal/records.js"
-import type { Organisation } from "./Organisation.js"
+import type { Organisation, OrganisationId } from "./Organisation.js"
 import { Transaction } from "./Transaction.js"
 import { VisitRepository } from "./Visits/VisitRepository.js"
 import type { Visit, VisitCreate } from "./Visits/VisitSchemas.js"
@@ -40,7 +40,7 @@ export const make = Effect.gen(function* () {
   const tx = yield* Transaction
 
   // The latest link wins, whether a visit or a form submission made it.
-  const known = (organisationId: string, visitorId: string | undefined) =>
+  const known = (organisationId: OrganisationId, visitorId: string | undefined) =>
     visitorId === undefined
       ? Effect.succeed(Option.none<string>())
       : Effect.map(

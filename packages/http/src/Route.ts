@@ -33,9 +33,14 @@ export type Guard = KeyGuard | AdminGuard | PublicGuard
 /** Who a handler is told is calling: the key's principal behind a key, nobody behind the admin token or none. */
 export type PrincipalOf<G extends Guard> = G extends KeyGuard ? Access.Principal : undefined
 
-export interface Context<Q, B, P extends Access.Principal | undefined = Access.Principal | undefined> {
+export interface Context<
+  Q,
+  B,
+  P extends Access.Principal | undefined = Access.Principal | undefined,
+  Params = Readonly<Record<string, string>>
+> {
   readonly principal: P
-  readonly params: Readonly<Record<string, string>>
+  readonly params: Params
   readonly query: Q
   readonly body: B
   readonly rateRemaining: number | undefined
@@ -122,6 +127,29 @@ export type PipelineCode<
  */
 export type Failure<Code extends string> = { readonly code: Code } | Errors.StorageError
 
+/** The names of a path template's `{name}` segments (any name, for a template built at run time). */
+export type PathParamName<P extends string> = string extends P
+  ? string
+  : P extends `${string}{${infer Name}}${infer Rest}`
+    ? Name | PathParamName<Rest>
+    : never
+
+/** The kinds of id a route's path carries, by parameter name (`{ id: Organisation.OrganisationId }`). */
+export type ParamKinds<P extends string> = Partial<Record<PathParamName<P>, z.ZodType<string>>>
+
+/**
+ * A handler's path parameters, named by its template: each a string, or the branded id its route
+ * declares it to be. The pipeline has already checked an id's shape (not a uuid: `not_found`) and
+ * lower-cased it; the declared kind is a type only, so the route says which id it is once.
+ */
+export type ParamsOf<P extends string, K> = {
+  readonly [Name in PathParamName<P>]: Name extends keyof K
+    ? K[Name] extends z.ZodType<string>
+      ? z.output<K[Name]>
+      : string
+    : string
+}
+
 /** The body a success schema describes, as a handler gives it (the pipeline writes it as JSON). */
 export type SuccessOf<S> = S extends z.ZodType ? Wire.Given<z.output<S>> : unknown
 
@@ -167,10 +195,13 @@ export interface RouteSpec<
   B extends z.ZodType | undefined,
   Patch extends boolean,
   S extends z.ZodType | undefined,
-  Codes extends ErrorCode
+  Codes extends ErrorCode,
+  K extends ParamKinds<P> = {}
 > {
   readonly method: M
   readonly path: P
+  /** The branded id each path parameter is, where the handler passes it on as one. */
+  readonly params?: K
   readonly operationId: string
   readonly summary: string
   readonly tag: string
@@ -199,7 +230,8 @@ export interface RouteSpec<
     context: Context<
       Q extends z.ZodObject ? z.output<Q> : undefined,
       B extends z.ZodType ? z.output<B> : undefined,
-      PrincipalOf<G>
+      PrincipalOf<G>,
+      ParamsOf<P, K>
     >
   ) => Effect.Effect<
     Reply<SuccessOf<S>>,
@@ -220,9 +252,10 @@ export const route = <
   Q extends z.ZodObject | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
   S extends z.ZodType | undefined = undefined,
-  Patch extends boolean = false
+  Patch extends boolean = false,
+  K extends ParamKinds<P> = {}
 >(
-  spec: RouteSpec<M, P, G, Q, B, Patch, S, Codes>
+  spec: RouteSpec<M, P, G, Q, B, Patch, S, Codes, K>
 ): Route => ({
   method: spec.method,
   path: spec.path,

@@ -3,7 +3,7 @@
  * (see EventLog.ts); here they are claimed, attempted and listed. One store serves one process, so a
  * claim is one atomic change; leases still expire, as on PostgreSQL, so the semantics match.
  */
-import { type Events, Webhooks } from "@crm/core"
+import { type Events, type Organisation, Webhooks } from "@crm/core"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -58,7 +58,7 @@ const isDue = (row: DeliveryRow, now: number): boolean =>
   (row.delivery.attempt_count === 0 ||
     (row.delivery.next_attempt_at !== null && instant(row.delivery.next_attempt_at) <= now))
 
-const updateTenant = (state: State, organisationId: string, f: (t: Tenant) => Tenant): State =>
+const updateTenant = (state: State, organisationId: Organisation.OrganisationId, f: (t: Tenant) => Tenant): State =>
   withTenant(state, organisationId, f(tenant(state, organisationId)))
 
 /** A revoked key's hooks get nothing more: its integration has been cut off. */
@@ -248,7 +248,11 @@ export const make = (store: Store): Context.Tag.Service<typeof Webhooks.WebhookR
       write(store, (state) => {
         const now = instant(input.now)
         const leaseUntil = instant(input.leaseUntil)
-        const candidates: Array<{ organisationId: string; row: HookRow; due: Array<DeliveryRow> }> = []
+        const candidates: Array<{
+          organisationId: Organisation.OrganisationId
+          row: HookRow
+          due: Array<DeliveryRow>
+        }> = []
         for (const [organisationId, t] of state.tenants) {
           const dueByHook = new Map<string, Array<DeliveryRow>>()
           for (const delivery of HashMap.values(deliveryRows.get(t))) {

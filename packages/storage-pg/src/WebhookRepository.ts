@@ -4,7 +4,7 @@
  * `FOR UPDATE SKIP LOCKED` plus `lease_until`, so concurrent processes never work the same hook and
  * a process that dies mid-delivery only delays the work until its lease runs out.
  */
-import { Webhooks } from "@crm/core"
+import { type Organisation, Webhooks } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
 import type * as Context from "effect/Context"
@@ -20,7 +20,7 @@ type Timestamp = Date | string
 
 interface HookRow {
   readonly id: string
-  readonly organisation_id: string
+  readonly organisation_id: Organisation.OrganisationId
   readonly key_id: string
   readonly target_url: string
   readonly events: ReadonlyArray<string>
@@ -133,14 +133,17 @@ export const make: Effect.Effect<
 
   return Webhooks.WebhookRepository.of({
     keyOrganisation: (keyId) =>
-      sql<{ organisation_id: string }>`SELECT organisation_id FROM api_keys
+      sql<{ organisation_id: Organisation.OrganisationId }>`SELECT organisation_id FROM api_keys
         WHERE id = ${keyId}::uuid AND revoked_at IS NULL`.pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.organisation_id)),
         orStorageError("WebhookRepository.keyOrganisation")
       ),
 
     hookOwner: (hookId) =>
-      sql<{ organisation_id: string; key_id: string }>`SELECT h.organisation_id, h.key_id FROM webhook_hooks h
+      sql<{
+        organisation_id: Organisation.OrganisationId
+        key_id: string
+      }>`SELECT h.organisation_id, h.key_id FROM webhook_hooks h
         JOIN api_keys k ON k.id = h.key_id WHERE h.id = ${hookId}::uuid AND k.revoked_at IS NULL`.pipe(
         Effect.map((rows) =>
           Option.map(Option.fromNullable(rows[0]), (row) => ({

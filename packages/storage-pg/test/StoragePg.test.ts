@@ -4,7 +4,7 @@
  * window and the idempotency lock, and the types both drivers hand back. Runs on PGlite, and on
  * the PostgreSQL server when DATABASE_URL is set (in a database of its own).
  */
-import { Access, Contacts, Errors, Events, Idempotency, Settings, Transaction } from "@crm/core"
+import { Access, Contacts, Errors, Events, Idempotency, Ids, Organisation, Settings, Transaction } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, layer, type Vitest } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
@@ -14,6 +14,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { freshDatabase, serverUrl } from "../../../test/support/pgDatabase.js"
 import * as StoragePg from "../src/index.js"
+
+const organisationId = () => Ids.as(Organisation.OrganisationId, crypto.randomUUID())
 
 type Services = StoragePg.Ports | SqlClient.SqlClient
 
@@ -51,7 +53,7 @@ const suite = (it: Vitest.MethodsNonLive<Services>, concurrentConnections: boole
   it.effect("matches q literally: %, _, \\ and * are not wildcards, case is ignored", () =>
     Effect.gen(function* () {
       const repo = yield* Contacts.ContactRepository
-      const org = crypto.randomUUID()
+      const org = organisationId()
       const names = ["100% sure", "a_b", "back\\slash", "star*", "plain", "aXb", "100 percent"]
       for (const [i, name] of names.entries()) {
         yield* repo.insert(org, contact({ first_name: name, created_at: at(i), updated_at: at(i) }))
@@ -71,7 +73,7 @@ const suite = (it: Vitest.MethodsNonLive<Services>, concurrentConnections: boole
     Effect.gen(function* () {
       const repo = yield* Contacts.ContactRepository
       const tx = yield* Transaction.Transaction
-      const org = crypto.randomUUID()
+      const org = organisationId()
       const holder = contact({ email: "ann@example.com" })
       yield* repo.insert(org, holder)
       const other = contact({ email: "bob@example.com" })
@@ -105,7 +107,7 @@ const suite = (it: Vitest.MethodsNonLive<Services>, concurrentConnections: boole
       const error = yield* Effect.flip(
         repo.insertKey({
           id: crypto.randomUUID(),
-          organisation_id: crypto.randomUUID(),
+          organisation_id: organisationId(),
           name: null,
           hash: "0".repeat(64),
           scopes: ["read"],
@@ -119,15 +121,15 @@ const suite = (it: Vitest.MethodsNonLive<Services>, concurrentConnections: boole
       expect(error).toBeInstanceOf(Errors.StorageError)
       const contacts = yield* Contacts.ContactRepository
       const twice = contact()
-      yield* contacts.insert(crypto.randomUUID(), twice)
-      expect(yield* Effect.flip(contacts.insert(crypto.randomUUID(), twice))).toBeInstanceOf(Errors.StorageError)
+      yield* contacts.insert(organisationId(), twice)
+      expect(yield* Effect.flip(contacts.insert(organisationId(), twice))).toBeInstanceOf(Errors.StorageError)
     })
   )
 
   it.effect("reads back keys with arrays, nulls and timestamps as written", () =>
     Effect.gen(function* () {
       const repo = yield* Access.AccessRepository
-      const organisation = { id: crypto.randomUUID(), name: "Acme", settings: yield* settings("Acme") }
+      const organisation = { id: organisationId(), name: "Acme", settings: yield* settings("Acme") }
       yield* repo.insertOrganisation(organisation, at(0))
       const key: Access.ApiKeyRecord = {
         id: crypto.randomUUID(),
@@ -149,7 +151,7 @@ const suite = (it: Vitest.MethodsNonLive<Services>, concurrentConnections: boole
   it.effect("hands out event ids as decimal strings, in order, filtered and paged", () =>
     Effect.gen(function* () {
       const log = yield* Events.EventLog
-      const org = crypto.randomUUID()
+      const org = organisationId()
       yield* log.append(
         org,
         [

@@ -4,7 +4,7 @@
  * silently wrong record. The rows are spoiled with raw SQL, as a hand edit or an old release would.
  * Runs on PGlite, and on the PostgreSQL server when DATABASE_URL is set.
  */
-import { Access, Contacts, Deals, Errors, Pricing, Settings } from "@crm/core"
+import { Access, Contacts, Deals, Errors, Ids, Organisation, Pricing, Settings } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it, layer, type Vitest } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -15,6 +15,8 @@ import { pgliteStore, serverStore } from "../../../test/support/storages.js"
 import type * as StoragePg from "../src/index.js"
 import { toReturn } from "../src/internal/serviceRows.js"
 import { exactNumber, jsonOf, StoredValueRefused } from "../src/internal/storedValues.js"
+
+const organisationId = () => Ids.as(Organisation.OrganisationId, crypto.randomUUID())
 
 type Services = StoragePg.Ports | SqlClient.SqlClient
 
@@ -66,7 +68,7 @@ const suite = (it: Vitest.MethodsNonLive<Services>) => {
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const repo = yield* Contacts.ContactRepository
-      const org = crypto.randomUUID()
+      const org = organisationId()
       const spoiled = contact()
       yield* repo.insert(org, spoiled)
       yield* sql`UPDATE contacts SET status = 'vip' WHERE id = ${spoiled.id}::uuid`
@@ -83,7 +85,7 @@ const suite = (it: Vitest.MethodsNonLive<Services>) => {
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const repo = yield* Contacts.ContactRepository
-      const org = crypto.randomUUID()
+      const org = organisationId()
       const spoiled = contact()
       yield* repo.insert(org, spoiled)
       yield* sql`UPDATE contacts SET custom = '["vip"]'::jsonb WHERE id = ${spoiled.id}::uuid`
@@ -95,7 +97,7 @@ const suite = (it: Vitest.MethodsNonLive<Services>) => {
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const repo = yield* Deals.DealRepository
-      const org = crypto.randomUUID()
+      const org = organisationId()
       const exact = deal(0.1 + 0.2)
       const padded = deal(12.5)
       const inexact = deal(1)
@@ -113,7 +115,7 @@ const suite = (it: Vitest.MethodsNonLive<Services>) => {
       const sql = yield* SqlClient.SqlClient
       const repo = yield* Access.AccessRepository
       const organisation = {
-        id: crypto.randomUUID(),
+        id: organisationId(),
         name: "Acme",
         settings: yield* Settings.complete("Acme", Settings.SettingsInput.parse({}))
       }

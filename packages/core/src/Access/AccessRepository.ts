@@ -2,13 +2,14 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { StorageError } from "../Errors.js"
+import type { OrganisationId } from "../Organisation.js"
 import type { Organisation, Settings } from "../Settings/SettingsSchemas.js"
 import type { Page } from "../Wire.js"
 import type { OrganisationSummary, Scope } from "./AccessSchemas.js"
 
 export interface ApiKeyRecord {
   readonly id: string
-  readonly organisation_id: string
+  readonly organisation_id: OrganisationId
   readonly name: string | null
   /** Lower-case hex SHA-256 of the key: the key itself is never stored. */
   readonly hash: string
@@ -52,7 +53,10 @@ export class AccessRepository extends Context.Tag("@crm/core/AccessRepository")<
     readonly organisationPage: (page: Page) => Effect.Effect<ReadonlyArray<OrganisationSummary>, StorageError>
     readonly insertKey: (key: ApiKeyRecord) => Effect.Effect<void, StorageError>
     /** An organisation's keys, revoked ones too: newest first, ties by id descending; at most `limit + 1`. */
-    readonly keyPage: (organisationId: string, page: Page) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, StorageError>
+    readonly keyPage: (
+      organisationId: OrganisationId,
+      page: Page
+    ) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, StorageError>
     /**
      * The key and its organisation in one read: authentication costs one round trip, or none when
      * the adapter answers from a cache in process. Such a cache must not hide a change made

@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { StorageError } from "../Errors.js"
+import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
 import type { Booking, BookingStatus, Series } from "./BookingSchemas.js"
 
@@ -21,18 +22,27 @@ export interface BookingFilter {
 export class BookingRepository extends Context.Tag("@crm/core/BookingRepository")<
   BookingRepository,
   {
-    readonly insertSeries: (organisationId: string, series: Series) => Effect.Effect<void, StorageError>
-    readonly getSeries: (organisationId: string, id: string) => Effect.Effect<Option.Option<Series>, StorageError>
+    readonly insertSeries: (organisationId: OrganisationId, series: Series) => Effect.Effect<void, StorageError>
+    readonly getSeries: (
+      organisationId: OrganisationId,
+      id: string
+    ) => Effect.Effect<Option.Option<Series>, StorageError>
     /** Newest first, ties by id; at most `limit + 1` rows. */
-    readonly listSeries: (organisationId: string, page: Page) => Effect.Effect<ReadonlyArray<Series>, StorageError>
-    readonly insert: (organisationId: string, booking: Booking) => Effect.Effect<void, StorageError>
-    readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<Booking>, StorageError>
+    readonly listSeries: (
+      organisationId: OrganisationId,
+      page: Page
+    ) => Effect.Effect<ReadonlyArray<Series>, StorageError>
+    readonly insert: (organisationId: OrganisationId, booking: Booking) => Effect.Effect<void, StorageError>
+    readonly get: (organisationId: OrganisationId, id: string) => Effect.Effect<Option.Option<Booking>, StorageError>
     /** Like `get`, and no other unit of work changes the booking until the calling one ends. */
-    readonly getForUpdate: (organisationId: string, id: string) => Effect.Effect<Option.Option<Booking>, StorageError>
-    readonly update: (organisationId: string, booking: Booking) => Effect.Effect<void, StorageError>
+    readonly getForUpdate: (
+      organisationId: OrganisationId,
+      id: string
+    ) => Effect.Effect<Option.Option<Booking>, StorageError>
+    readonly update: (organisationId: OrganisationId, booking: Booking) => Effect.Effect<void, StorageError>
     /** In the order `filter.when` says (ties by id); at most `limit + 1` rows. */
     readonly list: (
-      organisationId: string,
+      organisationId: OrganisationId,
       filter: BookingFilter,
       page: Page
     ) => Effect.Effect<ReadonlyArray<Booking>, StorageError>

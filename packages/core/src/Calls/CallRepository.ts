@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { StorageError } from "../Errors.js"
+import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
 import type { Call, CallDirection, CallStatus } from "./CallSchemas.js"
 
@@ -15,14 +16,17 @@ export interface CallFilter {
 export class CallRepository extends Context.Tag("@crm/core/CallRepository")<
   CallRepository,
   {
-    readonly insert: (organisationId: string, call: Call) => Effect.Effect<void, StorageError>
-    readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<Call>, StorageError>
+    readonly insert: (organisationId: OrganisationId, call: Call) => Effect.Effect<void, StorageError>
+    readonly get: (organisationId: OrganisationId, id: string) => Effect.Effect<Option.Option<Call>, StorageError>
     /** Like `get`, and no other unit of work changes the call until the calling one ends. */
-    readonly getForUpdate: (organisationId: string, id: string) => Effect.Effect<Option.Option<Call>, StorageError>
-    readonly update: (organisationId: string, call: Call) => Effect.Effect<void, StorageError>
+    readonly getForUpdate: (
+      organisationId: OrganisationId,
+      id: string
+    ) => Effect.Effect<Option.Option<Call>, StorageError>
+    readonly update: (organisationId: OrganisationId, call: Call) => Effect.Effect<void, StorageError>
     /** Newest first, ties by id; at most `limit + 1` rows. */
     readonly list: (
-      organisationId: string,
+      organisationId: OrganisationId,
       filter: CallFilter,
       page: Page
     ) => Effect.Effect<ReadonlyArray<Call>, StorageError>

@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { EmailAlreadyExists, StorageError } from "../Errors.js"
+import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
 import type { Contact } from "./ContactSchemas.js"
 
@@ -17,23 +18,26 @@ export class ContactRepository extends Context.Tag("@crm/core/ContactRepository"
   ContactRepository,
   {
     readonly insert: (
-      organisationId: string,
+      organisationId: OrganisationId,
       contact: Contact
     ) => Effect.Effect<void, EmailAlreadyExists | StorageError>
-    readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<Contact>, StorageError>
+    readonly get: (organisationId: OrganisationId, id: string) => Effect.Effect<Option.Option<Contact>, StorageError>
     /** The live holder of a (normalised) address. */
-    readonly findByEmail: (organisationId: string, email: string) => Effect.Effect<Option.Option<Contact>, StorageError>
+    readonly findByEmail: (
+      organisationId: OrganisationId,
+      email: string
+    ) => Effect.Effect<Option.Option<Contact>, StorageError>
     readonly update: (
-      organisationId: string,
+      organisationId: OrganisationId,
       contact: Contact
     ) => Effect.Effect<void, EmailAlreadyExists | StorageError>
-    readonly archive: (organisationId: string, id: string, at: string) => Effect.Effect<boolean, StorageError>
+    readonly archive: (organisationId: OrganisationId, id: string, at: string) => Effect.Effect<boolean, StorageError>
     /** Newest first, ties by id; at most `limit + 1` rows. */
     readonly list: (
-      organisationId: string,
+      organisationId: OrganisationId,
       filter: ContactFilter,
       page: Page
     ) => Effect.Effect<ReadonlyArray<Contact>, StorageError>
-    readonly countLive: (organisationId: string) => Effect.Effect<number, StorageError>
+    readonly countLive: (organisationId: OrganisationId) => Effect.Effect<number, StorageError>
   }
 >() {}

@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { StorageError } from "../Errors.js"
+import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
 import type { Deal, StageVisit } from "./DealSchemas.js"
 import type { StageKind } from "./PipelineSchemas.js"
@@ -24,35 +25,41 @@ export interface DealFilter {
 export class DealRepository extends Context.Tag("@crm/core/DealRepository")<
   DealRepository,
   {
-    readonly insert: (organisationId: string, deal: Deal) => Effect.Effect<void, StorageError>
-    readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<Deal>, StorageError>
+    readonly insert: (organisationId: OrganisationId, deal: Deal) => Effect.Effect<void, StorageError>
+    readonly get: (organisationId: OrganisationId, id: string) => Effect.Effect<Option.Option<Deal>, StorageError>
     /** Like `get`, and no other unit of work changes the deal until the calling one ends. */
-    readonly getForUpdate: (organisationId: string, id: string) => Effect.Effect<Option.Option<Deal>, StorageError>
-    readonly update: (organisationId: string, deal: Deal) => Effect.Effect<void, StorageError>
-    readonly archive: (organisationId: string, id: string, at: string) => Effect.Effect<boolean, StorageError>
+    readonly getForUpdate: (
+      organisationId: OrganisationId,
+      id: string
+    ) => Effect.Effect<Option.Option<Deal>, StorageError>
+    readonly update: (organisationId: OrganisationId, deal: Deal) => Effect.Effect<void, StorageError>
+    readonly archive: (organisationId: OrganisationId, id: string, at: string) => Effect.Effect<boolean, StorageError>
     /** Newest first (or as `filter.order` says), ties by id; at most `limit + 1` rows. */
     readonly list: (
-      organisationId: string,
+      organisationId: OrganisationId,
       filter: DealFilter,
       page: Page
     ) => Effect.Effect<ReadonlyArray<Deal>, StorageError>
     /** Closes the deal's current visit (its `left_at` becomes `visit.entered_at`) and opens `visit`, atomically. */
-    readonly enterStage: (organisationId: string, visit: StageVisit) => Effect.Effect<void, StorageError>
+    readonly enterStage: (organisationId: OrganisationId, visit: StageVisit) => Effect.Effect<void, StorageError>
     /** The deal's visits, oldest first. */
-    readonly history: (organisationId: string, dealId: string) => Effect.Effect<ReadonlyArray<StageVisit>, StorageError>
+    readonly history: (
+      organisationId: OrganisationId,
+      dealId: string
+    ) => Effect.Effect<ReadonlyArray<StageVisit>, StorageError>
     /** How many live deals stand in each of `stageIds` that any stands in, in no particular order. */
     readonly countByStage: (
-      organisationId: string,
+      organisationId: OrganisationId,
       stageIds: ReadonlyArray<string>
     ) => Effect.Effect<ReadonlyArray<{ readonly status_id: string; readonly deals: number }>, StorageError>
     /** Analytics: every stage visit of the organisation (archived deals' too), in no particular order. */
-    readonly visits: (organisationId: string) => Effect.Effect<ReadonlyArray<StageVisit>, StorageError>
+    readonly visits: (organisationId: OrganisationId) => Effect.Effect<ReadonlyArray<StageVisit>, StorageError>
     /**
      * Analytics: live deals that are open or whose `closed_at` is at or after `closedSince` (every live deal
      * when it is null), in no particular order.
      */
     readonly openOrClosedSince: (
-      organisationId: string,
+      organisationId: OrganisationId,
       closedSince: string | null
     ) => Effect.Effect<ReadonlyArray<Deal>, StorageError>
   }

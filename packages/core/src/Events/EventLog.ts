@@ -1,6 +1,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { StorageError } from "../Errors.js"
+import type { OrganisationId } from "../Organisation.js"
 import type { EventName } from "./EventCatalogue.js"
 import type { EventEnvelope } from "./EventSchemas.js"
 
@@ -20,13 +21,13 @@ export class EventLog extends Context.Tag("@crm/core/EventLog")<
   EventLog,
   {
     readonly append: (
-      organisationId: string,
+      organisationId: OrganisationId,
       events: ReadonlyArray<NewEvent>,
       at: string
     ) => Effect.Effect<void, StorageError>
     /** Events with id greater than `since`, oldest first, at most `limit + 1` so the caller knows `has_more`. */
     readonly after: (
-      organisationId: string,
+      organisationId: OrganisationId,
       query: { readonly since: bigint; readonly event: EventName | undefined; readonly limit: number }
     ) => Effect.Effect<ReadonlyArray<EventEnvelope>, StorageError>
     readonly purgeBefore: (at: string) => Effect.Effect<number, StorageError>

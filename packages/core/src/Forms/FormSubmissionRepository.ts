@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { StorageError } from "../Errors.js"
+import type { OrganisationId } from "../Organisation.js"
 import type { FormCounts, Submission } from "./FormSchemas.js"
 
 /** The contact a visitor id was linked to, and when that link was recorded. */
@@ -14,16 +15,16 @@ export interface VisitorLink {
 export class FormSubmissionRepository extends Context.Tag("@crm/core/FormSubmissionRepository")<
   FormSubmissionRepository,
   {
-    readonly insert: (organisationId: string, submission: Submission) => Effect.Effect<void, StorageError>
+    readonly insert: (organisationId: OrganisationId, submission: Submission) => Effect.Effect<void, StorageError>
     /** `last_30_days` counts submissions created at or after `since`. */
     readonly counts: (
-      organisationId: string,
+      organisationId: OrganisationId,
       formId: string,
       since: string
     ) => Effect.Effect<Omit<FormCounts, "form_id">, StorageError>
     /** The contact of the latest submission that carried this visitor id, with the submission's time. */
     readonly contactOfVisitor: (
-      organisationId: string,
+      organisationId: OrganisationId,
       visitorId: string
     ) => Effect.Effect<Option.Option<VisitorLink>, StorageError>
   }

@@ -6,6 +6,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { invalidField, type StorageError, type ValidationFailed } from "../Errors.js"
+import type { OrganisationId } from "../Organisation.js"
 import type { ProductRepository } from "./ProductRepository.js"
 
 export interface ProductLink {
@@ -15,7 +16,7 @@ export interface ProductLink {
 
 export const requireProducts = (
   products: ProductRepository["Type"],
-  organisationId: string,
+  organisationId: OrganisationId,
   items: ReadonlyArray<ProductLink>
 ): Effect.Effect<void, ValidationFailed | StorageError> =>
   Effect.forEach(

@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { StorageError, ValidationFailed } from "../Errors.js"
+import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
 import type { Product, ProductKind, StockBand } from "./ProductSchemas.js"
 
@@ -22,22 +23,34 @@ export class ProductRepository extends Context.Tag("@crm/core/ProductRepository"
   ProductRepository,
   {
     /** A SKU the organisation already uses is `validation_failed` naming `sku`. */
-    readonly insert: (organisationId: string, product: Product) => Effect.Effect<void, ValidationFailed | StorageError>
+    readonly insert: (
+      organisationId: OrganisationId,
+      product: Product
+    ) => Effect.Effect<void, ValidationFailed | StorageError>
     /** With `stock` and each variant's `stock` as the levels stand. */
-    readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<Product>, StorageError>
+    readonly get: (organisationId: OrganisationId, id: string) => Effect.Effect<Option.Option<Product>, StorageError>
     /** The product with this SKU (unique in the organisation). */
-    readonly findBySku: (organisationId: string, sku: string) => Effect.Effect<Option.Option<Product>, StorageError>
+    readonly findBySku: (
+      organisationId: OrganisationId,
+      sku: string
+    ) => Effect.Effect<Option.Option<Product>, StorageError>
     /** Like `get`, and no other unit of work changes the product or moves its stock until the calling one ends. */
-    readonly getForUpdate: (organisationId: string, id: string) => Effect.Effect<Option.Option<Product>, StorageError>
+    readonly getForUpdate: (
+      organisationId: OrganisationId,
+      id: string
+    ) => Effect.Effect<Option.Option<Product>, StorageError>
     /**
      * Writes everything but stock: the stock fields of `product` are ignored. Items that are new
      * start untracked; the levels of items that are gone are dropped (the caller makes sure they
      * held none). A taken SKU is `validation_failed` naming `sku`.
      */
-    readonly update: (organisationId: string, product: Product) => Effect.Effect<void, ValidationFailed | StorageError>
+    readonly update: (
+      organisationId: OrganisationId,
+      product: Product
+    ) => Effect.Effect<void, ValidationFailed | StorageError>
     /** Newest first, ties by id; at most `limit + 1` rows. */
     readonly list: (
-      organisationId: string,
+      organisationId: OrganisationId,
       filter: ProductFilter,
       page: Page
     ) => Effect.Effect<ReadonlyArray<Product>, StorageError>

@@ -1,6 +1,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { StorageError } from "../Errors.js"
+import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
 import type { StockMovement } from "./ProductSchemas.js"
 
@@ -15,10 +16,10 @@ export class StockLedgerStore extends Context.Tag("@crm/core/StockLedgerStore")<
      * from (`level - quantity`, null counting as 0), or an item the product does not have, is a
      * `StorageError`: the caller computed the movement from a level it did not hold.
      */
-    readonly append: (organisationId: string, movement: StockMovement) => Effect.Effect<void, StorageError>
+    readonly append: (organisationId: OrganisationId, movement: StockMovement) => Effect.Effect<void, StorageError>
     /** A product's movements, newest first (the order they were recorded); at most `limit + 1`. */
     readonly list: (
-      organisationId: string,
+      organisationId: OrganisationId,
       productId: string,
       filter: { readonly variantId?: string },
       page: Page

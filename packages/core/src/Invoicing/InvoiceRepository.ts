@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { StorageError } from "../Errors.js"
+import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
 import type { Invoice, InvoiceKind, InvoiceStatus, Payment } from "./InvoiceSchemas.js"
 
@@ -16,33 +17,39 @@ export interface InvoiceFilter {
 export class InvoiceRepository extends Context.Tag("@crm/core/InvoiceRepository")<
   InvoiceRepository,
   {
-    readonly insert: (organisationId: string, invoice: Invoice) => Effect.Effect<void, StorageError>
+    readonly insert: (organisationId: OrganisationId, invoice: Invoice) => Effect.Effect<void, StorageError>
     /** The organisation owning the invoice: the admin API names only the invoice's id. */
     readonly organisationOf: (id: string) => Effect.Effect<Option.Option<string>, StorageError>
-    readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<Invoice>, StorageError>
+    readonly get: (organisationId: OrganisationId, id: string) => Effect.Effect<Option.Option<Invoice>, StorageError>
     /** Like `get`, and no other unit of work changes the invoice until the calling one ends. */
-    readonly getForUpdate: (organisationId: string, id: string) => Effect.Effect<Option.Option<Invoice>, StorageError>
-    readonly update: (organisationId: string, invoice: Invoice) => Effect.Effect<void, StorageError>
+    readonly getForUpdate: (
+      organisationId: OrganisationId,
+      id: string
+    ) => Effect.Effect<Option.Option<Invoice>, StorageError>
+    readonly update: (organisationId: OrganisationId, invoice: Invoice) => Effect.Effect<void, StorageError>
     /** Newest first, ties by id; at most `limit + 1` rows. */
     readonly list: (
-      organisationId: string,
+      organisationId: OrganisationId,
       filter: InvoiceFilter,
       page: Page
     ) => Effect.Effect<ReadonlyArray<Invoice>, StorageError>
-    readonly addPayment: (organisationId: string, payment: Payment) => Effect.Effect<void, StorageError>
+    readonly addPayment: (organisationId: OrganisationId, payment: Payment) => Effect.Effect<void, StorageError>
     /** Oldest first. */
     readonly payments: (
-      organisationId: string,
+      organisationId: OrganisationId,
       invoiceId: string
     ) => Effect.Effect<ReadonlyArray<Payment>, StorageError>
     /** Issued or partly paid invoices due before `today`, for the overdue job. */
-    readonly dueBefore: (organisationId: string, today: string) => Effect.Effect<ReadonlyArray<Invoice>, StorageError>
+    readonly dueBefore: (
+      organisationId: OrganisationId,
+      today: string
+    ) => Effect.Effect<ReadonlyArray<Invoice>, StorageError>
     /**
      * Analytics: live invoices with status issued, partial or overdue that are neither proformas nor stornos,
      * optionally of one contact or company, in no particular order.
      */
     readonly unpaid: (
-      organisationId: string,
+      organisationId: OrganisationId,
       filter: Pick<InvoiceFilter, "contactId" | "companyId">
     ) => Effect.Effect<ReadonlyArray<Invoice>, StorageError>
   }

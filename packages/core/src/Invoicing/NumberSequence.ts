@@ -1,6 +1,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { StorageError } from "../Errors.js"
+import type { OrganisationId } from "../Organisation.js"
 
 /**
  * Gap-free counters per organisation, series and year. `next` must run inside the unit of work
@@ -10,6 +11,6 @@ import type { StorageError } from "../Errors.js"
 export class NumberSequence extends Context.Tag("@crm/core/NumberSequence")<
   NumberSequence,
   {
-    readonly next: (organisationId: string, series: string, year: number) => Effect.Effect<number, StorageError>
+    readonly next: (organisationId: OrganisationId, series: string, year: number) => Effect.Effect<number, StorageError>
   }
 >() {}

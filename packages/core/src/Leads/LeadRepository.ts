@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { StorageError } from "../Errors.js"
+import type { OrganisationId } from "../Organisation.js"
 import type { LeadReceived } from "./LeadSchemas.js"
 
 /** Leads received from external providers, one per provider and provider id in an organisation. */
@@ -14,12 +15,12 @@ export class LeadRepository extends Context.Tag("@crm/core/LeadRepository")<
      * another one has claimed but not yet committed waits for it.
      */
     readonly claim: (
-      organisationId: string,
+      organisationId: OrganisationId,
       provider: string,
       externalId: string,
       at: string
     ) => Effect.Effect<Option.Option<LeadReceived>, StorageError>
     /** Completes a lead claimed in the same unit of work. */
-    readonly record: (organisationId: string, lead: LeadReceived) => Effect.Effect<void, StorageError>
+    readonly record: (organisationId: OrganisationId, lead: LeadReceived) => Effect.Effect<void, StorageError>
   }
 >() {}

@@ -1,6 +1,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import { SlugAlreadyExists, type StorageError } from "../Errors.js"
+import type { OrganisationId } from "../Organisation.js"
 import type { PublicationStatus } from "../Sites/SiteSchemas.js"
 import type { Page } from "../Wire.js"
 import type { LinkPage } from "./LinkPageSchemas.js"
@@ -13,10 +14,13 @@ export interface LinkPageFilter {
 export class LinkPageRepository extends Context.Tag("@crm/core/LinkPageRepository")<
   LinkPageRepository,
   {
-    readonly insert: (organisationId: string, page: LinkPage) => Effect.Effect<void, SlugAlreadyExists | StorageError>
+    readonly insert: (
+      organisationId: OrganisationId,
+      page: LinkPage
+    ) => Effect.Effect<void, SlugAlreadyExists | StorageError>
     /** Newest first, ties by id; at most `limit + 1` rows. */
     readonly list: (
-      organisationId: string,
+      organisationId: OrganisationId,
       filter: LinkPageFilter,
       page: Page
     ) => Effect.Effect<ReadonlyArray<LinkPage>, StorageError>

@@ -1,11 +1,12 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { StorageError } from "../Errors.js"
+import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
 import type { MailMessage, MailStatus } from "./MailSchemas.js"
 
 export interface ClaimedMail {
-  readonly organisationId: string
+  readonly organisationId: OrganisationId
   /** With the attempt being made already counted. */
   readonly message: MailMessage
 }
@@ -18,10 +19,10 @@ export interface ClaimedMail {
 export class MailOutbox extends Context.Tag("@crm/core/MailOutbox")<
   MailOutbox,
   {
-    readonly enqueue: (organisationId: string, message: MailMessage) => Effect.Effect<void, StorageError>
+    readonly enqueue: (organisationId: OrganisationId, message: MailMessage) => Effect.Effect<void, StorageError>
     /** Newest first, ties by id; at most `limit + 1` rows. */
     readonly list: (
-      organisationId: string,
+      organisationId: OrganisationId,
       filter: { readonly status?: MailStatus },
       page: Page
     ) => Effect.Effect<ReadonlyArray<MailMessage>, StorageError>
@@ -36,6 +37,6 @@ export class MailOutbox extends Context.Tag("@crm/core/MailOutbox")<
       limit: number
     ) => Effect.Effect<ReadonlyArray<ClaimedMail>, StorageError>
     /** Stores the outcome of an attempt (status, last error, next attempt, sent time). */
-    readonly record: (organisationId: string, message: MailMessage) => Effect.Effect<void, StorageError>
+    readonly record: (organisationId: OrganisationId, message: MailMessage) => Effect.Effect<void, StorageError>
   }
 >() {}

@@ -5,6 +5,7 @@ import type { CompanyRepository } from "../Companies/CompanyRepository.js"
 import type { ContactRepository } from "../Contacts/ContactRepository.js"
 import type { DealRepository } from "../Deals/DealRepository.js"
 import type { StorageError } from "../Errors.js"
+import type { OrganisationId } from "../Organisation.js"
 import type { RecordRepository } from "../Records/RecordRepository.js"
 import type { NoteEntityType } from "./NoteSchemas.js"
 
@@ -27,7 +28,7 @@ export interface EntityRepositories {
 }
 
 /** The linked contact when it is still live (an archived one cannot take a call). */
-const liveContact = (repos: EntityRepositories, organisationId: string, contactId: string | null) =>
+const liveContact = (repos: EntityRepositories, organisationId: OrganisationId, contactId: string | null) =>
   contactId === null
     ? Effect.succeed({ contact_id: null, contact_phone: null })
     : Effect.map(repos.contacts.get(organisationId, contactId), (contact) =>
@@ -40,7 +41,7 @@ const liveContact = (repos: EntityRepositories, organisationId: string, contactI
 /** The live entity of the organisation, or none (also for another organisation's id). */
 export const findEntity = (
   repos: EntityRepositories,
-  organisationId: string,
+  organisationId: OrganisationId,
   type: NoteEntityType,
   id: string
 ): Effect.Effect<Option.Option<EntitySummary>, StorageError> => {

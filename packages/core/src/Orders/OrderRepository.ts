@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { OrderAlreadyExists, StorageError } from "../Errors.js"
+import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
 import type { OrderFulfilment as Fulfilment, Order, OrderPaymentStatus as PaymentStatus } from "./OrderSchemas.js"
 
@@ -16,15 +17,21 @@ export class OrderRepository extends Context.Tag("@crm/core/OrderRepository")<
   OrderRepository,
   {
     /** Refuses a second order with the same `external_id`, naming the one that holds it. */
-    readonly insert: (organisationId: string, order: Order) => Effect.Effect<void, OrderAlreadyExists | StorageError>
-    readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<Order>, StorageError>
+    readonly insert: (
+      organisationId: OrganisationId,
+      order: Order
+    ) => Effect.Effect<void, OrderAlreadyExists | StorageError>
+    readonly get: (organisationId: OrganisationId, id: string) => Effect.Effect<Option.Option<Order>, StorageError>
     /** Like `get`, and no other unit of work changes the order until the calling one ends. */
-    readonly getForUpdate: (organisationId: string, id: string) => Effect.Effect<Option.Option<Order>, StorageError>
+    readonly getForUpdate: (
+      organisationId: OrganisationId,
+      id: string
+    ) => Effect.Effect<Option.Option<Order>, StorageError>
     /** Writes what can change once an order is placed: its states, tracking link and lines. */
-    readonly update: (organisationId: string, order: Order) => Effect.Effect<void, StorageError>
+    readonly update: (organisationId: OrganisationId, order: Order) => Effect.Effect<void, StorageError>
     /** Newest first, ties by id; at most `limit + 1` rows. */
     readonly list: (
-      organisationId: string,
+      organisationId: OrganisationId,
       filter: OrderFilter,
       page: Page
     ) => Effect.Effect<ReadonlyArray<Order>, StorageError>

@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { StorageError } from "../Errors.js"
+import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
 import type { PurchaseOrder, PurchaseOrderStatus } from "./PurchaseOrderSchemas.js"
 
@@ -13,17 +14,20 @@ export interface PurchaseOrderFilter {
 export class PurchaseOrderRepository extends Context.Tag("@crm/core/PurchaseOrderRepository")<
   PurchaseOrderRepository,
   {
-    readonly insert: (organisationId: string, order: PurchaseOrder) => Effect.Effect<void, StorageError>
-    readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<PurchaseOrder>, StorageError>
-    /** Like `get`, and no other unit of work changes the order until the calling one ends. */
-    readonly getForUpdate: (
-      organisationId: string,
+    readonly insert: (organisationId: OrganisationId, order: PurchaseOrder) => Effect.Effect<void, StorageError>
+    readonly get: (
+      organisationId: OrganisationId,
       id: string
     ) => Effect.Effect<Option.Option<PurchaseOrder>, StorageError>
-    readonly update: (organisationId: string, order: PurchaseOrder) => Effect.Effect<void, StorageError>
+    /** Like `get`, and no other unit of work changes the order until the calling one ends. */
+    readonly getForUpdate: (
+      organisationId: OrganisationId,
+      id: string
+    ) => Effect.Effect<Option.Option<PurchaseOrder>, StorageError>
+    readonly update: (organisationId: OrganisationId, order: PurchaseOrder) => Effect.Effect<void, StorageError>
     /** Newest first, ties by id; at most `limit + 1` rows. */
     readonly list: (
-      organisationId: string,
+      organisationId: OrganisationId,
       filter: PurchaseOrderFilter,
       page: Page
     ) => Effect.Effect<ReadonlyArray<PurchaseOrder>, StorageError>

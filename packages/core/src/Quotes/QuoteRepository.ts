@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { StorageError } from "../Errors.js"
+import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
 import type { Quote, QuoteRevision, QuoteStatus } from "./QuoteSchemas.js"
 
@@ -15,31 +16,34 @@ export interface QuoteFilter {
 export class QuoteRepository extends Context.Tag("@crm/core/QuoteRepository")<
   QuoteRepository,
   {
-    readonly insert: (organisationId: string, quote: Quote) => Effect.Effect<void, StorageError>
+    readonly insert: (organisationId: OrganisationId, quote: Quote) => Effect.Effect<void, StorageError>
     /** The organisation owning the quote: the admin API names only the quote's id. */
     readonly organisationOf: (id: string) => Effect.Effect<Option.Option<string>, StorageError>
-    readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<Quote>, StorageError>
+    readonly get: (organisationId: OrganisationId, id: string) => Effect.Effect<Option.Option<Quote>, StorageError>
     /** Like `get`, and no other unit of work changes the quote until the calling one ends. */
-    readonly getForUpdate: (organisationId: string, id: string) => Effect.Effect<Option.Option<Quote>, StorageError>
-    readonly update: (organisationId: string, quote: Quote) => Effect.Effect<void, StorageError>
+    readonly getForUpdate: (
+      organisationId: OrganisationId,
+      id: string
+    ) => Effect.Effect<Option.Option<Quote>, StorageError>
+    readonly update: (organisationId: OrganisationId, quote: Quote) => Effect.Effect<void, StorageError>
     /** Newest first, ties by id; at most `limit + 1` rows. */
     readonly list: (
-      organisationId: string,
+      organisationId: OrganisationId,
       filter: QuoteFilter,
       page: Page
     ) => Effect.Effect<ReadonlyArray<Quote>, StorageError>
-    readonly addRevision: (organisationId: string, revision: QuoteRevision) => Effect.Effect<void, StorageError>
+    readonly addRevision: (organisationId: OrganisationId, revision: QuoteRevision) => Effect.Effect<void, StorageError>
     /** Oldest first. */
     readonly revisions: (
-      organisationId: string,
+      organisationId: OrganisationId,
       quoteId: string
     ) => Effect.Effect<ReadonlyArray<QuoteRevision>, StorageError>
     /** Sent quotes whose `valid_until` is before `today`, for the expiry job. */
     readonly sentExpiringBefore: (
-      organisationId: string,
+      organisationId: OrganisationId,
       today: string
     ) => Effect.Effect<ReadonlyArray<Quote>, StorageError>
     /** Analytics: accepted quotes not made into an invoice yet (`invoice_id` null), in no particular order. */
-    readonly acceptedNotInvoiced: (organisationId: string) => Effect.Effect<ReadonlyArray<Quote>, StorageError>
+    readonly acceptedNotInvoiced: (organisationId: OrganisationId) => Effect.Effect<ReadonlyArray<Quote>, StorageError>
   }
 >() {}

@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { StorageError } from "../Errors.js"
+import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
 import type { CustomRecord } from "./RecordSchemas.js"
 
@@ -18,25 +19,28 @@ export interface RecordFilter {
 export class RecordRepository extends Context.Tag("@crm/core/RecordRepository")<
   RecordRepository,
   {
-    readonly insert: (organisationId: string, record: CustomRecord) => Effect.Effect<void, StorageError>
-    readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<CustomRecord>, StorageError>
+    readonly insert: (organisationId: OrganisationId, record: CustomRecord) => Effect.Effect<void, StorageError>
+    readonly get: (
+      organisationId: OrganisationId,
+      id: string
+    ) => Effect.Effect<Option.Option<CustomRecord>, StorageError>
     /** Like `get`, and no other unit of work changes the record until the calling one ends. */
     readonly getForUpdate: (
-      organisationId: string,
+      organisationId: OrganisationId,
       id: string
     ) => Effect.Effect<Option.Option<CustomRecord>, StorageError>
     /** The records among `ids` that exist, in no particular order. */
     readonly getMany: (
-      organisationId: string,
+      organisationId: OrganisationId,
       ids: ReadonlyArray<string>
     ) => Effect.Effect<ReadonlyArray<CustomRecord>, StorageError>
-    readonly update: (organisationId: string, record: CustomRecord) => Effect.Effect<void, StorageError>
+    readonly update: (organisationId: OrganisationId, record: CustomRecord) => Effect.Effect<void, StorageError>
     /**
      * For each `{type_id, field}` that any live record of that type holds a value for (a key of its
      * stored `custom`), how many such records there are; in no particular order.
      */
     readonly countHolding: (
-      organisationId: string,
+      organisationId: OrganisationId,
       fields: ReadonlyArray<{ readonly type_id: string; readonly field: string }>
     ) => Effect.Effect<
       ReadonlyArray<{ readonly type_id: string; readonly field: string; readonly records: number }>,
@@ -44,7 +48,7 @@ export class RecordRepository extends Context.Tag("@crm/core/RecordRepository")<
     >
     /** Newest first, ties by id; at most `limit + 1` rows. */
     readonly list: (
-      organisationId: string,
+      organisationId: OrganisationId,
       filter: RecordFilter,
       page: Page
     ) => Effect.Effect<ReadonlyArray<CustomRecord>, StorageError>

@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { StorageError } from "../Errors.js"
+import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
 import type { Return, ReturnStatus } from "./ReturnSchemas.js"
 
@@ -15,16 +16,22 @@ export interface ReturnFilter {
 export class ReturnRepository extends Context.Tag("@crm/core/ReturnRepository")<
   ReturnRepository,
   {
-    readonly insert: (organisationId: string, rma: Return) => Effect.Effect<void, StorageError>
-    readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<Return>, StorageError>
+    readonly insert: (organisationId: OrganisationId, rma: Return) => Effect.Effect<void, StorageError>
+    readonly get: (organisationId: OrganisationId, id: string) => Effect.Effect<Option.Option<Return>, StorageError>
     /** Like `get`, and no other unit of work changes the return until the calling one ends. */
-    readonly getForUpdate: (organisationId: string, id: string) => Effect.Effect<Option.Option<Return>, StorageError>
-    readonly update: (organisationId: string, rma: Return) => Effect.Effect<void, StorageError>
+    readonly getForUpdate: (
+      organisationId: OrganisationId,
+      id: string
+    ) => Effect.Effect<Option.Option<Return>, StorageError>
+    readonly update: (organisationId: OrganisationId, rma: Return) => Effect.Effect<void, StorageError>
     /** Every return of one order, whatever its status, oldest first. */
-    readonly ofOrder: (organisationId: string, orderId: string) => Effect.Effect<ReadonlyArray<Return>, StorageError>
+    readonly ofOrder: (
+      organisationId: OrganisationId,
+      orderId: string
+    ) => Effect.Effect<ReadonlyArray<Return>, StorageError>
     /** Newest first, ties by id; at most `limit + 1` rows. */
     readonly list: (
-      organisationId: string,
+      organisationId: OrganisationId,
       filter: ReturnFilter,
       page: Page
     ) => Effect.Effect<ReadonlyArray<Return>, StorageError>

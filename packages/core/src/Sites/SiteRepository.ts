@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import { DomainAlreadyExists, PathAlreadyExists, SlugAlreadyExists, type StorageError } from "../Errors.js"
+import type { OrganisationId } from "../Organisation.js"
 import type { Page as WirePage } from "../Wire.js"
 import type { Page, Post, PublicationStatus, Site } from "./SiteSchemas.js"
 
@@ -25,19 +26,31 @@ export interface PostFilter {
 export class SiteRepository extends Context.Tag("@crm/core/SiteRepository")<
   SiteRepository,
   {
-    readonly insertSite: (organisationId: string, site: Site) => Effect.Effect<void, DomainAlreadyExists | StorageError>
-    readonly getSite: (organisationId: string, id: string) => Effect.Effect<Option.Option<Site>, StorageError>
+    readonly insertSite: (
+      organisationId: OrganisationId,
+      site: Site
+    ) => Effect.Effect<void, DomainAlreadyExists | StorageError>
+    readonly getSite: (organisationId: OrganisationId, id: string) => Effect.Effect<Option.Option<Site>, StorageError>
     /** Newest first, ties by id; at most `limit + 1` rows. */
-    readonly listSites: (organisationId: string, page: WirePage) => Effect.Effect<ReadonlyArray<Site>, StorageError>
-    readonly insertPage: (organisationId: string, page: Page) => Effect.Effect<void, PathAlreadyExists | StorageError>
+    readonly listSites: (
+      organisationId: OrganisationId,
+      page: WirePage
+    ) => Effect.Effect<ReadonlyArray<Site>, StorageError>
+    readonly insertPage: (
+      organisationId: OrganisationId,
+      page: Page
+    ) => Effect.Effect<void, PathAlreadyExists | StorageError>
     readonly listPages: (
-      organisationId: string,
+      organisationId: OrganisationId,
       filter: PageFilter,
       page: WirePage
     ) => Effect.Effect<ReadonlyArray<Page>, StorageError>
-    readonly insertPost: (organisationId: string, post: Post) => Effect.Effect<void, SlugAlreadyExists | StorageError>
+    readonly insertPost: (
+      organisationId: OrganisationId,
+      post: Post
+    ) => Effect.Effect<void, SlugAlreadyExists | StorageError>
     readonly listPosts: (
-      organisationId: string,
+      organisationId: OrganisationId,
       filter: PostFilter,
       page: WirePage
     ) => Effect.Effect<ReadonlyArray<Post>, StorageError>

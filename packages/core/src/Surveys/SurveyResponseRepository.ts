@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { StorageError } from "../Errors.js"
+import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
 import type { SurveyKind, SurveyResponse } from "./SurveySchemas.js"
 
@@ -16,11 +17,14 @@ export interface SurveyResponseFilter {
 export class SurveyResponseRepository extends Context.Tag("@crm/core/SurveyResponseRepository")<
   SurveyResponseRepository,
   {
-    readonly insert: (organisationId: string, response: SurveyResponse) => Effect.Effect<void, StorageError>
-    readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<SurveyResponse>, StorageError>
+    readonly insert: (organisationId: OrganisationId, response: SurveyResponse) => Effect.Effect<void, StorageError>
+    readonly get: (
+      organisationId: OrganisationId,
+      id: string
+    ) => Effect.Effect<Option.Option<SurveyResponse>, StorageError>
     /** Newest first, ties by id; at most `limit + 1` rows. */
     readonly list: (
-      organisationId: string,
+      organisationId: OrganisationId,
       filter: SurveyResponseFilter,
       page: Page
     ) => Effect.Effect<ReadonlyArray<SurveyResponse>, StorageError>

@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { StorageError } from "../Errors.js"
+import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
 import type { Task, TaskPriority } from "./TaskSchemas.js"
 
@@ -23,19 +24,22 @@ export interface TaskFilter {
 export class TaskRepository extends Context.Tag("@crm/core/TaskRepository")<
   TaskRepository,
   {
-    readonly insert: (organisationId: string, task: Task) => Effect.Effect<void, StorageError>
-    readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<Task>, StorageError>
+    readonly insert: (organisationId: OrganisationId, task: Task) => Effect.Effect<void, StorageError>
+    readonly get: (organisationId: OrganisationId, id: string) => Effect.Effect<Option.Option<Task>, StorageError>
     /** Like `get`, and no other unit of work changes the task until the calling one ends. */
-    readonly getForUpdate: (organisationId: string, id: string) => Effect.Effect<Option.Option<Task>, StorageError>
-    readonly update: (organisationId: string, task: Task) => Effect.Effect<void, StorageError>
-    readonly archive: (organisationId: string, id: string, at: string) => Effect.Effect<boolean, StorageError>
+    readonly getForUpdate: (
+      organisationId: OrganisationId,
+      id: string
+    ) => Effect.Effect<Option.Option<Task>, StorageError>
+    readonly update: (organisationId: OrganisationId, task: Task) => Effect.Effect<void, StorageError>
+    readonly archive: (organisationId: OrganisationId, id: string, at: string) => Effect.Effect<boolean, StorageError>
     /** Newest first (or as `filter.order` says), ties by id; at most `limit + 1` rows. */
     readonly list: (
-      organisationId: string,
+      organisationId: OrganisationId,
       filter: TaskFilter,
       page: Page
     ) => Effect.Effect<ReadonlyArray<Task>, StorageError>
     /** Analytics: how many live open tasks are due before `now` (ISO UTC). */
-    readonly overdueCount: (organisationId: string, now: string) => Effect.Effect<number, StorageError>
+    readonly overdueCount: (organisationId: OrganisationId, now: string) => Effect.Effect<number, StorageError>
   }
 >() {}

@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { StorageError } from "../Errors.js"
+import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
 import type { TicketChannel, TicketRecord, TicketStatus } from "./TicketSchemas.js"
 
@@ -17,17 +18,20 @@ export interface TicketFilter {
 export class TicketRepository extends Context.Tag("@crm/core/TicketRepository")<
   TicketRepository,
   {
-    readonly insert: (organisationId: string, ticket: TicketRecord) => Effect.Effect<void, StorageError>
-    readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<TicketRecord>, StorageError>
-    /** Like `get`, and no other unit of work changes the ticket until the calling one ends. */
-    readonly getForUpdate: (
-      organisationId: string,
+    readonly insert: (organisationId: OrganisationId, ticket: TicketRecord) => Effect.Effect<void, StorageError>
+    readonly get: (
+      organisationId: OrganisationId,
       id: string
     ) => Effect.Effect<Option.Option<TicketRecord>, StorageError>
-    readonly update: (organisationId: string, ticket: TicketRecord) => Effect.Effect<void, StorageError>
+    /** Like `get`, and no other unit of work changes the ticket until the calling one ends. */
+    readonly getForUpdate: (
+      organisationId: OrganisationId,
+      id: string
+    ) => Effect.Effect<Option.Option<TicketRecord>, StorageError>
+    readonly update: (organisationId: OrganisationId, ticket: TicketRecord) => Effect.Effect<void, StorageError>
     /** Newest first, ties by id; at most `limit + 1` rows. */
     readonly list: (
-      organisationId: string,
+      organisationId: OrganisationId,
       filter: TicketFilter,
       page: Page
     ) => Effect.Effect<ReadonlyArray<TicketRecord>, StorageError>

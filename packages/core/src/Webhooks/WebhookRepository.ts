@@ -3,13 +3,14 @@ import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { StorageError } from "../Errors.js"
 import type { EventName } from "../Events/EventCatalogue.js"
+import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
 import type { Delivery, DeliveryAttempt, DeliveryStatus } from "./WebhookSchemas.js"
 
 /** A subscription as stored: the wire `Hook` plus its owner, its secrets, its failure streak and its circuit. */
 export interface HookRecord {
   readonly id: string
-  readonly organisation_id: string
+  readonly organisation_id: OrganisationId
   readonly key_id: string
   readonly target_url: string
   readonly events: ReadonlyArray<EventName>
@@ -30,7 +31,7 @@ export interface HookRecord {
 }
 
 export interface HookOwner {
-  readonly organisationId: string
+  readonly organisationId: OrganisationId
   readonly keyId: string
 }
 
@@ -55,7 +56,7 @@ export interface AttemptRecord {
   readonly attemptCount: number
   readonly nextAttemptAt: string | null
   readonly hookId: string
-  readonly organisationId: string
+  readonly organisationId: OrganisationId
   /** The subscription's failure streak after the attempt. */
   readonly failingSince: string | null
   /** The subscription's circuit after the attempt. */
@@ -74,7 +75,7 @@ export class WebhookRepository extends Context.Tag("@crm/core/WebhookRepository"
   WebhookRepository,
   {
     /** The organisation of a live (not revoked) key. */
-    readonly keyOrganisation: (keyId: string) => Effect.Effect<Option.Option<string>, StorageError>
+    readonly keyOrganisation: (keyId: string) => Effect.Effect<Option.Option<OrganisationId>, StorageError>
     /** Whose a hook is, when its key is live (not revoked): the admin API names hooks by id alone. */
     readonly hookOwner: (hookId: string) => Effect.Effect<Option.Option<HookOwner>, StorageError>
     /** Inserts unless the key already holds `limit` hooks (then false); safe under concurrent inserts. */

@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { invalidField, NotFound, PlanRefused, type StorageError, type ValidationFailed } from "../Errors.js"
-import type { Organisation } from "../Organisation.js"
+import type { Organisation, OrganisationId } from "../Organisation.js"
 import type { Transaction } from "../Transaction.js"
 
 export const nowIso = Effect.map(
@@ -52,10 +52,10 @@ export const requireLink = <E, R>(
  */
 export const withinLimit = (
   tx: Transaction["Type"],
-  organisationId: string,
+  organisationId: OrganisationId,
   limit: number | null,
   code: string,
-  count: (organisationId: string) => Effect.Effect<number, StorageError>
+  count: (organisationId: OrganisationId) => Effect.Effect<number, StorageError>
 ): Effect.Effect<void, PlanRefused | StorageError> =>
   limit === null
     ? Effect.void
@@ -103,14 +103,14 @@ export const owningOrganisation = (
 export const partyLinks =
   (
     contacts: {
-      readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<unknown>, StorageError>
+      readonly get: (organisationId: OrganisationId, id: string) => Effect.Effect<Option.Option<unknown>, StorageError>
     },
     companies: {
-      readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<unknown>, StorageError>
+      readonly get: (organisationId: OrganisationId, id: string) => Effect.Effect<Option.Option<unknown>, StorageError>
     }
   ) =>
   (
-    organisationId: string,
+    organisationId: OrganisationId,
     links: { readonly contact_id?: string | null | undefined; readonly company_id?: string | null | undefined }
   ): Effect.Effect<void, ValidationFailed | StorageError> =>
     Effect.zipRight(

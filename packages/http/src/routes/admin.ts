@@ -1,5 +1,5 @@
 /** The admin API: what the application's Settings → API screen and the `crm` command line call. */
-import { Access, BusinessClock, Invoicing, Quotes, Settings } from "@crm/core"
+import { Access, BusinessClock, Invoicing, Organisation, Quotes, Settings } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { z } from "zod"
 import { created, noContent, ok } from "../Reply.js"
@@ -54,6 +54,7 @@ export const adminRoutes = [
   route({
     method: "GET",
     path: "/organisations/{id}",
+    params: { id: Organisation.OrganisationId },
     operationId: "adminGetOrganisation",
     tag,
     guard: admin,
@@ -61,11 +62,12 @@ export const adminRoutes = [
     success: { status: 200, schema: Settings.Organisation, description: "the organisation" },
     errors: ["not_found"],
     handle: ({ params }) =>
-      Effect.flatMap(Access.Access, (access) => access.getOrganisation(params.id!)).pipe(Effect.map(ok))
+      Effect.flatMap(Access.Access, (access) => access.getOrganisation(params.id)).pipe(Effect.map(ok))
   }),
   route({
     method: "PUT",
     path: "/organisations/{id}/settings",
+    params: { id: Organisation.OrganisationId },
     operationId: "adminReplaceSettings",
     tag,
     guard: admin,
@@ -75,11 +77,12 @@ export const adminRoutes = [
     success: { status: 200, schema: Settings.Organisation, description: "the organisation" },
     errors: ["not_found", "validation_failed", "in_use"],
     handle: ({ params, body }) =>
-      Effect.flatMap(Access.Access, (access) => access.replaceSettings(params.id!, body)).pipe(Effect.map(ok))
+      Effect.flatMap(Access.Access, (access) => access.replaceSettings(params.id, body)).pipe(Effect.map(ok))
   }),
   route({
     method: "POST",
     path: "/organisations/{id}/keys",
+    params: { id: Organisation.OrganisationId },
     operationId: "adminCreateKey",
     tag,
     guard: admin,
@@ -88,11 +91,12 @@ export const adminRoutes = [
     success: { status: 201, schema: Access.CreatedKey, description: "the key, shown once" },
     errors: ["not_found", "validation_failed"],
     handle: ({ params, body }) =>
-      Effect.flatMap(Access.Access, (access) => access.createKey(params.id!, body)).pipe(Effect.map(created))
+      Effect.flatMap(Access.Access, (access) => access.createKey(params.id, body)).pipe(Effect.map(created))
   }),
   route({
     method: "GET",
     path: "/organisations/{id}/keys",
+    params: { id: Organisation.OrganisationId },
     operationId: "adminListKeys",
     tag,
     guard: admin,
@@ -102,11 +106,12 @@ export const adminRoutes = [
     success: { status: 200, schema: Access.KeyPage, description: "a page of keys" },
     errors: ["not_found", "validation_failed"],
     handle: ({ params, query }) =>
-      Effect.flatMap(Access.Access, (access) => access.listKeys(params.id!, query)).pipe(Effect.map(ok))
+      Effect.flatMap(Access.Access, (access) => access.listKeys(params.id, query)).pipe(Effect.map(ok))
   }),
   route({
     method: "POST",
     path: "/organisations/{id}/clock",
+    params: { id: Organisation.OrganisationId },
     operationId: "adminMoveTestClock",
     tag,
     guard: admin,
@@ -116,11 +121,12 @@ export const adminRoutes = [
     success: { status: 200, schema: BusinessClock.ClockState, description: "the clock and what the jobs did" },
     errors: ["not_found", "validation_failed", "not_test_mode"],
     handle: ({ params, body }) =>
-      Effect.flatMap(BusinessClock.BusinessClock, (clock) => clock.change(params.id!, body)).pipe(Effect.map(ok))
+      Effect.flatMap(BusinessClock.BusinessClock, (clock) => clock.change(params.id, body)).pipe(Effect.map(ok))
   }),
   route({
     method: "DELETE",
     path: "/organisations/{id}/clock",
+    params: { id: Organisation.OrganisationId },
     operationId: "adminResetTestClock",
     tag,
     guard: admin,
@@ -129,7 +135,7 @@ export const adminRoutes = [
     success: { status: 200, schema: BusinessClock.ClockState, description: "the clock, now on real time" },
     errors: ["not_found", "not_test_mode"],
     handle: ({ params }) =>
-      Effect.flatMap(BusinessClock.BusinessClock, (clock) => clock.reset(params.id!)).pipe(Effect.map(ok))
+      Effect.flatMap(BusinessClock.BusinessClock, (clock) => clock.reset(params.id)).pipe(Effect.map(ok))
   }),
   route({
     method: "DELETE",
@@ -141,7 +147,7 @@ export const adminRoutes = [
     success: { status: 204, description: "revoked" },
     errors: ["not_found"],
     handle: ({ params }) =>
-      Effect.flatMap(Access.Access, (access) => access.revokeKey(params.id!)).pipe(Effect.as(noContent))
+      Effect.flatMap(Access.Access, (access) => access.revokeKey(params.id)).pipe(Effect.as(noContent))
   }),
   ...(["send", "accept", "reject", "cancel"] as const).map((action) =>
     route({
@@ -155,9 +161,7 @@ export const adminRoutes = [
       errors: ["not_found", "transition_not_allowed"],
       handle: ({ params }) =>
         Effect.flatMap(Quotes.Quotes, (quotes) =>
-          Effect.flatMap(quotes.owner(params.id!), (organisation) =>
-            quotes.transition(organisation, params.id!, action)
-          )
+          Effect.flatMap(quotes.owner(params.id), (organisation) => quotes.transition(organisation, params.id, action))
         ).pipe(Effect.map(ok))
     })
   ),
@@ -177,7 +181,7 @@ export const adminRoutes = [
       errors: ["not_found", "transition_not_allowed"],
       handle: ({ params }) =>
         Effect.flatMap(Invoicing.Invoicing, (invoicing) =>
-          Effect.flatMap(invoicing.owner(params.id!), (organisation) => invoicing[action](organisation, params.id!))
+          Effect.flatMap(invoicing.owner(params.id), (organisation) => invoicing[action](organisation, params.id))
         ).pipe(Effect.map(action === "storno" ? created : ok))
     })
   ),

@@ -1,5 +1,5 @@
 /** `POST /admin/v1/organisations/{id}/import`: an organisation's existing data as JSON lines. */
-import { Import } from "@crm/core"
+import { Import, Organisation } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { z } from "zod"
 import { ok } from "../Reply.js"
@@ -15,6 +15,7 @@ export const importRoutes = [
   route({
     method: "POST",
     path: "/organisations/{id}/import",
+    params: { id: Organisation.OrganisationId },
     operationId: "adminImport",
     tag: "admin",
     guard: admin,
@@ -25,7 +26,7 @@ export const importRoutes = [
     success: { status: 200, schema: Import.ImportReport, description: "what was imported, line by line" },
     errors: ["not_found", "import_failed"],
     handle: ({ params, query, body }) =>
-      Effect.flatMap(Import.Import, (service) => service.run(params.id!, body, { keyId: null }, query)).pipe(
+      Effect.flatMap(Import.Import, (service) => service.run(params.id, body, { keyId: null }, query)).pipe(
         Effect.map(ok)
       )
   })

@@ -1,5 +1,5 @@
 /** The admin view of an organisation's mail outbox: what was queued, sent or failed, and why. */
-import { Access, Mail } from "@crm/core"
+import { Access, Mail, Organisation } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { ok } from "../Reply.js"
 import { admin, route } from "../Route.js"
@@ -8,6 +8,7 @@ export const adminMailRoutes = [
   route({
     method: "GET",
     path: "/organisations/{id}/mail",
+    params: { id: Organisation.OrganisationId },
     operationId: "adminListMail",
     tag: "admin",
     guard: admin,
@@ -18,7 +19,7 @@ export const adminMailRoutes = [
     errors: ["not_found", "validation_failed"],
     handle: ({ params, query }) =>
       Effect.gen(function* () {
-        const organisation = yield* (yield* Access.Access).getOrganisation(params.id!)
+        const organisation = yield* (yield* Access.Access).getOrganisation(params.id)
         return yield* (yield* Mail.Mailer).list(organisation, query)
       }).pipe(Effect.map(ok))
   })

@@ -328,7 +328,7 @@ export const upsertRoute = <
   spec: ResourceSpec<C, P, Q, Id, S, ErrorCode, ErrorCode>,
   upsert: UpsertSpec<U, UpsertCode>
 ): Route => {
-  const key = upsert.key
+  const key: string = upsert.key
   return route({
     method: "PUT",
     path: `/${spec.plural}/by-${key}/{${key}}`,

@@ -2,7 +2,7 @@
  * The whole database as one immutable value in one `Ref`, and the unit-of-work machinery every
  * port shares. Each port call is one `Ref.modify`; units of work are serialised by a FIFO lock.
  */
-import type { Access, Idempotency, Settings } from "@crm/core"
+import type { Access, Idempotency, Organisation, Settings } from "@crm/core"
 import { Errors } from "@crm/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -66,7 +66,7 @@ export interface State {
   readonly organisations: HashMap.HashMap<string, OrganisationRow>
   readonly keys: HashMap.HashMap<string, Access.ApiKeyRecord>
   readonly keyIdsByHash: HashMap.HashMap<string, string>
-  readonly tenants: HashMap.HashMap<string, Tenant>
+  readonly tenants: HashMap.HashMap<Organisation.OrganisationId, Tenant>
   readonly lastEventId: bigint
   /** Admitted request times per key, oldest first. */
   readonly rateWindows: HashMap.HashMap<string, ReadonlyArray<number>>
@@ -170,10 +170,10 @@ const outermost = <A, E, R>(store: Store, self: Effect.Effect<A, E, R>): Effect.
 export const transaction = <A, E, R>(store: Store, self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   FiberRef.getWith(store.currentUnit, (unit) => (insideUnit(unit) ? self : outermost(store, self)))
 
-export const tenant = (state: State, organisationId: string): Tenant =>
+export const tenant = (state: State, organisationId: Organisation.OrganisationId): Tenant =>
   Option.getOrElse(HashMap.get(state.tenants, organisationId), () => emptyTenant)
 
-export const withTenant = (state: State, organisationId: string, next: Tenant): State => ({
+export const withTenant = (state: State, organisationId: Organisation.OrganisationId, next: Tenant): State => ({
   ...state,
   tenants: HashMap.set(state.tenants, organisationId, next)
 })

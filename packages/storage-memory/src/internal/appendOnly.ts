@@ -2,7 +2,7 @@
  * Rows that are written once and never changed (form submissions, page views), by id in one
  * organisation; a second row with the same id is refused as a primary key would.
  */
-import { Errors } from "@crm/core"
+import { Errors, type Organisation } from "@crm/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
@@ -36,7 +36,7 @@ export const make = <A extends { readonly id: string; readonly created_at: strin
     return rows
   }
   return {
-    insert: (organisationId: string, input: A) =>
+    insert: (organisationId: Organisation.OrganisationId, input: A) =>
       Effect.flatMap(copy(input), (row) =>
         write<void, Errors.StorageError>(store, (state) => {
           const t = tenant(state, organisationId)
@@ -50,11 +50,11 @@ export const make = <A extends { readonly id: string; readonly created_at: strin
       ),
 
     /** Every row `keep` accepts, unordered. */
-    select: (organisationId: string, keep: (row: A) => boolean) =>
+    select: (organisationId: Organisation.OrganisationId, keep: (row: A) => boolean) =>
       read(store, (state) => matching(tenant(state, organisationId), keep).map(copyOut)),
 
     /** The newest row `keep` accepts: latest `created_at`, ties by id descending (as the SQL adapter orders). */
-    latest: (organisationId: string, keep: (row: A) => boolean) =>
+    latest: (organisationId: Organisation.OrganisationId, keep: (row: A) => boolean) =>
       read(store, (state) => {
         let best: A | undefined
         for (const row of matching(tenant(state, organisationId), keep)) {

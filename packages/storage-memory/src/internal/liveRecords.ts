@@ -3,7 +3,7 @@
  * organisation's rows, where an archived row is kept but never read or changed again, as the
  * PostgreSQL adapter does with `archived_at`. A repository adds only its own filters and indexes.
  */
-import { Errors, type Wire } from "@crm/core"
+import { Errors, type Organisation, type Wire } from "@crm/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
@@ -87,18 +87,18 @@ export const make = <A extends LiveRecord, E = never>(store: Store, spec: LiveTa
 
   const commit = (
     state: State,
-    organisationId: string,
+    organisationId: Organisation.OrganisationId,
     next: Either.Either<Tenant, E>
   ): readonly [Either.Either<void, E>, State] =>
     Either.isLeft(next)
       ? [Either.left(next.left), state]
       : [Either.right(undefined), withTenant(state, organisationId, next.right)]
 
-  const get = (organisationId: string, id: string) =>
+  const get = (organisationId: Organisation.OrganisationId, id: string) =>
     read(store, (state) => Option.map(liveRow(tenant(state, organisationId), id), (row) => copyOut(row.record)))
 
   return {
-    insert: (organisationId: string, input: A) =>
+    insert: (organisationId: Organisation.OrganisationId, input: A) =>
       Effect.flatMap(copy(input), (record) =>
         write<void, E | Errors.StorageError>(store, (state) => {
           const t = tenant(state, organisationId)
@@ -115,7 +115,7 @@ export const make = <A extends LiveRecord, E = never>(store: Store, spec: LiveTa
     getForUpdate: get,
 
     // Like an UPDATE ... WHERE archived_at IS NULL: an archived or unknown record is left alone.
-    update: (organisationId: string, input: A) =>
+    update: (organisationId: Organisation.OrganisationId, input: A) =>
       Effect.flatMap(copy(input), (record) =>
         write<void, E | Errors.StorageError>(store, (state) => {
           const t = tenant(state, organisationId)
@@ -125,7 +125,7 @@ export const make = <A extends LiveRecord, E = never>(store: Store, spec: LiveTa
         })
       ),
 
-    archive: (organisationId: string, id: string, at: string) =>
+    archive: (organisationId: Organisation.OrganisationId, id: string, at: string) =>
       write(store, (state) => {
         const t = tenant(state, organisationId)
         const current = liveRow(t, id)
@@ -147,7 +147,12 @@ export const make = <A extends LiveRecord, E = never>(store: Store, spec: LiveTa
      * `keep` is the repository's own filter, ANDed with the shared ones and the page's sync fields
      * (`updated_since`, `order`, `cursor`, `include_archived`), as the PostgreSQL adapter reads them.
      */
-    list: (organisationId: string, filter: LiveFilter, page: Wire.Page, keep: (record: A) => boolean = () => true) =>
+    list: (
+      organisationId: Organisation.OrganisationId,
+      filter: LiveFilter,
+      page: Wire.Page,
+      keep: (record: A) => boolean = () => true
+    ) =>
       read(store, (state) => {
         const q = filter.q === undefined ? undefined : containsFolded(filter.q)
         const bounds = [filter.updatedSince, page.updated_since].flatMap((at) =>
@@ -179,11 +184,14 @@ export const make = <A extends LiveRecord, E = never>(store: Store, spec: LiveTa
       }),
 
     /** Every live record `keep` accepts, in `order`, unpaged: for a repository's own queries. */
-    select: (organisationId: string, keep: (record: A) => boolean, order: (x: A, y: A) => number) =>
-      read(store, (state) => liveMatching(tenant(state, organisationId), keep).sort(order).map(copyOut)),
+    select: (
+      organisationId: Organisation.OrganisationId,
+      keep: (record: A) => boolean,
+      order: (x: A, y: A) => number
+    ) => read(store, (state) => liveMatching(tenant(state, organisationId), keep).sort(order).map(copyOut)),
 
     /** The oldest live record `keep` accepts (a natural key: an email, a domain), for the upserts. */
-    findBy: (organisationId: string, keep: (record: A) => boolean) =>
+    findBy: (organisationId: Organisation.OrganisationId, keep: (record: A) => boolean) =>
       read(store, (state) => {
         const found = liveMatching(tenant(state, organisationId), keep).sort((x, y) => newestFirst(y, x))[0]
         return found === undefined ? Option.none<A>() : Option.some(copyOut(found))
@@ -198,7 +206,7 @@ export const make = <A extends LiveRecord, E = never>(store: Store, spec: LiveTa
         return Option.none<string>()
       }),
 
-    countLive: (organisationId: string) =>
+    countLive: (organisationId: Organisation.OrganisationId) =>
       read(store, (state) => {
         let count = 0
         for (const row of HashMap.values(rowsOf(tenant(state, organisationId)))) if (row.archivedAt === null) count++

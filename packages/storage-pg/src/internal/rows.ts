@@ -3,7 +3,7 @@
  * (`types.ts`: int8 and numeric as strings, json parsed, timestamptz as ISO 8601 text), but the
  * readers below accept either form so that a driver default changing cannot silently corrupt a record.
  */
-import type { Companies, Idempotency } from "@crm/core"
+import type { Companies, Idempotency, Organisation } from "@crm/core"
 import {
   Access,
   Contacts,
@@ -60,7 +60,7 @@ const custom = jsonOf("custom", Wire.Custom)
 export const customOf = (value: unknown): Record<string, unknown> => (value === null ? {} : custom(value))
 
 export interface OrganisationRow {
-  readonly id: string
+  readonly id: Organisation.OrganisationId
   readonly name: string
   readonly settings: unknown
   /** Selected by every read of an organisation since 0020 (the business clock needs them). */
@@ -82,7 +82,7 @@ export const toOrganisation = (row: OrganisationRow): Effect.Effect<Settings.Org
 
 export interface ApiKeyRow {
   readonly id: string
-  readonly organisation_id: string
+  readonly organisation_id: Organisation.OrganisationId
   readonly name: string | null
   readonly hash: string
   readonly scopes: ReadonlyArray<string>
@@ -497,7 +497,7 @@ export const toOrder = (row: OrderRow): Orders.Order => ({
 
 export interface MailRow {
   readonly id: string
-  readonly organisation_id: string
+  readonly organisation_id: Organisation.OrganisationId
   readonly recipient: string
   readonly subject: string
   readonly body: string

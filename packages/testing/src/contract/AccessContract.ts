@@ -8,7 +8,18 @@ import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
-import { apiKey, at, organisation, page, type StoragePorts, seed, settingsFor, sha256, uuid } from "./Fixtures.js"
+import {
+  apiKey,
+  at,
+  organisation,
+  organisationId,
+  page,
+  type StoragePorts,
+  seed,
+  settingsFor,
+  sha256,
+  uuid
+} from "./Fixtures.js"
 
 type Organisation = Settings.Organisation
 
@@ -177,7 +188,7 @@ export const suite = (
         expect(yield* access.keyPage(a.id, page(10))).toEqual(all)
         expect(yield* access.keyPage(a.id, page(1, 1))).toEqual(all.slice(1, 3))
         expect(yield* access.keyPage(a.id, page(2, 4))).toEqual([])
-        expect(yield* access.keyPage(uuid(), page(10))).toEqual([])
+        expect(yield* access.keyPage(organisationId(), page(10))).toEqual([])
       })
     )
 

@@ -14,6 +14,7 @@ import {
   ids,
   newestFirst,
   opportunity,
+  organisationId,
   page,
   type StoragePorts,
   seed,
@@ -353,7 +354,7 @@ export const suite = (
           ].sort((x, y) => (x.status_id < y.status_id ? -1 : 1))
         )
         expect(yield* repo.countByStage(a.id, [])).toEqual([])
-        expect(yield* repo.countByStage(uuid(), [stages.open])).toEqual([])
+        expect(yield* repo.countByStage(organisationId(), [stages.open])).toEqual([])
       })
     )
   })

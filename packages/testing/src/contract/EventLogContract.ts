@@ -7,7 +7,7 @@ import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
-import { allEvents, at, expectIncreasing, ids, type StoragePorts, seed, uuid } from "./Fixtures.js"
+import { allEvents, at, expectIncreasing, ids, organisationId, type StoragePorts, seed } from "./Fixtures.js"
 
 export const suite = (
   name: string,
@@ -137,7 +137,7 @@ export const suite = (
         yield* log.append(a.id, [{ event: "company.created", data: { org: "a" } }], at(2))
         expect((yield* allEvents(a.id)).map((event) => event.data.org)).toEqual(["a", "a"])
         expect((yield* allEvents(b.id)).map((event) => event.data.org)).toEqual(["b", "b"])
-        expect(yield* allEvents(uuid())).toEqual([])
+        expect(yield* allEvents(organisationId())).toEqual([])
         expect(
           (yield* log.after(a.id, { since: 0n, event: "company.created", limit: 10 })).map((event) => event.data.org)
         ).toEqual(["a"])

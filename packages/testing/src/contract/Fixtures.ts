@@ -4,7 +4,6 @@
  * may change what it was given), and the checks several ports share.
  */
 import { createHash } from "node:crypto"
-import type { Kernel } from "@crm/core"
 import {
   Access,
   type Companies,
@@ -12,7 +11,10 @@ import {
   type Deals,
   Errors,
   Events,
+  Ids,
   type Invoicing,
+  type Kernel,
+  Organisation,
   type Pricing,
   type Quotes,
   Settings,
@@ -34,6 +36,8 @@ export const at = (ms: number): string => new Date(T0 + ms).toISOString()
 export const page = (limit: number, offset = 0) => ({ limit, offset })
 export const ids = (rows: ReadonlyArray<{ readonly id: string }>): Array<string> => rows.map((row) => row.id)
 export const uuid = (): string => crypto.randomUUID()
+/** A new organisation's id, for tenants a contract makes up without storing an organisation. */
+export const organisationId = (): Organisation.OrganisationId => Ids.as(Organisation.OrganisationId, uuid())
 
 /** The order every list promises: newest `created_at` first, ties by id descending. */
 export const newestFirst = <A extends { readonly id: string; readonly created_at: string }>(
@@ -69,7 +73,11 @@ export const settingsFor = (name: string): Settings.Settings => ({
   users: []
 })
 
-export const organisation = (name: string): Settings.Organisation => ({ id: uuid(), name, settings: settingsFor(name) })
+export const organisation = (name: string): Settings.Organisation => ({
+  id: organisationId(),
+  name,
+  settings: settingsFor(name)
+})
 
 export const person = (overrides: Partial<Contacts.Contact> = {}): Contacts.Contact => ({
   id: uuid(),
@@ -237,7 +245,10 @@ export const bill = (overrides: Partial<Invoicing.Invoice> = {}): Invoicing.Invo
 
 export const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex")
 
-export const apiKey = (organisationId: string, overrides: Partial<Access.ApiKeyRecord> = {}): Access.ApiKeyRecord => ({
+export const apiKey = (
+  organisationId: Organisation.OrganisationId,
+  overrides: Partial<Access.ApiKeyRecord> = {}
+): Access.ApiKeyRecord => ({
   id: uuid(),
   organisation_id: organisationId,
   name: null,
@@ -261,7 +272,7 @@ export const seed = Effect.gen(function* () {
   return { a, b }
 })
 
-export const newKey = (organisationId: string) =>
+export const newKey = (organisationId: Organisation.OrganisationId) =>
   Effect.gen(function* () {
     const key = apiKey(organisationId)
     yield* (yield* Access.AccessRepository).insertKey(key)
@@ -312,7 +323,7 @@ export const expectHeldUntilCommit = <A>(
     expect(Option.getOrThrow(yield* Fiber.join(second))).toEqual(changed)
   })
 
-export const allEvents = (organisationId: string) =>
+export const allEvents = (organisationId: Organisation.OrganisationId) =>
   Effect.flatMap(Events.EventLog, (log) => log.after(organisationId, { since: 0n, event: undefined, limit: 1000 }))
 
 export const expectIncreasing = (eventIds: ReadonlyArray<string>) => {

@@ -2,8 +2,7 @@
  * The storage contract of the inventory ports (`ProductRepository`, `StockLedgerStore`): every
  * adapter must pass it unchanged. `makeLayer` gives an isolated, empty store per test.
  */
-import type { Kernel } from "@crm/core"
-import { Errors, Inventory, Transaction } from "@crm/core"
+import { Errors, Inventory, type Kernel, type Organisation, Transaction } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -12,7 +11,7 @@ import * as Fiber from "effect/Fiber"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
-import { at, Boom, page, uuid } from "./Fixtures.js"
+import { at, Boom, organisationId, page, uuid } from "./Fixtures.js"
 
 type Product = Inventory.Product
 type StockMovement = Inventory.StockMovement
@@ -79,7 +78,7 @@ const ports = Effect.all({
   tx: Transaction.Transaction
 })
 
-const current = (organisationId: string, id: string) =>
+const current = (organisationId: Organisation.OrganisationId, id: string) =>
   Effect.flatMap(Inventory.ProductRepository, (products) => products.get(organisationId, id)).pipe(
     Effect.map(Option.getOrThrow)
   )
@@ -97,12 +96,12 @@ export const suite = (
         "stores a product with its options and variants; stock starts untracked whatever was given",
         Effect.gen(function* () {
           const { products } = yield* ports
-          const org = uuid()
+          const org = organisationId()
           const shirt = sized({ category: "wear", low_stock_threshold: 2, unit_price: 0.1 })
           yield* products.insert(org, { ...shirt, stock: 5, variants: shirt.variants.map((v) => ({ ...v, stock: 3 })) })
           expect(Option.getOrThrow(yield* products.get(org, shirt.id))).toEqual(shirt)
           expect(Option.getOrThrow(yield* products.getForUpdate(org, shirt.id))).toEqual(shirt)
-          expect(yield* products.get(uuid(), shirt.id)).toEqual(Option.none())
+          expect(yield* products.get(organisationId(), shirt.id)).toEqual(Option.none())
           expect(yield* products.get(org, uuid())).toEqual(Option.none())
         })
       )
@@ -111,7 +110,7 @@ export const suite = (
         "refuses a SKU the organisation already uses, on insert and update, naming sku; other organisations may",
         Effect.gen(function* () {
           const { products } = yield* ports
-          const [a, b] = [uuid(), uuid()]
+          const [a, b] = [organisationId(), organisationId()]
           const first = goods({ sku: "MUG" })
           const second = goods({ sku: "CUP" })
           yield* products.insert(a, first)
@@ -133,7 +132,7 @@ export const suite = (
         "a refused SKU inside a unit of work leaves the unit usable",
         Effect.gen(function* () {
           const { products, tx } = yield* ports
-          const org = uuid()
+          const org = organisationId()
           yield* products.insert(org, goods({ sku: "MUG" }))
           const kept = goods({ sku: "KEPT" })
           yield* tx.run(
@@ -150,7 +149,7 @@ export const suite = (
         "update writes everything but stock: kept items keep their level, new ones start untracked, gone ones are dropped",
         Effect.gen(function* () {
           const { products, ledger } = yield* ports
-          const org = uuid()
+          const org = organisationId()
           const shirt = sized()
           const [small, medium] = shirt.variants
           yield* products.insert(org, shirt)
@@ -188,7 +187,7 @@ export const suite = (
         "a product switching to variants and back: its own item goes and comes back untracked",
         Effect.gen(function* () {
           const { products, ledger } = yield* ports
-          const org = uuid()
+          const org = organisationId()
           const plain = goods()
           yield* products.insert(org, plain)
           yield* ledger.append(org, movement(plain, null, null, { kind: "count", count: 0 }))
@@ -205,7 +204,7 @@ export const suite = (
         "lists newest first with paging, filtered by active, category, kind and stock band",
         Effect.gen(function* () {
           const { products, ledger } = yield* ports
-          const org = uuid()
+          const org = organisationId()
           const made: Array<Product> = []
           const make = (overrides: Partial<Product>, count?: number) =>
             Effect.gen(function* () {
@@ -225,7 +224,7 @@ export const suite = (
           yield* products.insert(org, shirt)
           yield* ledger.append(org, movement(shirt, shirt.variants[0]!.id, null, { kind: "count", count: 2 }))
           yield* ledger.append(org, movement(shirt, shirt.variants[1]!.id, null, { kind: "count", count: 2 }))
-          yield* products.insert(uuid(), goods())
+          yield* products.insert(organisationId(), goods())
 
           const ids = (filter: Inventory.ProductFilter, p = page(50)) =>
             Effect.map(products.list(org, filter, p), (rows) => rows.map((row) => row.id))
@@ -251,7 +250,7 @@ export const suite = (
         "appends movements with the documents they belong to and keeps each item's level equal to Σ quantity; lists them newest first",
         Effect.gen(function* () {
           const { products, ledger } = yield* ports
-          const org = uuid()
+          const org = organisationId()
           const shirt = sized()
           const [small, medium] = shirt.variants
           yield* products.insert(org, shirt)
@@ -286,7 +285,7 @@ export const suite = (
             moves[3]
           ])
           expect(yield* ledger.list(org, shirt.id, {}, page(1, 1))).toEqual([moves[4], moves[3]])
-          expect(yield* ledger.list(uuid(), shirt.id, {}, page(50))).toEqual([])
+          expect(yield* ledger.list(organisationId(), shirt.id, {}, page(50))).toEqual([])
           const smallRows = yield* ledger.list(org, shirt.id, { variantId: small!.id }, page(50))
           expect(Inventory.StockLedger.sum(smallRows)).toBe(0)
         })
@@ -296,7 +295,7 @@ export const suite = (
         "refuses a movement computed from a level the item does not hold, or for an item the product lacks; nothing is written",
         Effect.gen(function* () {
           const { products, ledger } = yield* ports
-          const org = uuid()
+          const org = organisationId()
           const plain = goods()
           yield* products.insert(org, plain)
           yield* ledger.append(org, movement(plain, null, null, { kind: "count", count: 5 }))
@@ -316,7 +315,7 @@ export const suite = (
         "a unit of work that appends and then fails leaves no ledger row and the level as it was",
         Effect.gen(function* () {
           const { products, ledger, tx } = yield* ports
-          const org = uuid()
+          const org = organisationId()
           const plain = goods()
           yield* products.insert(org, plain)
           yield* ledger.append(org, movement(plain, null, null, { kind: "count", count: 5 }))
@@ -339,7 +338,7 @@ export const suite = (
         "a unit of work holding the product (getForUpdate) makes another unit's getForUpdate wait for its commit",
         Effect.gen(function* () {
           const { products, ledger, tx } = yield* ports
-          const org = uuid()
+          const org = organisationId()
           const plain = goods()
           yield* products.insert(org, plain)
           yield* ledger.append(org, movement(plain, null, null, { kind: "count", count: 5 }))
@@ -370,7 +369,7 @@ export const suite = (
         "25 concurrent units taking one each from a stock of 10: exactly 10 commit, the level ends at 0 = Σ ledger",
         Effect.gen(function* () {
           const { products, ledger, tx } = yield* ports
-          const org = uuid()
+          const org = organisationId()
           const plain = goods()
           yield* products.insert(org, plain)
           yield* ledger.append(org, movement(plain, null, null, { kind: "count", count: 10 }))

@@ -2,7 +2,7 @@
  * The numbering port (`Invoicing.NumberSequence`): numbers count per organisation, series and year,
  * without a gap or a repeat, even when concurrent units of work fail after allocating.
  */
-import { Invoicing, Transaction } from "@crm/core"
+import { Invoicing, type Organisation, Transaction } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -23,7 +23,7 @@ export const suite = (
       Effect.gen(function* () {
         const { a, b } = yield* seed
         const numbers = yield* Invoicing.NumberSequence
-        const next = (organisationId: string, series: string, year: number) =>
+        const next = (organisationId: Organisation.OrganisationId, series: string, year: number) =>
           numbers.next(organisationId, series, year)
         expect(yield* next(a.id, "normal", 2026)).toBe(1)
         expect(yield* next(a.id, "normal", 2026)).toBe(2)

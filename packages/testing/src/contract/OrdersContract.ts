@@ -9,7 +9,7 @@ import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
-import { at, ids, page, type StoragePorts } from "./Fixtures.js"
+import { at, ids, organisationId, page, type StoragePorts } from "./Fixtures.js"
 
 const order = (fields: Partial<Orders.Order> = {}): Orders.Order => ({
   id: crypto.randomUUID(),
@@ -81,7 +81,7 @@ export const suite = (
         "round-trips every field, and only within its organisation",
         Effect.gen(function* () {
           const repo = yield* Orders.OrderRepository
-          const [a, b] = [crypto.randomUUID(), crypto.randomUUID()]
+          const [a, b] = [organisationId(), organisationId()]
           const stored = order({
             payment_method: "card",
             payment_status: "pending",
@@ -114,7 +114,7 @@ export const suite = (
         Effect.gen(function* () {
           const repo = yield* Orders.OrderRepository
           const tx = yield* Transaction.Transaction
-          const [a, b] = [crypto.randomUUID(), crypto.randomUUID()]
+          const [a, b] = [organisationId(), organisationId()]
           const first = order({ external_id: "shop-1" })
           yield* repo.insert(a, first)
           // Inside a unit of work, which goes on after the refusal (as the Orders service needs).
@@ -138,7 +138,7 @@ export const suite = (
         Effect.gen(function* () {
           const repo = yield* Orders.OrderRepository
           const tx = yield* Transaction.Transaction
-          const a = crypto.randomUUID()
+          const a = organisationId()
           const contenders = Array.from({ length: 12 }, () => order({ external_id: "same" }))
           const results = yield* Effect.forEach(
             contenders,
@@ -156,7 +156,7 @@ export const suite = (
         "lists newest first (ties by id), pages with one extra row, and filters by fulfilment, payment status and contact",
         Effect.gen(function* () {
           const repo = yield* Orders.OrderRepository
-          const a = crypto.randomUUID()
+          const a = organisationId()
           const contact = crypto.randomUUID()
           const rows = [
             order({ created_at: at(1), contact_id: contact }),
@@ -173,7 +173,7 @@ export const suite = (
           expect(ids(yield* repo.list(a, { paymentStatus: "pending" }, page(10)))).toEqual([rows[2]!.id])
           expect(ids(yield* repo.list(a, { contactId: contact }, page(10)))).toEqual([rows[2]!.id, rows[0]!.id])
           expect(ids(yield* repo.list(a, { contactId: contact, fulfilment: "shipped" }, page(10)))).toEqual([])
-          expect(yield* repo.list(crypto.randomUUID(), {}, page(10))).toEqual([])
+          expect(yield* repo.list(organisationId(), {}, page(10))).toEqual([])
         })
       )
     })
@@ -184,12 +184,12 @@ export const suite = (
         Effect.gen(function* () {
           const outbox = yield* Mail.MailOutbox
           const tx = yield* Transaction.Transaction
-          const a = crypto.randomUUID()
+          const a = organisationId()
           const kept = message()
           yield* tx.run(outbox.enqueue(a, kept))
           yield* Effect.either(tx.run(Effect.zipRight(outbox.enqueue(a, message()), Effect.fail(new Rollback()))))
           expect(yield* outbox.list(a, {}, page(10))).toEqual([kept])
-          expect(yield* outbox.list(crypto.randomUUID(), {}, page(10))).toEqual([])
+          expect(yield* outbox.list(organisationId(), {}, page(10))).toEqual([])
           expect(yield* outbox.claimDue(at(1), at(100), 10)).toHaveLength(1)
         })
       )
@@ -198,7 +198,7 @@ export const suite = (
         "lists newest first with a status filter",
         Effect.gen(function* () {
           const outbox = yield* Mail.MailOutbox
-          const a = crypto.randomUUID()
+          const a = organisationId()
           const old = message({ created_at: at(1), status: "sent", sent_at: at(2), next_attempt_at: null, attempts: 1 })
           const young = message({ created_at: at(3) })
           yield* outbox.enqueue(a, old)
@@ -213,7 +213,7 @@ export const suite = (
         "claims queued messages that are due, counting the attempt and hiding each until its lease ends; records outcomes",
         Effect.gen(function* () {
           const outbox = yield* Mail.MailOutbox
-          const [a, b] = [crypto.randomUUID(), crypto.randomUUID()]
+          const [a, b] = [organisationId(), organisationId()]
           const due = message({ next_attempt_at: at(10), created_at: at(1) })
           const later = message({ next_attempt_at: at(50) })
           const other = message({ next_attempt_at: at(5) })
@@ -260,7 +260,7 @@ export const suite = (
         "concurrent claimers never take the same message",
         Effect.gen(function* () {
           const outbox = yield* Mail.MailOutbox
-          const a = crypto.randomUUID()
+          const a = organisationId()
           const queued = Array.from({ length: 15 }, (_, i) => message({ next_attempt_at: at(i) }))
           for (const entry of queued) yield* outbox.enqueue(a, entry)
           const rounds = yield* Effect.all(

@@ -9,7 +9,7 @@ import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
-import { at, Boom, expectHeldUntilCommit, ids, page, type StoragePorts, uuid } from "./Fixtures.js"
+import { at, Boom, expectHeldUntilCommit, ids, organisationId, page, type StoragePorts, uuid } from "./Fixtures.js"
 
 const record = (overrides: Partial<Records.CustomRecord> = {}): Records.CustomRecord => ({
   id: uuid(),
@@ -61,7 +61,7 @@ export const suite = (
         "round-trips every field, without aliasing, and only within its organisation",
         Effect.gen(function* () {
           const repo = yield* Records.RecordRepository
-          const [a, b] = [uuid(), uuid()]
+          const [a, b] = [organisationId(), organisationId()]
           const full = record({
             title: "Engine",
             owner_id: uuid(),
@@ -96,7 +96,7 @@ export const suite = (
         "update replaces every changeable field of that organisation's record only",
         Effect.gen(function* () {
           const repo = yield* Records.RecordRepository
-          const [a, b] = [uuid(), uuid()]
+          const [a, b] = [organisationId(), organisationId()]
           const original = record({ title: "Before", custom: { n: 1 } })
           yield* repo.insert(a, original)
           const changed: Records.CustomRecord = {
@@ -123,7 +123,7 @@ export const suite = (
         "getMany returns the organisation's records among the ids, and nothing for none",
         Effect.gen(function* () {
           const repo = yield* Records.RecordRepository
-          const [a, b] = [uuid(), uuid()]
+          const [a, b] = [organisationId(), organisationId()]
           const [x, y, z] = [record(), record(), record()]
           yield* repo.insert(a, x)
           yield* repo.insert(a, y)
@@ -139,7 +139,7 @@ export const suite = (
         "lists newest first with ties by id, filtered by type, links and title fragment, one row past the page",
         Effect.gen(function* () {
           const repo = yield* Records.RecordRepository
-          const a = uuid()
+          const a = organisationId()
           const [typeA, typeB, contact, company, deal] = [uuid(), uuid(), uuid(), uuid(), uuid()]
           const rows = [
             record({ type_id: typeA, title: "Week 1%", contact_id: contact, created_at: at(1) }),
@@ -172,7 +172,7 @@ export const suite = (
         "getForUpdate holds the record until the unit of work that read it commits",
         Effect.gen(function* () {
           const repo = yield* Records.RecordRepository
-          const a = uuid()
+          const a = organisationId()
           const original = record({ title: "Locked" })
           yield* repo.insert(a, original)
           const changed = { ...original, title: "Changed", updated_at: at(9) }
@@ -184,7 +184,7 @@ export const suite = (
         "countHolding: per type and field asked about, how many of the organisation's records hold a value",
         Effect.gen(function* () {
           const repo = yield* Records.RecordRepository
-          const [a, b] = [uuid(), uuid()]
+          const [a, b] = [organisationId(), organisationId()]
           const [sheet, project] = [uuid(), uuid()]
           for (const row of [
             record({ type_id: sheet, custom: { hours: 2, note: "x" } }),
@@ -221,7 +221,7 @@ export const suite = (
         "counts a form's submissions in all, since a time (inclusive) and those that created their contact",
         Effect.gen(function* () {
           const repo = yield* Forms.FormSubmissionRepository
-          const [a, b, form, other] = [uuid(), uuid(), uuid(), uuid()]
+          const [a, b, form, other] = [organisationId(), organisationId(), uuid(), uuid()]
           expect(yield* repo.counts(a, form, at(0))).toEqual({
             total: 0,
             last_30_days: 0,
@@ -247,7 +247,7 @@ export const suite = (
         "contactOfVisitor is the contact of the latest submission carrying the visitor id, per organisation",
         Effect.gen(function* () {
           const repo = yield* Forms.FormSubmissionRepository
-          const [a, b, older, newer] = [uuid(), uuid(), uuid(), uuid()]
+          const [a, b, older, newer] = [organisationId(), organisationId(), uuid(), uuid()]
           yield* repo.insert(a, submission({ visitor_id: "v", contact_id: newer, created_at: at(20) }))
           yield* repo.insert(a, submission({ visitor_id: "v", contact_id: older, created_at: at(10) }))
           yield* repo.insert(a, submission({ visitor_id: "w", created_at: at(30) }))
@@ -262,7 +262,7 @@ export const suite = (
         Effect.gen(function* () {
           const repo = yield* Forms.FormSubmissionRepository
           const tx = yield* Transaction.Transaction
-          const [a, form] = [uuid(), uuid()]
+          const [a, form] = [organisationId(), uuid()]
           const first = submission({ form_id: form })
           yield* repo.insert(a, first)
           const again = yield* Effect.either(repo.insert(a, { ...first, created_at: at(5) }))
@@ -286,7 +286,7 @@ export const suite = (
         "claims a lead once per organisation, provider and id, and then answers what was recorded",
         Effect.gen(function* () {
           const repo = yield* Leads.LeadRepository
-          const [a, b] = [uuid(), uuid()]
+          const [a, b] = [organisationId(), organisationId()]
           expect(Option.isNone(yield* repo.claim(a, "facebook", "1", at(0)))).toBe(true)
           const lead: Leads.LeadReceived = {
             provider: "facebook",
@@ -308,7 +308,7 @@ export const suite = (
         Effect.gen(function* () {
           const repo = yield* Leads.LeadRepository
           const tx = yield* Transaction.Transaction
-          const a = uuid()
+          const a = organisationId()
           const lead: Leads.LeadReceived = {
             provider: "p",
             lead_id: "x",
@@ -337,7 +337,7 @@ export const suite = (
         Effect.gen(function* () {
           const repo = yield* Visits.VisitRepository
           const tx = yield* Transaction.Transaction
-          const [a, b, older, newer] = [uuid(), uuid(), uuid(), uuid()]
+          const [a, b, older, newer] = [organisationId(), organisationId(), uuid(), uuid()]
           yield* repo.insert(a, visit({ visitor_id: "v", contact_id: older, created_at: at(10) }))
           yield* repo.insert(a, visit({ visitor_id: "v", contact_id: newer, created_at: at(20), referrer: "r" }))
           yield* repo.insert(a, visit({ visitor_id: "v", created_at: at(30) }))

@@ -8,7 +8,17 @@ import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
-import { at, expectHeldUntilCommit, ids, newestFirst, page, type StoragePorts, seed, uuid } from "./Fixtures.js"
+import {
+  at,
+  expectHeldUntilCommit,
+  ids,
+  newestFirst,
+  organisationId,
+  page,
+  type StoragePorts,
+  seed,
+  uuid
+} from "./Fixtures.js"
 
 type Ticket = Tickets.TicketRecord
 type Return = Returns.Return
@@ -295,7 +305,7 @@ export const suite = (
           yield* repo.insert(b.id, rma({ order_id: order, created_at: at(4) }))
           expect(yield* repo.ofOrder(a.id, order)).toEqual([first, middle, later])
           expect(yield* repo.ofOrder(a.id, uuid())).toEqual([])
-          expect(yield* repo.ofOrder(uuid(), order)).toEqual([])
+          expect(yield* repo.ofOrder(organisationId(), order)).toEqual([])
         })
       )
 

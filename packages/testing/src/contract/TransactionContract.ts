@@ -3,7 +3,7 @@
  * interruption, a nested unit), work in progress stays invisible, and the organisation lock and the
  * database's unique rules hold under concurrent units.
  */
-import { Companies, Contacts, Errors, Events, Transaction } from "@crm/core"
+import { Companies, Contacts, Errors, Events, type Organisation, Transaction } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
@@ -344,7 +344,7 @@ export const suite = (
         const repo = yield* Contacts.ContactRepository
         const log = yield* Events.EventLog
         // What a create under a plan limit does: insert, then count under the lock until commit.
-        const createUnderLimit = (organisationId: string, i: number) =>
+        const createUnderLimit = (organisationId: Organisation.OrganisationId, i: number) =>
           Effect.either(
             tx.run(
               Effect.gen(function* () {

@@ -4,7 +4,7 @@
  * claims that lease a hook to one claimant at a time until they release it or the lease runs out,
  * skip a hook while its circuit has it paused, and serve the hook waiting on the oldest event first.
  */
-import { Access, type Errors, Events, Transaction, Webhooks } from "@crm/core"
+import { Access, type Errors, Events, type Organisation, Transaction, Webhooks } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -24,7 +24,7 @@ const page = (limit: number, offset = 0) => ({ limit, offset })
 class Boom extends Data.TaggedError("Boom") {}
 
 export const newKey = (
-  organisationId: string
+  organisationId: Organisation.OrganisationId
 ): Effect.Effect<Webhooks.HookOwner, Errors.StorageError, Access.AccessRepository> =>
   Effect.gen(function* () {
     const key: Access.ApiKeyRecord = {

@@ -2,7 +2,7 @@
  * The expectations commands check, without a test runner: a mismatch is thrown, and fast-check
  * reports it with the command sequence and the path that replays it.
  */
-import { type Errors, Events } from "@crm/core"
+import { type Errors, Events, type Organisation } from "@crm/core"
 import * as Effect from "effect/Effect"
 
 /** What the kernel did differs from what the model says it should. */
@@ -33,7 +33,7 @@ export const same = (actual: unknown, expected: unknown, what: string): void => 
 
 /** The organisation's event log, as `event:id` lines oldest first, equals the model's. */
 export const sameEventLog = (
-  organisationId: string,
+  organisationId: Organisation.OrganisationId,
   expected: ReadonlyArray<string>
 ): Effect.Effect<void, Errors.InvalidParameter | Errors.StorageError, Events.Events> =>
   Effect.map(
