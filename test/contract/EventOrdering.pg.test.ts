@@ -30,7 +30,7 @@ const randomMs = (max: number) => Math.floor(Math.random() * (max + 1))
 const race = Effect.gen(function* () {
   const log = yield* Events.EventLog
   const tx = yield* Transaction.Transaction
-  const organisationId = Ids.as(Organisation.OrganisationId, crypto.randomUUID())
+  const organisationId = Ids.brand(Organisation.OrganisationId, crypto.randomUUID())
 
   const writer = (n: number) =>
     Effect.sleep(randomMs(20)).pipe(

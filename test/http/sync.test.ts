@@ -56,7 +56,7 @@ const createdAtOnce = (server: TestServer, organisationId: string, count: number
   server.run(
     Effect.gen(function* () {
       const organisation = yield* (yield* Access.Access).getOrganisation(
-        Ids.as(Organisation.OrganisationId, organisationId)
+        Ids.brand(Organisation.OrganisationId, organisationId)
       )
       const contacts = yield* Contacts.Contacts
       return yield* Effect.forEach(
@@ -327,7 +327,7 @@ onEveryStore("sync: updated_since, order=updated_at, cursor, include_archived", 
               const access = yield* Access.Access
               const own = yield* access.createOrganisation(Settings.OrganisationCreate.parse({ name: "sync" }))
               const contacts = yield* Contacts.Contacts
-              const model = new Map<string, { updated_at: string; archived: boolean }>()
+              const model = new Map<Contacts.ContactId, { updated_at: string; archived: boolean }>()
               let now = base
               for (const step of commands) {
                 const at = Effect.withClock(clockAt(now))

@@ -14,7 +14,7 @@ const createTicket = (
 ) =>
   server.run(
     Effect.flatMap(Access.Access, (access) =>
-      Effect.flatMap(access.getOrganisation(Ids.as(Organisation.OrganisationId, organisationId)), (organisation) =>
+      Effect.flatMap(access.getOrganisation(Ids.brand(Organisation.OrganisationId, organisationId)), (organisation) =>
         Effect.flatMap(Tickets.Tickets, (tickets) => tickets.create(organisation, input))
       )
     )

@@ -2,7 +2,7 @@
  * `Deals.move` on every store, as every transport calls it: the target stage by id or by name, and
  * the answer carrying the tasks the stage's playbook created in the same unit of work.
  */
-import { Access, Deals, Kernel, Settings, Tasks } from "@crm/core"
+import { Access, Deals, Ids, Kernel, Settings, Tasks } from "@crm/core"
 import { expect, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -86,7 +86,9 @@ for (const storage of storages) {
           expect(yield* refusal({ status_id: ids.won, stage_name: "Won" })).toEqual([
             { path: "status_id", code: "invalid" }
           ])
-          const missing = yield* Effect.flip(deals.move(organisation, id(), { stage_name: "Won" }, actor))
+          const missing = yield* Effect.flip(
+            deals.move(organisation, Ids.brand(Deals.DealId, id()), { stage_name: "Won" }, actor)
+          )
           expect(missing._tag).toBe("NotFound")
 
           const won = yield* deals.move(organisation, deal.id, { stage_name: "won" }, actor)

@@ -29,7 +29,7 @@ for (const storage of storages) {
       it.effect(
         "sends a due message once and marks it sent; retries a refused one with backoff, then keeps it as failed",
         () => {
-          const organisationId = Ids.as(Organisation.OrganisationId, crypto.randomUUID())
+          const organisationId = Ids.brand(Organisation.OrganisationId, crypto.randomUUID())
           const transport = MailTransports.smtp({ url: Redacted.make(smtp.url), from: "shop@example.com" })
           return Effect.gen(function* () {
             yield* TestClock.setTime(START)

@@ -10,6 +10,7 @@ import {
   Deals,
   Errors,
   Events,
+  Ids,
   Kernel,
   Orders,
   PurchaseOrders,
@@ -138,7 +139,7 @@ const setup = Effect.gen(function* () {
   return { org, other, ann, bob, stranger }
 })
 
-const buy = (organisation: Organisation, contactId: string, externalId: string) =>
+const buy = (organisation: Organisation, contactId: Contacts.ContactId, externalId: string) =>
   Effect.flatMap(Orders.Orders, (orders) =>
     orders.create(
       organisation,
@@ -245,7 +246,11 @@ for (const storage of storages) {
           expectInvalid(
             yield* refusedQuietly(
               org,
-              tickets.create(org, { subject: "?", contact_id: crypto.randomUUID(), requester_email: "x@example.com" })
+              tickets.create(org, {
+                subject: "?",
+                contact_id: Ids.brand(Contacts.ContactId, crypto.randomUUID()),
+                requester_email: "x@example.com"
+              })
             ),
             "contact_id"
           )

@@ -7,17 +7,17 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { z } from "zod"
 import { AccessRepository, type ApiKeyRecord } from "./Access/AccessRepository.js"
-import type {
-  CreatedKey,
-  KeyCreate,
-  KeyListQuery,
-  KeySummary,
-  Me,
-  OrganisationListQuery,
-  OrganisationSummary,
-  Scope
+import {
+  type CreatedKey,
+  type KeyCreate,
+  type KeyListQuery,
+  type KeySummary,
+  type Me,
+  type OrganisationListQuery,
+  type OrganisationSummary,
+  SCOPES,
+  type Scope
 } from "./Access/AccessSchemas.js"
-import { SCOPES } from "./Access/AccessSchemas.js"
 import * as ApiKey from "./Access/ApiKey.js"
 import * as IpAllowList from "./Access/IpAllowList.js"
 import { type RateDecision, RateLimiter } from "./Access/RateLimiter.js"
@@ -172,7 +172,7 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
     ) {
       const settings = yield* complete(input.name, input.settings ?? Settings.SettingsInput.parse({}))
       const organisation: Organisation = {
-        id: Ids.as(OrganisationId, ids.next()),
+        id: Ids.brand(OrganisationId, ids.next()),
         name: settings.name,
         settings,
         // A test-mode organisation starts on real time; its clock is frozen by the admin API.

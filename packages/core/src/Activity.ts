@@ -2,6 +2,7 @@
  * The activity timeline of a contact, company, deal or custom record: its notes, calls, tasks,
  * deal stages and its own creation, newest first. Read only, from the existing repositories.
  */
+
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -11,8 +12,11 @@ import * as Items from "./Activity/TimelineItems.js"
 import { CallRepository } from "./Calls/CallRepository.js"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
+import { ContactId } from "./Contacts/ContactSchemas.js"
 import { DealRepository } from "./Deals/DealRepository.js"
+import { DealId } from "./Deals/DealSchemas.js"
 import { NotFound, type StorageError } from "./Errors.js"
+import { brand } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { findEntity } from "./Notes/NoteEntities.js"
 import { NoteRepository } from "./Notes/NoteRepository.js"
@@ -62,9 +66,9 @@ export const make = Effect.gen(function* () {
           : Effect.map(tasks.list(organisationId, { entityType: type, entityId: id }, page), (rows) =>
               rows.flatMap(Items.taskItems)
             ),
-        type === "contact" ? calls.list(organisationId, { contactId: id }, page) : Effect.succeed([]),
+        type === "contact" ? calls.list(organisationId, { contactId: brand(ContactId, id) }, page) : Effect.succeed([]),
         type === "deal"
-          ? Effect.map(repos.deals.history(organisationId, id), (visits) =>
+          ? Effect.map(repos.deals.history(organisationId, brand(DealId, id)), (visits) =>
               visits.map((visit) => Items.stageItem(organisation.settings, visit))
             )
           : none

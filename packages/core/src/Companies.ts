@@ -9,6 +9,7 @@ import { CompanyRepository } from "./Companies/CompanyRepository.js"
 import {
   type Company,
   CompanyCreate,
+  CompanyId,
   type CompanyListQuery,
   type CompanyPatch,
   type CompanyUpsert
@@ -16,7 +17,7 @@ import {
 import type { BatchFailed, PlanRefused, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
-import { Ids } from "./Ids.js"
+import { brand, Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { archiveLive, merge, nowIso, orNotFound, withinLimit } from "./internal/records.js"
 import type { Organisation, OrganisationId } from "./Organisation.js"
@@ -84,13 +85,14 @@ export const make = Effect.gen(function* () {
   const events = yield* EventLog
   const tx = yield* Transaction
 
-  const find = (organisationId: OrganisationId, id: string) => repo.get(organisationId, id).pipe(orNotFound("company"))
+  const find = (organisationId: OrganisationId, id: CompanyId) =>
+    repo.get(organisationId, id).pipe(orNotFound("company"))
 
   // Inside the caller's unit of work.
   const insert = Effect.fnUntraced(function* (organisation: Organisation, input: z.output<typeof CompanyCreate>) {
     const now = yield* nowIso
     const company: Company = {
-      id: ids.next(),
+      id: brand(CompanyId, ids.next()),
       name: input.name,
       domain: input.domain ?? null,
       email: clean(input.email) ?? null,

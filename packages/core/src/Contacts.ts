@@ -7,17 +7,18 @@ import type { z } from "zod"
 import { type Upserted, upsertAll, upsertBy, writeChange } from "./Batch.js"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
-import type {
-  Contact,
-  ContactCreate,
-  ContactListQuery,
-  ContactPatch,
-  ContactUpsert
+import {
+  type Contact,
+  type ContactCreate,
+  ContactId,
+  type ContactListQuery,
+  type ContactPatch,
+  type ContactUpsert
 } from "./Contacts/ContactSchemas.js"
 import type { BatchFailed, EmailAlreadyExists, PlanRefused, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
-import { Ids } from "./Ids.js"
+import { brand, Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { archiveLive, merge, nowIso, orNotFound, requireLink, withinLimit } from "./internal/records.js"
 import type { Organisation, OrganisationId } from "./Organisation.js"
@@ -87,14 +88,15 @@ export const make = Effect.gen(function* () {
   const events = yield* EventLog
   const tx = yield* Transaction
 
-  const find = (organisationId: OrganisationId, id: string) => repo.get(organisationId, id).pipe(orNotFound("contact"))
+  const find = (organisationId: OrganisationId, id: ContactId) =>
+    repo.get(organisationId, id).pipe(orNotFound("contact"))
 
   // Inside the caller's unit of work.
   const insert = Effect.fnUntraced(function* (organisation: Organisation, input: z.output<typeof ContactCreate>) {
     yield* requireLink("company_id", input.company_id, (id) => companies.get(organisation.id, id))
     const now = yield* nowIso
     const contact: Contact = {
-      id: ids.next(),
+      id: brand(ContactId, ids.next()),
       first_name: input.first_name ?? null,
       last_name: input.last_name ?? null,
       email: clean(input.email) ?? null,

@@ -8,14 +8,22 @@ import { CompanyRepository } from "./Companies/CompanyRepository.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
 import { closingNotice } from "./Deals/ClosingNotice.js"
 import { type DealFilter, DealRepository } from "./Deals/DealRepository.js"
-import type { Deal, DealCreate, DealListQuery, DealMove, DealPatch, StageVisit } from "./Deals/DealSchemas.js"
+import {
+  type Deal,
+  type DealCreate,
+  DealId,
+  type DealListQuery,
+  type DealMove,
+  type DealPatch,
+  type StageVisit
+} from "./Deals/DealSchemas.js"
 import * as DealStage from "./Deals/DealStage.js"
 import type { Pipeline } from "./Deals/PipelineSchemas.js"
 import { StageAutomations } from "./Deals/StageAutomations.js"
 import type { NotFound, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog, type NewEvent } from "./Events/EventLog.js"
-import { Ids } from "./Ids.js"
+import { brand, Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { archiveLive, merge, nowIso, orNotFound, partyLinks } from "./internal/records.js"
 import { Mailer } from "./Mail.js"
@@ -50,13 +58,13 @@ export class Deals extends Context.Tag("@crm/core/Deals")<
      */
     readonly move: (
       organisation: Organisation,
-      id: string,
+      id: DealId,
       request: DealMove,
       actor: Actor
     ) => Effect.Effect<Moved, NotFound | ValidationFailed | StorageError>
     readonly history: (
       organisation: Organisation,
-      id: string
+      id: DealId
     ) => Effect.Effect<ReadonlyArray<StageVisit>, NotFound | StorageError>
     readonly pipelines: (organisation: Organisation, page: Page) => PageResult<Pipeline>
     /** A page of deals by the repository's filter and order (what the assistant tools ask for). */
@@ -123,8 +131,8 @@ export const make = Effect.gen(function* () {
   const tx = yield* Transaction
   const mailer = yield* Mailer
 
-  const find = (organisationId: OrganisationId, id: string) => repo.get(organisationId, id).pipe(orNotFound("deal"))
-  const lock = (organisationId: OrganisationId, id: string) =>
+  const find = (organisationId: OrganisationId, id: DealId) => repo.get(organisationId, id).pipe(orNotFound("deal"))
+  const lock = (organisationId: OrganisationId, id: DealId) =>
     repo.getForUpdate(organisationId, id).pipe(orNotFound("deal"))
 
   const requireLinks = partyLinks(contacts, companies)
@@ -138,7 +146,7 @@ export const make = Effect.gen(function* () {
           const now = yield* nowIso
           const deal = DealStage.enter(
             {
-              id: ids.next(),
+              id: brand(DealId, ids.next()),
               title: input.title,
               value: input.value ?? null,
               currency: input.currency ?? organisation.settings.default_currency,

@@ -50,4 +50,4 @@ export const layerSeeded = (seed: number): Layer.Layer<Ids> => Layer.succeed(Ids
  * known to be one: an id just minted, one read back from the kernel's own store, a path id the
  * transport has validated. The brand is a type only, so nothing is checked or copied.
  */
-export const as = <S extends z.ZodType<string>>(_kind: S, value: string): z.output<S> => value as z.output<S>
+export const brand = <S extends z.ZodType<string>>(_kind: S, value: string): z.output<S> => value as z.output<S>

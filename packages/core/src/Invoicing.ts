@@ -1,4 +1,5 @@
 /** Invoices: drafts, gap-free numbers at issue, payments, stornos, and the exchange rates they use. */
+
 import * as BigDecimal from "effect/BigDecimal"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -9,7 +10,9 @@ import type { z } from "zod"
 import { AccessRepository } from "./Access/AccessRepository.js"
 import * as BusinessTime from "./BusinessClock/BusinessTime.js"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
+import type { CompanyId } from "./Companies/CompanySchemas.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
+import type { ContactId } from "./Contacts/ContactSchemas.js"
 import {
   invalidField,
   type NotDraft,
@@ -50,8 +53,7 @@ import { merge, nowIso, orNotFound, owningOrganisation, requireLink } from "./in
 import { decimal, toJson } from "./Money/Amount.js"
 import { checkPrecision } from "./Money/Currency.js"
 import type { Organisation, OrganisationId } from "./Organisation.js"
-import type { LineInput } from "./Pricing/LineSchemas.js"
-import { lacksVatReason } from "./Pricing/LineSchemas.js"
+import { type LineInput, lacksVatReason } from "./Pricing/LineSchemas.js"
 import { inputOf, price } from "./Pricing/PricedDocument.js"
 import type { Actor } from "./Resource.js"
 import { Transaction } from "./Transaction.js"
@@ -162,10 +164,10 @@ export const make = Effect.gen(function* () {
   // Default dates and the overdue job follow the organisation's business clock (a test clock may move it).
   const today = BusinessTime.today
 
-  const linked = <A>(
+  const linked = <I extends string, A>(
     field: string,
-    id: string | null,
-    lookup: (id: string) => Effect.Effect<Option.Option<A>, StorageError>
+    id: I | null,
+    lookup: (id: I) => Effect.Effect<Option.Option<A>, StorageError>
   ) =>
     id === null
       ? Effect.succeed(undefined)
@@ -175,8 +177,8 @@ export const make = Effect.gen(function* () {
   const derive = (
     organisation: Organisation,
     draft: {
-      readonly contact_id: string | null
-      readonly company_id: string | null
+      readonly contact_id: ContactId | null
+      readonly company_id: CompanyId | null
       readonly currency: string
       readonly items: ReadonlyArray<LineInput>
       readonly vat_reason: string | null

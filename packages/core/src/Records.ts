@@ -1,4 +1,5 @@
 /** Custom records: records of the types an organisation defines in its settings, with typed `custom` values. */
+
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -6,12 +7,15 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { z } from "zod"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
+import { CompanyId } from "./Companies/CompanySchemas.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
+import { ContactId } from "./Contacts/ContactSchemas.js"
 import { DealRepository } from "./Deals/DealRepository.js"
+import { DealId } from "./Deals/DealSchemas.js"
 import { invalidField, type NotFound, type StorageError, type ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
-import { Ids } from "./Ids.js"
+import { brand, Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { merge, nowIso, orNotFound, partyLinks, requireLink } from "./internal/records.js"
 import type { Organisation, OrganisationId } from "./Organisation.js"
@@ -85,9 +89,9 @@ export const make = Effect.gen(function* () {
   const links = (
     organisationId: OrganisationId,
     input: {
-      readonly contact_id?: string | null | undefined
-      readonly company_id?: string | null | undefined
-      readonly deal_id?: string | null | undefined
+      readonly contact_id?: ContactId | null | undefined
+      readonly company_id?: CompanyId | null | undefined
+      readonly deal_id?: DealId | null | undefined
     }
   ) =>
     Effect.zipRight(
@@ -101,8 +105,14 @@ export const make = Effect.gen(function* () {
       refs,
       (ref) => {
         if (isBuiltInTarget(ref.target)) {
-          const lookup = ref.target === "contact" ? contacts.get : ref.target === "company" ? companies.get : deals.get
-          const exists = (id: string) => requireLink(ref.field, id, (linked) => lookup(organisation.id, linked))
+          const target = ref.target
+          const lookup = (id: string) =>
+            target === "contact"
+              ? contacts.get(organisation.id, brand(ContactId, id))
+              : target === "company"
+                ? companies.get(organisation.id, brand(CompanyId, id))
+                : deals.get(organisation.id, brand(DealId, id))
+          const exists = (id: string) => requireLink(ref.field, id, lookup)
           return Effect.forEach(ref.ids, exists, { discard: true })
         }
         // Compared by type id: a record's stored key may predate a renamed type.

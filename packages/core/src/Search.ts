@@ -8,13 +8,14 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
-import type { Company } from "./Companies/CompanySchemas.js"
+import { type Company, CompanyId } from "./Companies/CompanySchemas.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
-import type { Contact } from "./Contacts/ContactSchemas.js"
+import { type Contact, ContactId } from "./Contacts/ContactSchemas.js"
 import { DealRepository } from "./Deals/DealRepository.js"
-import type { Deal } from "./Deals/DealSchemas.js"
+import { type Deal, DealId } from "./Deals/DealSchemas.js"
 import * as DealStage from "./Deals/DealStage.js"
 import { invalidField, type NotFound, type StorageError, type ValidationFailed } from "./Errors.js"
+import { brand } from "./Ids.js"
 import { orNotFound } from "./internal/records.js"
 import type { Organisation, OrganisationId } from "./Organisation.js"
 import {
@@ -135,7 +136,9 @@ export const make = Effect.gen(function* () {
         const fullId = `${named.kind}:${named.uuid}`
         switch (named.kind) {
           case "contact": {
-            const contact = yield* contacts.get(organisation.id, named.uuid).pipe(orNotFound("contact"))
+            const contact = yield* contacts
+              .get(organisation.id, brand(ContactId, named.uuid))
+              .pipe(orNotFound("contact"))
             const names = yield* companyNames(organisation.id, [contact])
             return {
               id: fullId,
@@ -146,11 +149,13 @@ export const make = Effect.gen(function* () {
             }
           }
           case "company": {
-            const company = yield* companies.get(organisation.id, named.uuid).pipe(orNotFound("company"))
+            const company = yield* companies
+              .get(organisation.id, brand(CompanyId, named.uuid))
+              .pipe(orNotFound("company"))
             return { id: fullId, type: named.kind, title: company.name, text: fieldLines(company), record: company }
           }
           case "deal": {
-            const deal = yield* deals.get(organisation.id, named.uuid).pipe(orNotFound("deal"))
+            const deal = yield* deals.get(organisation.id, brand(DealId, named.uuid)).pipe(orNotFound("deal"))
             const { pipeline, stage } = DealStage.locate(organisation.settings, deal)
             return {
               id: fullId,

@@ -1,23 +1,34 @@
 /** Tasks: to-dos attached to a contact, company or deal, completed once. */
+
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { z } from "zod"
 import * as BusinessTime from "./BusinessClock/BusinessTime.js"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
+import { CompanyId } from "./Companies/CompanySchemas.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
+import { ContactId } from "./Contacts/ContactSchemas.js"
 import { DealRepository } from "./Deals/DealRepository.js"
+import { DealId } from "./Deals/DealSchemas.js"
 import type { NotFound, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog, type NewEvent } from "./Events/EventLog.js"
-import { Ids } from "./Ids.js"
+import { brand, Ids } from "./Ids.js"
 import { addDays, dateIn, startOfDay } from "./internal/dates.js"
 import { operation } from "./internal/operation.js"
 import { archiveLive, merge, nowIso, orNotFound, requireLink } from "./internal/records.js"
 import type { Organisation, OrganisationId } from "./Organisation.js"
 import type { ResourceService } from "./Resource.js"
 import { type TaskFilter, TaskRepository } from "./Tasks/TaskRepository.js"
-import type { EntityType, Task, TaskCreate, TaskListQuery, TaskPatch } from "./Tasks/TaskSchemas.js"
+import {
+  type EntityType,
+  type Task,
+  type TaskCreate,
+  TaskId,
+  type TaskListQuery,
+  type TaskPatch
+} from "./Tasks/TaskSchemas.js"
 import * as TaskState from "./Tasks/TaskState.js"
 import { Transaction } from "./Transaction.js"
 import { type Page, type PageResult, toPage, toSyncPage, toUtc } from "./Wire.js"
@@ -37,7 +48,7 @@ export class Tasks extends Context.Tag("@crm/core/Tasks")<
     ValidationFailed
   > & {
     /** open → done, emitting `task.completed`; on a done task the same task, unchanged, and no event. */
-    readonly complete: (organisation: Organisation, id: string) => Effect.Effect<Task, NotFound | StorageError>
+    readonly complete: (organisation: Organisation, id: TaskId) => Effect.Effect<Task, NotFound | StorageError>
     /** A page of tasks by the repository's filter and order (what the assistant tools ask for). */
     readonly listBy: (
       organisation: Organisation,
@@ -79,8 +90,8 @@ export const make = Effect.gen(function* () {
   const events = yield* EventLog
   const tx = yield* Transaction
 
-  const find = (organisationId: OrganisationId, id: string) => repo.get(organisationId, id).pipe(orNotFound("task"))
-  const lock = (organisationId: OrganisationId, id: string) =>
+  const find = (organisationId: OrganisationId, id: TaskId) => repo.get(organisationId, id).pipe(orNotFound("task"))
+  const lock = (organisationId: OrganisationId, id: TaskId) =>
     repo.getForUpdate(organisationId, id).pipe(orNotFound("task"))
 
   // The entity a task attaches to must be a live record of the organisation (422 naming entity_id).
@@ -91,10 +102,10 @@ export const make = Effect.gen(function* () {
   ) =>
     requireLink("entity_id", id, (entityId) =>
       type === "contact"
-        ? contacts.get(organisationId, entityId)
+        ? contacts.get(organisationId, brand(ContactId, entityId))
         : type === "company"
-          ? companies.get(organisationId, entityId)
-          : deals.get(organisationId, entityId)
+          ? companies.get(organisationId, brand(CompanyId, entityId))
+          : deals.get(organisationId, brand(DealId, entityId))
     )
 
   const save = (organisationId: OrganisationId, outcome: TaskState.Outcome) =>
@@ -112,7 +123,7 @@ export const make = Effect.gen(function* () {
           yield* requireEntity(organisation.id, input.entity_type, input.entity_id)
           const now = yield* nowIso
           const task: Task = {
-            id: ids.next(),
+            id: brand(TaskId, ids.next()),
             title: input.title,
             type: input.type ?? "todo",
             priority: input.priority ?? "normal",

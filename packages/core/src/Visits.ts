@@ -1,9 +1,11 @@
 /** Website visits: page views recorded for analytics, attached to a contact when one is known. */
+
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
+import type { ContactId } from "./Contacts/ContactSchemas.js"
 import type { StorageError, ValidationFailed } from "./Errors.js"
 import { FormSubmissionRepository, type VisitorLink } from "./Forms/FormSubmissionRepository.js"
 import { Ids } from "./Ids.js"
@@ -42,7 +44,7 @@ export const make = Effect.gen(function* () {
   // The latest link wins, whether a visit or a form submission made it.
   const known = (organisationId: OrganisationId, visitorId: string | undefined) =>
     visitorId === undefined
-      ? Effect.succeed(Option.none<string>())
+      ? Effect.succeed(Option.none<ContactId>())
       : Effect.map(
           Effect.all([
             repo.contactOfVisitor(organisationId, visitorId),

@@ -11,8 +11,10 @@ import * as Pipelines from "../src/Analytics/PipelineSummary.js"
 import * as Receivables from "../src/Analytics/Receivables.js"
 import * as Health from "../src/Analytics/SalesHealth.js"
 import * as Stalled from "../src/Analytics/StalledDeals.js"
-import type { Deal, StageVisit } from "../src/Deals/DealSchemas.js"
+import { ContactId } from "../src/Contacts/ContactSchemas.js"
+import { type Deal, DealId, type StageVisit } from "../src/Deals/DealSchemas.js"
 import type { Pipeline, Stage } from "../src/Deals/PipelineSchemas.js"
+import { brand } from "../src/Ids.js"
 import type { Invoice } from "../src/Invoicing/InvoiceSchemas.js"
 import { dateIn } from "../src/internal/dates.js"
 import { decimal } from "../src/Money/Amount.js"
@@ -68,7 +70,7 @@ const deal = (n: number, fields: Partial<Deal> & Pick<Deal, "status_id">): Deal 
   const pipeline = PIPELINES.find((p) => p.stages.some((s) => s.id === fields.status_id)) as Pipeline
   const kind = pipeline.stages.find((s) => s.id === fields.status_id)?.kind ?? "open"
   return {
-    id: uuid(100 + n),
+    id: brand(DealId, uuid(100 + n)),
     title: `Deal ${n}`,
     value: null,
     currency: "EUR",
@@ -100,7 +102,7 @@ const D9 = deal(9, { title: "Iota", status_id: LOST, value: 300.2, closed_at: ag
 const DEALS = [D1, D2, D3, D4, D5, D6, D7, D8, D9]
 const OPEN = [D1, D2, D3, D4, D8]
 
-const visit = (dealId: string, stageId: string, enteredDaysAgo: number, leftDaysAgo: number | null): StageVisit => ({
+const visit = (dealId: DealId, stageId: string, enteredDaysAgo: number, leftDaysAgo: number | null): StageVisit => ({
   deal_id: dealId,
   pipeline_id: PIPELINES.find((p) => p.stages.some((s) => s.id === stageId))?.id as string,
   from_status_id: null,
@@ -112,7 +114,7 @@ const visit = (dealId: string, stageId: string, enteredDaysAgo: number, leftDays
 })
 
 // History of earlier (since archived) deals H1..H8: completed visits of known durations.
-const H = (n: number) => uuid(900 + n)
+const H = (n: number) => brand(DealId, uuid(900 + n))
 const VISITS: ReadonlyArray<StageVisit> = [
   // S1: 2, 4 and 9 days → median 4.
   visit(H(1), S1, 50, 48),
@@ -164,7 +166,7 @@ const invoice = (n: number, fields: Partial<Invoice>): Invoice => ({
   ...fields
 })
 
-const CONTACT = uuid(500)
+const CONTACT = brand(ContactId, uuid(500))
 // Days past due on 2026-11-20: 30, 31, 60, 61, 90 and 91 are the bucket edges.
 const I1 = invoice(1, { total: 1210, due_date: "2026-11-30", contact_id: CONTACT }) // 0 → not yet due
 const I2 = invoice(2, { status: "partial", total: 1000.5, paid_amount: 400.2, due_date: "2026-10-21" }) // 30

@@ -1,4 +1,4 @@
-import { Deals, Settings, Tasks } from "@crm/core"
+import { Contacts, Deals, Ids, Settings, Tasks } from "@crm/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import fc from "fast-check"
@@ -22,14 +22,14 @@ const settingsOf = (pipelines: unknown): Settings.Settings =>
 const settingsArb = fc.array(pipelineInput, { minLength: 1, maxLength: 3 }).map(settingsOf)
 
 const dealIn = (pipeline: Deals.Pipeline, stage: Deals.Stage, filled: boolean): Deals.Deal => ({
-  id: crypto.randomUUID(),
+  id: Ids.brand(Deals.DealId, crypto.randomUUID()),
   title: "d",
   value: filled ? 10 : null,
   currency: "EUR",
   pipeline_id: pipeline.id,
   status_id: stage.id,
   status_kind: stage.kind,
-  contact_id: filled ? crypto.randomUUID() : null,
+  contact_id: filled ? Ids.brand(Contacts.ContactId, crypto.randomUUID()) : null,
   company_id: null,
   owner_id: null,
   expected_close_date: filled ? "2026-12-31" : null,
@@ -115,7 +115,7 @@ describe("DealStage", () => {
 
 describe("TaskState", () => {
   const task: Tasks.Task = {
-    id: crypto.randomUUID(),
+    id: Ids.brand(Tasks.TaskId, crypto.randomUUID()),
     title: "t",
     type: "todo",
     priority: "normal",

@@ -143,12 +143,14 @@ export type ParamKinds<P extends string> = Partial<Record<PathParamName<P>, z.Zo
  * lower-cased it; the declared kind is a type only, so the route says which id it is once.
  */
 export type ParamsOf<P extends string, K> = {
-  readonly [Name in PathParamName<P>]: Name extends keyof K
-    ? K[Name] extends z.ZodType<string>
-      ? z.output<K[Name]>
-      : string
-    : string
+  readonly [Name in PathParamName<P>]: Name extends keyof K ? IdOutput<K[Name]> : string
 }
+
+/**
+ * The id a schema gives: `z.output` by an indexed access, whose result (unlike `z.output`'s
+ * conditional) code generic over the schema can still pass where the same id is expected.
+ */
+export type IdOutput<S> = (S & z.ZodType<string>)["_zod"]["output"]
 
 /** The body a success schema describes, as a handler gives it (the pipeline writes it as JSON). */
 export type SuccessOf<S> = S extends z.ZodType ? Wire.Given<z.output<S>> : unknown

@@ -1,4 +1,4 @@
-import { Forms } from "@crm/core"
+import { type Contacts, Forms } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -37,7 +37,10 @@ export const make: Effect.Effect<
       ),
 
     contactOfVisitor: (organisationId, visitorId) =>
-      sql<{ contact_id: string; created_at: Date | string }>`SELECT contact_id, created_at FROM form_submissions
+      sql<{
+        contact_id: Contacts.ContactId
+        created_at: Date | string
+      }>`SELECT contact_id, created_at FROM form_submissions
         WHERE organisation_id = ${organisationId}::uuid AND visitor_id = ${visitorId}
         ORDER BY created_at DESC, id DESC LIMIT 1`.pipe(
         Effect.map((rows) =>

@@ -1,4 +1,4 @@
-import { Leads } from "@crm/core"
+import { type Contacts, Leads } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -22,7 +22,10 @@ export const make: Effect.Effect<
           VALUES (${organisationId}::uuid, ${provider}, ${externalId}, ${at}::timestamptz)
           ON CONFLICT DO NOTHING RETURNING 1 AS claimed`
         if (claimed.length > 0) return Option.none()
-        const [row] = yield* sql<{ contact_id: string | null; created: boolean | null }>`SELECT contact_id, created
+        const [row] = yield* sql<{
+          contact_id: Contacts.ContactId | null
+          created: boolean | null
+        }>`SELECT contact_id, created
           FROM leads WHERE organisation_id = ${organisationId}::uuid AND provider = ${provider}
           AND external_id = ${externalId}`
         if (row === undefined || row.contact_id === null || row.created === null)

@@ -1,4 +1,4 @@
-import { Visits } from "@crm/core"
+import { type Contacts, Visits } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -24,7 +24,7 @@ export const make: Effect.Effect<
       ),
 
     contactOfVisitor: (organisationId, visitorId) =>
-      sql<{ contact_id: string; created_at: Date | string }>`SELECT contact_id, created_at FROM visits
+      sql<{ contact_id: Contacts.ContactId; created_at: Date | string }>`SELECT contact_id, created_at FROM visits
         WHERE organisation_id = ${organisationId}::uuid AND visitor_id = ${visitorId} AND contact_id IS NOT NULL
         ORDER BY created_at DESC, id DESC LIMIT 1`.pipe(
         Effect.map((rows) =>

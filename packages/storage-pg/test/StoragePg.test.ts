@@ -15,14 +15,14 @@ import * as Option from "effect/Option"
 import { freshDatabase, serverUrl } from "../../../test/support/pgDatabase.js"
 import * as StoragePg from "../src/index.js"
 
-const organisationId = () => Ids.as(Organisation.OrganisationId, crypto.randomUUID())
+const organisationId = () => Ids.brand(Organisation.OrganisationId, crypto.randomUUID())
 
 type Services = StoragePg.Ports | SqlClient.SqlClient
 
 const at = (ms: number) => new Date(Date.UTC(2026, 10, 22, 9, 30) + ms).toISOString()
 
 const contact = (fields: Partial<Contacts.Contact> = {}): Contacts.Contact => ({
-  id: crypto.randomUUID(),
+  id: Ids.brand(Contacts.ContactId, crypto.randomUUID()),
   first_name: null,
   last_name: null,
   email: null,

@@ -16,14 +16,14 @@ import type * as StoragePg from "../src/index.js"
 import { toReturn } from "../src/internal/serviceRows.js"
 import { exactNumber, jsonOf, StoredValueRefused } from "../src/internal/storedValues.js"
 
-const organisationId = () => Ids.as(Organisation.OrganisationId, crypto.randomUUID())
+const organisationId = () => Ids.brand(Organisation.OrganisationId, crypto.randomUUID())
 
 type Services = StoragePg.Ports | SqlClient.SqlClient
 
 const at = new Date(Date.UTC(2026, 10, 22, 9, 30)).toISOString()
 
 const contact = (): Contacts.Contact => ({
-  id: crypto.randomUUID(),
+  id: Ids.brand(Contacts.ContactId, crypto.randomUUID()),
   first_name: "Ann",
   last_name: null,
   email: null,
@@ -37,7 +37,7 @@ const contact = (): Contacts.Contact => ({
 })
 
 const deal = (value: number): Deals.Deal => ({
-  id: crypto.randomUUID(),
+  id: Ids.brand(Deals.DealId, crypto.randomUUID()),
   title: "Boiler",
   value,
   currency: "EUR",

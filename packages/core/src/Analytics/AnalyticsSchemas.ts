@@ -3,8 +3,11 @@
  * cash-flow and health tools). Money is a JSON number in major units, always beside its currency: no
  * figure ever adds two currencies.
  */
+
 import { z } from "zod"
-import { DateOnly } from "../Deals/DealSchemas.js"
+import { CompanyId } from "../Companies/CompanySchemas.js"
+import { ContactId } from "../Contacts/ContactSchemas.js"
+import { DateOnly, DealId } from "../Deals/DealSchemas.js"
 import { StageKind } from "../Deals/PipelineSchemas.js"
 import { InvoiceKind, InvoiceStatus } from "../Invoicing/InvoiceSchemas.js"
 import { IdInput, Timestamp } from "../Wire.js"
@@ -49,8 +52,8 @@ export type PipelineSummary = z.infer<typeof PipelineSummary>
 // list_unpaid_invoices and receivables_ageing
 
 export const ReceivablesQuery = z.object({
-  contact_id: IdInput.optional().describe("only this contact's invoices"),
-  company_id: IdInput.optional().describe("only this company's invoices")
+  contact_id: ContactId.optional().describe("only this contact's invoices"),
+  company_id: CompanyId.optional().describe("only this company's invoices")
 })
 export type ReceivablesQuery = z.output<typeof ReceivablesQuery>
 
@@ -64,8 +67,8 @@ export const UnpaidInvoice = z.object({
   number: z.string().nullable(),
   kind: InvoiceKind,
   status: InvoiceStatus,
-  contact_id: z.uuid().nullable(),
-  company_id: z.uuid().nullable(),
+  contact_id: ContactId.nullable(),
+  company_id: CompanyId.nullable(),
   currency: z.string(),
   total: z.number().describe("gross"),
   paid_amount: z.number(),
@@ -113,7 +116,7 @@ export const StalledDealsQuery = z.object({
 export type StalledDealsQuery = z.output<typeof StalledDealsQuery>
 
 export const StalledDeal = z.object({
-  deal_id: z.uuid(),
+  deal_id: DealId,
   title: z.string(),
   pipeline_id: z.uuid(),
   stage_id: z.uuid(),
@@ -126,7 +129,7 @@ export const StalledDeal = z.object({
   value: z.number().nullable(),
   currency: z.string(),
   owner_id: z.uuid().nullable(),
-  contact_id: z.uuid().nullable()
+  contact_id: ContactId.nullable()
 })
 export type StalledDeal = z.infer<typeof StalledDeal>
 

@@ -1,6 +1,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
+import type { ContactId } from "../Contacts/ContactSchemas.js"
 import type { StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
@@ -10,7 +11,7 @@ export interface BookingFilter {
   readonly status?: BookingStatus
   readonly seriesId?: string
   readonly seriesSeq?: number
-  readonly contactId?: string
+  readonly contactId?: ContactId
   /**
    * By start time relative to `asOf`: `upcoming` keeps `starts_at >= asOf`, soonest first; `past`
    * keeps `starts_at < asOf`, latest first. Without it: every booking, newest created first.

@@ -1,4 +1,5 @@
 import { z } from "zod"
+import { ContactId } from "../Contacts/ContactSchemas.js"
 import { IdInput, PageQuery, pageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
 
 export const BookingStatus = z.enum(["pending", "confirmed", "cancelled", "completed", "no_show"])
@@ -63,7 +64,7 @@ export const BookingCreate = z.strictObject({
     .nullable()
     .optional()
     .describe("which occurrence of the series (1 = the first); only with series_id"),
-  contact_id: IdInput.nullable().optional().describe("a contact of the organisation the booking belongs to"),
+  contact_id: ContactId.nullable().optional().describe("a contact of the organisation the booking belongs to"),
   name: z.string().trim().min(1).max(200).describe("who booked"),
   email: z.email().max(320),
   starts_at: TimestampInput,
@@ -76,7 +77,7 @@ export const Booking = z.object({
   id: z.uuid(),
   series_id: z.uuid().nullable(),
   series_seq: z.number().int().nullable(),
-  contact_id: z.uuid().nullable(),
+  contact_id: ContactId.nullable(),
   name: z.string(),
   email: z.string(),
   starts_at: Timestamp,
@@ -99,7 +100,7 @@ export const BookingListQuery = z.object({
   status: BookingStatus.optional(),
   series_id: IdInput.optional().describe("only bookings of this series"),
   series_seq: z.coerce.number().int().min(1).optional().describe("only this occurrence of the series"),
-  contact_id: IdInput.optional().describe("only bookings of this contact"),
+  contact_id: ContactId.optional().describe("only bookings of this contact"),
   ...PageQuery
 })
 export type BookingListQuery = z.output<typeof BookingListQuery>

@@ -1,13 +1,14 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
+import type { ContactId } from "../Contacts/ContactSchemas.js"
 import type { StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
 import type { Call, CallDirection, CallStatus } from "./CallSchemas.js"
 
 export interface CallFilter {
-  readonly contactId?: string
+  readonly contactId?: ContactId
   readonly direction?: CallDirection
   readonly status?: CallStatus
 }

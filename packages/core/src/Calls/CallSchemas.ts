@@ -1,5 +1,6 @@
 import { z } from "zod"
-import { IdInput, PageQuery, pageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
+import { ContactId } from "../Contacts/ContactSchemas.js"
+import { PageQuery, pageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
 
 export const CallDirection = z.enum(["inbound", "outbound"])
 export type CallDirection = z.infer<typeof CallDirection>
@@ -21,7 +22,7 @@ export const CallLog = z.strictObject({
     .describe("talk time in whole seconds"),
   from_number: phone,
   to_number: phone,
-  contact_id: IdInput.nullable().optional().describe("a live contact of the organisation"),
+  contact_id: ContactId.nullable().optional().describe("a live contact of the organisation"),
   recording_url: z.url().max(2000).nullable().optional(),
   started_at: TimestampInput
 })
@@ -40,7 +41,7 @@ export const Call = z.object({
   duration_seconds: z.number().int(),
   from_number: z.string(),
   to_number: z.string(),
-  contact_id: z.uuid().nullable(),
+  contact_id: ContactId.nullable(),
   recording_url: z.string().nullable(),
   started_at: Timestamp,
   transcript: z.string().nullable(),
@@ -52,7 +53,7 @@ export type Call = z.infer<typeof Call>
 export const CallPage = pageEnvelope(Call)
 
 export const CallListQuery = z.object({
-  contact_id: IdInput.optional(),
+  contact_id: ContactId.optional(),
   direction: CallDirection.optional(),
   status: CallStatus.optional(),
   ...PageQuery

@@ -1,5 +1,9 @@
 import { z } from "zod"
-import { ArchivedQuery, Custom, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
+import { ArchivedQuery, Custom, IdInput, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
+
+/** The id of a company: branded, so that no other kind of id (or plain string) is taken for one. */
+export const CompanyId = IdInput.brand<"CompanyId">()
+export type CompanyId = z.output<typeof CompanyId>
 
 const text = z.string().max(500)
 
@@ -37,7 +41,7 @@ export const CompanyUpsert = z.strictObject({
 })
 
 export const Company = z.object({
-  id: z.uuid(),
+  id: CompanyId,
   name: z.string(),
   domain: z.string().nullable(),
   email: z.string().nullable(),

@@ -4,7 +4,7 @@ import type * as Option from "effect/Option"
 import type { EmailAlreadyExists, StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
-import type { Contact } from "./ContactSchemas.js"
+import type { Contact, ContactId } from "./ContactSchemas.js"
 
 export interface ContactFilter {
   readonly email?: string
@@ -21,7 +21,7 @@ export class ContactRepository extends Context.Tag("@crm/core/ContactRepository"
       organisationId: OrganisationId,
       contact: Contact
     ) => Effect.Effect<void, EmailAlreadyExists | StorageError>
-    readonly get: (organisationId: OrganisationId, id: string) => Effect.Effect<Option.Option<Contact>, StorageError>
+    readonly get: (organisationId: OrganisationId, id: ContactId) => Effect.Effect<Option.Option<Contact>, StorageError>
     /** The live holder of a (normalised) address. */
     readonly findByEmail: (
       organisationId: OrganisationId,
@@ -31,7 +31,11 @@ export class ContactRepository extends Context.Tag("@crm/core/ContactRepository"
       organisationId: OrganisationId,
       contact: Contact
     ) => Effect.Effect<void, EmailAlreadyExists | StorageError>
-    readonly archive: (organisationId: OrganisationId, id: string, at: string) => Effect.Effect<boolean, StorageError>
+    readonly archive: (
+      organisationId: OrganisationId,
+      id: ContactId,
+      at: string
+    ) => Effect.Effect<boolean, StorageError>
     /** Newest first, ties by id; at most `limit + 1` rows. */
     readonly list: (
       organisationId: OrganisationId,

@@ -1,5 +1,10 @@
 import { z } from "zod"
+import { CompanyId } from "../Companies/CompanySchemas.js"
 import { ArchivedQuery, Custom, IdInput, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
+
+/** The id of a contact: branded, so that no other kind of id (or plain string) is taken for one. */
+export const ContactId = IdInput.brand<"ContactId">()
+export type ContactId = z.output<typeof ContactId>
 
 export const ContactStatus = z.enum(["lead", "prospect", "customer", "inactive"])
 
@@ -10,7 +15,7 @@ const fields = {
   last_name: text.nullable().optional(),
   email: z.email().max(320).nullable().optional(),
   phone: z.string().max(50).nullable().optional(),
-  company_id: IdInput.nullable().optional(),
+  company_id: CompanyId.nullable().optional(),
   status: ContactStatus.optional(),
   source: text.nullable().optional(),
   custom: Custom.optional()
@@ -35,12 +40,12 @@ export const ContactCreate = z
   })
 
 export const Contact = z.object({
-  id: z.uuid(),
+  id: ContactId,
   first_name: z.string().nullable(),
   last_name: z.string().nullable(),
   email: z.string().nullable(),
   phone: z.string().nullable(),
-  company_id: z.uuid().nullable(),
+  company_id: CompanyId.nullable(),
   status: ContactStatus,
   source: z.string().nullable(),
   custom: Custom,

@@ -1,16 +1,18 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
+import type { CompanyId } from "../Companies/CompanySchemas.js"
+import type { ContactId } from "../Contacts/ContactSchemas.js"
 import type { StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
-import type { Deal, StageVisit } from "./DealSchemas.js"
+import type { Deal, DealId, StageVisit } from "./DealSchemas.js"
 import type { StageKind } from "./PipelineSchemas.js"
 
 export interface DealFilter {
   readonly statusKind?: StageKind
-  readonly contactId?: string
-  readonly companyId?: string
+  readonly contactId?: ContactId
+  readonly companyId?: CompanyId
   readonly pipelineId?: string
   /** Case-insensitive substring of the title; `%`, `_` and `*` are literal. */
   readonly q?: string
@@ -26,14 +28,14 @@ export class DealRepository extends Context.Tag("@crm/core/DealRepository")<
   DealRepository,
   {
     readonly insert: (organisationId: OrganisationId, deal: Deal) => Effect.Effect<void, StorageError>
-    readonly get: (organisationId: OrganisationId, id: string) => Effect.Effect<Option.Option<Deal>, StorageError>
+    readonly get: (organisationId: OrganisationId, id: DealId) => Effect.Effect<Option.Option<Deal>, StorageError>
     /** Like `get`, and no other unit of work changes the deal until the calling one ends. */
     readonly getForUpdate: (
       organisationId: OrganisationId,
-      id: string
+      id: DealId
     ) => Effect.Effect<Option.Option<Deal>, StorageError>
     readonly update: (organisationId: OrganisationId, deal: Deal) => Effect.Effect<void, StorageError>
-    readonly archive: (organisationId: OrganisationId, id: string, at: string) => Effect.Effect<boolean, StorageError>
+    readonly archive: (organisationId: OrganisationId, id: DealId, at: string) => Effect.Effect<boolean, StorageError>
     /** Newest first (or as `filter.order` says), ties by id; at most `limit + 1` rows. */
     readonly list: (
       organisationId: OrganisationId,
@@ -45,7 +47,7 @@ export class DealRepository extends Context.Tag("@crm/core/DealRepository")<
     /** The deal's visits, oldest first. */
     readonly history: (
       organisationId: OrganisationId,
-      dealId: string
+      dealId: DealId
     ) => Effect.Effect<ReadonlyArray<StageVisit>, StorageError>
     /** How many live deals stand in each of `stageIds` that any stands in, in no particular order. */
     readonly countByStage: (

@@ -1,4 +1,6 @@
 import { z } from "zod"
+import { CompanyId } from "../Companies/CompanySchemas.js"
+import { ContactId } from "../Contacts/ContactSchemas.js"
 import { Currency } from "../Money/Currency.js"
 import {
   ArchivedQuery,
@@ -12,6 +14,10 @@ import {
 } from "../Wire.js"
 import { Pipeline, StageKind } from "./PipelineSchemas.js"
 
+/** The id of a deal: branded, so that no other kind of id (or plain string) is taken for one. */
+export const DealId = IdInput.brand<"DealId">()
+export type DealId = z.output<typeof DealId>
+
 export const DateOnly = z.iso.date().describe("YYYY-MM-DD")
 
 // The stage has its own endpoint, so PATCH refuses the two fields with a pointer to it.
@@ -24,8 +30,8 @@ const fields = {
   title: z.string().min(1).max(500),
   value: z.number().min(0).max(1e15).nullable().optional().describe("the deal's value in its currency"),
   currency: Currency.optional().describe("ISO 4217; defaults to the organisation's default currency"),
-  contact_id: IdInput.nullable().optional(),
-  company_id: IdInput.nullable().optional(),
+  contact_id: ContactId.nullable().optional(),
+  company_id: CompanyId.nullable().optional(),
   owner_id: IdInput.nullable().optional().describe("the user who owns the deal"),
   expected_close_date: DateOnly.nullable().optional(),
   custom: Custom.optional()
@@ -65,15 +71,15 @@ export const DealMove = DealStatus.extend({
 export type DealMove = z.output<typeof DealMove>
 
 export const Deal = z.object({
-  id: z.uuid(),
+  id: DealId,
   title: z.string(),
   value: z.number().nullable(),
   currency: z.string(),
   pipeline_id: z.uuid(),
   status_id: z.uuid(),
   status_kind: StageKind,
-  contact_id: z.uuid().nullable(),
-  company_id: z.uuid().nullable(),
+  contact_id: ContactId.nullable(),
+  company_id: CompanyId.nullable(),
   owner_id: z.uuid().nullable(),
   expected_close_date: z.string().nullable(),
   lost_reason: z.string().nullable(),
@@ -87,8 +93,8 @@ export const DealPage = syncPageEnvelope(Deal, { archivable: true })
 
 export const DealListQuery = z.object({
   status_kind: StageKind.optional(),
-  contact_id: IdInput.optional(),
-  company_id: IdInput.optional(),
+  contact_id: ContactId.optional(),
+  company_id: CompanyId.optional(),
   pipeline_id: IdInput.optional(),
   ...SyncQuery,
   ...ArchivedQuery,
@@ -98,7 +104,7 @@ export type DealListQuery = z.output<typeof DealListQuery>
 
 /** One stay of a deal in a stage: what analytics read (time in stage, stalled deals, recent wins). */
 export const StageVisit = z.object({
-  deal_id: z.uuid(),
+  deal_id: DealId,
   pipeline_id: z.uuid(),
   from_status_id: z.uuid().nullable().describe("the stage the deal came from; null on creation"),
   status_id: z.uuid(),

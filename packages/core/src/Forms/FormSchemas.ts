@@ -1,4 +1,5 @@
 import { z } from "zod"
+import { ContactId } from "../Contacts/ContactSchemas.js"
 import { Timestamp } from "../Wire.js"
 
 export const VisitorId = z
@@ -16,7 +17,7 @@ export type SubmissionCreate = z.output<typeof SubmissionCreate>
 export const Submission = z.object({
   id: z.uuid(),
   form_id: z.uuid(),
-  contact_id: z.uuid(),
+  contact_id: ContactId,
   contact_created: z.boolean().describe("true when the submission created the contact, false when it linked one"),
   fields: z.record(z.string(), z.unknown()).describe("the accepted answers"),
   visitor_id: z.string().nullable(),

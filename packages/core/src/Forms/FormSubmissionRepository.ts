@@ -1,13 +1,14 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
+import type { ContactId } from "../Contacts/ContactSchemas.js"
 import type { StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { FormCounts, Submission } from "./FormSchemas.js"
 
 /** The contact a visitor id was linked to, and when that link was recorded. */
 export interface VisitorLink {
-  readonly contactId: string
+  readonly contactId: ContactId
   readonly at: string
 }
 

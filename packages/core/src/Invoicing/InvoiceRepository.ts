@@ -1,6 +1,8 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
+import type { CompanyId } from "../Companies/CompanySchemas.js"
+import type { ContactId } from "../Contacts/ContactSchemas.js"
 import type { StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
@@ -9,8 +11,8 @@ import type { Invoice, InvoiceKind, InvoiceStatus, Payment } from "./InvoiceSche
 export interface InvoiceFilter {
   readonly status?: InvoiceStatus
   readonly kind?: InvoiceKind
-  readonly contactId?: string
-  readonly companyId?: string
+  readonly contactId?: ContactId
+  readonly companyId?: CompanyId
 }
 
 /** Invoices of one organisation and their payments. */

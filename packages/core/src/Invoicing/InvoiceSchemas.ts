@@ -1,8 +1,10 @@
 import { z } from "zod"
+import { CompanyId } from "../Companies/CompanySchemas.js"
+import { ContactId } from "../Contacts/ContactSchemas.js"
 import { DateOnly } from "../Deals/DealSchemas.js"
 import { Currency } from "../Money/Currency.js"
 import { DocumentAmounts, Line, LineInput } from "../Pricing/LineSchemas.js"
-import { IdInput, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
+import { PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
 
 export const InvoiceKind = z.enum(["normal", "storno", "corrective", "proforma", "advance"])
 export type InvoiceKind = z.infer<typeof InvoiceKind>
@@ -16,8 +18,8 @@ const ExchangeRate = z
   .describe("units of the organisation's currency per 1 unit of the invoice's")
 
 const fields = {
-  contact_id: IdInput.nullable().optional(),
-  company_id: IdInput.nullable().optional(),
+  contact_id: ContactId.nullable().optional(),
+  company_id: CompanyId.nullable().optional(),
   currency: Currency.optional().describe("ISO 4217; defaults to the organisation's default currency"),
   items: z.array(LineInput).min(1).max(500).describe("the lines; on PATCH replaces every line"),
   issue_date: DateOnly.optional().describe("defaults to today in the organisation's time zone"),
@@ -60,8 +62,8 @@ export const Invoice = z.object({
   fulfilment_date: z.string(),
   currency: z.string(),
   exchange_rate: z.number().nullable().describe("set at issue for a foreign-currency invoice"),
-  contact_id: z.uuid().nullable(),
-  company_id: z.uuid().nullable(),
+  contact_id: ContactId.nullable(),
+  company_id: CompanyId.nullable(),
   buyer: Buyer,
   items: z.array(Line),
   ...DocumentAmounts,
@@ -81,8 +83,8 @@ export const InvoicePage = syncPageEnvelope(Invoice, { archivable: false })
 export const InvoiceListQuery = z.object({
   status: InvoiceStatus.optional(),
   kind: InvoiceKind.optional(),
-  contact_id: IdInput.optional(),
-  company_id: IdInput.optional(),
+  contact_id: ContactId.optional(),
+  company_id: CompanyId.optional(),
   ...SyncQuery,
   ...PageQuery
 })

@@ -3,28 +3,30 @@
  * holding the email address (compared case-insensitively), else a new one created through
  * `Contacts`, with its rules (plan limit, `contact.created`). Runs inside the caller's unit of work.
  */
+
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { ContactRepository } from "../Contacts/ContactRepository.js"
-import type { Contact } from "../Contacts/ContactSchemas.js"
+import { type Contact, ContactId } from "../Contacts/ContactSchemas.js"
 import type { Contacts } from "../Contacts.js"
 import type { EmailAlreadyExists, PlanRefused, StorageError, ValidationFailed } from "../Errors.js"
 import type { ContactDetails } from "../Forms/FormAnswers.js"
+import { brand } from "../Ids.js"
 import type { Organisation } from "../Organisation.js"
 import type { Actor } from "../Resource.js"
 import { normaliseEmail } from "../Wire.js"
 
 export interface Match {
-  readonly contactId: string
+  readonly contactId: ContactId
   readonly created: boolean
 }
 
 /** Who the contact is; a new one is a `lead` unless `status` says otherwise (an order's buyer is a customer). */
 export type MatchDetails = ContactDetails & { readonly status?: Contact["status"] }
 
-const holderOf = (detail: unknown): Option.Option<string> =>
+const holderOf = (detail: unknown): Option.Option<ContactId> =>
   typeof detail === "object" && detail !== null && "id" in detail && typeof detail.id === "string"
-    ? Option.some(detail.id)
+    ? Option.some(brand(ContactId, detail.id))
     : Option.none()
 
 /**
@@ -42,7 +44,7 @@ export const findOrCreateContact =
     const email = details.email === undefined ? undefined : normaliseEmail(details.email)
     const existing =
       email === undefined
-        ? Effect.succeed(Option.none<string>())
+        ? Effect.succeed(Option.none<ContactId>())
         : Effect.map(
             repo.findByEmail(organisation.id, email),
             Option.map((contact) => contact.id)

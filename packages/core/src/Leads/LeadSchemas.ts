@@ -1,4 +1,5 @@
 import { z } from "zod"
+import { ContactId } from "../Contacts/ContactSchemas.js"
 
 /** A lead as an external provider (an ad network's lead form, a marketplace) delivers it. */
 export const LeadInput = z
@@ -25,7 +26,7 @@ export const LeadReceived = z.object({
   provider: z.string(),
   lead_id: z.string(),
   form_id: z.uuid().nullable(),
-  contact_id: z.uuid(),
+  contact_id: ContactId,
   created: z.boolean()
 })
 export type LeadReceived = z.infer<typeof LeadReceived>

@@ -1,10 +1,15 @@
 /** The records a note or a timeline is about, looked up by type and id within one organisation. */
+
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { CompanyRepository } from "../Companies/CompanyRepository.js"
+import { CompanyId } from "../Companies/CompanySchemas.js"
 import type { ContactRepository } from "../Contacts/ContactRepository.js"
+import { ContactId } from "../Contacts/ContactSchemas.js"
 import type { DealRepository } from "../Deals/DealRepository.js"
+import { DealId } from "../Deals/DealSchemas.js"
 import type { StorageError } from "../Errors.js"
+import { brand } from "../Ids.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { RecordRepository } from "../Records/RecordRepository.js"
 import type { NoteEntityType } from "./NoteSchemas.js"
@@ -16,7 +21,7 @@ export interface EntitySummary {
   readonly label: string
   readonly created_at: string
   /** The contact a call about this entity is with: the contact itself, or the deal's/record's live contact. */
-  readonly contact_id: string | null
+  readonly contact_id: ContactId | null
   readonly contact_phone: string | null
 }
 
@@ -28,7 +33,7 @@ export interface EntityRepositories {
 }
 
 /** The linked contact when it is still live (an archived one cannot take a call). */
-const liveContact = (repos: EntityRepositories, organisationId: OrganisationId, contactId: string | null) =>
+const liveContact = (repos: EntityRepositories, organisationId: OrganisationId, contactId: ContactId | null) =>
   contactId === null
     ? Effect.succeed({ contact_id: null, contact_phone: null })
     : Effect.map(repos.contacts.get(organisationId, contactId), (contact) =>
@@ -45,14 +50,14 @@ export const findEntity = (
   type: NoteEntityType,
   id: string
 ): Effect.Effect<Option.Option<EntitySummary>, StorageError> => {
-  const summary = (label: string, created_at: string, contactId: string | null) =>
+  const summary = (label: string, created_at: string, contactId: ContactId | null) =>
     Effect.map(liveContact(repos, organisationId, contactId), (contact) =>
       Option.some<EntitySummary>({ type, id, label, created_at, ...contact })
     )
   const none = Effect.succeed(Option.none<EntitySummary>())
   switch (type) {
     case "contact":
-      return Effect.flatMap(repos.contacts.get(organisationId, id), (found) =>
+      return Effect.flatMap(repos.contacts.get(organisationId, brand(ContactId, id)), (found) =>
         Option.match(found, {
           onNone: () => none,
           onSome: (c) =>
@@ -69,11 +74,11 @@ export const findEntity = (
         })
       )
     case "company":
-      return Effect.flatMap(repos.companies.get(organisationId, id), (found) =>
+      return Effect.flatMap(repos.companies.get(organisationId, brand(CompanyId, id)), (found) =>
         Option.match(found, { onNone: () => none, onSome: (c) => summary(c.name, c.created_at, null) })
       )
     case "deal":
-      return Effect.flatMap(repos.deals.get(organisationId, id), (found) =>
+      return Effect.flatMap(repos.deals.get(organisationId, brand(DealId, id)), (found) =>
         Option.match(found, { onNone: () => none, onSome: (d) => summary(d.title, d.created_at, d.contact_id) })
       )
     case "record":

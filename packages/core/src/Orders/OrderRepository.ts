@@ -1,6 +1,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
+import type { ContactId } from "../Contacts/ContactSchemas.js"
 import type { OrderAlreadyExists, StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
@@ -9,7 +10,7 @@ import type { OrderFulfilment as Fulfilment, Order, OrderPaymentStatus as Paymen
 export interface OrderFilter {
   readonly fulfilment?: Fulfilment
   readonly paymentStatus?: PaymentStatus
-  readonly contactId?: string
+  readonly contactId?: ContactId
 }
 
 /** Orders of one organisation; `external_id` is unique within it. */

@@ -1,4 +1,6 @@
 import { z } from "zod"
+import { ContactId } from "../Contacts/ContactSchemas.js"
+import { DealId } from "../Deals/DealSchemas.js"
 import { Currency } from "../Money/Currency.js"
 import { DocumentAmounts } from "../Pricing/LineSchemas.js"
 import { IdInput as Id, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
@@ -64,9 +66,9 @@ export const OrderBuyer = z.strictObject({
 export const OrderCreate = z
   .strictObject({
     external_id: z.string().min(1).max(200).describe("the webshop's own order id; unique per organisation"),
-    contact_id: Id.optional().describe("a live contact of the organisation; or send buyer instead"),
+    contact_id: ContactId.optional().describe("a live contact of the organisation; or send buyer instead"),
     buyer: OrderBuyer.optional(),
-    deal_id: Id.nullable().optional().describe("a live deal of the organisation"),
+    deal_id: DealId.nullable().optional().describe("a live deal of the organisation"),
     currency: Currency.optional().describe("ISO 4217; defaults to the organisation's default currency"),
     payment_method: OrderPaymentMethod.nullable().optional().describe("default null"),
     payment_status: OrderPaymentStatus.optional().describe("default none"),
@@ -100,8 +102,8 @@ export const Order = z.object({
   items: z.array(OrderLine),
   ...DocumentAmounts,
   tracking_url: z.string().nullable(),
-  contact_id: z.uuid(),
-  deal_id: z.uuid().nullable(),
+  contact_id: ContactId,
+  deal_id: DealId.nullable(),
   created_at: Timestamp,
   updated_at: Timestamp
 })
@@ -111,7 +113,7 @@ export const OrderPage = syncPageEnvelope(Order, { archivable: false })
 export const OrderListQuery = z.object({
   fulfilment: OrderFulfilment.optional(),
   payment_status: OrderPaymentStatus.optional(),
-  contact_id: Id.optional(),
+  contact_id: ContactId.optional(),
   ...SyncQuery,
   ...PageQuery
 })

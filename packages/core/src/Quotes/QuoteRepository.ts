@@ -1,6 +1,8 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
+import type { CompanyId } from "../Companies/CompanySchemas.js"
+import type { ContactId } from "../Contacts/ContactSchemas.js"
 import type { StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
@@ -8,8 +10,8 @@ import type { Quote, QuoteRevision, QuoteStatus } from "./QuoteSchemas.js"
 
 export interface QuoteFilter {
   readonly status?: QuoteStatus
-  readonly contactId?: string
-  readonly companyId?: string
+  readonly contactId?: ContactId
+  readonly companyId?: CompanyId
 }
 
 /** Quotes of one organisation and the revisions their sends froze. */

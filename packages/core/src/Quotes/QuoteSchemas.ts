@@ -1,15 +1,17 @@
 import { z } from "zod"
+import { CompanyId } from "../Companies/CompanySchemas.js"
+import { ContactId } from "../Contacts/ContactSchemas.js"
 import { DateOnly } from "../Deals/DealSchemas.js"
 import { Currency } from "../Money/Currency.js"
 import { DocumentAmounts, Line, LineInput } from "../Pricing/LineSchemas.js"
-import { IdInput, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
+import { PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
 
 export const QuoteStatus = z.enum(["draft", "sent", "accepted", "rejected", "expired", "cancelled"])
 export type QuoteStatus = z.infer<typeof QuoteStatus>
 
 const fields = {
-  contact_id: IdInput.nullable().optional(),
-  company_id: IdInput.nullable().optional(),
+  contact_id: ContactId.nullable().optional(),
+  company_id: CompanyId.nullable().optional(),
   currency: Currency.optional().describe("ISO 4217; defaults to the organisation's default currency"),
   items: z.array(LineInput).min(1).max(500).describe("the lines; on PATCH replaces every line"),
   valid_until: DateOnly.nullable().optional(),
@@ -26,8 +28,8 @@ export const Quote = z.object({
   status: QuoteStatus,
   revision: z.number().int().describe("how many times the quote was sent; each send freezes a revision"),
   currency: z.string(),
-  contact_id: z.uuid().nullable(),
-  company_id: z.uuid().nullable(),
+  contact_id: ContactId.nullable(),
+  company_id: CompanyId.nullable(),
   items: z.array(Line),
   ...DocumentAmounts,
   valid_until: z.string().nullable(),
@@ -42,8 +44,8 @@ export const QuotePage = syncPageEnvelope(Quote, { archivable: false })
 
 export const QuoteListQuery = z.object({
   status: QuoteStatus.optional(),
-  contact_id: IdInput.optional(),
-  company_id: IdInput.optional(),
+  contact_id: ContactId.optional(),
+  company_id: CompanyId.optional(),
   ...SyncQuery,
   ...PageQuery
 })

@@ -1,6 +1,9 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
+import type { CompanyId } from "../Companies/CompanySchemas.js"
+import type { ContactId } from "../Contacts/ContactSchemas.js"
+import type { DealId } from "../Deals/DealSchemas.js"
 import type { StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
@@ -8,9 +11,9 @@ import type { CustomRecord } from "./RecordSchemas.js"
 
 export interface RecordFilter {
   readonly typeId?: string
-  readonly contactId?: string
-  readonly companyId?: string
-  readonly dealId?: string
+  readonly contactId?: ContactId
+  readonly companyId?: CompanyId
+  readonly dealId?: DealId
   /** Case-insensitive substring of the title. */
   readonly q?: string
 }

@@ -1,4 +1,7 @@
 import { z } from "zod"
+import { CompanyId } from "../Companies/CompanySchemas.js"
+import { ContactId } from "../Contacts/ContactSchemas.js"
+import { DealId } from "../Deals/DealSchemas.js"
 import { IdInput as Id, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
 
 // Ids compare as stored (lower case) on every store: PostgreSQL's uuid type ignores case, a map key does not.
@@ -12,9 +15,9 @@ const fields = {
     .describe(
       "values by field key of the record type: keys the type does not define are dropped and listed in ignored_fields; on PATCH each key sent replaces that value and null clears it"
     ),
-  contact_id: Id.nullable().optional().describe("a live contact of the organisation"),
-  company_id: Id.nullable().optional().describe("a live company of the organisation"),
-  deal_id: Id.nullable().optional().describe("a live deal of the organisation")
+  contact_id: ContactId.nullable().optional().describe("a live contact of the organisation"),
+  company_id: CompanyId.nullable().optional().describe("a live company of the organisation"),
+  deal_id: DealId.nullable().optional().describe("a live deal of the organisation")
 }
 
 export const RecordCreate = z.strictObject({
@@ -33,9 +36,9 @@ export const CustomRecord = z.object({
   custom: z
     .record(z.string(), z.unknown())
     .describe("the stored values, plus every formula and rollup field computed (null when it cannot be)"),
-  contact_id: z.uuid().nullable(),
-  company_id: z.uuid().nullable(),
-  deal_id: z.uuid().nullable(),
+  contact_id: ContactId.nullable(),
+  company_id: CompanyId.nullable(),
+  deal_id: DealId.nullable(),
   created_at: Timestamp,
   updated_at: Timestamp
 })
@@ -51,9 +54,9 @@ export const RecordPage = syncPageEnvelope(CustomRecord, { archivable: false })
 
 export const RecordListQuery = z.object({
   type: z.string().min(1).max(63).optional().describe("a record type key"),
-  contact_id: Id.optional(),
-  company_id: Id.optional(),
-  deal_id: Id.optional(),
+  contact_id: ContactId.optional(),
+  company_id: CompanyId.optional(),
+  deal_id: DealId.optional(),
   q: z.string().max(200).optional().describe("case-insensitive substring of the title"),
   ...SyncQuery,
   ...PageQuery

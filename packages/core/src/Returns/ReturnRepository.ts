@@ -1,6 +1,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
+import type { ContactId } from "../Contacts/ContactSchemas.js"
 import type { StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
@@ -9,7 +10,7 @@ import type { Return, ReturnStatus } from "./ReturnSchemas.js"
 export interface ReturnFilter {
   readonly status?: ReturnStatus
   readonly orderId?: string
-  readonly contactId?: string
+  readonly contactId?: ContactId
 }
 
 /** The returns (RMAs) of one organisation. */

@@ -1,4 +1,5 @@
 import { z } from "zod"
+import { ContactId } from "../Contacts/ContactSchemas.js"
 import { IdInput, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
 
 export const ReturnStatus = z.enum(["requested", "approved", "rejected", "received", "refunded", "cancelled"])
@@ -46,7 +47,7 @@ export const Return = z.object({
   id: z.uuid(),
   number: z.string(),
   order_id: z.uuid(),
-  contact_id: z.uuid().nullable().describe("the order's buyer"),
+  contact_id: ContactId.nullable().describe("the order's buyer"),
   status: ReturnStatus,
   reason: z.string().nullable(),
   items: z.array(ReturnLine),
@@ -59,7 +60,7 @@ export const ReturnPage = syncPageEnvelope(Return, { archivable: false })
 export const ReturnListQuery = z.object({
   status: ReturnStatus.optional(),
   order_id: IdInput.optional(),
-  contact_id: IdInput.optional(),
+  contact_id: ContactId.optional(),
   ...SyncQuery,
   ...PageQuery
 })

@@ -1,6 +1,8 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
+import type { ContactId } from "../Contacts/ContactSchemas.js"
+import type { DealId } from "../Deals/DealSchemas.js"
 import type { StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
@@ -9,8 +11,8 @@ import type { SurveyKind, SurveyResponse } from "./SurveySchemas.js"
 export interface SurveyResponseFilter {
   readonly surveyId?: string
   readonly kind?: SurveyKind
-  readonly contactId?: string
-  readonly dealId?: string
+  readonly contactId?: ContactId
+  readonly dealId?: DealId
 }
 
 /** The survey answers of one organisation; an answer, once given, is never changed. */

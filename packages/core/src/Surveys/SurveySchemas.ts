@@ -1,4 +1,6 @@
 import { z } from "zod"
+import { ContactId } from "../Contacts/ContactSchemas.js"
+import { DealId } from "../Deals/DealSchemas.js"
 import { IdInput, PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
 import { inScale, SCALES } from "./SurveyScale.js"
 
@@ -18,8 +20,8 @@ export const SurveyAnswer = z
           .join(", ")}`
       ),
     comment: z.string().max(10_000).nullable().optional(),
-    contact_id: IdInput.describe("a live contact of the organisation: who answered"),
-    deal_id: IdInput.nullable().optional().describe("a live deal of the organisation the answer is about")
+    contact_id: ContactId.describe("a live contact of the organisation: who answered"),
+    deal_id: DealId.nullable().optional().describe("a live deal of the organisation the answer is about")
   })
   .refine((answer) => inScale(answer.kind, answer.score), {
     message: "outside the scale of the survey kind",
@@ -32,8 +34,8 @@ export const SurveyResponse = z.object({
   kind: SurveyKind,
   score: z.number().int(),
   comment: z.string().nullable(),
-  contact_id: z.uuid(),
-  deal_id: z.uuid().nullable(),
+  contact_id: ContactId,
+  deal_id: DealId.nullable(),
   created_at: Timestamp.describe("when the answer was recorded"),
   updated_at: Timestamp
 })
@@ -43,8 +45,8 @@ export const SurveyResponsePage = pageEnvelope(SurveyResponse)
 export const SurveyResponseListQuery = z.object({
   survey_id: IdInput.optional(),
   kind: SurveyKind.optional(),
-  contact_id: IdInput.optional(),
-  deal_id: IdInput.optional(),
+  contact_id: ContactId.optional(),
+  deal_id: DealId.optional(),
   ...PageQuery
 })
 export type SurveyResponseListQuery = z.output<typeof SurveyResponseListQuery>

@@ -4,7 +4,7 @@ import type * as Option from "effect/Option"
 import type { StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
-import type { Task, TaskPriority } from "./TaskSchemas.js"
+import type { Task, TaskId, TaskPriority } from "./TaskSchemas.js"
 
 export interface TaskFilter {
   readonly done?: boolean
@@ -25,14 +25,14 @@ export class TaskRepository extends Context.Tag("@crm/core/TaskRepository")<
   TaskRepository,
   {
     readonly insert: (organisationId: OrganisationId, task: Task) => Effect.Effect<void, StorageError>
-    readonly get: (organisationId: OrganisationId, id: string) => Effect.Effect<Option.Option<Task>, StorageError>
+    readonly get: (organisationId: OrganisationId, id: TaskId) => Effect.Effect<Option.Option<Task>, StorageError>
     /** Like `get`, and no other unit of work changes the task until the calling one ends. */
     readonly getForUpdate: (
       organisationId: OrganisationId,
-      id: string
+      id: TaskId
     ) => Effect.Effect<Option.Option<Task>, StorageError>
     readonly update: (organisationId: OrganisationId, task: Task) => Effect.Effect<void, StorageError>
-    readonly archive: (organisationId: OrganisationId, id: string, at: string) => Effect.Effect<boolean, StorageError>
+    readonly archive: (organisationId: OrganisationId, id: TaskId, at: string) => Effect.Effect<boolean, StorageError>
     /** Newest first (or as `filter.order` says), ties by id; at most `limit + 1` rows. */
     readonly list: (
       organisationId: OrganisationId,

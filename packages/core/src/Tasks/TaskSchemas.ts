@@ -1,6 +1,10 @@
 import { z } from "zod"
 import { ArchivedQuery, IdInput, PageQuery, SyncQuery, syncPageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
 
+/** The id of a task: branded, so that no other kind of id (or plain string) is taken for one. */
+export const TaskId = IdInput.brand<"TaskId">()
+export type TaskId = z.output<typeof TaskId>
+
 export const TaskPriority = z.enum(["low", "normal", "high", "urgent"])
 export type TaskPriority = z.infer<typeof TaskPriority>
 
@@ -36,7 +40,7 @@ export const TaskPatch = z
   .refine(bothOrNeither, pairMessage)
 
 export const Task = z.object({
-  id: z.uuid(),
+  id: TaskId,
   title: z.string(),
   type: z.string(),
   priority: TaskPriority,

@@ -1,6 +1,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
+import type { ContactId } from "../Contacts/ContactSchemas.js"
 import type { StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
@@ -9,7 +10,7 @@ import type { TicketChannel, TicketRecord, TicketStatus } from "./TicketSchemas.
 export interface TicketFilter {
   readonly status?: TicketStatus
   readonly channel?: TicketChannel
-  readonly contactId?: string
+  readonly contactId?: ContactId
   /** Only tickets that are (`value` true) or are not (false) breached at `asOf`, by `TicketSla.isBreached`. */
   readonly breached?: { readonly asOf: string; readonly value: boolean }
 }

@@ -1,4 +1,5 @@
 import { z } from "zod"
+import { ContactId } from "../Contacts/ContactSchemas.js"
 import { TaskPriority } from "../Tasks/TaskSchemas.js"
 import { IdInput, PageQuery, SyncQuery, syncPageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
 
@@ -21,7 +22,7 @@ export const TicketCreate = z.strictObject({
   status: TicketStatus.optional().describe("default open"),
   priority: TicketPriority.optional().describe("default normal"),
   channel: TicketChannel.optional().describe("where the ticket came from; default manual"),
-  contact_id: IdInput.nullable().optional().describe("a live contact of the organisation"),
+  contact_id: ContactId.nullable().optional().describe("a live contact of the organisation"),
   requester_email: z
     .email()
     .max(320)
@@ -54,7 +55,7 @@ export const TicketRecord = z.object({
   status: TicketStatus,
   priority: TicketPriority,
   channel: TicketChannel,
-  contact_id: z.uuid().nullable(),
+  contact_id: ContactId.nullable(),
   requester_email: z.string(),
   assigned_to: z.uuid().nullable(),
   sla_due_at: Timestamp.nullable(),
@@ -72,7 +73,7 @@ export const TicketPage = syncPageEnvelope(Ticket, { archivable: false })
 export const TicketListQuery = z.object({
   status: TicketStatus.optional(),
   channel: TicketChannel.optional(),
-  contact_id: IdInput.optional(),
+  contact_id: ContactId.optional(),
   breached: z
     .enum(["true", "false"])
     .transform((value) => value === "true")

@@ -1,5 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import type { CompanyId } from "../Companies/CompanySchemas.js"
+import type { ContactId } from "../Contacts/ContactSchemas.js"
 import { invalidField, NotFound, PlanRefused, type StorageError, type ValidationFailed } from "../Errors.js"
 import type { Organisation, OrganisationId } from "../Organisation.js"
 import type { Transaction } from "../Transaction.js"
@@ -21,10 +23,10 @@ export const orNotFound =
     )
 
 /** The record a required link points at: a live record of the same organisation (else 422 naming the field). */
-export const linked = <A, E, R>(
+export const linked = <I extends string, A, E, R>(
   field: string,
-  id: string,
-  lookup: (id: string) => Effect.Effect<Option.Option<A>, E, R>
+  id: I,
+  lookup: (id: I) => Effect.Effect<Option.Option<A>, E, R>
 ): Effect.Effect<A, E | ValidationFailed, R> =>
   Effect.flatMap(
     lookup(id),
@@ -35,10 +37,10 @@ export const linked = <A, E, R>(
   )
 
 /** A link to another record must point at a live record of the same organisation (422 naming the field). */
-export const requireLink = <E, R>(
+export const requireLink = <I extends string, E, R>(
   field: string,
-  id: string | null | undefined,
-  lookup: (id: string) => Effect.Effect<Option.Option<unknown>, E, R>
+  id: I | null | undefined,
+  lookup: (id: I) => Effect.Effect<Option.Option<unknown>, E, R>
 ): Effect.Effect<void, E | ValidationFailed, R> => (id == null ? Effect.void : Effect.asVoid(linked(field, id, lookup)))
 
 /**
@@ -103,15 +105,21 @@ export const owningOrganisation = (
 export const partyLinks =
   (
     contacts: {
-      readonly get: (organisationId: OrganisationId, id: string) => Effect.Effect<Option.Option<unknown>, StorageError>
+      readonly get: (
+        organisationId: OrganisationId,
+        id: ContactId
+      ) => Effect.Effect<Option.Option<unknown>, StorageError>
     },
     companies: {
-      readonly get: (organisationId: OrganisationId, id: string) => Effect.Effect<Option.Option<unknown>, StorageError>
+      readonly get: (
+        organisationId: OrganisationId,
+        id: CompanyId
+      ) => Effect.Effect<Option.Option<unknown>, StorageError>
     }
   ) =>
   (
     organisationId: OrganisationId,
-    links: { readonly contact_id?: string | null | undefined; readonly company_id?: string | null | undefined }
+    links: { readonly contact_id?: ContactId | null | undefined; readonly company_id?: CompanyId | null | undefined }
   ): Effect.Effect<void, ValidationFailed | StorageError> =>
     Effect.zipRight(
       requireLink("contact_id", links.contact_id, (id) => contacts.get(organisationId, id)),

@@ -8,6 +8,8 @@ export const contactRoutes = resourceRoutes(
     singular: "contact",
     pascal: "Contact",
     schemas: {
+      id: Contacts.ContactId,
+
       create: Contacts.ContactCreate,
       patch: Contacts.ContactPatch,
       record: Contacts.Contact,
@@ -36,6 +38,8 @@ export const companyRoutes = resourceRoutes(
     singular: "company",
     pascal: "Company",
     schemas: {
+      id: Companies.CompanyId,
+
       create: Companies.CompanyCreate,
       patch: Companies.CompanyPatch,
       record: Companies.Company,

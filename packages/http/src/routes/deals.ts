@@ -12,6 +12,8 @@ export const dealRoutes = [
     singular: "deal",
     pascal: "Deal",
     schemas: {
+      id: Deals.DealId,
+
       create: Deals.DealCreate,
       patch: Deals.DealPatch,
       record: Deals.Deal,
@@ -30,6 +32,7 @@ export const dealRoutes = [
   route({
     method: "POST",
     path: "/deals/{id}/status",
+    params: { id: Deals.DealId },
     operationId: "moveDeal",
     tag: "deals",
     guard: write,
@@ -40,12 +43,13 @@ export const dealRoutes = [
     errors: ["not_found", "validation_failed"],
     handle: ({ principal, params, body }) =>
       Effect.flatMap(Deals.Deals, (deals) =>
-        deals.move(principal.organisation, params.id!, body, actorOf(principal))
+        deals.move(principal.organisation, params.id, body, actorOf(principal))
       ).pipe(Effect.map(({ deal }) => ok(deal)))
   }),
   route({
     method: "GET",
     path: "/deals/{id}/stage-history",
+    params: { id: Deals.DealId },
     operationId: "getDealStageHistory",
     tag: "deals",
     guard: read(),
@@ -53,7 +57,7 @@ export const dealRoutes = [
     success: { status: 200, schema: Deals.StageHistory, description: "the stage history" },
     errors: ["not_found"],
     handle: ({ principal, params }) =>
-      Effect.flatMap(Deals.Deals, (deals) => deals.history(principal.organisation, params.id!)).pipe(
+      Effect.flatMap(Deals.Deals, (deals) => deals.history(principal.organisation, params.id)).pipe(
         Effect.map((data) => ok({ data }))
       )
   }),

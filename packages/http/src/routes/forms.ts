@@ -18,7 +18,7 @@ export const formRoutes = [
     errors: ["not_found", "submission_refused", "validation_failed"],
     handle: ({ principal, params, body }) =>
       Effect.flatMap(Forms.Forms, (forms) =>
-        forms.submit(principal.organisation, params.id!, body, actorOf(principal))
+        forms.submit(principal.organisation, params.id, body, actorOf(principal))
       ).pipe(Effect.map(created))
   }),
   route({
@@ -31,6 +31,6 @@ export const formRoutes = [
     success: { status: 200, schema: Forms.FormCounts, description: "the form's counts" },
     errors: ["not_found"],
     handle: ({ principal, params }) =>
-      Effect.flatMap(Forms.Forms, (forms) => forms.counts(principal.organisation, params.id!)).pipe(Effect.map(ok))
+      Effect.flatMap(Forms.Forms, (forms) => forms.counts(principal.organisation, params.id)).pipe(Effect.map(ok))
   })
 ]

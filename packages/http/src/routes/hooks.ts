@@ -2,8 +2,7 @@
  * REST hooks: a key's own webhook subscriptions and their deliveries, plus the admin API's view: a
  * key's hooks, and any live key's hook by its id.
  */
-import type { Access, Errors } from "@crm/core"
-import { Webhooks } from "@crm/core"
+import { type Access, type Errors, Webhooks } from "@crm/core"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import { created, noContent, ok } from "../Reply.js"
@@ -72,7 +71,7 @@ const hookActionRoutes = <G extends Guard>(caller: HookCaller<G>) => {
       success: { status: 204, description: "deleted" },
       errors: ["not_found"],
       handle: ({ principal, params }) =>
-        asOwner(principal, params.id!, (hooks, owner) => hooks.remove(owner, params.id!)).pipe(Effect.as(noContent))
+        asOwner(principal, params.id, (hooks, owner) => hooks.remove(owner, params.id)).pipe(Effect.as(noContent))
     }),
     route({
       method: "POST",
@@ -86,7 +85,7 @@ const hookActionRoutes = <G extends Guard>(caller: HookCaller<G>) => {
       success: { status: 200, schema: Webhooks.HookWithSecret, description: "the subscription with its new secret" },
       errors: ["not_found"],
       handle: ({ principal, params }) =>
-        asOwner(principal, params.id!, (hooks, owner) => hooks.rotateSecret(owner, params.id!)).pipe(Effect.map(ok))
+        asOwner(principal, params.id, (hooks, owner) => hooks.rotateSecret(owner, params.id)).pipe(Effect.map(ok))
     }),
     route({
       method: "GET",
@@ -101,9 +100,7 @@ const hookActionRoutes = <G extends Guard>(caller: HookCaller<G>) => {
       success: { status: 200, schema: Webhooks.DeliveryPage, description: "a page of deliveries" },
       errors: ["not_found", "validation_failed"],
       handle: ({ principal, params, query }) =>
-        asOwner(principal, params.id!, (hooks, owner) => hooks.deliveries(owner, params.id!, query)).pipe(
-          Effect.map(ok)
-        )
+        asOwner(principal, params.id, (hooks, owner) => hooks.deliveries(owner, params.id, query)).pipe(Effect.map(ok))
     }),
     route({
       method: "POST",
@@ -117,7 +114,7 @@ const hookActionRoutes = <G extends Guard>(caller: HookCaller<G>) => {
       success: { status: 200, schema: Webhooks.Delivery, description: "the delivery, pending again" },
       errors: ["not_found", "hook_disabled"],
       handle: ({ principal, params }) =>
-        asOwner(principal, params.id!, (hooks, owner) => hooks.redeliver(owner, params.id!, params.delivery_id!)).pipe(
+        asOwner(principal, params.id, (hooks, owner) => hooks.redeliver(owner, params.id, params.delivery_id)).pipe(
           Effect.map(ok)
         )
     })
@@ -161,7 +158,7 @@ export const hookRoutes = [
     success: { status: 200, schema: Webhooks.Hook, description: "the subscription" },
     errors: ["not_found"],
     handle: ({ principal, params }) =>
-      Effect.flatMap(Webhooks.Webhooks, (hooks) => hooks.get(ownerOf(principal), params.id!)).pipe(Effect.map(ok))
+      Effect.flatMap(Webhooks.Webhooks, (hooks) => hooks.get(ownerOf(principal), params.id)).pipe(Effect.map(ok))
   }),
   route({
     method: "PATCH",
@@ -176,7 +173,7 @@ export const hookRoutes = [
     success: { status: 200, schema: Webhooks.Hook, description: "the subscription" },
     errors: ["not_found", "validation_failed", "no_fields_to_update"],
     handle: ({ principal, params, body }) =>
-      Effect.flatMap(Webhooks.Webhooks, (hooks) => hooks.update(ownerOf(principal), params.id!, body)).pipe(
+      Effect.flatMap(Webhooks.Webhooks, (hooks) => hooks.update(ownerOf(principal), params.id, body)).pipe(
         Effect.map(ok)
       )
   }),
@@ -196,7 +193,7 @@ export const adminHookRoutes = [
     errors: ["not_found", ...createErrors],
     handle: ({ params, body }) =>
       Effect.flatMap(Webhooks.Webhooks, (hooks) =>
-        Effect.flatMap(hooks.ownerOfKey(params.id!), (owner) => hooks.create(owner, body))
+        Effect.flatMap(hooks.ownerOfKey(params.id), (owner) => hooks.create(owner, body))
       ).pipe(Effect.map(created))
   }),
   route({
@@ -211,7 +208,7 @@ export const adminHookRoutes = [
     errors: ["not_found", "validation_failed"],
     handle: ({ params, query }) =>
       Effect.flatMap(Webhooks.Webhooks, (hooks) =>
-        Effect.flatMap(hooks.ownerOfKey(params.id!), (owner) => hooks.list(owner, query))
+        Effect.flatMap(hooks.ownerOfKey(params.id), (owner) => hooks.list(owner, query))
       ).pipe(Effect.map(ok))
   }),
   ...hookActionRoutes(byAdmin)

@@ -1,4 +1,4 @@
-import { Invoicing } from "@crm/core"
+import { Invoicing, Wire } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { invoiceSheet, pdfReply } from "../pdf/DocumentPdf.js"
 import { created, ok } from "../Reply.js"
@@ -11,6 +11,8 @@ const spec = {
   singular: "invoice",
   pascal: "Invoice",
   schemas: {
+    id: Wire.IdInput,
+
     create: Invoicing.InvoiceCreate,
     patch: Invoicing.InvoicePatch,
     record: Invoicing.Invoice,
@@ -45,7 +47,7 @@ export const invoiceRoutes = [
     errors: ["not_found"],
     handle: ({ principal, params }) => {
       const organisation = principal.organisation
-      return Effect.flatMap(Invoicing.Invoicing, (invoicing) => invoicing.get(organisation, params.id!)).pipe(
+      return Effect.flatMap(Invoicing.Invoicing, (invoicing) => invoicing.get(organisation, params.id)).pipe(
         Effect.flatMap((invoice) => pdfReply(invoiceSheet(organisation.settings, invoice), invoice.id))
       )
     }
@@ -63,9 +65,9 @@ export const invoiceRoutes = [
     success: { status: 200, schema: Invoicing.Invoice, description: "the issued invoice" },
     errors: ["not_found", "not_draft", "not_issuable"],
     handle: ({ principal, params, body }) =>
-      Effect.flatMap(Invoicing.Invoicing, (invoicing) =>
-        invoicing.issue(principal.organisation, params.id!, body)
-      ).pipe(Effect.map(ok))
+      Effect.flatMap(Invoicing.Invoicing, (invoicing) => invoicing.issue(principal.organisation, params.id, body)).pipe(
+        Effect.map(ok)
+      )
   }),
   route({
     method: "POST",
@@ -79,7 +81,7 @@ export const invoiceRoutes = [
     success: { status: 201, schema: Invoicing.Payment, description: "the payment" },
     errors: ["not_found", "not_payable", "validation_failed"],
     handle: ({ principal, params, body }) =>
-      Effect.flatMap(Invoicing.Invoicing, (invoicing) => invoicing.pay(principal.organisation, params.id!, body)).pipe(
+      Effect.flatMap(Invoicing.Invoicing, (invoicing) => invoicing.pay(principal.organisation, params.id, body)).pipe(
         Effect.map(created)
       )
   }),
@@ -93,7 +95,7 @@ export const invoiceRoutes = [
     success: { status: 200, schema: Invoicing.PaymentList, description: "the payments" },
     errors: ["not_found"],
     handle: ({ principal, params }) =>
-      Effect.flatMap(Invoicing.Invoicing, (invoicing) => invoicing.payments(principal.organisation, params.id!)).pipe(
+      Effect.flatMap(Invoicing.Invoicing, (invoicing) => invoicing.payments(principal.organisation, params.id)).pipe(
         Effect.map((data) => ok({ data }))
       )
   })

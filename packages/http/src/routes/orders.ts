@@ -1,4 +1,4 @@
-import { Orders } from "@crm/core"
+import { Orders, Wire } from "@crm/core"
 import { createRoute, getRoute, listRoute, patchRoute } from "./resource.js"
 
 const spec = {
@@ -7,6 +7,8 @@ const spec = {
   singular: "order",
   pascal: "Order",
   schemas: {
+    id: Wire.IdInput,
+
     create: Orders.OrderCreate,
     patch: Orders.OrderPatch,
     record: Orders.Order,

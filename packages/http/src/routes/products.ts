@@ -1,4 +1,4 @@
-import { Inventory } from "@crm/core"
+import { Inventory, Wire } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { ok } from "../Reply.js"
 import { read, route, write } from "../Route.js"
@@ -11,6 +11,8 @@ const spec = {
   singular: "product",
   pascal: "Product",
   schemas: {
+    id: Wire.IdInput,
+
     create: Inventory.ProductCreate,
     patch: Inventory.ProductPatch,
     record: Inventory.Product,
@@ -54,7 +56,7 @@ export const productRoutes = [
     errors: ["not_found", "validation_failed", "variant_required", "insufficient_stock", "stock_not_tracked"],
     handle: ({ principal, params, body }) =>
       Effect.flatMap(Inventory.Inventory, (inventory) =>
-        inventory.move(principal.organisation, params.id!, body, actorOf(principal))
+        inventory.move(principal.organisation, params.id, body, actorOf(principal))
       ).pipe(Effect.map(ok))
   }),
   route({
@@ -70,7 +72,7 @@ export const productRoutes = [
     errors: ["not_found", "validation_failed"],
     handle: ({ principal, params, query }) =>
       Effect.flatMap(Inventory.Inventory, (inventory) =>
-        inventory.movements(principal.organisation, params.id!, query)
+        inventory.movements(principal.organisation, params.id, query)
       ).pipe(Effect.map(ok))
   })
 ]

@@ -2,7 +2,7 @@
  * Purchase orders over REST: goods ordered from a supplier, moved through their actions; a
  * receipt brings the units of lines with a product into tracked stock through the ledger.
  */
-import { PurchaseOrders } from "@crm/core"
+import { PurchaseOrders, Wire } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { z } from "zod"
 import { ok } from "../Reply.js"
@@ -18,6 +18,8 @@ const spec = {
   singular: "purchase order",
   pascal: "PurchaseOrder",
   schemas: {
+    id: Wire.IdInput,
+
     create: PurchaseOrders.PurchaseOrderCreate,
     // No PATCH: a purchase order changes only through its actions below.
     patch: z.never(),
@@ -55,7 +57,7 @@ export const purchaseOrderRoutes = [
       errors: ["not_found", "transition_not_allowed"],
       handle: ({ principal, params }) =>
         Effect.flatMap(PurchaseOrders.PurchaseOrders, (orders) =>
-          orders[action](principal.organisation, params.id!)
+          orders[action](principal.organisation, params.id)
         ).pipe(Effect.map(ok))
     })
   ),
@@ -72,7 +74,7 @@ export const purchaseOrderRoutes = [
     errors: ["not_found", "validation_failed", "variant_required", "transition_not_allowed"],
     handle: ({ principal, params, body }) =>
       Effect.flatMap(PurchaseOrders.PurchaseOrders, (orders) =>
-        orders.receive(principal.organisation, params.id!, body, actorOf(principal))
+        orders.receive(principal.organisation, params.id, body, actorOf(principal))
       ).pipe(Effect.map(ok))
   })
 ]

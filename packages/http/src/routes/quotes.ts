@@ -1,4 +1,4 @@
-import { Invoicing, Quotes } from "@crm/core"
+import { Invoicing, Quotes, Wire } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { pdfReply, quoteSheet } from "../pdf/DocumentPdf.js"
 import { created, ok } from "../Reply.js"
@@ -11,6 +11,8 @@ const spec = {
   singular: "quote",
   pascal: "Quote",
   schemas: {
+    id: Wire.IdInput,
+
     create: Quotes.QuoteCreate,
     patch: Quotes.QuotePatch,
     record: Quotes.Quote,
@@ -44,7 +46,7 @@ export const quoteRoutes = [
     errors: ["not_found"],
     handle: ({ principal, params }) => {
       const organisation = principal.organisation
-      return Effect.flatMap(Quotes.Quotes, (quotes) => quotes.addressed(organisation, params.id!)).pipe(
+      return Effect.flatMap(Quotes.Quotes, (quotes) => quotes.addressed(organisation, params.id)).pipe(
         Effect.flatMap(({ quote, buyer }) => pdfReply(quoteSheet(organisation.settings, quote, buyer), quote.id))
       )
     }
@@ -59,7 +61,7 @@ export const quoteRoutes = [
     success: { status: 200, schema: Quotes.QuoteRevisions, description: "the revisions" },
     errors: ["not_found"],
     handle: ({ principal, params }) =>
-      Effect.flatMap(Quotes.Quotes, (quotes) => quotes.revisions(principal.organisation, params.id!)).pipe(
+      Effect.flatMap(Quotes.Quotes, (quotes) => quotes.revisions(principal.organisation, params.id)).pipe(
         Effect.map((data) => ok({ data }))
       )
   }),
@@ -73,7 +75,7 @@ export const quoteRoutes = [
     success: { status: 201, schema: Invoicing.Invoice, description: "the invoice draft" },
     errors: ["not_found", "transition_not_allowed", "already_invoiced", "validation_failed"],
     handle: ({ principal, params }) =>
-      Effect.flatMap(Quotes.Quotes, (quotes) => quotes.invoice(principal.organisation, params.id!)).pipe(
+      Effect.flatMap(Quotes.Quotes, (quotes) => quotes.invoice(principal.organisation, params.id)).pipe(
         Effect.map(created)
       )
   })

@@ -1,4 +1,4 @@
-import { Records } from "@crm/core"
+import { Records, Wire } from "@crm/core"
 import { batchRoute, createRoute, getRoute, listRoute, patchRoute } from "./resource.js"
 
 const spec = {
@@ -7,6 +7,8 @@ const spec = {
   singular: "record",
   pascal: "Record",
   schemas: {
+    id: Wire.IdInput,
+
     create: Records.RecordCreate,
     patch: Records.RecordPatch,
     record: Records.CustomRecord,

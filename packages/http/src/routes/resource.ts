@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import type { z } from "zod"
 import type { ErrorCode } from "../ErrorStatus.js"
 import { created, noContent, ok } from "../Reply.js"
-import { type Failure, type KeyGuard, type Route, read, route, type Services, write } from "../Route.js"
+import { type Failure, type IdOutput, type KeyGuard, type Route, read, route, type Services, write } from "../Route.js"
 import { actorOf } from "./principal.js"
 
 /** An operation of the service, failing only with the codes its route declares. */
@@ -19,12 +19,12 @@ type Op<Args extends Array<unknown>, Code extends ErrorCode> = (
 const PATCH_ERRORS = ["not_found", "validation_failed", "no_fields_to_update"] as const
 
 /** The operations a resource may offer; each route needs only its own. */
-export interface Operations<C, P, Q, CreateCode extends ErrorCode, UpdateCode extends ErrorCode> {
+export interface Operations<C, P, Q, CreateCode extends ErrorCode, UpdateCode extends ErrorCode, I> {
   readonly list: Op<[query: Q], "validation_failed">
   readonly create: Op<[input: C, actor: Resource.Actor], CreateCode>
-  readonly get: Op<[id: string], "not_found">
-  readonly update: Op<[id: string, patch: P, actor: Resource.Actor], (typeof PATCH_ERRORS)[number] | UpdateCode>
-  readonly archive: Op<[id: string], "not_found">
+  readonly get: Op<[id: I], "not_found">
+  readonly update: Op<[id: I, patch: P, actor: Resource.Actor], (typeof PATCH_ERRORS)[number] | UpdateCode>
+  readonly archive: Op<[id: I], "not_found">
 }
 
 export interface ResourceSpec<
@@ -34,7 +34,8 @@ export interface ResourceSpec<
   Id extends Services,
   S,
   CreateCode extends ErrorCode = never,
-  UpdateCode extends ErrorCode = never
+  UpdateCode extends ErrorCode = never,
+  I extends z.ZodType<string> = z.ZodType<string>
 > {
   /** The service (its tag), or a view of it narrower than the tag's type. */
   readonly service: Effect.Effect<S, never, Id>
@@ -43,6 +44,8 @@ export interface ResourceSpec<
   readonly singular: string
   readonly pascal: string
   readonly schemas: {
+    /** The records' id (branded): what `{id}` in the resource's paths names. */
+    readonly id: I
     readonly create: C
     readonly patch: P
     readonly record: z.ZodType
@@ -60,10 +63,11 @@ type Offers<
   C extends z.ZodType,
   P extends z.ZodType,
   Q extends z.ZodObject,
-  K extends keyof Operations<unknown, unknown, unknown, never, never>,
+  K extends keyof Operations<unknown, unknown, unknown, never, never, unknown>,
   CreateCode extends ErrorCode = never,
-  UpdateCode extends ErrorCode = never
-> = Pick<Operations<z.output<C>, z.output<P>, z.output<Q>, CreateCode, UpdateCode>, K>
+  UpdateCode extends ErrorCode = never,
+  I extends z.ZodType<string> = z.ZodType<string>
+> = Pick<Operations<z.output<C>, z.output<P>, z.output<Q>, CreateCode, UpdateCode, IdOutput<I>>, K>
 
 export const listRoute = <
   C extends z.ZodType,
@@ -125,13 +129,15 @@ export const getRoute = <
   P extends z.ZodType,
   Q extends z.ZodObject,
   Id extends Services,
-  S extends Offers<C, P, Q, "get">
+  S extends Offers<C, P, Q, "get", never, never, I>,
+  I extends z.ZodType<string>
 >(
-  spec: ResourceSpec<C, P, Q, Id, S, ErrorCode, ErrorCode>
+  spec: ResourceSpec<C, P, Q, Id, S, ErrorCode, ErrorCode, I>
 ): Route =>
   route({
     method: "GET",
     path: `/${spec.plural}/{id}`,
+    params: { id: spec.schemas.id },
     operationId: `get${spec.pascal}`,
     tag: spec.plural,
     guard: read(),
@@ -139,7 +145,7 @@ export const getRoute = <
     success: { status: 200, schema: spec.schemas.record, description: `the ${spec.singular}` },
     errors: ["not_found"],
     handle: ({ principal, params }) =>
-      Effect.flatMap(spec.service, (s) => s.get(principal.organisation, params.id!)).pipe(Effect.map(ok))
+      Effect.flatMap(spec.service, (s) => s.get(principal.organisation, params.id)).pipe(Effect.map(ok))
   })
 
 export const patchRoute = <
@@ -147,14 +153,16 @@ export const patchRoute = <
   P extends z.ZodType,
   Q extends z.ZodObject,
   Id extends Services,
-  S extends Offers<C, P, Q, "update", never, UpdateCode>,
-  UpdateCode extends ErrorCode
+  S extends Offers<C, P, Q, "update", never, UpdateCode, I>,
+  UpdateCode extends ErrorCode,
+  I extends z.ZodType<string>
 >(
-  spec: ResourceSpec<C, P, Q, Id, S, ErrorCode, UpdateCode>
+  spec: ResourceSpec<C, P, Q, Id, S, ErrorCode, UpdateCode, I>
 ): Route =>
   route({
     method: "PATCH",
     path: `/${spec.plural}/{id}`,
+    params: { id: spec.schemas.id },
     operationId: `update${spec.pascal}`,
     tag: spec.plural,
     guard: spec.writeGuard ?? write,
@@ -165,7 +173,7 @@ export const patchRoute = <
     errors: [...PATCH_ERRORS, ...spec.updateErrors],
     handle: ({ principal, params, body }) =>
       Effect.flatMap(spec.service, (s) =>
-        s.update(principal.organisation, params.id!, body as z.output<P>, actorOf(principal))
+        s.update(principal.organisation, params.id, body as z.output<P>, actorOf(principal))
       ).pipe(Effect.map(ok))
   })
 
@@ -174,13 +182,15 @@ export const archiveRoute = <
   P extends z.ZodType,
   Q extends z.ZodObject,
   Id extends Services,
-  S extends Offers<C, P, Q, "archive">
+  S extends Offers<C, P, Q, "archive", never, never, I>,
+  I extends z.ZodType<string>
 >(
-  spec: ResourceSpec<C, P, Q, Id, S, ErrorCode, ErrorCode>
+  spec: ResourceSpec<C, P, Q, Id, S, ErrorCode, ErrorCode, I>
 ): Route =>
   route({
     method: "DELETE",
     path: `/${spec.plural}/{id}`,
+    params: { id: spec.schemas.id },
     operationId: `archive${spec.pascal}`,
     tag: spec.plural,
     guard: spec.writeGuard ?? write,
@@ -188,7 +198,7 @@ export const archiveRoute = <
     success: { status: 204, description: "archived" },
     errors: ["not_found"],
     handle: ({ principal, params }) =>
-      Effect.flatMap(spec.service, (s) => s.archive(principal.organisation, params.id!)).pipe(Effect.as(noContent))
+      Effect.flatMap(spec.service, (s) => s.archive(principal.organisation, params.id)).pipe(Effect.as(noContent))
   })
 
 /**
@@ -200,14 +210,23 @@ export const resourceRoutes = <
   P extends z.ZodType,
   Q extends z.ZodObject,
   Id extends Services,
-  S extends Offers<C, P, Q, keyof Operations<unknown, unknown, unknown, never, never>, CreateCode, UpdateCode> &
+  S extends Offers<
+    C,
+    P,
+    Q,
+    keyof Operations<unknown, unknown, unknown, never, never, unknown>,
+    CreateCode,
+    UpdateCode,
+    I
+  > &
     UpsertsOf<U, UpsertCode>,
   CreateCode extends ErrorCode,
   UpdateCode extends ErrorCode,
+  I extends z.ZodType<string>,
   U extends z.ZodObject = never,
   UpsertCode extends ErrorCode = never
 >(
-  spec: ResourceSpec<C, P, Q, Id, S, CreateCode, UpdateCode>,
+  spec: ResourceSpec<C, P, Q, Id, S, CreateCode, UpdateCode, I>,
   upsert?: UpsertSpec<U, UpsertCode>
 ): ReadonlyArray<Route> => [
   listRoute(spec),

@@ -11,6 +11,8 @@ export const taskRoutes = [
     singular: "task",
     pascal: "Task",
     schemas: {
+      id: Tasks.TaskId,
+
       create: Tasks.TaskCreate,
       patch: Tasks.TaskPatch,
       record: Tasks.Task,
@@ -28,6 +30,7 @@ export const taskRoutes = [
   route({
     method: "POST",
     path: "/tasks/{id}/complete",
+    params: { id: Tasks.TaskId },
     operationId: "completeTask",
     tag: "tasks",
     guard: write,
@@ -36,6 +39,6 @@ export const taskRoutes = [
     success: { status: 200, schema: Tasks.Task, description: "the task" },
     errors: ["not_found"],
     handle: ({ principal, params }) =>
-      Effect.flatMap(Tasks.Tasks, (tasks) => tasks.complete(principal.organisation, params.id!)).pipe(Effect.map(ok))
+      Effect.flatMap(Tasks.Tasks, (tasks) => tasks.complete(principal.organisation, params.id)).pipe(Effect.map(ok))
   })
 ]

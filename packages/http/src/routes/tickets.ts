@@ -1,5 +1,5 @@
 /** Tickets over REST: list, get, and a reply that mails the requester (decisions page). */
-import { Tickets } from "@crm/core"
+import { Tickets, Wire } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { ok } from "../Reply.js"
 import { route, write } from "../Route.js"
@@ -11,6 +11,8 @@ const spec = {
   singular: "ticket",
   pascal: "Ticket",
   schemas: {
+    id: Wire.IdInput,
+
     create: Tickets.TicketCreate,
     patch: Tickets.TicketPatch,
     record: Tickets.Ticket,
@@ -36,7 +38,7 @@ export const ticketRoutes = [
     success: { status: 200, schema: Tickets.Ticket, description: "the ticket" },
     errors: ["not_found", "validation_failed", "transition_not_allowed"],
     handle: ({ principal, params, body }) =>
-      Effect.flatMap(Tickets.Tickets, (tickets) => tickets.reply(principal.organisation, params.id!, body)).pipe(
+      Effect.flatMap(Tickets.Tickets, (tickets) => tickets.reply(principal.organisation, params.id, body)).pipe(
         Effect.map(ok)
       )
   })

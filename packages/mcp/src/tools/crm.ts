@@ -22,7 +22,7 @@ import { searchTools } from "./search.js"
 
 export const SEARCH_CONTACTS_CAP = 25
 
-const idInput = (what: string) => Wire.IdInput.describe(`the ${what}'s id (uuid)`)
+const idInput = <K extends z.ZodType<string>>(kind: K, what: string) => kind.describe(`the ${what}'s id (uuid)`)
 
 /**
  * `mine`: the person the key acts for. A key without an owner has no "mine": refused naming `mine`
@@ -69,7 +69,7 @@ const getContact = tool({
   description: "Returns one contact by id with every field (name, email, phone, company_id, status, source, custom).",
   scope: "read",
   annotations: READ_ONLY,
-  input: z.object({ id: idInput("contact") }),
+  input: z.object({ id: idInput(Contacts.ContactId, "contact") }),
   output: Contacts.Contact,
   run: ({ id }, { principal }) =>
     Effect.flatMap(Contacts.Contacts, (contacts) => contacts.get(principal.organisation, id))
@@ -81,7 +81,7 @@ const getCompany = tool({
   description: "Returns one company by id with every field (name, domain, email, VAT number, city, country, custom).",
   scope: "read",
   annotations: READ_ONLY,
-  input: z.object({ id: idInput("company") }),
+  input: z.object({ id: idInput(Companies.CompanyId, "company") }),
   output: Companies.Company,
   run: ({ id }, { principal }) =>
     Effect.flatMap(Companies.Companies, (companies) => companies.get(principal.organisation, id))
@@ -95,7 +95,7 @@ const getDeal = tool({
     "Use the stage ids or names with `move_deal`.",
   scope: "read",
   annotations: READ_ONLY,
-  input: z.object({ id: idInput("deal") }),
+  input: z.object({ id: idInput(Deals.DealId, "deal") }),
   output: Deals.Deal.extend({
     pipeline: Deals.Pipeline.nullable().describe("the deal's pipeline; null when the settings no longer have it"),
     stages: z.array(Deals.Stage).describe("the pipeline's stages in order, as in pipeline.stages")
@@ -126,8 +126,8 @@ const listDeals = tool({
     stage_kind: Deals.DealListQuery.shape.status_kind.describe("open, won or lost: the kind of the deal's stage"),
     // REST calls the same filter `status_kind`; an assistant that learnt the REST name is understood too.
     status_kind: Deals.DealListQuery.shape.status_kind.describe("the same as stage_kind (the REST list's name)"),
-    contact_id: Wire.IdInput.optional().describe("only deals of this contact"),
-    company_id: Wire.IdInput.optional().describe("only deals of this company"),
+    contact_id: Contacts.ContactId.optional().describe("only deals of this contact"),
+    company_id: Companies.CompanyId.optional().describe("only deals of this company"),
     pipeline_id: Wire.IdInput.optional().describe("only deals in this pipeline"),
     mine: mineInput("deals owned by"),
     overdue_close: z
@@ -224,7 +224,7 @@ const updateContact = tool({
     "Pass at least one field besides `id` (else `no_fields_to_update`).",
   scope: "write",
   annotations: UPDATES,
-  input: Contacts.ContactPatch.extend({ id: idInput("contact") }),
+  input: Contacts.ContactPatch.extend({ id: idInput(Contacts.ContactId, "contact") }),
   output: Contacts.Contact,
   run: ({ id, ...patch }, { principal, actor }) =>
     Effect.gen(function* () {
@@ -258,7 +258,7 @@ const moveDeal = tool({
   scope: "write",
   annotations: UPDATES,
   input: Deals.DealStatus.extend({
-    id: idInput("deal"),
+    id: idInput(Deals.DealId, "deal"),
     status_id: Deals.DealMove.shape.status_id.describe("the target stage's id (see get_deal)"),
     stage_name: Deals.DealMove.shape.stage_name
   }),

@@ -1,5 +1,5 @@
 /** Rows of custom records and form counts, and their domain records. */
-import type { Forms, Records } from "@crm/core"
+import type { Companies, Contacts, Deals, Forms, Records } from "@crm/core"
 import { customOf, iso } from "./rows.js"
 
 type Timestamp = Date | string
@@ -11,9 +11,9 @@ export interface CustomRecordRow {
   readonly title: string | null
   readonly owner_id: string | null
   readonly custom: unknown
-  readonly contact_id: string | null
-  readonly company_id: string | null
-  readonly deal_id: string | null
+  readonly contact_id: Contacts.ContactId | null
+  readonly company_id: Companies.CompanyId | null
+  readonly deal_id: Deals.DealId | null
   readonly created_at: Timestamp
   readonly updated_at: Timestamp
 }

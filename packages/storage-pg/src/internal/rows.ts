@@ -3,16 +3,18 @@
  * (`types.ts`: int8 and numeric as strings, json parsed, timestamptz as ISO 8601 text), but the
  * readers below accept either form so that a driver default changing cannot silently corrupt a record.
  */
-import type { Companies, Idempotency, Organisation } from "@crm/core"
 import {
   Access,
+  type Companies,
   Contacts,
   Deals,
   type Errors,
   Events,
+  type Idempotency,
   Invoicing,
   Mail,
   Orders,
+  type Organisation,
   Pricing,
   Quotes,
   Settings,
@@ -134,12 +136,12 @@ export const toEvent = (row: EventRow): Events.EventEnvelope =>
   Events.envelopeOfText(decimal(row.id), row.event as Events.EventName, row.data, iso(row.created_at))
 
 export interface ContactRow {
-  readonly id: string
+  readonly id: Contacts.ContactId
   readonly first_name: string | null
   readonly last_name: string | null
   readonly email: string | null
   readonly phone: string | null
-  readonly company_id: string | null
+  readonly company_id: Companies.CompanyId | null
   readonly status: string
   readonly source: string | null
   readonly custom: unknown
@@ -164,7 +166,7 @@ export const toContact = (row: ContactRow): Contacts.Contact => ({
 })
 
 export interface CompanyRow {
-  readonly id: string
+  readonly id: Companies.CompanyId
   readonly name: string
   readonly domain: string | null
   readonly email: string | null
@@ -190,15 +192,15 @@ export const toCompany = (row: CompanyRow): Companies.Company => ({
 })
 
 export interface DealRow {
-  readonly id: string
+  readonly id: Deals.DealId
   readonly title: string
   readonly value: Numeric | null
   readonly currency: string
   readonly pipeline_id: string
   readonly status_id: string
   readonly status_kind: string
-  readonly contact_id: string | null
-  readonly company_id: string | null
+  readonly contact_id: Contacts.ContactId | null
+  readonly company_id: Companies.CompanyId | null
   readonly owner_id: string | null
   /** Read as text (`YYYY-MM-DD`), never through a `Date`. */
   readonly expected_close_date: string | null
@@ -231,7 +233,7 @@ export const toDeal = (row: DealRow): Deals.Deal => ({
 })
 
 export interface StageVisitRow {
-  readonly deal_id: string
+  readonly deal_id: Deals.DealId
   readonly pipeline_id: string
   readonly from_status_id: string | null
   readonly status_id: string
@@ -255,7 +257,7 @@ export const toStageVisit = (row: StageVisitRow): Deals.StageVisit => ({
 })
 
 export interface TaskRow {
-  readonly id: string
+  readonly id: Tasks.TaskId
   readonly title: string
   readonly type: string
   readonly priority: string
@@ -314,8 +316,8 @@ export interface QuoteRow extends DocumentAmountsRow {
   readonly status: string
   readonly revision: number
   readonly currency: string
-  readonly contact_id: string | null
-  readonly company_id: string | null
+  readonly contact_id: Contacts.ContactId | null
+  readonly company_id: Companies.CompanyId | null
   /** Read as text (`YYYY-MM-DD`), never through a `Date`. */
   readonly valid_until: string | null
   readonly vat_reason: string | null
@@ -374,8 +376,8 @@ export interface InvoiceRow extends DocumentAmountsRow {
   readonly fulfilment_date: string
   readonly currency: string
   readonly exchange_rate: Numeric | null
-  readonly contact_id: string | null
-  readonly company_id: string | null
+  readonly contact_id: Contacts.ContactId | null
+  readonly company_id: Companies.CompanyId | null
   readonly buyer: unknown
   readonly paid_amount: Numeric
   readonly vat_reason: string | null
@@ -467,8 +469,8 @@ export interface OrderRow extends DocumentAmountsRow {
   readonly payment_method: string | null
   readonly currency: string
   readonly tracking_url: string | null
-  readonly contact_id: string
-  readonly deal_id: string | null
+  readonly contact_id: Contacts.ContactId
+  readonly deal_id: Deals.DealId | null
   readonly created_at: Timestamp
   readonly updated_at: Timestamp
 }

@@ -1,5 +1,5 @@
 /** Rows of the service tables (tickets, returns, purchase orders, survey answers, calls) and their records. */
-import { Calls, PurchaseOrders, Returns, Surveys, Tickets } from "@crm/core"
+import { Calls, type Contacts, type Deals, PurchaseOrders, Returns, Surveys, Tickets } from "@crm/core"
 import { iso, isoOrNull, jsonValue } from "./rows.js"
 import { isPlainObject, jsonOf, literalOf } from "./storedValues.js"
 
@@ -13,7 +13,7 @@ export interface TicketRow {
   readonly status: string
   readonly priority: string
   readonly channel: string
-  readonly contact_id: string | null
+  readonly contact_id: Contacts.ContactId | null
   readonly requester_email: string
   readonly assigned_to: string | null
   readonly sla_due_at: Timestamp | null
@@ -45,7 +45,7 @@ export interface ReturnRow {
   readonly id: string
   readonly number: string
   readonly order_id: string
-  readonly contact_id: string | null
+  readonly contact_id: Contacts.ContactId | null
   readonly status: string
   readonly reason: string | null
   readonly items: unknown
@@ -109,8 +109,8 @@ export interface SurveyResponseRow {
   readonly kind: string
   readonly score: number
   readonly comment: string | null
-  readonly contact_id: string
-  readonly deal_id: string | null
+  readonly contact_id: Contacts.ContactId
+  readonly deal_id: Deals.DealId | null
   readonly created_at: Timestamp
   readonly updated_at: Timestamp
 }
@@ -138,7 +138,7 @@ export interface CallRow {
   readonly duration_seconds: number
   readonly from_number: string
   readonly to_number: string
-  readonly contact_id: string | null
+  readonly contact_id: Contacts.ContactId | null
   readonly recording_url: string | null
   readonly started_at: Timestamp
   readonly transcript: string | null

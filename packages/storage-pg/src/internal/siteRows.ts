@@ -1,5 +1,5 @@
 /** Rows of the site, booking and link page tables and their records. */
-import { Bookings, LinkPages, Sites } from "@crm/core"
+import { Bookings, type Contacts, LinkPages, Sites } from "@crm/core"
 import { iso, isoOrNull } from "./rows.js"
 import { jsonOf, literalOf } from "./storedValues.js"
 
@@ -108,7 +108,7 @@ export interface BookingRow {
   readonly id: string
   readonly series_id: string | null
   readonly series_seq: number | string | null
-  readonly contact_id: string | null
+  readonly contact_id: Contacts.ContactId | null
   readonly name: string
   readonly email: string
   readonly starts_at: Timestamp

@@ -3,12 +3,12 @@
  * `InvoiceRepository.unpaid`, `QuoteRepository.acceptedNotInvoiced`, `TaskRepository.overdueCount`):
  * the same answers on every adapter, live rows only, one organisation only.
  */
-import { Deals, Invoicing, Quotes, type Settings, Tasks } from "@crm/core"
+import { Companies, Contacts, Deals, Invoicing, Quotes, type Settings, Tasks } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
-import { at, bill, offer, opportunity, type StoragePorts, seed, todo, uuid } from "./Fixtures.js"
+import { at, bill, newId, offer, opportunity, type StoragePorts, seed, todo, uuid } from "./Fixtures.js"
 
 const sorted = (values: ReadonlyArray<string>) => [...values].sort()
 const idsOf = (rows: ReadonlyArray<{ readonly id: string }>) => sorted(rows.map((row) => row.id))
@@ -98,8 +98,8 @@ export const suite = (
       Effect.gen(function* () {
         const { a, b } = yield* seed
         const repo = yield* Invoicing.InvoiceRepository
-        const contact = uuid()
-        const company = uuid()
+        const contact = newId(Contacts.ContactId)
+        const company = newId(Companies.CompanyId)
         const issued = invoice({ contact_id: contact })
         const partial = invoice({ status: "partial", paid_amount: 21, company_id: company })
         const overdue = invoice({ status: "overdue", contact_id: contact, company_id: company })

@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
-import { at, firm, ids, newestFirst, page, type StoragePorts, seed, uuid } from "./Fixtures.js"
+import { at, firm, ids, newestFirst, newId, page, type StoragePorts, seed } from "./Fixtures.js"
 
 export const suite = (
   name: string,
@@ -39,7 +39,7 @@ export const suite = (
         ;(acme.custom as { segment: string }).segment = "changed after insert"
         expect(Option.getOrThrow(yield* repo.get(a.id, acme.id))).toEqual(expected)
         expect(Option.isNone(yield* repo.get(b.id, acme.id))).toBe(true)
-        expect(Option.isNone(yield* repo.get(a.id, uuid()))).toBe(true)
+        expect(Option.isNone(yield* repo.get(a.id, newId(Companies.CompanyId)))).toBe(true)
         expect(yield* repo.list(b.id, {}, page(50))).toEqual([])
         expect(yield* repo.countLive(a.id)).toBe(1)
         expect(yield* repo.countLive(b.id)).toBe(0)
@@ -73,7 +73,7 @@ export const suite = (
         expect(yield* repo.archive(b.id, acme.id, at(20))).toBe(false)
         expect(yield* repo.archive(a.id, acme.id, at(20))).toBe(true)
         expect(yield* repo.archive(a.id, acme.id, at(21))).toBe(false)
-        expect(yield* repo.archive(a.id, uuid(), at(21))).toBe(false)
+        expect(yield* repo.archive(a.id, newId(Companies.CompanyId), at(21))).toBe(false)
         expect(Option.isNone(yield* repo.get(a.id, acme.id))).toBe(true)
         expect(ids(yield* repo.list(a.id, {}, page(50)))).toEqual([globex.id])
         expect(yield* repo.countLive(a.id)).toBe(1)

@@ -14,11 +14,11 @@ import {
   firm,
   ids,
   newestFirst,
+  newId,
   page,
   person,
   type StoragePorts,
-  seed,
-  uuid
+  seed
 } from "./Fixtures.js"
 
 type Contact = Contacts.Contact
@@ -60,7 +60,7 @@ export const suite = (
         expect(Option.getOrThrow(yield* repo.get(a.id, ann.id))).toEqual(expected)
 
         expect(Option.isNone(yield* repo.get(b.id, ann.id))).toBe(true)
-        expect(Option.isNone(yield* repo.get(a.id, uuid()))).toBe(true)
+        expect(Option.isNone(yield* repo.get(a.id, newId(Contacts.ContactId)))).toBe(true)
         expect(yield* repo.list(b.id, {}, page(50))).toEqual([])
         expect(ids(yield* repo.list(a.id, {}, page(50)))).toEqual([ann.id])
         expect(yield* repo.countLive(a.id)).toBe(1)
@@ -116,7 +116,7 @@ export const suite = (
         expect(yield* repo.countLive(a.id)).toBe(1)
 
         expect(yield* repo.archive(a.id, ann.id, at(6))).toBe(false)
-        expect(yield* repo.archive(a.id, uuid(), at(6))).toBe(false)
+        expect(yield* repo.archive(a.id, newId(Contacts.ContactId), at(6))).toBe(false)
 
         // An update never brings an archived contact back.
         yield* Effect.either(repo.update(a.id, { ...ann, first_name: "Ghost", updated_at: at(7) }))

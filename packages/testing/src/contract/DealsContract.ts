@@ -2,7 +2,7 @@
  * The deal port (`DealRepository`): rows round-trip exactly, lists filter and page, stage visits
  * form a history, and `getForUpdate` holds a deal until its unit of work commits.
  */
-import { Deals } from "@crm/core"
+import { Companies, Contacts, Deals } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -13,6 +13,7 @@ import {
   expectHeldUntilCommit,
   ids,
   newestFirst,
+  newId,
   opportunity,
   organisationId,
   page,
@@ -58,8 +59,8 @@ export const suite = (
           currency: "CZK",
           status_id: stages.lost,
           status_kind: "lost",
-          contact_id: uuid(),
-          company_id: uuid(),
+          contact_id: newId(Contacts.ContactId),
+          company_id: newId(Companies.CompanyId),
           owner_id: uuid(),
           expected_close_date: "2026-12-31",
           lost_reason: "went with a competitor",
@@ -94,8 +95,8 @@ export const suite = (
 
         expect(Option.isNone(yield* repo.get(b.id, full.id))).toBe(true)
         expect(Option.isNone(yield* repo.getForUpdate(b.id, full.id))).toBe(true)
-        expect(Option.isNone(yield* repo.get(a.id, uuid()))).toBe(true)
-        expect(Option.isNone(yield* repo.getForUpdate(a.id, uuid()))).toBe(true)
+        expect(Option.isNone(yield* repo.get(a.id, newId(Deals.DealId)))).toBe(true)
+        expect(Option.isNone(yield* repo.getForUpdate(a.id, newId(Deals.DealId)))).toBe(true)
         expect(yield* repo.list(b.id, {}, page(50))).toEqual([])
       })
     )
@@ -118,8 +119,8 @@ export const suite = (
           currency: "USD",
           status_id: stages.won,
           status_kind: "won",
-          contact_id: uuid(),
-          company_id: uuid(),
+          contact_id: newId(Contacts.ContactId),
+          company_id: newId(Companies.CompanyId),
           owner_id: uuid(),
           expected_close_date: "2026-03-15",
           lost_reason: "kept from an earlier loss",
@@ -158,7 +159,7 @@ export const suite = (
         expect(ids(yield* repo.list(a.id, {}, page(50)))).toEqual([other.id])
         expect(ids(yield* repo.list(a.id, { statusKind: "open" }, page(50)))).toEqual([other.id])
         expect(yield* repo.archive(a.id, deal.id, at(21))).toBe(false)
-        expect(yield* repo.archive(a.id, uuid(), at(21))).toBe(false)
+        expect(yield* repo.archive(a.id, newId(Deals.DealId), at(21))).toBe(false)
 
         // An update never brings an archived deal back.
         yield* Effect.either(repo.update(a.id, { ...reopened, title: "Ghost", updated_at: at(22) }))
@@ -173,7 +174,7 @@ export const suite = (
         const { a, b } = yield* seed
         const repo = yield* Deals.DealRepository
         const stages = stagesOf(a)
-        const [ann, bob, acme] = [uuid(), uuid(), uuid()]
+        const [ann, bob, acme] = [newId(Contacts.ContactId), newId(Contacts.ContactId), newId(Companies.CompanyId)]
         const otherPipeline = uuid()
         const open1 = opportunity(a, { contact_id: ann, company_id: acme, created_at: at(1) })
         const open2 = opportunity(a, { contact_id: bob, created_at: at(2) })
@@ -210,7 +211,7 @@ export const suite = (
         expect(yield* list({ statusKind: "lost" })).toEqual([lost.id])
         expect(yield* list({ contactId: ann })).toEqual(ids([elsewhere, won, open1]))
         expect(yield* list({ contactId: bob })).toEqual([open2.id])
-        expect(yield* list({ contactId: uuid() })).toEqual([])
+        expect(yield* list({ contactId: newId(Contacts.ContactId) })).toEqual([])
         expect(yield* list({ companyId: acme })).toEqual(ids([elsewhere, lost, open1]))
         expect(yield* list({ pipelineId: stages.pipeline })).toEqual(ids([lost, won, open2, open1]))
         expect(yield* list({ pipelineId: otherPipeline })).toEqual([elsewhere.id])
@@ -280,7 +281,7 @@ export const suite = (
         // Only that deal's visits, and only in its organisation.
         expect(yield* repo.history(a.id, neighbour.id)).toEqual([visit(neighbour)])
         expect(yield* repo.history(b.id, deal.id)).toEqual([])
-        expect(yield* repo.history(a.id, uuid())).toEqual([])
+        expect(yield* repo.history(a.id, newId(Deals.DealId))).toEqual([])
         const foreign = visit(deal, { status_id: uuid(), entered_at: at(40) })
         yield* repo.enterStage(b.id, foreign)
         expect(yield* repo.history(a.id, deal.id)).toEqual(history)

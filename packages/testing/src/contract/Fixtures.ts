@@ -6,9 +6,9 @@
 import { createHash } from "node:crypto"
 import {
   Access,
-  type Companies,
-  type Contacts,
-  type Deals,
+  Companies,
+  Contacts,
+  Deals,
   Errors,
   Events,
   Ids,
@@ -18,7 +18,7 @@ import {
   type Pricing,
   type Quotes,
   Settings,
-  type Tasks,
+  Tasks,
   Transaction
 } from "@crm/core"
 import { expect } from "@effect/vitest"
@@ -27,6 +27,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
+import type { z } from "zod"
 
 export type StoragePorts = Kernel.StoragePorts
 
@@ -36,8 +37,10 @@ export const at = (ms: number): string => new Date(T0 + ms).toISOString()
 export const page = (limit: number, offset = 0) => ({ limit, offset })
 export const ids = (rows: ReadonlyArray<{ readonly id: string }>): Array<string> => rows.map((row) => row.id)
 export const uuid = (): string => crypto.randomUUID()
+/** A new id of a kind (`Contacts.ContactId`), for records a contract builds without the kernel. */
+export const newId = <K extends z.ZodType<string>>(kind: K): z.output<K> => Ids.brand(kind, uuid())
 /** A new organisation's id, for tenants a contract makes up without storing an organisation. */
-export const organisationId = (): Organisation.OrganisationId => Ids.as(Organisation.OrganisationId, uuid())
+export const organisationId = (): Organisation.OrganisationId => newId(Organisation.OrganisationId)
 
 /** The order every list promises: newest `created_at` first, ties by id descending. */
 export const newestFirst = <A extends { readonly id: string; readonly created_at: string }>(
@@ -80,7 +83,7 @@ export const organisation = (name: string): Settings.Organisation => ({
 })
 
 export const person = (overrides: Partial<Contacts.Contact> = {}): Contacts.Contact => ({
-  id: uuid(),
+  id: newId(Contacts.ContactId),
   first_name: null,
   last_name: null,
   email: null,
@@ -95,7 +98,7 @@ export const person = (overrides: Partial<Contacts.Contact> = {}): Contacts.Cont
 })
 
 export const firm = (overrides: Partial<Companies.Company> = {}): Companies.Company => ({
-  id: uuid(),
+  id: newId(Companies.CompanyId),
   name: "Acme",
   domain: null,
   email: null,
@@ -116,7 +119,7 @@ export const stagesOf = (org: Settings.Organisation) => {
 }
 
 export const opportunity = (org: Settings.Organisation, overrides: Partial<Deals.Deal> = {}): Deals.Deal => ({
-  id: uuid(),
+  id: newId(Deals.DealId),
   title: "Deal",
   value: null,
   currency: "EUR",
@@ -136,7 +139,7 @@ export const opportunity = (org: Settings.Organisation, overrides: Partial<Deals
 })
 
 export const todo = (overrides: Partial<Tasks.Task> = {}): Tasks.Task => ({
-  id: uuid(),
+  id: newId(Tasks.TaskId),
   title: "Call back",
   type: "todo",
   priority: "normal",

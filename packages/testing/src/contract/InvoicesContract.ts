@@ -2,7 +2,7 @@
  * The invoice port (`InvoiceRepository`): rows and payments round-trip exactly (a draft without a
  * number key), lists filter and page, and `getForUpdate` holds an invoice until its unit commits.
  */
-import { Invoicing } from "@crm/core"
+import { Companies, Contacts, Invoicing } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -14,6 +14,7 @@ import {
   expectHeldUntilCommit,
   ids,
   newestFirst,
+  newId,
   page,
   pricedLines,
   type StoragePorts,
@@ -58,8 +59,8 @@ export const suite = (
           fulfilment_date: "2026-02-27",
           currency: "USD",
           exchange_rate: 24.335,
-          contact_id: uuid(),
-          company_id: uuid(),
+          contact_id: newId(Contacts.ContactId),
+          company_id: newId(Companies.CompanyId),
           buyer: {
             name: 'Lee "Ltd"',
             email: "billing@lee.example",
@@ -134,8 +135,8 @@ export const suite = (
           fulfilment_date: "2026-03-01",
           currency: "CZK",
           exchange_rate: 25.1,
-          contact_id: uuid(),
-          company_id: uuid(),
+          contact_id: newId(Contacts.ContactId),
+          company_id: newId(Companies.CompanyId),
           buyer: { name: "Ann Lee", email: null, vat_number: null, city: "Praha", country: "CZ" },
           ...pricedLines(),
           paid_amount: 100.5,
@@ -178,7 +179,7 @@ export const suite = (
       Effect.gen(function* () {
         const { a, b } = yield* seed
         const repo = yield* Invoicing.InvoiceRepository
-        const [ann, bob, acme] = [uuid(), uuid(), uuid()]
+        const [ann, bob, acme] = [newId(Contacts.ContactId), newId(Contacts.ContactId), newId(Companies.CompanyId)]
         const i1 = bill({ contact_id: ann, company_id: acme, created_at: at(1) })
         const i2 = bill({ status: "issued", number: "1", contact_id: bob, created_at: at(2) })
         const i3 = bill({ status: "issued", number: "2", kind: "proforma", contact_id: ann, created_at: at(3) })
@@ -195,7 +196,7 @@ export const suite = (
         expect(yield* list({ kind: "corrective" })).toEqual([])
         expect(yield* list({ contactId: ann })).toEqual(ids([i3, i1]))
         expect(yield* list({ companyId: acme })).toEqual(ids([i4, i1]))
-        expect(yield* list({ companyId: uuid() })).toEqual([])
+        expect(yield* list({ companyId: newId(Companies.CompanyId) })).toEqual([])
         expect(yield* list({ status: "issued", kind: "normal" })).toEqual([i2.id])
         expect(yield* list({ status: "issued", contactId: ann })).toEqual([i3.id])
         expect(yield* list({ contactId: ann, companyId: acme, kind: "normal", status: "draft" })).toEqual([i1.id])

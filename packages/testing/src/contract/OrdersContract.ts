@@ -2,14 +2,14 @@
  * The storage contract of the order and mail ports: every adapter (memory, PGlite, a PostgreSQL
  * server) must pass it unchanged. `makeLayer` gives an isolated, empty store per test.
  */
-import { Errors, Mail, Orders, Transaction } from "@crm/core"
+import { Contacts, Deals, Errors, Mail, Orders, Transaction } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
-import { at, ids, organisationId, page, type StoragePorts } from "./Fixtures.js"
+import { at, ids, newId, organisationId, page, type StoragePorts } from "./Fixtures.js"
 
 const order = (fields: Partial<Orders.Order> = {}): Orders.Order => ({
   id: crypto.randomUUID(),
@@ -38,7 +38,7 @@ const order = (fields: Partial<Orders.Order> = {}): Orders.Order => ({
   total: 25.41,
   vat_summary: [{ vat_rate: 21, net: 21, vat: 4.41, gross: 25.41 }],
   tracking_url: null,
-  contact_id: crypto.randomUUID(),
+  contact_id: newId(Contacts.ContactId),
   deal_id: null,
   created_at: at(0),
   updated_at: at(0),
@@ -85,7 +85,7 @@ export const suite = (
           const stored = order({
             payment_method: "card",
             payment_status: "pending",
-            deal_id: crypto.randomUUID(),
+            deal_id: newId(Deals.DealId),
             tracking_url: "https://t.example/1",
             created_at: at(5),
             updated_at: at(6)
@@ -157,7 +157,7 @@ export const suite = (
         Effect.gen(function* () {
           const repo = yield* Orders.OrderRepository
           const a = organisationId()
-          const contact = crypto.randomUUID()
+          const contact = newId(Contacts.ContactId)
           const rows = [
             order({ created_at: at(1), contact_id: contact }),
             order({ created_at: at(2), fulfilment: "shipped", payment_status: "paid" }),

@@ -2,7 +2,7 @@
  * The quote port (`QuoteRepository`): rows round-trip exactly, lists filter and page, sent
  * revisions stay frozen, and `getForUpdate` holds a quote until its unit of work commits.
  */
-import { Quotes } from "@crm/core"
+import { Companies, Contacts, Quotes } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -13,6 +13,7 @@ import {
   expectHeldUntilCommit,
   ids,
   newestFirst,
+  newId,
   offer,
   page,
   pricedLines,
@@ -41,8 +42,8 @@ export const suite = (
           status: "accepted",
           revision: 3,
           currency: "CZK",
-          contact_id: uuid(),
-          company_id: uuid(),
+          contact_id: newId(Contacts.ContactId),
+          company_id: newId(Companies.CompanyId),
           ...pricedLines(),
           valid_until: "2026-12-31",
           vat_reason: "reverse charge",
@@ -97,8 +98,8 @@ export const suite = (
           status: "sent",
           revision: 1,
           currency: "USD",
-          contact_id: uuid(),
-          company_id: uuid(),
+          contact_id: newId(Contacts.ContactId),
+          company_id: newId(Companies.CompanyId),
           ...pricedLines(),
           valid_until: "2026-04-30",
           vat_reason: "export",
@@ -136,7 +137,7 @@ export const suite = (
       Effect.gen(function* () {
         const { a, b } = yield* seed
         const repo = yield* Quotes.QuoteRepository
-        const [ann, bob, acme] = [uuid(), uuid(), uuid()]
+        const [ann, bob, acme] = [newId(Contacts.ContactId), newId(Contacts.ContactId), newId(Companies.CompanyId)]
         const q1 = offer({ contact_id: ann, company_id: acme, created_at: at(1) })
         const q2 = offer({ status: "sent", contact_id: bob, created_at: at(2) })
         const q3 = offer({ status: "sent", contact_id: ann, created_at: at(3) })
@@ -150,7 +151,7 @@ export const suite = (
         expect(yield* list({ status: "draft" })).toEqual([q1.id])
         expect(yield* list({ status: "expired" })).toEqual([])
         expect(yield* list({ contactId: ann })).toEqual(ids([q3, q1]))
-        expect(yield* list({ contactId: uuid() })).toEqual([])
+        expect(yield* list({ contactId: newId(Contacts.ContactId) })).toEqual([])
         expect(yield* list({ companyId: acme })).toEqual(ids([q4, q1]))
         expect(yield* list({ status: "sent", contactId: ann })).toEqual([q3.id])
         expect(yield* list({ contactId: ann, companyId: acme })).toEqual([q1.id])

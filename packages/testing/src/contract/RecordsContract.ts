@@ -2,14 +2,24 @@
  * The contract of the custom-record, form-submission and visit ports: every adapter must pass it
  * unchanged. `makeLayer` is called once per test and must give an isolated, empty store.
  */
-import { Errors, Forms, Leads, Records, Transaction, Visits } from "@crm/core"
+import { Companies, Contacts, Deals, Errors, Forms, Leads, Records, Transaction, Visits } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
-import { at, Boom, expectHeldUntilCommit, ids, organisationId, page, type StoragePorts, uuid } from "./Fixtures.js"
+import {
+  at,
+  Boom,
+  expectHeldUntilCommit,
+  ids,
+  newId,
+  organisationId,
+  page,
+  type StoragePorts,
+  uuid
+} from "./Fixtures.js"
 
 const record = (overrides: Partial<Records.CustomRecord> = {}): Records.CustomRecord => ({
   id: uuid(),
@@ -29,7 +39,7 @@ const record = (overrides: Partial<Records.CustomRecord> = {}): Records.CustomRe
 const submission = (overrides: Partial<Forms.Submission> = {}): Forms.Submission => ({
   id: uuid(),
   form_id: uuid(),
-  contact_id: uuid(),
+  contact_id: newId(Contacts.ContactId),
   contact_created: false,
   fields: {},
   visitor_id: null,
@@ -72,9 +82,9 @@ export const suite = (
               links: [uuid()],
               nested: { ok: true, none: null }
             },
-            contact_id: uuid(),
-            company_id: uuid(),
-            deal_id: uuid(),
+            contact_id: newId(Contacts.ContactId),
+            company_id: newId(Companies.CompanyId),
+            deal_id: newId(Deals.DealId),
             created_at: at(1),
             updated_at: at(2)
           })
@@ -105,9 +115,9 @@ export const suite = (
             title: null,
             owner_id: uuid(),
             custom: { n: 2, s: "x" },
-            contact_id: uuid(),
-            company_id: uuid(),
-            deal_id: uuid(),
+            contact_id: newId(Contacts.ContactId),
+            company_id: newId(Companies.CompanyId),
+            deal_id: newId(Deals.DealId),
             updated_at: at(5)
           }
           yield* repo.update(b, { ...changed, title: "Not theirs" })
@@ -140,7 +150,13 @@ export const suite = (
         Effect.gen(function* () {
           const repo = yield* Records.RecordRepository
           const a = organisationId()
-          const [typeA, typeB, contact, company, deal] = [uuid(), uuid(), uuid(), uuid(), uuid()]
+          const [typeA, typeB, contact, company, deal] = [
+            uuid(),
+            uuid(),
+            newId(Contacts.ContactId),
+            newId(Companies.CompanyId),
+            newId(Deals.DealId)
+          ]
           const rows = [
             record({ type_id: typeA, title: "Week 1%", contact_id: contact, created_at: at(1) }),
             record({ type_id: typeA, title: "week 2", company_id: company, created_at: at(2) }),
@@ -247,7 +263,12 @@ export const suite = (
         "contactOfVisitor is the contact of the latest submission carrying the visitor id, per organisation",
         Effect.gen(function* () {
           const repo = yield* Forms.FormSubmissionRepository
-          const [a, b, older, newer] = [organisationId(), organisationId(), uuid(), uuid()]
+          const [a, b, older, newer] = [
+            organisationId(),
+            organisationId(),
+            newId(Contacts.ContactId),
+            newId(Contacts.ContactId)
+          ]
           yield* repo.insert(a, submission({ visitor_id: "v", contact_id: newer, created_at: at(20) }))
           yield* repo.insert(a, submission({ visitor_id: "v", contact_id: older, created_at: at(10) }))
           yield* repo.insert(a, submission({ visitor_id: "w", created_at: at(30) }))
@@ -292,7 +313,7 @@ export const suite = (
             provider: "facebook",
             lead_id: "1",
             form_id: null,
-            contact_id: uuid(),
+            contact_id: newId(Contacts.ContactId),
             created: true
           }
           yield* repo.record(a, lead)
@@ -313,7 +334,7 @@ export const suite = (
             provider: "p",
             lead_id: "x",
             form_id: null,
-            contact_id: uuid(),
+            contact_id: newId(Contacts.ContactId),
             created: false
           }
           const rolledBack = yield* Effect.either(
@@ -337,7 +358,12 @@ export const suite = (
         Effect.gen(function* () {
           const repo = yield* Visits.VisitRepository
           const tx = yield* Transaction.Transaction
-          const [a, b, older, newer] = [organisationId(), organisationId(), uuid(), uuid()]
+          const [a, b, older, newer] = [
+            organisationId(),
+            organisationId(),
+            newId(Contacts.ContactId),
+            newId(Contacts.ContactId)
+          ]
           yield* repo.insert(a, visit({ visitor_id: "v", contact_id: older, created_at: at(10) }))
           yield* repo.insert(a, visit({ visitor_id: "v", contact_id: newer, created_at: at(20), referrer: "r" }))
           yield* repo.insert(a, visit({ visitor_id: "v", created_at: at(30) }))
@@ -347,7 +373,7 @@ export const suite = (
           yield* Effect.either(
             tx.run(
               Effect.zipRight(
-                repo.insert(a, visit({ visitor_id: "v", contact_id: uuid(), created_at: at(50) })),
+                repo.insert(a, visit({ visitor_id: "v", contact_id: newId(Contacts.ContactId), created_at: at(50) })),
                 Effect.fail(new Boom({ step: "after the insert" }))
               )
             )

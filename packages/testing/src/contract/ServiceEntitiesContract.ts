@@ -2,7 +2,7 @@
  * The storage contract of the service entities (tickets, returns, purchase orders, survey answers,
  * calls): every adapter must pass it unchanged, like every other suite here.
  */
-import { Calls, PurchaseOrders, Returns, Surveys, Tickets } from "@crm/core"
+import { Calls, Contacts, Deals, PurchaseOrders, Returns, Surveys, Tickets } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -13,6 +13,7 @@ import {
   expectHeldUntilCommit,
   ids,
   newestFirst,
+  newId,
   organisationId,
   page,
   type StoragePorts,
@@ -76,7 +77,7 @@ const answer = (overrides: Partial<SurveyResponse> = {}): SurveyResponse => ({
   kind: "nps",
   score: 9,
   comment: null,
-  contact_id: uuid(),
+  contact_id: newId(Contacts.ContactId),
   deal_id: null,
   created_at: at(0),
   updated_at: at(0),
@@ -139,7 +140,7 @@ export const suite = (
             status: "pending",
             priority: "urgent",
             channel: "portal",
-            contact_id: uuid(),
+            contact_id: newId(Contacts.ContactId),
             assigned_to: uuid(),
             sla_due_at: at(4 * 3_600_000),
             created_at: at(1),
@@ -178,7 +179,7 @@ export const suite = (
         Effect.gen(function* () {
           const { a, b } = yield* seed
           const repo = yield* Tickets.TicketRepository
-          const ann = uuid()
+          const ann = newId(Contacts.ContactId)
           // Due at 100: breached from 101 on while open or pending.
           const late = ticket({
             status: "open",
@@ -207,7 +208,7 @@ export const suite = (
           expect(yield* list({ channel: "email" })).toEqual(ids([closed, solvedLate, late]))
           expect(yield* list({ channel: "chat" })).toEqual([waiting.id])
           expect(yield* list({ contactId: ann })).toEqual(ids([noTarget, solvedLate, late]))
-          expect(yield* list({ contactId: uuid() })).toEqual([])
+          expect(yield* list({ contactId: newId(Contacts.ContactId) })).toEqual([])
 
           const breached = (asOf: string, value: boolean) => list({ breached: { asOf, value } })
           expect(yield* breached(at(100), true)).toEqual([])
@@ -257,7 +258,7 @@ export const suite = (
           const order = uuid()
           const full = rma({
             order_id: order,
-            contact_id: uuid(),
+            contact_id: newId(Contacts.ContactId),
             status: "approved",
             reason: 'Arrived broken, "lid" cracked',
             items: [
@@ -405,7 +406,7 @@ export const suite = (
         Effect.gen(function* () {
           const { a, b } = yield* seed
           const repo = yield* Surveys.SurveyResponseRepository
-          const [survey, ann, deal] = [uuid(), uuid(), uuid()]
+          const [survey, ann, deal] = [uuid(), newId(Contacts.ContactId), newId(Deals.DealId)]
           const r1 = answer({ survey_id: survey, kind: "nps", score: 0, contact_id: ann, created_at: at(1) })
           const r2 = answer({
             survey_id: survey,
@@ -454,7 +455,7 @@ export const suite = (
         Effect.gen(function* () {
           const { a, b } = yield* seed
           const repo = yield* Calls.CallRepository
-          const ann = uuid()
+          const ann = newId(Contacts.ContactId)
           const full = call({
             provider: "aircall",
             external_id: "CA-123",

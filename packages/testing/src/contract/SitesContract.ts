@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
-import { at, ids, type StoragePorts, seed, uuid } from "./Fixtures.js"
+import { at, ids, newId, type StoragePorts, seed, uuid } from "./Fixtures.js"
 
 const services = (ports: Layer.Layer<StoragePorts, unknown>) =>
   Layer.provideMerge(Layer.mergeAll(Sites.layer, Bookings.layer, LinkPages.layer), ports)
@@ -219,7 +219,7 @@ export const suite = (
             ]
           })
         )
-        const contactId = uuid()
+        const contactId = newId(Contacts.ContactId)
         yield* contacts.insert(a.id, {
           id: contactId,
           first_name: "Ann",

@@ -8,7 +8,18 @@ import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
-import { at, expectHeldUntilCommit, ids, newestFirst, page, type StoragePorts, seed, todo, uuid } from "./Fixtures.js"
+import {
+  at,
+  expectHeldUntilCommit,
+  ids,
+  newestFirst,
+  newId,
+  page,
+  type StoragePorts,
+  seed,
+  todo,
+  uuid
+} from "./Fixtures.js"
 
 type Task = Tasks.Task
 
@@ -49,7 +60,7 @@ export const suite = (
 
         expect(Option.isNone(yield* repo.get(b.id, full.id))).toBe(true)
         expect(Option.isNone(yield* repo.getForUpdate(b.id, full.id))).toBe(true)
-        expect(Option.isNone(yield* repo.get(a.id, uuid()))).toBe(true)
+        expect(Option.isNone(yield* repo.get(a.id, newId(Tasks.TaskId)))).toBe(true)
         expect(yield* repo.list(b.id, {}, page(50))).toEqual([])
       })
     )
@@ -93,7 +104,7 @@ export const suite = (
         expect(Option.isNone(yield* repo.getForUpdate(a.id, task.id))).toBe(true)
         expect(ids(yield* repo.list(a.id, {}, page(50)))).toEqual([other.id])
         expect(yield* repo.archive(a.id, task.id, at(61))).toBe(false)
-        expect(yield* repo.archive(a.id, uuid(), at(61))).toBe(false)
+        expect(yield* repo.archive(a.id, newId(Tasks.TaskId), at(61))).toBe(false)
 
         yield* Effect.either(repo.update(a.id, { ...reopened, title: "Ghost", updated_at: at(62) }))
         expect(Option.isNone(yield* repo.get(a.id, task.id))).toBe(true)

@@ -33,14 +33,14 @@ export const SETTINGS = {
 }
 
 export interface ModelDeal {
-  readonly id: string
+  readonly id: Deals.DealId
   pipelineId: string
   statusId: string
   value: number | null
 }
 
 export interface ModelTask {
-  readonly id: string
+  readonly id: Tasks.TaskId
   done: boolean
   completedAt: string | null
 }
