@@ -3,7 +3,18 @@
  * through, on every store: sale and cancel, receipt and return, untracked items skipped,
  * references checked per line, all or nothing, and joining the caller's unit of work.
  */
-import { Access, Events, Inventory, Kernel, Settings, Transaction } from "@crm/core"
+import {
+  Access,
+  Events,
+  Ids,
+  Inventory,
+  Kernel,
+  Orders,
+  PurchaseOrders,
+  Returns,
+  Settings,
+  Transaction
+} from "@crm/core"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -16,7 +27,7 @@ type Services = Access.Access | Inventory.Inventory | Events.Events | Transactio
 class Boom extends Data.TaggedError("Boom")<{ readonly step: string }> {}
 
 const actor = { keyId: null }
-const ORDER = { orderId: crypto.randomUUID(), keyId: null, at: "2026-03-10T11:00:00.000Z" }
+const ORDER = { orderId: Ids.brand(Orders.OrderId, crypto.randomUUID()), keyId: null, at: "2026-03-10T11:00:00.000Z" }
 
 const setup = Effect.gen(function* () {
   const organisation = yield* Effect.flatMap(Access.Access, (access) =>
@@ -45,7 +56,7 @@ const setup = Effect.gen(function* () {
 const levels = (
   inventory: Inventory.Inventory["Type"],
   organisation: Settings.Organisation,
-  ids: ReadonlyArray<string>
+  ids: ReadonlyArray<Inventory.ProductId>
 ) =>
   Effect.forEach(ids, (id) =>
     Effect.map(inventory.get(organisation, id), (product) => [
@@ -116,7 +127,7 @@ for (const storage of storages) {
       await kernel!.run(
         Effect.gen(function* () {
           const { organisation, inventory, mug, shirt, ebook, small, medium } = yield* setup
-          const purchaseOrderId = crypto.randomUUID()
+          const purchaseOrderId = Ids.brand(PurchaseOrders.PurchaseOrderId, crypto.randomUUID())
           const brought = yield* inventory.moveForDocument(
             organisation,
             [
@@ -145,14 +156,14 @@ for (const storage of storages) {
             return_id: null
           })
 
-          const returnId = crypto.randomUUID()
+          const returnId = Ids.brand(Returns.ReturnId, crypto.randomUUID())
           yield* inventory.moveForDocument(
             organisation,
             [
               { product_id: mug.id, variant_id: null, quantity: 1 },
               // Gone since the sale: a variant removed, a product of nobody.
-              { product_id: shirt.id, variant_id: crypto.randomUUID(), quantity: 1 },
-              { product_id: crypto.randomUUID(), variant_id: null, quantity: 1 }
+              { product_id: shirt.id, variant_id: Ids.brand(Inventory.VariantId, crypto.randomUUID()), quantity: 1 },
+              { product_id: Ids.brand(Inventory.ProductId, crypto.randomUUID()), variant_id: null, quantity: 1 }
             ],
             "return",
             { orderId: ORDER.orderId, returnId, keyId: null, at: ORDER.at }
@@ -174,7 +185,7 @@ for (const storage of storages) {
               organisation,
               [
                 { product_id: mug.id, variant_id: null, quantity: 1 },
-                { product_id: shirt.id, variant_id: crypto.randomUUID(), quantity: 1 }
+                { product_id: shirt.id, variant_id: Ids.brand(Inventory.VariantId, crypto.randomUUID()), quantity: 1 }
               ],
               "receipt",
               { purchaseOrderId, keyId: null, at: ORDER.at }

@@ -65,7 +65,7 @@ for (const storage of storages) {
 
         yield* invoicing.markOverdue(org)
 
-        const status = (owner: typeof org, id: string) =>
+        const status = (owner: typeof org, id: Invoicing.InvoiceId) =>
           Effect.map(invoicing.get(owner, id), (invoice) => invoice.status)
         expect(yield* status(org, issuedPast.id)).toBe("overdue")
         expect(yield* status(org, partialPast.id)).toBe("overdue")
@@ -167,7 +167,8 @@ for (const storage of storages) {
 
           yield* quotes.expire(org)
 
-          const status = (owner: typeof org, id: string) => Effect.map(quotes.get(owner, id), (quote) => quote.status)
+          const status = (owner: typeof org, id: Quotes.QuoteId) =>
+            Effect.map(quotes.get(owner, id), (quote) => quote.status)
           expect(yield* status(org, sentPast.id)).toBe("expired")
           expect(yield* status(org, sentLongAgo.id)).toBe("expired")
           expect(yield* status(org, sentToday.id)).toBe("sent")

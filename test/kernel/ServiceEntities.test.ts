@@ -377,7 +377,10 @@ for (const storage of storages) {
           ])
           expectInvalid(yield* refusedQuietly(org, returns.create(org, { order_id: foreign.id, items })), "order_id")
           expectInvalid(
-            yield* refusedQuietly(org, returns.create(org, { order_id: crypto.randomUUID(), items })),
+            yield* refusedQuietly(
+              org,
+              returns.create(org, { order_id: Ids.brand(Orders.OrderId, crypto.randomUUID()), items })
+            ),
             "order_id"
           )
           const second = yield* returns.create(org, { order_id: order.id, items })

@@ -18,7 +18,8 @@ import {
 } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
-import { Ids } from "./Ids.js"
+import { brand, Ids } from "./Ids.js"
+import { ProductId, VariantId } from "./Inventory/ProductIds.js"
 import { ProductRepository } from "./Inventory/ProductRepository.js"
 import * as ProductRules from "./Inventory/ProductRules.js"
 import {
@@ -35,8 +36,11 @@ import * as StockLedger from "./Inventory/StockLedger.js"
 import { StockLedgerStore } from "./Inventory/StockLedgerStore.js"
 import { operation } from "./internal/operation.js"
 import { merge, nowIso, orNotFound } from "./internal/records.js"
+import type { OrderId } from "./Orders/OrderIds.js"
 import type { Organisation, OrganisationId } from "./Organisation.js"
+import type { PurchaseOrderId } from "./PurchaseOrders/PurchaseOrderIds.js"
 import type { Actor } from "./Resource.js"
+import type { ReturnId } from "./Returns/ReturnIds.js"
 import { Transaction } from "./Transaction.js"
 import { parse } from "./Validation.js"
 import { type PageResult, toPage, toSyncPage } from "./Wire.js"
@@ -50,8 +54,8 @@ export * from "./Inventory/StockSettings.js"
 
 /** One line of a document (an order, a purchase order, a return); a line without a product moves nothing. */
 export interface DocumentLine {
-  readonly product_id: string | null
-  readonly variant_id: string | null
+  readonly product_id: ProductId | null
+  readonly variant_id: VariantId | null
   readonly quantity: number
 }
 
@@ -65,9 +69,9 @@ export type DocumentMovement = "sale" | "cancel" | "receipt" | "return"
 export interface DocumentContext {
   readonly keyId: string | null
   readonly at: string
-  readonly orderId?: string
-  readonly purchaseOrderId?: string
-  readonly returnId?: string
+  readonly orderId?: OrderId
+  readonly purchaseOrderId?: PurchaseOrderId
+  readonly returnId?: ReturnId
 }
 
 type StockError = InsufficientStock | StockNotTracked | VariantRequired | ValidationFailed
@@ -89,10 +93,10 @@ export class Inventory extends Context.Tag("@crm/core/Inventory")<
       input: z.output<typeof ProductCreate>,
       actor: Actor
     ) => Effect.Effect<Product, ValidationFailed | StorageError>
-    readonly get: (organisation: Organisation, id: string) => Effect.Effect<Product, NotFound | StorageError>
+    readonly get: (organisation: Organisation, id: ProductId) => Effect.Effect<Product, NotFound | StorageError>
     readonly update: (
       organisation: Organisation,
-      id: string,
+      id: ProductId,
       patch: z.output<typeof ProductPatch>,
       actor: Actor
     ) => Effect.Effect<Product, NotFound | ValidationFailed | StorageError>
@@ -124,13 +128,13 @@ export class Inventory extends Context.Tag("@crm/core/Inventory")<
     /** `POST /products/{id}/stock`: one ledger entry; answers the product with its new stock. Emits nothing. */
     readonly move: (
       organisation: Organisation,
-      id: string,
+      id: ProductId,
       request: StockMove,
       actor: Actor
     ) => Effect.Effect<Product, NotFound | StockError | StorageError>
     readonly movements: (
       organisation: Organisation,
-      id: string,
+      id: ProductId,
       query: StockMovementQuery
     ) => Effect.Effect<PageResult<StockMovement>, NotFound | ValidationFailed | StorageError>
     /**
@@ -152,7 +156,7 @@ export class Inventory extends Context.Tag("@crm/core/Inventory")<
      */
     readonly checkLines: (
       organisation: Organisation,
-      lines: ReadonlyArray<{ readonly product_id: string | null; readonly variant_id: string | null }>
+      lines: ReadonlyArray<{ readonly product_id: ProductId | null; readonly variant_id: VariantId | null }>
     ) => Effect.Effect<void, VariantRequired | ValidationFailed | StorageError>
   }
 >() {}
@@ -166,7 +170,7 @@ const UPDATED_FIELDS = ["id", "sku", "name", "unit_price", "active"] as const
  */
 const itemOf = (
   product: Product,
-  variantId: string | null | undefined,
+  variantId: VariantId | null | undefined,
   at = ""
 ): Either.Either<StockLedger.Item, VariantRequired | ValidationFailed> => {
   if (product.options.length === 0) {
@@ -200,13 +204,15 @@ const upsertKey = (input: { readonly sku: string }) => `product.sku:${input.sku}
 
 export const make = Effect.gen(function* () {
   const ids = yield* Ids
+  const newVariantId = () => brand(VariantId, ids.next())
   const repo = yield* ProductRepository
   const ledger = yield* StockLedgerStore
   const events = yield* EventLog
   const tx = yield* Transaction
 
-  const find = (organisationId: OrganisationId, id: string) => repo.get(organisationId, id).pipe(orNotFound("product"))
-  const lock = (organisationId: OrganisationId, id: string) =>
+  const find = (organisationId: OrganisationId, id: ProductId) =>
+    repo.get(organisationId, id).pipe(orNotFound("product"))
+  const lock = (organisationId: OrganisationId, id: ProductId) =>
     repo.getForUpdate(organisationId, id).pipe(orNotFound("product"))
 
   /**
@@ -244,7 +250,7 @@ export const make = Effect.gen(function* () {
   const insert = Effect.fnUntraced(function* (organisation: Organisation, input: z.output<typeof ProductCreate>) {
     const now = yield* nowIso
     const draft: Product = {
-      id: ids.next(),
+      id: brand(ProductId, ids.next()),
       sku: input.sku,
       name: input.name,
       unit: input.unit ?? "pcs",
@@ -261,7 +267,7 @@ export const make = Effect.gen(function* () {
       created_at: now,
       updated_at: now
     }
-    const variants = yield* ProductRules.variantsFrom([], input.variants ?? [], ids.next)
+    const variants = yield* ProductRules.variantsFrom([], input.variants ?? [], newVariantId)
     const product = yield* ProductRules.check({ ...draft, variants: [...variants] })
     yield* repo.insert(organisation.id, product)
     yield* events.append(organisation.id, [{ event: "product.created", data: pick(product, CREATED_FIELDS) }], now)
@@ -281,7 +287,7 @@ export const make = Effect.gen(function* () {
     const variants =
       variantInputs === undefined
         ? current.variants
-        : yield* ProductRules.variantsFrom(current.variants, variantInputs, ids.next)
+        : yield* ProductRules.variantsFrom(current.variants, variantInputs, newVariantId)
     const next = ProductRules.carryStock(current, {
       ...merge(current, fields),
       variants: [...variants],

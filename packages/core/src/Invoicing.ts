@@ -25,13 +25,14 @@ import {
 } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
-import { Ids } from "./Ids.js"
+import { brand, Ids } from "./Ids.js"
 import { requireProducts } from "./Inventory/ProductLinks.js"
 import { ProductRepository } from "./Inventory/ProductRepository.js"
 import { buyerOf } from "./Invoicing/BuyerOf.js"
 import { parseCnb, parseEcb } from "./Invoicing/ExchangeRateFormats.js"
 import * as ExchangeRateRule from "./Invoicing/ExchangeRateRule.js"
 import { ExchangeRates } from "./Invoicing/ExchangeRates.js"
+import { InvoiceId, PaymentId } from "./Invoicing/InvoiceIds.js"
 import * as InvoiceNumbering from "./Invoicing/InvoiceNumbering.js"
 import { InvoiceRepository } from "./Invoicing/InvoiceRepository.js"
 import type {
@@ -55,6 +56,7 @@ import { checkPrecision } from "./Money/Currency.js"
 import type { Organisation, OrganisationId } from "./Organisation.js"
 import { type LineInput, lacksVatReason } from "./Pricing/LineSchemas.js"
 import { inputOf, price } from "./Pricing/PricedDocument.js"
+import type { QuoteId } from "./Quotes/QuoteIds.js"
 import type { Actor } from "./Resource.js"
 import { Transaction } from "./Transaction.js"
 import { type PageResult, toSyncPage } from "./Wire.js"
@@ -83,12 +85,12 @@ export class Invoicing extends Context.Tag("@crm/core/Invoicing")<
     readonly draftFromQuote: (
       organisation: Organisation,
       input: Create,
-      quoteId: string
+      quoteId: QuoteId
     ) => Effect.Effect<Invoice, ValidationFailed | StorageError>
-    readonly get: (organisation: Organisation, id: string) => Effect.Effect<Invoice, NotFound | StorageError>
+    readonly get: (organisation: Organisation, id: InvoiceId) => Effect.Effect<Invoice, NotFound | StorageError>
     readonly update: (
       organisation: Organisation,
-      id: string,
+      id: InvoiceId,
       patch: z.output<typeof InvoicePatch>,
       actor: Actor
     ) => Effect.Effect<Invoice, NotFound | NotDraft | ValidationFailed | StorageError>
@@ -98,27 +100,27 @@ export class Invoicing extends Context.Tag("@crm/core/Invoicing")<
     ) => Effect.Effect<PageResult<Invoice>, StorageError>
     readonly issue: (
       organisation: Organisation,
-      id: string,
+      id: InvoiceId,
       request: z.output<typeof InvoiceIssue>
     ) => Effect.Effect<Invoice, NotFound | NotDraft | NotIssuable | StorageError>
     readonly pay: (
       organisation: Organisation,
-      id: string,
+      id: InvoiceId,
       request: z.output<typeof PaymentCreate>
     ) => Effect.Effect<Payment, NotFound | NotPayable | ValidationFailed | StorageError>
     readonly payments: (
       organisation: Organisation,
-      id: string
+      id: InvoiceId
     ) => Effect.Effect<ReadonlyArray<Payment>, NotFound | StorageError>
     /** Person-side (admin API): a draft is cancelled outright. */
     readonly cancel: (
       organisation: Organisation,
-      id: string
+      id: InvoiceId
     ) => Effect.Effect<Invoice, NotFound | TransitionNotAllowed | StorageError>
     /** Person-side (admin API): reverses an unpaid issued invoice; answers the storno. */
     readonly storno: (
       organisation: Organisation,
-      id: string
+      id: InvoiceId
     ) => Effect.Effect<Invoice, NotFound | TransitionNotAllowed | StorageError>
     /** The organisation owning an invoice, for the admin API, which names only the invoice. */
     readonly owner: (id: string) => Effect.Effect<Organisation, NotFound | StorageError>
@@ -158,8 +160,9 @@ export const make = Effect.gen(function* () {
   const events = yield* EventLog
   const tx = yield* Transaction
 
-  const find = (organisationId: OrganisationId, id: string) => repo.get(organisationId, id).pipe(orNotFound("invoice"))
-  const lock = (organisationId: OrganisationId, id: string) =>
+  const find = (organisationId: OrganisationId, id: InvoiceId) =>
+    repo.get(organisationId, id).pipe(orNotFound("invoice"))
+  const lock = (organisationId: OrganisationId, id: InvoiceId) =>
     repo.getForUpdate(organisationId, id).pipe(orNotFound("invoice"))
   // Default dates and the overdue job follow the organisation's business clock (a test clock may move it).
   const today = BusinessTime.today
@@ -196,7 +199,7 @@ export const make = Effect.gen(function* () {
       }
     })
 
-  const createDraft = (organisation: Organisation, input: Create, quoteId: string | null) =>
+  const createDraft = (organisation: Organisation, input: Create, quoteId: QuoteId | null) =>
     tx.run(
       Effect.gen(function* () {
         const now = yield* nowIso
@@ -210,7 +213,7 @@ export const make = Effect.gen(function* () {
           vat_reason: input.vat_reason ?? null
         })
         const invoice: Invoice = {
-          id: ids.next(),
+          id: brand(InvoiceId, ids.next()),
           kind: input.kind ?? "normal",
           status: "draft",
           issue_date: issueDate,
@@ -353,7 +356,7 @@ export const make = Effect.gen(function* () {
           }
           const now = yield* nowIso
           const payment: Payment = {
-            id: ids.next(),
+            id: brand(PaymentId, ids.next()),
             invoice_id: current.id,
             amount: request.amount,
             currency: current.currency,
@@ -405,7 +408,7 @@ export const make = Effect.gen(function* () {
               original.items.map((line) => ({ ...inputOf(line), quantity: -line.quantity })),
               original.currency
             ),
-            id: ids.next(),
+            id: brand(InvoiceId, ids.next()),
             number: InvoiceNumbering.format(organisation.settings, "storno", year, counter),
             kind: "storno",
             status: "issued",

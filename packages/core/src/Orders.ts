@@ -25,7 +25,7 @@ import type {
 } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog, type NewEvent } from "./Events/EventLog.js"
-import { Ids } from "./Ids.js"
+import { brand, Ids } from "./Ids.js"
 import { Inventory } from "./Inventory.js"
 import { NumberSequence } from "./Invoicing/NumberSequence.js"
 import { nextNumber } from "./internal/documentNumbers.js"
@@ -34,6 +34,7 @@ import { nowIso, orNotFound, requireLink } from "./internal/records.js"
 import { findOrCreateContact } from "./Leads/ContactMatch.js"
 import { Mailer } from "./Mail.js"
 import * as Fulfilment from "./Orders/Fulfilment.js"
+import { OrderId } from "./Orders/OrderIds.js"
 import { OrderRepository } from "./Orders/OrderRepository.js"
 import type { Order, OrderCreate, OrderLine, OrderListQuery, OrderPatch } from "./Orders/OrderSchemas.js"
 import * as PaymentStatus from "./Orders/PaymentStatus.js"
@@ -64,11 +65,11 @@ export class Orders extends Context.Tag("@crm/core/Orders")<
       Order,
       ValidationFailed | OrderAlreadyExists | EmailAlreadyExists | PlanRefused | StockError | StorageError
     >
-    readonly get: (organisation: Organisation, id: string) => Effect.Effect<Order, NotFound | StorageError>
+    readonly get: (organisation: Organisation, id: OrderId) => Effect.Effect<Order, NotFound | StorageError>
     /** Payment status first, then fulfilment, in one unit of work. */
     readonly update: (
       organisation: Organisation,
-      id: string,
+      id: OrderId,
       patch: Patch,
       actor: Actor
     ) => Effect.Effect<Order, NotFound | TransitionNotAllowed | ValidationFailed | StockError | StorageError>
@@ -127,8 +128,8 @@ export const make = Effect.gen(function* () {
   const tx = yield* Transaction
 
   const findBuyer = findOrCreateContact(contacts, contactRepo)
-  const find = (organisationId: OrganisationId, id: string) => repo.get(organisationId, id).pipe(orNotFound("order"))
-  const lock = (organisationId: OrganisationId, id: string) =>
+  const find = (organisationId: OrganisationId, id: OrderId) => repo.get(organisationId, id).pipe(orNotFound("order"))
+  const lock = (organisationId: OrganisationId, id: OrderId) =>
     repo.getForUpdate(organisationId, id).pipe(orNotFound("order"))
 
   const mailBuyer = (organisation: Organisation, order: Order) =>
@@ -146,7 +147,7 @@ export const make = Effect.gen(function* () {
           yield* requireLink("contact_id", input.contact_id, (id) => contactRepo.get(organisation.id, id))
           yield* requireLink("deal_id", input.deal_id, (id) => deals.get(organisation.id, id))
           const now = yield* nowIso
-          const id = ids.next()
+          const id = brand(OrderId, ids.next())
           const currency = input.currency ?? organisation.settings.default_currency
           const priced = priceDocument(
             input.items.map((line) => ({

@@ -6,13 +6,14 @@ import type { z } from "zod"
 import type { NotFound, StorageError, TransitionNotAllowed, ValidationFailed, VariantRequired } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
-import { Ids } from "./Ids.js"
+import { brand, Ids } from "./Ids.js"
 import { goodsIn, Inventory } from "./Inventory.js"
 import { NumberSequence } from "./Invoicing/NumberSequence.js"
 import { nextNumber } from "./internal/documentNumbers.js"
 import { operation } from "./internal/operation.js"
 import { nowIso, orNotFound } from "./internal/records.js"
 import type { Organisation, OrganisationId } from "./Organisation.js"
+import { PurchaseOrderId } from "./PurchaseOrders/PurchaseOrderIds.js"
 import { PurchaseOrderRepository } from "./PurchaseOrders/PurchaseOrderRepository.js"
 import type {
   PurchaseOrder,
@@ -43,9 +44,12 @@ export class PurchaseOrders extends Context.Tag("@crm/core/PurchaseOrders")<
       organisation: Organisation,
       input: z.output<typeof PurchaseOrderCreate>
     ) => Effect.Effect<PurchaseOrder, ValidationFailed | VariantRequired | StorageError>
-    readonly get: (organisation: Organisation, id: string) => Effect.Effect<PurchaseOrder, NotFound | StorageError>
+    readonly get: (
+      organisation: Organisation,
+      id: PurchaseOrderId
+    ) => Effect.Effect<PurchaseOrder, NotFound | StorageError>
     /** draft → ordered: sent to the supplier. */
-    readonly order: (organisation: Organisation, id: string) => Move
+    readonly order: (organisation: Organisation, id: PurchaseOrderId) => Move
     /**
      * Records a delivery: partial while units are missing, received when the last arrives, which
      * emits `purchase_order.received`. The units of lines with a product enter its tracked stock
@@ -53,14 +57,14 @@ export class PurchaseOrders extends Context.Tag("@crm/core/PurchaseOrders")<
      */
     readonly receive: (
       organisation: Organisation,
-      id: string,
+      id: PurchaseOrderId,
       receipt: PurchaseOrderReceipt,
       actor: Actor
     ) => Effect.Effect<
       PurchaseOrder,
       NotFound | TransitionNotAllowed | ValidationFailed | VariantRequired | StorageError
     >
-    readonly cancel: (organisation: Organisation, id: string) => Move
+    readonly cancel: (organisation: Organisation, id: PurchaseOrderId) => Move
     readonly list: (
       organisation: Organisation,
       query: PurchaseOrderListQuery
@@ -78,13 +82,13 @@ export const make = Effect.gen(function* () {
   const inventory = yield* Inventory
   const tx = yield* Transaction
 
-  const find = (organisationId: OrganisationId, id: string) =>
+  const find = (organisationId: OrganisationId, id: PurchaseOrderId) =>
     repo.get(organisationId, id).pipe(orNotFound("purchase order"))
-  const lock = (organisationId: OrganisationId, id: string) =>
+  const lock = (organisationId: OrganisationId, id: PurchaseOrderId) =>
     repo.getForUpdate(organisationId, id).pipe(orNotFound("purchase order"))
 
   /** A move that changes nothing but the status (and the stamp `ordered` sets). */
-  const move = (organisation: Organisation, id: string, to: Status) =>
+  const move = (organisation: Organisation, id: PurchaseOrderId, to: Status) =>
     tx.run(
       Effect.gen(function* () {
         const current = yield* lock(organisation.id, id)
@@ -112,7 +116,7 @@ export const make = Effect.gen(function* () {
           yield* inventory.checkLines(organisation, lines)
           const now = yield* nowIso
           const order: PurchaseOrder = {
-            id: ids.next(),
+            id: brand(PurchaseOrderId, ids.next()),
             number: yield* nextNumber(sequence, organisation, "purchase_order"),
             supplier: input.supplier,
             status: "draft",

@@ -19,7 +19,7 @@ import {
 } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog, type NewEvent } from "./Events/EventLog.js"
-import { Ids } from "./Ids.js"
+import { brand, Ids } from "./Ids.js"
 import { requireProducts } from "./Inventory/ProductLinks.js"
 import { ProductRepository } from "./Inventory/ProductRepository.js"
 import { buyerOf } from "./Invoicing/BuyerOf.js"
@@ -33,6 +33,7 @@ import { merge, nowIso, orNotFound, owningOrganisation, partyLinks } from "./int
 import type { Organisation, OrganisationId } from "./Organisation.js"
 import { lacksVatReason } from "./Pricing/LineSchemas.js"
 import { inputOf, price } from "./Pricing/PricedDocument.js"
+import { QuoteId } from "./Quotes/QuoteIds.js"
 import { QuoteRepository } from "./Quotes/QuoteRepository.js"
 import type { Quote, QuoteCreate, QuoteListQuery, QuotePatch, QuoteRevision } from "./Quotes/QuoteSchemas.js"
 import * as QuoteStatus from "./Quotes/QuoteStatus.js"
@@ -54,18 +55,18 @@ export class Quotes extends Context.Tag("@crm/core/Quotes")<
       input: z.output<typeof QuoteCreate>,
       actor: Actor
     ) => Effect.Effect<Quote, ValidationFailed | StorageError>
-    readonly get: (organisation: Organisation, id: string) => Effect.Effect<Quote, NotFound | StorageError>
+    readonly get: (organisation: Organisation, id: QuoteId) => Effect.Effect<Quote, NotFound | StorageError>
     /**
      * The quote with the buyer it addresses, for its PDF: a quote freezes no buyer, so this is its
      * company (else its contact) as it is now.
      */
     readonly addressed: (
       organisation: Organisation,
-      id: string
+      id: QuoteId
     ) => Effect.Effect<{ readonly quote: Quote; readonly buyer: Buyer }, NotFound | StorageError>
     readonly update: (
       organisation: Organisation,
-      id: string,
+      id: QuoteId,
       patch: z.output<typeof QuotePatch>,
       actor: Actor
     ) => Effect.Effect<Quote, NotFound | NotDraft | ValidationFailed | StorageError>
@@ -73,19 +74,19 @@ export class Quotes extends Context.Tag("@crm/core/Quotes")<
     /** Person-side transitions (admin API): send, accept, reject, cancel. */
     readonly transition: (
       organisation: Organisation,
-      id: string,
+      id: QuoteId,
       action: PersonAction
     ) => Effect.Effect<Quote, NotFound | TransitionNotAllowed | StorageError>
     /** The organisation owning a quote, for the admin API, which names only the quote. */
     readonly owner: (id: string) => Effect.Effect<Organisation, NotFound | StorageError>
     readonly revisions: (
       organisation: Organisation,
-      id: string
+      id: QuoteId
     ) => Effect.Effect<ReadonlyArray<QuoteRevision>, NotFound | StorageError>
     /** An accepted quote becomes an invoice draft with the same lines, once. */
     readonly invoice: (
       organisation: Organisation,
-      id: string
+      id: QuoteId
     ) => Effect.Effect<Invoice, NotFound | TransitionNotAllowed | AlreadyInvoiced | ValidationFailed | StorageError>
     /** The daily job: sent quotes past `valid_until` expire. */
     readonly expire: (organisation: Organisation) => Effect.Effect<number, StorageError>
@@ -120,8 +121,8 @@ export const make = Effect.gen(function* () {
   const events = yield* EventLog
   const tx = yield* Transaction
 
-  const find = (organisationId: OrganisationId, id: string) => repo.get(organisationId, id).pipe(orNotFound("quote"))
-  const lock = (organisationId: OrganisationId, id: string) =>
+  const find = (organisationId: OrganisationId, id: QuoteId) => repo.get(organisationId, id).pipe(orNotFound("quote"))
+  const lock = (organisationId: OrganisationId, id: QuoteId) =>
     repo.getForUpdate(organisationId, id).pipe(orNotFound("quote"))
   const requireLinks = partyLinks(contacts, companies)
 
@@ -135,7 +136,7 @@ export const make = Effect.gen(function* () {
           const year = yearOf(yield* BusinessTime.today(organisation))
           const currency = input.currency ?? organisation.settings.default_currency
           const draft = {
-            id: ids.next(),
+            id: brand(QuoteId, ids.next()),
             status: "draft" as const,
             revision: 0,
             currency,

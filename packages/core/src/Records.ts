@@ -20,6 +20,7 @@ import { operation } from "./internal/operation.js"
 import { merge, nowIso, orNotFound, partyLinks, requireLink } from "./internal/records.js"
 import type { Organisation, OrganisationId } from "./Organisation.js"
 import * as RecordFields from "./Records/RecordFields.js"
+import { RecordId } from "./Records/RecordIds.js"
 import { RecordRepository } from "./Records/RecordRepository.js"
 import type {
   CustomRecord,
@@ -48,10 +49,10 @@ export class Records extends Context.Tag("@crm/core/Records")<
       input: z.output<typeof RecordCreate>,
       actor: Actor
     ) => Effect.Effect<WrittenRecord, ValidationFailed | StorageError>
-    readonly get: (organisation: Organisation, id: string) => Effect.Effect<CustomRecord, NotFound | StorageError>
+    readonly get: (organisation: Organisation, id: RecordId) => Effect.Effect<CustomRecord, NotFound | StorageError>
     readonly update: (
       organisation: Organisation,
-      id: string,
+      id: RecordId,
       patch: z.output<typeof RecordPatch>,
       actor: Actor
     ) => Effect.Effect<WrittenRecord, ValidationFailed | NotFound | StorageError>
@@ -84,7 +85,7 @@ export const make = Effect.gen(function* () {
   const tx = yield* Transaction
   const parties = partyLinks(contacts, companies)
 
-  const find = (organisationId: OrganisationId, id: string) => repo.get(organisationId, id).pipe(orNotFound("record"))
+  const find = (organisationId: OrganisationId, id: RecordId) => repo.get(organisationId, id).pipe(orNotFound("record"))
 
   const links = (
     organisationId: OrganisationId,
@@ -141,18 +142,27 @@ export const make = Effect.gen(function* () {
     const linkedIdsOf = (record: CustomRecord, type: RecordType) =>
       RecordFields.rollupRelations(type).flatMap((relation) => RecordFields.linkedIds(record.custom, relation))
     const ids = [...new Set(typed.flatMap(({ record, type }) => (type === undefined ? [] : linkedIdsOf(record, type))))]
-    return Effect.map(ids.length === 0 ? Effect.succeed([]) : repo.getMany(organisation.id, ids), (rows) => {
-      const byId = new Map(rows.map((row) => [row.id, row.custom]))
-      return typed.map(({ record, type }) => {
-        if (type === undefined) return record
-        const linked = (relation: string) =>
-          RecordFields.linkedIds(record.custom, relation).flatMap((id) => {
-            const custom = byId.get(id)
-            return custom === undefined ? [] : [custom]
-          })
-        return { ...record, type_key: type.key, custom: RecordFields.withComputed(type, record.custom, linked) }
-      })
-    })
+    return Effect.map(
+      ids.length === 0
+        ? Effect.succeed([])
+        : repo.getMany(
+            organisation.id,
+            ids.map((id) => brand(RecordId, id))
+          ),
+      (rows) => {
+        // Keyed by the plain id: the links are read back out of custom values, unbranded.
+        const byId = new Map<string, CustomRecord["custom"]>(rows.map((row) => [row.id, row.custom]))
+        return typed.map(({ record, type }) => {
+          if (type === undefined) return record
+          const linked = (relation: string) =>
+            RecordFields.linkedIds(record.custom, relation).flatMap((id) => {
+              const custom = byId.get(id)
+              return custom === undefined ? [] : [custom]
+            })
+          return { ...record, type_key: type.key, custom: RecordFields.withComputed(type, record.custom, linked) }
+        })
+      }
+    )
   }
 
   const presentOne = (organisation: Organisation, record: CustomRecord) =>
@@ -171,7 +181,7 @@ export const make = Effect.gen(function* () {
           yield* references(organisation, normalised.references)
           const now = yield* nowIso
           const record: CustomRecord = {
-            id: ids.next(),
+            id: brand(RecordId, ids.next()),
             type_id: type.id,
             type_key: type.key,
             title: input.title ?? null,

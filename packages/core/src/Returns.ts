@@ -6,7 +6,7 @@ import type { z } from "zod"
 import type { NotFound, StorageError, TransitionNotAllowed, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
-import { Ids } from "./Ids.js"
+import { brand, Ids } from "./Ids.js"
 import { goodsIn, Inventory } from "./Inventory.js"
 import { NumberSequence } from "./Invoicing/NumberSequence.js"
 import { nextNumber } from "./internal/documentNumbers.js"
@@ -15,6 +15,7 @@ import { linked, nowIso, orNotFound } from "./internal/records.js"
 import { OrderRepository } from "./Orders/OrderRepository.js"
 import type { Organisation, OrganisationId } from "./Organisation.js"
 import type { Actor } from "./Resource.js"
+import { ReturnId } from "./Returns/ReturnIds.js"
 import * as ReturnLines from "./Returns/ReturnLines.js"
 import { ReturnRepository } from "./Returns/ReturnRepository.js"
 import type { Return, ReturnCreate, ReturnListQuery, ReturnUpdate } from "./Returns/ReturnSchemas.js"
@@ -38,14 +39,14 @@ export class Returns extends Context.Tag("@crm/core/Returns")<
       organisation: Organisation,
       input: z.output<typeof ReturnCreate>
     ) => Effect.Effect<Return, ValidationFailed | StorageError>
-    readonly get: (organisation: Organisation, id: string) => Effect.Effect<Return, NotFound | StorageError>
+    readonly get: (organisation: Organisation, id: ReturnId) => Effect.Effect<Return, NotFound | StorageError>
     /**
      * A status move; emits `return.updated` when the status changes, nothing when it stays. Goods
      * received go back into tracked stock through the ledger, in the same unit of work.
      */
     readonly update: (
       organisation: Organisation,
-      id: string,
+      id: ReturnId,
       change: z.output<typeof ReturnUpdate>,
       actor: Actor
     ) => Effect.Effect<Return, NotFound | TransitionNotAllowed | ValidationFailed | StorageError>
@@ -68,8 +69,8 @@ export const make = Effect.gen(function* () {
   const events = yield* EventLog
   const tx = yield* Transaction
 
-  const find = (organisationId: OrganisationId, id: string) => repo.get(organisationId, id).pipe(orNotFound("return"))
-  const lock = (organisationId: OrganisationId, id: string) =>
+  const find = (organisationId: OrganisationId, id: ReturnId) => repo.get(organisationId, id).pipe(orNotFound("return"))
+  const lock = (organisationId: OrganisationId, id: ReturnId) =>
     repo.getForUpdate(organisationId, id).pipe(orNotFound("return"))
 
   return Returns.of({
@@ -82,7 +83,7 @@ export const make = Effect.gen(function* () {
           const items = yield* ReturnLines.linesOf(order, yield* repo.ofOrder(organisation.id, order.id), input.items)
           const now = yield* nowIso
           const rma: Return = {
-            id: ids.next(),
+            id: brand(ReturnId, ids.next()),
             number: yield* nextNumber(sequence, organisation, "return"),
             order_id: order.id,
             contact_id: order.contact_id,

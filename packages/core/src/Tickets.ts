@@ -14,13 +14,14 @@ import {
 } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
-import { Ids } from "./Ids.js"
+import { brand, Ids } from "./Ids.js"
 import { NumberSequence } from "./Invoicing/NumberSequence.js"
 import { nextNumber } from "./internal/documentNumbers.js"
 import { operation } from "./internal/operation.js"
 import { linked, nowIso, orNotFound } from "./internal/records.js"
 import { Mailer } from "./Mail.js"
 import type { Organisation, OrganisationId } from "./Organisation.js"
+import { TicketId } from "./Tickets/TicketIds.js"
 import { TicketRepository } from "./Tickets/TicketRepository.js"
 import type {
   Ticket,
@@ -48,11 +49,11 @@ export class Tickets extends Context.Tag("@crm/core/Tickets")<
       organisation: Organisation,
       input: z.output<typeof TicketCreate>
     ) => Effect.Effect<Ticket, ValidationFailed | StorageError>
-    readonly get: (organisation: Organisation, id: string) => Effect.Effect<Ticket, NotFound | StorageError>
+    readonly get: (organisation: Organisation, id: TicketId) => Effect.Effect<Ticket, NotFound | StorageError>
     /** Emits `ticket.updated` only when something changed; a move the status machine refuses changes nothing. */
     readonly update: (
       organisation: Organisation,
-      id: string,
+      id: TicketId,
       patch: z.output<typeof TicketPatch>
     ) => Effect.Effect<Ticket, NotFound | TransitionNotAllowed | StorageError>
     readonly list: (
@@ -66,7 +67,7 @@ export class Tickets extends Context.Tag("@crm/core/Tickets")<
      */
     readonly reply: (
       organisation: Organisation,
-      id: string,
+      id: TicketId,
       input: TicketReply
     ) => Effect.Effect<Ticket, NotFound | TransitionNotAllowed | StorageError>
   }
@@ -103,8 +104,8 @@ export const make = Effect.gen(function* () {
   const tx = yield* Transaction
   const mailer = yield* Mailer
 
-  const find = (organisationId: OrganisationId, id: string) => repo.get(organisationId, id).pipe(orNotFound("ticket"))
-  const lock = (organisationId: OrganisationId, id: string) =>
+  const find = (organisationId: OrganisationId, id: TicketId) => repo.get(organisationId, id).pipe(orNotFound("ticket"))
+  const lock = (organisationId: OrganisationId, id: TicketId) =>
     repo.getForUpdate(organisationId, id).pipe(orNotFound("ticket"))
 
   return Tickets.of({
@@ -129,7 +130,7 @@ export const make = Effect.gen(function* () {
           const businessNow = yield* BusinessTime.iso(organisation)
           const priority = input.priority ?? "normal"
           const ticket: TicketRecord = {
-            id: ids.next(),
+            id: brand(TicketId, ids.next()),
             number: yield* nextNumber(sequence, organisation, "ticket"),
             subject: input.subject,
             description: input.description ?? null,

@@ -15,10 +15,10 @@ import { ContactId } from "../src/Contacts/ContactSchemas.js"
 import { type Deal, DealId, type StageVisit } from "../src/Deals/DealSchemas.js"
 import type { Pipeline, Stage } from "../src/Deals/PipelineSchemas.js"
 import { brand } from "../src/Ids.js"
-import type { Invoice } from "../src/Invoicing/InvoiceSchemas.js"
+import { type Invoice, InvoiceId } from "../src/Invoicing/InvoiceSchemas.js"
 import { dateIn } from "../src/internal/dates.js"
 import { decimal } from "../src/Money/Amount.js"
-import type { Quote } from "../src/Quotes/QuoteSchemas.js"
+import { type Quote, QuoteId } from "../src/Quotes/QuoteSchemas.js"
 
 const NOW = "2026-11-20T10:00:00.000Z"
 const TZ = "Europe/Prague"
@@ -137,7 +137,7 @@ const VISITS: ReadonlyArray<StageVisit> = [
 ]
 
 const invoice = (n: number, fields: Partial<Invoice>): Invoice => ({
-  id: uuid(200 + n),
+  id: brand(InvoiceId, uuid(200 + n)),
   number: `2026-${String(n).padStart(6, "0")}`,
   kind: "normal",
   status: "issued",
@@ -186,7 +186,7 @@ const I12 = invoice(12, { status: "paid", total: 1000, paid_amount: 1000, due_da
 const INVOICES = [I1, I2, I3, I4, I5, I6, I7, I8, I9, I10, I11, I12, I13, I14]
 
 const quote = (n: number, fields: Partial<Quote>): Quote => ({
-  id: uuid(300 + n),
+  id: brand(QuoteId, uuid(300 + n)),
   number: `Q2026-${n}`,
   status: "accepted",
   revision: 1,
@@ -215,7 +215,7 @@ const Q2 = quote(2, { currency: "CZK", total: 20000, updated_at: "2026-11-16T23:
 // Q5: accepted 2026-09-01 → 2026-09-15, already past → the current month.
 const Q5 = quote(5, { total: 250, updated_at: "2026-09-01T10:00:00.000Z" })
 // Not contracted: already invoiced, or only sent.
-const Q3 = quote(3, { total: 900, invoice_id: uuid(399) })
+const Q3 = quote(3, { total: 900, invoice_id: brand(InvoiceId, uuid(399)) })
 const Q4 = quote(4, { status: "sent", total: 400 })
 const QUOTES = [Q1, Q2, Q3, Q4, Q5]
 

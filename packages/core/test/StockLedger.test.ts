@@ -1,11 +1,11 @@
-import { Inventory } from "@crm/core"
+import { Ids, Inventory } from "@crm/core"
 import * as Either from "effect/Either"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 
 const { StockLedger } = Inventory
 
-const ITEM = { product_id: crypto.randomUUID(), variant_id: null }
+const ITEM = { product_id: Ids.brand(Inventory.ProductId, crypto.randomUUID()), variant_id: null }
 
 const move: fc.Arbitrary<Inventory.StockLedger.Move> = fc.oneof(
   fc.record({
@@ -103,7 +103,11 @@ describe("StockLedger", () => {
   })
 
   it("names the item and the level in an insufficient_stock refusal", () => {
-    const refused = StockLedger.apply({ product_id: "p", variant_id: "v" }, 2, { kind: "sale", delta: -3 })
+    const refused = StockLedger.apply(
+      { product_id: Ids.brand(Inventory.ProductId, "p"), variant_id: Ids.brand(Inventory.VariantId, "v") },
+      2,
+      { kind: "sale", delta: -3 }
+    )
     expect(Either.isLeft(refused) && refused.left.detail).toMatchObject({
       product_id: "p",
       variant_id: "v",

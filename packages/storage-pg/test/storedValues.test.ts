@@ -4,7 +4,7 @@
  * silently wrong record. The rows are spoiled with raw SQL, as a hand edit or an old release would.
  * Runs on PGlite, and on the PostgreSQL server when DATABASE_URL is set.
  */
-import { Access, Contacts, Deals, Errors, Ids, Organisation, Pricing, Settings } from "@crm/core"
+import { Access, Contacts, Deals, Errors, Ids, Orders, Organisation, Pricing, Returns, Settings } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it, layer, type Vitest } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -184,9 +184,9 @@ describe("jsonOf", () => {
 
   it("reads the lines of a return recorded before returns named their order's lines, and no other line", () => {
     const row = {
-      id: crypto.randomUUID(),
+      id: Ids.brand(Returns.ReturnId, crypto.randomUUID()),
       number: "R-1",
-      order_id: crypto.randomUUID(),
+      order_id: Ids.brand(Orders.OrderId, crypto.randomUUID()),
       contact_id: null,
       status: "requested",
       reason: null,

@@ -14,6 +14,7 @@ import { Companies, CompanyCreate, CompanyUpsert } from "../Companies.js"
 import { ContactCreate, Contacts, ContactUpsert } from "../Contacts.js"
 import { DealCreate, Deals } from "../Deals.js"
 import type { DomainError, StorageError } from "../Errors.js"
+import { ProductId } from "../Inventory/ProductIds.js"
 import { Inventory, ProductCreate, ProductUpsert, StockMove } from "../Inventory.js"
 import { InvoiceCreate, Invoicing } from "../Invoicing.js"
 import { LinkPageCreate, LinkPages } from "../LinkPages.js"
@@ -28,7 +29,6 @@ import { ReturnCreate, Returns } from "../Returns.js"
 import { PageCreate, PostCreate, SiteCreate, Sites } from "../Sites.js"
 import { TaskCreate, Tasks } from "../Tasks.js"
 import { TicketCreate, Tickets } from "../Tickets.js"
-import { IdInput } from "../Wire.js"
 
 /**
  * How a kind with a natural key is upserted in an import run with `mode: upsert`: a line carrying
@@ -143,7 +143,7 @@ export const KINDS = {
   ),
   // A stock movement or stocktake (the stock endpoint's body plus the product); its id is the product's.
   stock: kind(
-    StockMove.safeExtend({ product_id: IdInput.describe("the product whose stock moves") }),
+    StockMove.safeExtend({ product_id: ProductId.describe("the product whose stock moves") }),
     (organisation, { product_id, ...move }, actor) =>
       Effect.flatMap(Inventory, (service) => service.move(organisation, product_id, move, actor))
   ),

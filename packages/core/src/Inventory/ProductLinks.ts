@@ -7,11 +7,12 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { invalidField, type StorageError, type ValidationFailed } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
+import type { ProductId, VariantId } from "./ProductIds.js"
 import type { ProductRepository } from "./ProductRepository.js"
 
 export interface ProductLink {
-  readonly product_id?: string | null | undefined
-  readonly variant_id?: string | null | undefined
+  readonly product_id?: ProductId | null | undefined
+  readonly variant_id?: VariantId | null | undefined
 }
 
 export const requireProducts = (

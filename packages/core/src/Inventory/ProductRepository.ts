@@ -4,6 +4,7 @@ import type * as Option from "effect/Option"
 import type { StorageError, ValidationFailed } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
+import type { ProductId } from "./ProductIds.js"
 import type { Product, ProductKind, StockBand } from "./ProductSchemas.js"
 
 export interface ProductFilter {
@@ -28,7 +29,7 @@ export class ProductRepository extends Context.Tag("@crm/core/ProductRepository"
       product: Product
     ) => Effect.Effect<void, ValidationFailed | StorageError>
     /** With `stock` and each variant's `stock` as the levels stand. */
-    readonly get: (organisationId: OrganisationId, id: string) => Effect.Effect<Option.Option<Product>, StorageError>
+    readonly get: (organisationId: OrganisationId, id: ProductId) => Effect.Effect<Option.Option<Product>, StorageError>
     /** The product with this SKU (unique in the organisation). */
     readonly findBySku: (
       organisationId: OrganisationId,
@@ -37,7 +38,7 @@ export class ProductRepository extends Context.Tag("@crm/core/ProductRepository"
     /** Like `get`, and no other unit of work changes the product or moves its stock until the calling one ends. */
     readonly getForUpdate: (
       organisationId: OrganisationId,
-      id: string
+      id: ProductId
     ) => Effect.Effect<Option.Option<Product>, StorageError>
     /**
      * Writes everything but stock: the stock fields of `product` are ignored. Items that are new

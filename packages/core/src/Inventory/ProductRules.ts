@@ -6,6 +6,7 @@
 import * as Either from "effect/Either"
 import { ValidationFailed, type ValidationIssue } from "../Errors.js"
 import { precisionIssues } from "../Money/Currency.js"
+import type { VariantId } from "./ProductIds.js"
 import type { Product, Variant, VariantInput } from "./ProductSchemas.js"
 import { aggregate, type Level } from "./StockLedger.js"
 
@@ -65,7 +66,7 @@ export const check = (product: Product): Either.Either<Product, ValidationFailed
 export const variantsFrom = (
   current: ReadonlyArray<Variant>,
   inputs: ReadonlyArray<VariantInput>,
-  newId: () => string
+  newId: () => VariantId
 ): Either.Either<ReadonlyArray<Variant>, ValidationFailed> => {
   const seen = new Set<string>()
   const issues: Array<ValidationIssue> = []

@@ -1,8 +1,14 @@
 /** Products, their variants and stock movements as they travel on the wire. */
 import { z } from "zod"
 import { Currency } from "../Money/Currency.js"
+import { OrderId } from "../Orders/OrderIds.js"
+import { PurchaseOrderId } from "../PurchaseOrders/PurchaseOrderIds.js"
+import { ReturnId } from "../Returns/ReturnIds.js"
 import { IdInput, PageQuery, pageEnvelope, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
+import { ProductId, VariantId } from "./ProductIds.js"
 import { MAX_LEVEL } from "./StockLedger.js"
+
+export * from "./ProductIds.js"
 
 export const ProductKind = z.enum(["physical", "service", "digital", "dropship", "gift_card"])
 export type ProductKind = z.infer<typeof ProductKind>
@@ -84,7 +90,7 @@ export const ProductUpsert = ProductPatch.safeExtend({
 })
 
 export const Variant = z.object({
-  id: z.uuid(),
+  id: VariantId,
   sku: z.string().nullable(),
   options: z.record(z.string(), z.string()),
   unit_price: z.number().nullable().describe("net; null: the product's unit_price"),
@@ -93,7 +99,7 @@ export const Variant = z.object({
 export type Variant = z.infer<typeof Variant>
 
 export const Product = z.object({
-  id: z.uuid(),
+  id: ProductId,
   sku: z.string(),
   name: z.string(),
   unit: z.string(),
@@ -155,7 +161,7 @@ export const StockMove = z
       .nullable()
       .optional()
       .describe("a stocktake, recorded as the difference from the level; null stops tracking"),
-    variant_id: IdInput.optional().describe("required for a product with variants, refused for one without"),
+    variant_id: VariantId.optional().describe("required for a product with variants, refused for one without"),
     note: z.string().max(1000).optional()
   })
   .refine(onlyOne, { message: "send exactly one of delta or count", path: ["delta"] })
@@ -167,15 +173,15 @@ export type StockMove = z.output<typeof StockMove>
 
 export const StockMovement = z.object({
   id: z.uuid(),
-  product_id: z.uuid(),
-  variant_id: z.uuid().nullable(),
+  product_id: ProductId,
+  variant_id: VariantId.nullable(),
   kind: MovementKind,
   quantity: z.number().int().describe("signed change of the level"),
   level: z.number().int().nullable().describe("the level after the movement; null when it stopped tracking"),
   key_id: z.uuid().nullable().describe("the API key that made it"),
-  order_id: z.uuid().nullable().describe("the order a sale, a cancellation or a received return belongs to"),
-  purchase_order_id: z.uuid().nullable().describe("the purchase order a receipt belongs to"),
-  return_id: z.uuid().nullable().describe("the return whose goods came back"),
+  order_id: OrderId.nullable().describe("the order a sale, a cancellation or a received return belongs to"),
+  purchase_order_id: PurchaseOrderId.nullable().describe("the purchase order a receipt belongs to"),
+  return_id: ReturnId.nullable().describe("the return whose goods came back"),
   note: z.string().nullable(),
   created_at: Timestamp
 })
@@ -183,7 +189,7 @@ export type StockMovement = z.infer<typeof StockMovement>
 export const StockMovementPage = pageEnvelope(StockMovement)
 
 export const StockMovementQuery = z.object({
-  variant_id: IdInput.optional(),
+  variant_id: VariantId.optional(),
   ...PageQuery
 })
 export type StockMovementQuery = z.output<typeof StockMovementQuery>

@@ -8,14 +8,15 @@
  */
 import * as Either from "effect/Either"
 import { InsufficientStock, invalidField, StockNotTracked, type ValidationFailed } from "../Errors.js"
+import type { ProductId, VariantId } from "./ProductIds.js"
 import type { MovementKind, StockBand } from "./ProductSchemas.js"
 
 export type Level = number | null
 
 /** Which stock a movement touches: a product without variants, or one variant of a product. */
 export interface Item {
-  readonly product_id: string
-  readonly variant_id: string | null
+  readonly product_id: ProductId
+  readonly variant_id: VariantId | null
 }
 
 export type Move =

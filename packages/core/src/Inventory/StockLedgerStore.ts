@@ -3,6 +3,7 @@ import type * as Effect from "effect/Effect"
 import type { StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
+import type { ProductId, VariantId } from "./ProductIds.js"
 import type { StockMovement } from "./ProductSchemas.js"
 
 /** The append-only stock ledger of one organisation and the levels it keeps beside. */
@@ -20,8 +21,8 @@ export class StockLedgerStore extends Context.Tag("@crm/core/StockLedgerStore")<
     /** A product's movements, newest first (the order they were recorded); at most `limit + 1`. */
     readonly list: (
       organisationId: OrganisationId,
-      productId: string,
-      filter: { readonly variantId?: string },
+      productId: ProductId,
+      filter: { readonly variantId?: VariantId },
       page: Page
     ) => Effect.Effect<ReadonlyArray<StockMovement>, StorageError>
   }

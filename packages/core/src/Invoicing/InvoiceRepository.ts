@@ -6,6 +6,7 @@ import type { ContactId } from "../Contacts/ContactSchemas.js"
 import type { StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
+import type { InvoiceId } from "./InvoiceIds.js"
 import type { Invoice, InvoiceKind, InvoiceStatus, Payment } from "./InvoiceSchemas.js"
 
 export interface InvoiceFilter {
@@ -22,11 +23,11 @@ export class InvoiceRepository extends Context.Tag("@crm/core/InvoiceRepository"
     readonly insert: (organisationId: OrganisationId, invoice: Invoice) => Effect.Effect<void, StorageError>
     /** The organisation owning the invoice: the admin API names only the invoice's id. */
     readonly organisationOf: (id: string) => Effect.Effect<Option.Option<string>, StorageError>
-    readonly get: (organisationId: OrganisationId, id: string) => Effect.Effect<Option.Option<Invoice>, StorageError>
+    readonly get: (organisationId: OrganisationId, id: InvoiceId) => Effect.Effect<Option.Option<Invoice>, StorageError>
     /** Like `get`, and no other unit of work changes the invoice until the calling one ends. */
     readonly getForUpdate: (
       organisationId: OrganisationId,
-      id: string
+      id: InvoiceId
     ) => Effect.Effect<Option.Option<Invoice>, StorageError>
     readonly update: (organisationId: OrganisationId, invoice: Invoice) => Effect.Effect<void, StorageError>
     /** Newest first, ties by id; at most `limit + 1` rows. */
@@ -39,7 +40,7 @@ export class InvoiceRepository extends Context.Tag("@crm/core/InvoiceRepository"
     /** Oldest first. */
     readonly payments: (
       organisationId: OrganisationId,
-      invoiceId: string
+      invoiceId: InvoiceId
     ) => Effect.Effect<ReadonlyArray<Payment>, StorageError>
     /** Issued or partly paid invoices due before `today`, for the overdue job. */
     readonly dueBefore: (

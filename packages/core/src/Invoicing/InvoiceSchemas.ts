@@ -4,7 +4,11 @@ import { ContactId } from "../Contacts/ContactSchemas.js"
 import { DateOnly } from "../Deals/DealSchemas.js"
 import { Currency } from "../Money/Currency.js"
 import { DocumentAmounts, Line, LineInput } from "../Pricing/LineSchemas.js"
+import { QuoteId } from "../Quotes/QuoteIds.js"
 import { PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
+import { InvoiceId, PaymentId } from "./InvoiceIds.js"
+
+export * from "./InvoiceIds.js"
 
 export const InvoiceKind = z.enum(["normal", "storno", "corrective", "proforma", "advance"])
 export type InvoiceKind = z.infer<typeof InvoiceKind>
@@ -53,7 +57,7 @@ export const Buyer = z.object({
 export type Buyer = z.infer<typeof Buyer>
 
 export const Invoice = z.object({
-  id: z.uuid(),
+  id: InvoiceId,
   number: z.string().optional().describe("absent on a draft; allocated at issue"),
   kind: InvoiceKind,
   status: InvoiceStatus,
@@ -70,9 +74,9 @@ export const Invoice = z.object({
   paid_amount: z.number(),
   vat_reason: z.string().nullable(),
   note: z.string().nullable(),
-  quote_id: z.uuid().nullable().describe("the accepted quote this invoice was made from"),
-  original_invoice_id: z.uuid().nullable().describe("on a storno: the invoice it reverses"),
-  storno_invoice_id: z.uuid().nullable().describe("on a reversed invoice: its storno"),
+  quote_id: QuoteId.nullable().describe("the accepted quote this invoice was made from"),
+  original_invoice_id: InvoiceId.nullable().describe("on a storno: the invoice it reverses"),
+  storno_invoice_id: InvoiceId.nullable().describe("on a reversed invoice: its storno"),
   issued_at: Timestamp.nullable(),
   created_at: Timestamp,
   updated_at: Timestamp
@@ -98,8 +102,8 @@ export const PaymentCreate = z.strictObject({
 })
 
 export const Payment = z.object({
-  id: z.uuid(),
-  invoice_id: z.uuid(),
+  id: PaymentId,
+  invoice_id: InvoiceId,
   amount: z.number(),
   currency: z.string(),
   paid_on: z.string(),

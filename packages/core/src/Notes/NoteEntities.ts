@@ -11,6 +11,7 @@ import { DealId } from "../Deals/DealSchemas.js"
 import type { StorageError } from "../Errors.js"
 import { brand } from "../Ids.js"
 import type { OrganisationId } from "../Organisation.js"
+import { RecordId } from "../Records/RecordIds.js"
 import type { RecordRepository } from "../Records/RecordRepository.js"
 import type { NoteEntityType } from "./NoteSchemas.js"
 
@@ -82,7 +83,7 @@ export const findEntity = (
         Option.match(found, { onNone: () => none, onSome: (d) => summary(d.title, d.created_at, d.contact_id) })
       )
     case "record":
-      return Effect.flatMap(repos.records.get(organisationId, id), (found) =>
+      return Effect.flatMap(repos.records.get(organisationId, brand(RecordId, id)), (found) =>
         Option.match(found, {
           onNone: () => none,
           onSome: (r) => summary(r.title ?? `${r.type_key} ${r.id}`, r.created_at, r.contact_id)

@@ -5,6 +5,7 @@ import type { ContactId } from "../Contacts/ContactSchemas.js"
 import type { OrderAlreadyExists, StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
+import type { OrderId } from "./OrderIds.js"
 import type { OrderFulfilment as Fulfilment, Order, OrderPaymentStatus as PaymentStatus } from "./OrderSchemas.js"
 
 export interface OrderFilter {
@@ -22,11 +23,11 @@ export class OrderRepository extends Context.Tag("@crm/core/OrderRepository")<
       organisationId: OrganisationId,
       order: Order
     ) => Effect.Effect<void, OrderAlreadyExists | StorageError>
-    readonly get: (organisationId: OrganisationId, id: string) => Effect.Effect<Option.Option<Order>, StorageError>
+    readonly get: (organisationId: OrganisationId, id: OrderId) => Effect.Effect<Option.Option<Order>, StorageError>
     /** Like `get`, and no other unit of work changes the order until the calling one ends. */
     readonly getForUpdate: (
       organisationId: OrganisationId,
-      id: string
+      id: OrderId
     ) => Effect.Effect<Option.Option<Order>, StorageError>
     /** Writes what can change once an order is placed: its states, tracking link and lines. */
     readonly update: (organisationId: OrganisationId, order: Order) => Effect.Effect<void, StorageError>

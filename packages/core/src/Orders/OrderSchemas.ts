@@ -1,9 +1,13 @@
 import { z } from "zod"
 import { ContactId } from "../Contacts/ContactSchemas.js"
 import { DealId } from "../Deals/DealSchemas.js"
+import { ProductId, VariantId } from "../Inventory/ProductIds.js"
 import { Currency } from "../Money/Currency.js"
 import { DocumentAmounts } from "../Pricing/LineSchemas.js"
-import { IdInput as Id, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
+import { PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
+import { OrderId } from "./OrderIds.js"
+
+export * from "./OrderIds.js"
 
 export const OrderFulfilment = z.enum(["new", "confirmed", "shipped", "delivered", "cancelled"])
 export type OrderFulfilment = z.infer<typeof OrderFulfilment>
@@ -23,8 +27,8 @@ const name = z.string().max(500)
 
 export const OrderLineInput = z
   .strictObject({
-    product_id: Id.nullable().optional().describe("a product of the organisation; its tracked stock is taken"),
-    variant_id: Id.nullable().optional().describe("required for a product sold in variants"),
+    product_id: ProductId.nullable().optional().describe("a product of the organisation; its tracked stock is taken"),
+    variant_id: VariantId.nullable().optional().describe("required for a product sold in variants"),
     name: z.string().min(1).max(500),
     quantity: z.number().positive().max(1e9),
     unit_price: z.number().min(-1e12).max(1e12).describe("net price of one unit (negative for a discount line)"),
@@ -42,8 +46,8 @@ export const OrderLineInput = z
 export type OrderLineInput = z.output<typeof OrderLineInput>
 
 export const OrderLine = z.object({
-  product_id: z.uuid().nullable(),
-  variant_id: z.uuid().nullable(),
+  product_id: ProductId.nullable(),
+  variant_id: VariantId.nullable(),
   name: z.string(),
   quantity: z.number(),
   unit_price: z.number(),
@@ -92,7 +96,7 @@ export const OrderPatch = z.strictObject({
 })
 
 export const Order = z.object({
-  id: z.uuid(),
+  id: OrderId,
   order_number: z.string().describe("from the order series of the year, e.g. ORD2026-000001"),
   external_id: z.string(),
   fulfilment: OrderFulfilment,

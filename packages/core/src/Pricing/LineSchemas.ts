@@ -1,10 +1,10 @@
 /** Document lines as quotes and invoices carry them: what a client sends, and the priced line it gets back. */
 import { z } from "zod"
-import { IdInput } from "../Wire.js"
+import { ProductId, VariantId } from "../Inventory/ProductIds.js"
 
 export const LineInput = z.strictObject({
-  product_id: IdInput.nullable().optional().describe("a product of the organisation the line sells"),
-  variant_id: IdInput.nullable().optional().describe("one of that product's variants; needs product_id"),
+  product_id: ProductId.nullable().optional().describe("a product of the organisation the line sells"),
+  variant_id: VariantId.nullable().optional().describe("one of that product's variants; needs product_id"),
   name: z.string().min(1).max(500),
   quantity: z
     .number()
@@ -18,8 +18,8 @@ export const LineInput = z.strictObject({
 export type LineInput = z.output<typeof LineInput>
 
 export const Line = z.object({
-  product_id: z.uuid().nullable(),
-  variant_id: z.uuid().nullable(),
+  product_id: ProductId.nullable(),
+  variant_id: VariantId.nullable(),
   name: z.string(),
   quantity: z.number(),
   unit: z.string().nullable(),

@@ -4,6 +4,7 @@ import type * as Option from "effect/Option"
 import type { StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
+import type { PurchaseOrderId } from "./PurchaseOrderIds.js"
 import type { PurchaseOrder, PurchaseOrderStatus } from "./PurchaseOrderSchemas.js"
 
 export interface PurchaseOrderFilter {
@@ -17,12 +18,12 @@ export class PurchaseOrderRepository extends Context.Tag("@crm/core/PurchaseOrde
     readonly insert: (organisationId: OrganisationId, order: PurchaseOrder) => Effect.Effect<void, StorageError>
     readonly get: (
       organisationId: OrganisationId,
-      id: string
+      id: PurchaseOrderId
     ) => Effect.Effect<Option.Option<PurchaseOrder>, StorageError>
     /** Like `get`, and no other unit of work changes the order until the calling one ends. */
     readonly getForUpdate: (
       organisationId: OrganisationId,
-      id: string
+      id: PurchaseOrderId
     ) => Effect.Effect<Option.Option<PurchaseOrder>, StorageError>
     readonly update: (organisationId: OrganisationId, order: PurchaseOrder) => Effect.Effect<void, StorageError>
     /** Newest first, ties by id; at most `limit + 1` rows. */

@@ -1,5 +1,9 @@
 import { z } from "zod"
+import { ProductId, VariantId } from "../Inventory/ProductIds.js"
 import { IdInput, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
+import { PurchaseOrderId } from "./PurchaseOrderIds.js"
+
+export * from "./PurchaseOrderIds.js"
 
 export const PurchaseOrderStatus = z.enum(["draft", "ordered", "partial", "received", "cancelled"])
 export type PurchaseOrderStatus = z.infer<typeof PurchaseOrderStatus>
@@ -12,10 +16,10 @@ export const PurchaseOrderCreate = z.strictObject({
     .array(
       z
         .strictObject({
-          product_id: IdInput.nullable()
+          product_id: ProductId.nullable()
             .optional()
             .describe("a product of the organisation; units received enter its tracked stock"),
-          variant_id: IdInput.nullable().optional().describe("required for a product sold in variants"),
+          variant_id: VariantId.nullable().optional().describe("required for a product sold in variants"),
           name: z.string().min(1).max(500),
           quantity: quantity.describe("units ordered")
         })
@@ -40,8 +44,8 @@ export type PurchaseOrderReceipt = z.output<typeof PurchaseOrderReceipt>
 
 export const PurchaseOrderLine = z.object({
   id: z.uuid(),
-  product_id: z.uuid().nullable(),
-  variant_id: z.uuid().nullable(),
+  product_id: ProductId.nullable(),
+  variant_id: VariantId.nullable(),
   name: z.string(),
   quantity: z.number().int(),
   received_quantity: z.number().int()
@@ -49,7 +53,7 @@ export const PurchaseOrderLine = z.object({
 export type PurchaseOrderLine = z.infer<typeof PurchaseOrderLine>
 
 export const PurchaseOrder = z.object({
-  id: z.uuid(),
+  id: PurchaseOrderId,
   number: z.string(),
   supplier: z.string(),
   status: PurchaseOrderStatus,

@@ -6,6 +6,7 @@ import type { ContactId } from "../Contacts/ContactSchemas.js"
 import type { StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
+import type { QuoteId } from "./QuoteIds.js"
 import type { Quote, QuoteRevision, QuoteStatus } from "./QuoteSchemas.js"
 
 export interface QuoteFilter {
@@ -21,11 +22,11 @@ export class QuoteRepository extends Context.Tag("@crm/core/QuoteRepository")<
     readonly insert: (organisationId: OrganisationId, quote: Quote) => Effect.Effect<void, StorageError>
     /** The organisation owning the quote: the admin API names only the quote's id. */
     readonly organisationOf: (id: string) => Effect.Effect<Option.Option<string>, StorageError>
-    readonly get: (organisationId: OrganisationId, id: string) => Effect.Effect<Option.Option<Quote>, StorageError>
+    readonly get: (organisationId: OrganisationId, id: QuoteId) => Effect.Effect<Option.Option<Quote>, StorageError>
     /** Like `get`, and no other unit of work changes the quote until the calling one ends. */
     readonly getForUpdate: (
       organisationId: OrganisationId,
-      id: string
+      id: QuoteId
     ) => Effect.Effect<Option.Option<Quote>, StorageError>
     readonly update: (organisationId: OrganisationId, quote: Quote) => Effect.Effect<void, StorageError>
     /** Newest first, ties by id; at most `limit + 1` rows. */
@@ -38,7 +39,7 @@ export class QuoteRepository extends Context.Tag("@crm/core/QuoteRepository")<
     /** Oldest first. */
     readonly revisions: (
       organisationId: OrganisationId,
-      quoteId: string
+      quoteId: QuoteId
     ) => Effect.Effect<ReadonlyArray<QuoteRevision>, StorageError>
     /** Sent quotes whose `valid_until` is before `today`, for the expiry job. */
     readonly sentExpiringBefore: (

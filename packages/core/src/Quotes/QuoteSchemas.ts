@@ -2,9 +2,13 @@ import { z } from "zod"
 import { CompanyId } from "../Companies/CompanySchemas.js"
 import { ContactId } from "../Contacts/ContactSchemas.js"
 import { DateOnly } from "../Deals/DealSchemas.js"
+import { InvoiceId } from "../Invoicing/InvoiceIds.js"
 import { Currency } from "../Money/Currency.js"
 import { DocumentAmounts, Line, LineInput } from "../Pricing/LineSchemas.js"
 import { PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
+import { QuoteId } from "./QuoteIds.js"
+
+export * from "./QuoteIds.js"
 
 export const QuoteStatus = z.enum(["draft", "sent", "accepted", "rejected", "expired", "cancelled"])
 export type QuoteStatus = z.infer<typeof QuoteStatus>
@@ -23,7 +27,7 @@ export const QuoteCreate = z.strictObject(fields)
 export const QuotePatch = z.strictObject({ ...fields, items: fields.items.optional() })
 
 export const Quote = z.object({
-  id: z.uuid(),
+  id: QuoteId,
   number: z.string().describe("from the quote series, given at creation"),
   status: QuoteStatus,
   revision: z.number().int().describe("how many times the quote was sent; each send freezes a revision"),
@@ -35,7 +39,7 @@ export const Quote = z.object({
   valid_until: z.string().nullable(),
   vat_reason: z.string().nullable(),
   note: z.string().nullable(),
-  invoice_id: z.uuid().nullable().describe("the invoice draft made from the accepted quote"),
+  invoice_id: InvoiceId.nullable().describe("the invoice draft made from the accepted quote"),
   created_at: Timestamp,
   updated_at: Timestamp
 })
@@ -53,7 +57,7 @@ export type QuoteListQuery = z.output<typeof QuoteListQuery>
 
 /** What a send froze: the quote exactly as the customer received it. */
 export const QuoteRevision = z.object({
-  quote_id: z.uuid(),
+  quote_id: QuoteId,
   revision: z.number().int(),
   sent_at: Timestamp,
   quote: Quote

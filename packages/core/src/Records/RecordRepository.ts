@@ -7,6 +7,7 @@ import type { DealId } from "../Deals/DealSchemas.js"
 import type { StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
+import type { RecordId } from "./RecordIds.js"
 import type { CustomRecord } from "./RecordSchemas.js"
 
 export interface RecordFilter {
@@ -25,12 +26,12 @@ export class RecordRepository extends Context.Tag("@crm/core/RecordRepository")<
     readonly insert: (organisationId: OrganisationId, record: CustomRecord) => Effect.Effect<void, StorageError>
     readonly get: (
       organisationId: OrganisationId,
-      id: string
+      id: RecordId
     ) => Effect.Effect<Option.Option<CustomRecord>, StorageError>
     /** Like `get`, and no other unit of work changes the record until the calling one ends. */
     readonly getForUpdate: (
       organisationId: OrganisationId,
-      id: string
+      id: RecordId
     ) => Effect.Effect<Option.Option<CustomRecord>, StorageError>
     /** The records among `ids` that exist, in no particular order. */
     readonly getMany: (

@@ -3,6 +3,9 @@ import { CompanyId } from "../Companies/CompanySchemas.js"
 import { ContactId } from "../Contacts/ContactSchemas.js"
 import { DealId } from "../Deals/DealSchemas.js"
 import { IdInput as Id, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
+import { RecordId } from "./RecordIds.js"
+
+export * from "./RecordIds.js"
 
 // Ids compare as stored (lower case) on every store: PostgreSQL's uuid type ignores case, a map key does not.
 
@@ -28,7 +31,7 @@ export const RecordCreate = z.strictObject({
 export const RecordPatch = z.strictObject(fields)
 
 export const CustomRecord = z.object({
-  id: z.uuid(),
+  id: RecordId,
   type_id: z.uuid(),
   type_key: z.string(),
   title: z.string().nullable(),

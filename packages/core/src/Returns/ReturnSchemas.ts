@@ -1,6 +1,11 @@
 import { z } from "zod"
 import { ContactId } from "../Contacts/ContactSchemas.js"
-import { IdInput, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
+import { ProductId, VariantId } from "../Inventory/ProductIds.js"
+import { OrderId } from "../Orders/OrderIds.js"
+import { PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
+import { ReturnId } from "./ReturnIds.js"
+
+export * from "./ReturnIds.js"
 
 export const ReturnStatus = z.enum(["requested", "approved", "rejected", "received", "refunded", "cancelled"])
 export type ReturnStatus = z.infer<typeof ReturnStatus>
@@ -21,7 +26,7 @@ export const ReturnItem = z.strictObject({
 export type ReturnItem = z.output<typeof ReturnItem>
 
 export const ReturnCreate = z.strictObject({
-  order_id: IdInput.describe("a live order of the organisation: the one the goods came with"),
+  order_id: OrderId.describe("a live order of the organisation: the one the goods came with"),
   items: z.array(ReturnItem).min(1).max(500),
   reason: z.string().max(2000).nullable().optional()
 })
@@ -36,17 +41,17 @@ export const ReturnLine = z.object({
     .int()
     .nullable()
     .describe("the order line it returns (null on returns recorded before returns named their lines)"),
-  product_id: z.uuid().nullable().describe("the order line's"),
-  variant_id: z.uuid().nullable().describe("the order line's"),
+  product_id: ProductId.nullable().describe("the order line's"),
+  variant_id: VariantId.nullable().describe("the order line's"),
   name: z.string().describe("the order line's"),
   quantity: z.number().int()
 })
 export type ReturnLine = z.infer<typeof ReturnLine>
 
 export const Return = z.object({
-  id: z.uuid(),
+  id: ReturnId,
   number: z.string(),
-  order_id: z.uuid(),
+  order_id: OrderId,
   contact_id: ContactId.nullable().describe("the order's buyer"),
   status: ReturnStatus,
   reason: z.string().nullable(),
@@ -59,7 +64,7 @@ export const ReturnPage = syncPageEnvelope(Return, { archivable: false })
 
 export const ReturnListQuery = z.object({
   status: ReturnStatus.optional(),
-  order_id: IdInput.optional(),
+  order_id: OrderId.optional(),
   contact_id: ContactId.optional(),
   ...SyncQuery,
   ...PageQuery

@@ -5,6 +5,7 @@ import type { ContactId } from "../Contacts/ContactSchemas.js"
 import type { StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
+import type { TicketId } from "./TicketIds.js"
 import type { TicketChannel, TicketRecord, TicketStatus } from "./TicketSchemas.js"
 
 export interface TicketFilter {
@@ -22,12 +23,12 @@ export class TicketRepository extends Context.Tag("@crm/core/TicketRepository")<
     readonly insert: (organisationId: OrganisationId, ticket: TicketRecord) => Effect.Effect<void, StorageError>
     readonly get: (
       organisationId: OrganisationId,
-      id: string
+      id: TicketId
     ) => Effect.Effect<Option.Option<TicketRecord>, StorageError>
     /** Like `get`, and no other unit of work changes the ticket until the calling one ends. */
     readonly getForUpdate: (
       organisationId: OrganisationId,
-      id: string
+      id: TicketId
     ) => Effect.Effect<Option.Option<TicketRecord>, StorageError>
     readonly update: (organisationId: OrganisationId, ticket: TicketRecord) => Effect.Effect<void, StorageError>
     /** Newest first, ties by id; at most `limit + 1` rows. */

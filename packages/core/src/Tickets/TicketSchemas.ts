@@ -2,6 +2,9 @@ import { z } from "zod"
 import { ContactId } from "../Contacts/ContactSchemas.js"
 import { TaskPriority } from "../Tasks/TaskSchemas.js"
 import { IdInput, PageQuery, SyncQuery, syncPageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
+import { TicketId } from "./TicketIds.js"
+
+export * from "./TicketIds.js"
 
 export const TicketStatus = z.enum(["open", "pending", "solved", "closed"])
 export type TicketStatus = z.infer<typeof TicketStatus>
@@ -48,7 +51,7 @@ export type TicketReply = z.output<typeof TicketReply>
 
 /** A ticket as stored: everything but `breached`, which depends on the moment it is read. */
 export const TicketRecord = z.object({
-  id: z.uuid(),
+  id: TicketId,
   number: z.string(),
   subject: z.string(),
   description: z.string().nullable(),

@@ -153,6 +153,7 @@ export const adminRoutes = [
     route({
       method: "POST",
       path: `/quotes/{id}/${action}`,
+      params: { id: Quotes.QuoteId },
       operationId: `adminQuote${action[0]!.toUpperCase()}${action.slice(1)}`,
       tag,
       guard: admin,
@@ -169,6 +170,7 @@ export const adminRoutes = [
     route({
       method: "POST",
       path: `/invoices/{id}/${action}`,
+      params: { id: Invoicing.InvoiceId },
       operationId: `adminInvoice${action[0]!.toUpperCase()}${action.slice(1)}`,
       tag,
       guard: admin,

@@ -1,4 +1,4 @@
-import { Invoicing, Wire } from "@crm/core"
+import { Invoicing } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { invoiceSheet, pdfReply } from "../pdf/DocumentPdf.js"
 import { created, ok } from "../Reply.js"
@@ -11,8 +11,7 @@ const spec = {
   singular: "invoice",
   pascal: "Invoice",
   schemas: {
-    id: Wire.IdInput,
-
+    id: Invoicing.InvoiceId,
     create: Invoicing.InvoiceCreate,
     patch: Invoicing.InvoicePatch,
     record: Invoicing.Invoice,
@@ -38,6 +37,7 @@ export const invoiceRoutes = [
   route({
     method: "GET",
     path: "/invoices/{id}/pdf",
+    params: { id: Invoicing.InvoiceId },
     operationId: "getInvoicePdf",
     tag: "invoices",
     guard: read(),
@@ -55,6 +55,7 @@ export const invoiceRoutes = [
   route({
     method: "POST",
     path: "/invoices/{id}/issue",
+    params: { id: Invoicing.InvoiceId },
     operationId: "issueInvoice",
     tag: "invoices",
     guard: invoicesWrite,
@@ -72,6 +73,7 @@ export const invoiceRoutes = [
   route({
     method: "POST",
     path: "/invoices/{id}/payments",
+    params: { id: Invoicing.InvoiceId },
     operationId: "payInvoice",
     tag: "invoices",
     guard: invoicesWrite,
@@ -88,6 +90,7 @@ export const invoiceRoutes = [
   route({
     method: "GET",
     path: "/invoices/{id}/payments",
+    params: { id: Invoicing.InvoiceId },
     operationId: "listInvoicePayments",
     tag: "invoices",
     guard: read(),

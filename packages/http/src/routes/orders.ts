@@ -1,4 +1,4 @@
-import { Orders, Wire } from "@crm/core"
+import { Orders } from "@crm/core"
 import { createRoute, getRoute, listRoute, patchRoute } from "./resource.js"
 
 const spec = {
@@ -7,8 +7,7 @@ const spec = {
   singular: "order",
   pascal: "Order",
   schemas: {
-    id: Wire.IdInput,
-
+    id: Orders.OrderId,
     create: Orders.OrderCreate,
     patch: Orders.OrderPatch,
     record: Orders.Order,

@@ -1,4 +1,4 @@
-import { Inventory, Wire } from "@crm/core"
+import { Inventory } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { ok } from "../Reply.js"
 import { read, route, write } from "../Route.js"
@@ -11,8 +11,7 @@ const spec = {
   singular: "product",
   pascal: "Product",
   schemas: {
-    id: Wire.IdInput,
-
+    id: Inventory.ProductId,
     create: Inventory.ProductCreate,
     patch: Inventory.ProductPatch,
     record: Inventory.Product,
@@ -46,6 +45,7 @@ export const productRoutes = [
   route({
     method: "POST",
     path: "/products/{id}/stock",
+    params: { id: Inventory.ProductId },
     operationId: "moveProductStock",
     tag: "products",
     guard: write,
@@ -62,6 +62,7 @@ export const productRoutes = [
   route({
     method: "GET",
     path: "/products/{id}/stock-movements",
+    params: { id: Inventory.ProductId },
     operationId: "listProductStockMovements",
     tag: "products",
     guard: read(),

@@ -2,7 +2,7 @@
  * Purchase orders over REST: goods ordered from a supplier, moved through their actions; a
  * receipt brings the units of lines with a product into tracked stock through the ledger.
  */
-import { PurchaseOrders, Wire } from "@crm/core"
+import { PurchaseOrders } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { z } from "zod"
 import { ok } from "../Reply.js"
@@ -18,8 +18,7 @@ const spec = {
   singular: "purchase order",
   pascal: "PurchaseOrder",
   schemas: {
-    id: Wire.IdInput,
-
+    id: PurchaseOrders.PurchaseOrderId,
     create: PurchaseOrders.PurchaseOrderCreate,
     // No PATCH: a purchase order changes only through its actions below.
     patch: z.never(),
@@ -49,6 +48,7 @@ export const purchaseOrderRoutes = [
     route({
       method: "POST",
       path: `/${tag}/{id}/${action}`,
+      params: { id: PurchaseOrders.PurchaseOrderId },
       operationId: `${action}PurchaseOrder`,
       tag,
       guard: write,
@@ -64,6 +64,7 @@ export const purchaseOrderRoutes = [
   route({
     method: "POST",
     path: `/${tag}/{id}/receive`,
+    params: { id: PurchaseOrders.PurchaseOrderId },
     operationId: "receivePurchaseOrder",
     tag,
     guard: write,

@@ -1,4 +1,4 @@
-import { Invoicing, Quotes, Wire } from "@crm/core"
+import { Invoicing, Quotes } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { pdfReply, quoteSheet } from "../pdf/DocumentPdf.js"
 import { created, ok } from "../Reply.js"
@@ -11,8 +11,7 @@ const spec = {
   singular: "quote",
   pascal: "Quote",
   schemas: {
-    id: Wire.IdInput,
-
+    id: Quotes.QuoteId,
     create: Quotes.QuoteCreate,
     patch: Quotes.QuotePatch,
     record: Quotes.Quote,
@@ -37,6 +36,7 @@ export const quoteRoutes = [
   route({
     method: "GET",
     path: "/quotes/{id}/pdf",
+    params: { id: Quotes.QuoteId },
     operationId: "getQuotePdf",
     tag: "quotes",
     guard: read(),
@@ -54,6 +54,7 @@ export const quoteRoutes = [
   route({
     method: "GET",
     path: "/quotes/{id}/revisions",
+    params: { id: Quotes.QuoteId },
     operationId: "listQuoteRevisions",
     tag: "quotes",
     guard: read(),
@@ -68,6 +69,7 @@ export const quoteRoutes = [
   route({
     method: "POST",
     path: "/quotes/{id}/invoice",
+    params: { id: Quotes.QuoteId },
     operationId: "invoiceQuote",
     tag: "quotes",
     guard: invoicesWrite,

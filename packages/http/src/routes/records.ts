@@ -1,4 +1,4 @@
-import { Records, Wire } from "@crm/core"
+import { Records } from "@crm/core"
 import { batchRoute, createRoute, getRoute, listRoute, patchRoute } from "./resource.js"
 
 const spec = {
@@ -7,8 +7,7 @@ const spec = {
   singular: "record",
   pascal: "Record",
   schemas: {
-    id: Wire.IdInput,
-
+    id: Records.RecordId,
     create: Records.RecordCreate,
     patch: Records.RecordPatch,
     record: Records.CustomRecord,

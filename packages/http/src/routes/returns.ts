@@ -1,5 +1,5 @@
 /** Returns (RMAs) over REST: goods of a delivered order coming back, through their status machine. */
-import { Returns, Wire } from "@crm/core"
+import { Returns } from "@crm/core"
 import { createRoute, getRoute, listRoute, patchRoute } from "./resource.js"
 
 const spec = {
@@ -8,8 +8,7 @@ const spec = {
   singular: "return",
   pascal: "Return",
   schemas: {
-    id: Wire.IdInput,
-
+    id: Returns.ReturnId,
     create: Returns.ReturnCreate,
     patch: Returns.ReturnUpdate,
     record: Returns.Return,

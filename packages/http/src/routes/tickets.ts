@@ -1,5 +1,5 @@
 /** Tickets over REST: list, get, and a reply that mails the requester (decisions page). */
-import { Tickets, Wire } from "@crm/core"
+import { Tickets } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { ok } from "../Reply.js"
 import { route, write } from "../Route.js"
@@ -11,8 +11,7 @@ const spec = {
   singular: "ticket",
   pascal: "Ticket",
   schemas: {
-    id: Wire.IdInput,
-
+    id: Tickets.TicketId,
     create: Tickets.TicketCreate,
     patch: Tickets.TicketPatch,
     record: Tickets.Ticket,
@@ -29,6 +28,7 @@ export const ticketRoutes = [
   route({
     method: "POST",
     path: "/tickets/{id}/reply",
+    params: { id: Tickets.TicketId },
     operationId: "replyToTicket",
     tag: "tickets",
     guard: write,

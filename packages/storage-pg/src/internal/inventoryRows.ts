@@ -1,5 +1,5 @@
 /** Product and stock-movement rows as the drivers return them, and their domain records. */
-import { Inventory } from "@crm/core"
+import { Inventory, type Orders, type PurchaseOrders, type Returns } from "@crm/core"
 import { iso, jsonValue } from "./rows.js"
 import { exactNumber, isPlainObject, jsonOf, literalOf } from "./storedValues.js"
 
@@ -7,7 +7,7 @@ type Timestamp = Date | string
 type Numeric = string | number
 
 export interface ProductRow {
-  readonly id: string
+  readonly id: Inventory.ProductId
   readonly sku: string
   readonly name: string
   readonly unit: string
@@ -61,15 +61,15 @@ export const toProduct = (row: ProductRow): Inventory.Product =>
 
 export interface StockMovementRow {
   readonly id: string
-  readonly product_id: string
-  readonly variant_id: string | null
+  readonly product_id: Inventory.ProductId
+  readonly variant_id: Inventory.VariantId | null
   readonly kind: string
   readonly quantity: number
   readonly level: number | null
   readonly key_id: string | null
-  readonly order_id: string | null
-  readonly purchase_order_id: string | null
-  readonly return_id: string | null
+  readonly order_id: Orders.OrderId | null
+  readonly purchase_order_id: PurchaseOrders.PurchaseOrderId | null
+  readonly return_id: Returns.ReturnId | null
   readonly note: string | null
   readonly created_at: Timestamp
 }

@@ -5,7 +5,7 @@ import { customOf, iso } from "./rows.js"
 type Timestamp = Date | string
 
 export interface CustomRecordRow {
-  readonly id: string
+  readonly id: Records.RecordId
   readonly type_id: string
   readonly type_key: string
   readonly title: string | null

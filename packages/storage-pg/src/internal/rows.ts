@@ -311,7 +311,7 @@ const documentAmounts = (row: DocumentAmountsRow) => ({
 })
 
 export interface QuoteRow extends DocumentAmountsRow {
-  readonly id: string
+  readonly id: Quotes.QuoteId
   readonly number: string
   readonly status: string
   readonly revision: number
@@ -322,7 +322,7 @@ export interface QuoteRow extends DocumentAmountsRow {
   readonly valid_until: string | null
   readonly vat_reason: string | null
   readonly note: string | null
-  readonly invoice_id: string | null
+  readonly invoice_id: Invoicing.InvoiceId | null
   readonly created_at: Timestamp
   readonly updated_at: Timestamp
 }
@@ -349,7 +349,7 @@ export const toQuote = (row: QuoteRow): Quotes.Quote => ({
 })
 
 export interface QuoteRevisionRow {
-  readonly quote_id: string
+  readonly quote_id: Quotes.QuoteId
   readonly revision: number
   readonly sent_at: Timestamp
   readonly quote: unknown
@@ -365,7 +365,7 @@ export const toQuoteRevision = (row: QuoteRevisionRow): Quotes.QuoteRevision => 
 })
 
 export interface InvoiceRow extends DocumentAmountsRow {
-  readonly id: string
+  readonly id: Invoicing.InvoiceId
   /** NULL on a draft. */
   readonly number: string | null
   readonly kind: string
@@ -382,9 +382,9 @@ export interface InvoiceRow extends DocumentAmountsRow {
   readonly paid_amount: Numeric
   readonly vat_reason: string | null
   readonly note: string | null
-  readonly quote_id: string | null
-  readonly original_invoice_id: string | null
-  readonly storno_invoice_id: string | null
+  readonly quote_id: Quotes.QuoteId | null
+  readonly original_invoice_id: Invoicing.InvoiceId | null
+  readonly storno_invoice_id: Invoicing.InvoiceId | null
   readonly issued_at: Timestamp | null
   readonly created_at: Timestamp
   readonly updated_at: Timestamp
@@ -423,8 +423,8 @@ export const toInvoice = (row: InvoiceRow): Invoicing.Invoice => ({
 })
 
 export interface PaymentRow {
-  readonly id: string
-  readonly invoice_id: string
+  readonly id: Invoicing.PaymentId
+  readonly invoice_id: Invoicing.InvoiceId
   readonly amount: Numeric
   readonly currency: string
   /** Read as text (`YYYY-MM-DD`). */
@@ -461,7 +461,7 @@ export const toPublishedRate = (row: ExchangeRateRow): Invoicing.PublishedRate =
 })
 
 export interface OrderRow extends DocumentAmountsRow {
-  readonly id: string
+  readonly id: Orders.OrderId
   readonly order_number: string
   readonly external_id: string
   readonly fulfilment: string

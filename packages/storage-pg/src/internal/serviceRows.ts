@@ -1,12 +1,12 @@
 /** Rows of the service tables (tickets, returns, purchase orders, survey answers, calls) and their records. */
-import { Calls, type Contacts, type Deals, PurchaseOrders, Returns, Surveys, Tickets } from "@crm/core"
+import { Calls, type Contacts, type Deals, type Orders, PurchaseOrders, Returns, Surveys, Tickets } from "@crm/core"
 import { iso, isoOrNull, jsonValue } from "./rows.js"
 import { isPlainObject, jsonOf, literalOf } from "./storedValues.js"
 
 type Timestamp = Date | string
 
 export interface TicketRow {
-  readonly id: string
+  readonly id: Tickets.TicketId
   readonly number: string
   readonly subject: string
   readonly description: string | null
@@ -42,9 +42,9 @@ export const toTicket = (row: TicketRow): Tickets.TicketRecord => ({
 })
 
 export interface ReturnRow {
-  readonly id: string
+  readonly id: Returns.ReturnId
   readonly number: string
-  readonly order_id: string
+  readonly order_id: Orders.OrderId
   readonly contact_id: Contacts.ContactId | null
   readonly status: string
   readonly reason: string | null
@@ -75,7 +75,7 @@ export const toReturn = (row: ReturnRow): Returns.Return => ({
 })
 
 export interface PurchaseOrderRow {
-  readonly id: string
+  readonly id: PurchaseOrders.PurchaseOrderId
   readonly number: string
   readonly supplier: string
   readonly status: string

@@ -8,7 +8,7 @@ import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
-import { at, bill, newId, offer, opportunity, type StoragePorts, seed, todo, uuid } from "./Fixtures.js"
+import { at, bill, newId, offer, opportunity, type StoragePorts, seed, todo } from "./Fixtures.js"
 
 const sorted = (values: ReadonlyArray<string>) => [...values].sort()
 const idsOf = (rows: ReadonlyArray<{ readonly id: string }>) => sorted(rows.map((row) => row.id))
@@ -126,7 +126,12 @@ export const suite = (
         const { a, b } = yield* seed
         const repo = yield* Quotes.QuoteRepository
         const waiting = quote()
-        for (const q of [waiting, quote({ invoice_id: uuid() }), quote({ status: "sent" }), quote({ status: "draft" })])
+        for (const q of [
+          waiting,
+          quote({ invoice_id: newId(Invoicing.InvoiceId) }),
+          quote({ status: "sent" }),
+          quote({ status: "draft" })
+        ])
           yield* repo.insert(a.id, q)
         yield* repo.insert(b.id, quote())
         expect(yield* repo.acceptedNotInvoiced(a.id)).toEqual([waiting])

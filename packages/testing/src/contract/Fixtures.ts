@@ -12,11 +12,11 @@ import {
   Errors,
   Events,
   Ids,
-  type Invoicing,
+  Invoicing,
   type Kernel,
   Organisation,
   type Pricing,
-  type Quotes,
+  Quotes,
   Settings,
   Tasks,
   Transaction
@@ -195,7 +195,7 @@ export const pricedLines = () => ({
 })
 
 export const offer = (overrides: Partial<Quotes.Quote> = {}): Quotes.Quote => ({
-  id: uuid(),
+  id: newId(Quotes.QuoteId),
   number: "Q2026-0001",
   status: "draft",
   revision: 0,
@@ -218,7 +218,7 @@ export const offer = (overrides: Partial<Quotes.Quote> = {}): Quotes.Quote => ({
 
 /** A draft unless overridden: no `number` key at all. */
 export const bill = (overrides: Partial<Invoicing.Invoice> = {}): Invoicing.Invoice => ({
-  id: uuid(),
+  id: newId(Invoicing.InvoiceId),
   kind: "normal",
   status: "draft",
   issue_date: "2026-03-01",

@@ -2,7 +2,16 @@
  * The storage contract of the inventory ports (`ProductRepository`, `StockLedgerStore`): every
  * adapter must pass it unchanged. `makeLayer` gives an isolated, empty store per test.
  */
-import { Errors, Inventory, type Kernel, type Organisation, Transaction } from "@crm/core"
+import {
+  Errors,
+  Inventory,
+  type Kernel,
+  Orders,
+  type Organisation,
+  PurchaseOrders,
+  Returns,
+  Transaction
+} from "@crm/core"
 import { describe, expect } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -11,13 +20,13 @@ import * as Fiber from "effect/Fiber"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
-import { at, Boom, organisationId, page, uuid } from "./Fixtures.js"
+import { at, Boom, newId, organisationId, page, uuid } from "./Fixtures.js"
 
 type Product = Inventory.Product
 type StockMovement = Inventory.StockMovement
 
 const goods = (overrides: Partial<Product> = {}): Product => ({
-  id: uuid(),
+  id: newId(Inventory.ProductId),
   sku: `SKU-${uuid()}`,
   name: "Mug",
   unit: "pcs",
@@ -40,8 +49,8 @@ const sized = (overrides: Partial<Product> = {}): Product =>
   goods({
     options: [{ name: "size", values: ["S", "M"] }],
     variants: [
-      { id: uuid(), sku: "S", options: { size: "S" }, unit_price: null, stock: null },
-      { id: uuid(), sku: null, options: { size: "M" }, unit_price: 13.25, stock: null }
+      { id: newId(Inventory.VariantId), sku: "S", options: { size: "S" }, unit_price: null, stock: null },
+      { id: newId(Inventory.VariantId), sku: null, options: { size: "M" }, unit_price: 13.25, stock: null }
     ],
     ...overrides
   })
@@ -49,7 +58,7 @@ const sized = (overrides: Partial<Product> = {}): Product =>
 /** The movement `apply` would give for `move` from `level`; the contract feeds ports exactly such entries. */
 const movement = (
   product: Product,
-  variantId: string | null,
+  variantId: Inventory.VariantId | null,
   level: Inventory.StockLedger.Level,
   move: Inventory.StockLedger.Move,
   overrides: Partial<StockMovement> = {}
@@ -78,7 +87,7 @@ const ports = Effect.all({
   tx: Transaction.Transaction
 })
 
-const current = (organisationId: Organisation.OrganisationId, id: string) =>
+const current = (organisationId: Organisation.OrganisationId, id: Inventory.ProductId) =>
   Effect.flatMap(Inventory.ProductRepository, (products) => products.get(organisationId, id)).pipe(
     Effect.map(Option.getOrThrow)
   )
@@ -102,7 +111,7 @@ export const suite = (
           expect(Option.getOrThrow(yield* products.get(org, shirt.id))).toEqual(shirt)
           expect(Option.getOrThrow(yield* products.getForUpdate(org, shirt.id))).toEqual(shirt)
           expect(yield* products.get(organisationId(), shirt.id)).toEqual(Option.none())
-          expect(yield* products.get(org, uuid())).toEqual(Option.none())
+          expect(yield* products.get(org, newId(Inventory.ProductId))).toEqual(Option.none())
         })
       )
 
@@ -155,7 +164,13 @@ export const suite = (
           yield* products.insert(org, shirt)
           yield* ledger.append(org, movement(shirt, small!.id, null, { kind: "count", count: 4 }))
           yield* ledger.append(org, movement(shirt, medium!.id, null, { kind: "count", count: 0 }))
-          const large = { id: uuid(), sku: "L", options: { size: "L" }, unit_price: null, stock: 99 }
+          const large = {
+            id: newId(Inventory.VariantId),
+            sku: "L",
+            options: { size: "L" },
+            unit_price: null,
+            stock: 99
+          }
           const changed: Product = {
             ...shirt,
             name: "Shirt",
@@ -256,21 +271,27 @@ export const suite = (
           yield* products.insert(org, shirt)
           const moves = [
             movement(shirt, small!.id, null, { kind: "count", count: 5 }, { note: "stocktake", key_id: uuid() }),
-            movement(shirt, small!.id, 5, { kind: "sale", delta: -2 }, { order_id: uuid(), created_at: at(2) }),
+            movement(
+              shirt,
+              small!.id,
+              5,
+              { kind: "sale", delta: -2 },
+              { order_id: newId(Orders.OrderId), created_at: at(2) }
+            ),
             movement(shirt, medium!.id, null, { kind: "count", count: 1 }, { created_at: at(2) }),
             movement(
               shirt,
               small!.id,
               3,
               { kind: "receipt", delta: 4 },
-              { purchase_order_id: uuid(), created_at: at(3) }
+              { purchase_order_id: newId(PurchaseOrders.PurchaseOrderId), created_at: at(3) }
             ),
             movement(
               shirt,
               small!.id,
               7,
               { kind: "return", delta: 1 },
-              { order_id: uuid(), return_id: uuid(), created_at: at(3) }
+              { order_id: newId(Orders.OrderId), return_id: newId(Returns.ReturnId), created_at: at(3) }
             ),
             movement(shirt, small!.id, 8, { kind: "count", count: null }, { created_at: at(4) })
           ]
@@ -301,7 +322,7 @@ export const suite = (
           yield* ledger.append(org, movement(plain, null, null, { kind: "count", count: 5 }))
           for (const stale of [
             movement(plain, null, 4, { kind: "adjust", delta: -1 }),
-            movement(plain, uuid(), 5, { kind: "adjust", delta: -1 }),
+            movement(plain, newId(Inventory.VariantId), 5, { kind: "adjust", delta: -1 }),
             movement(goods(), null, null, { kind: "count", count: 1 })
           ]) {
             expect(yield* Effect.flip(ledger.append(org, stale))).toBeInstanceOf(Errors.StorageError)

@@ -2,7 +2,7 @@
  * The invoice port (`InvoiceRepository`): rows and payments round-trip exactly (a draft without a
  * number key), lists filter and page, and `getForUpdate` holds an invoice until its unit commits.
  */
-import { Companies, Contacts, Invoicing } from "@crm/core"
+import { Companies, Contacts, Invoicing, Quotes } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -26,7 +26,7 @@ type Invoice = Invoicing.Invoice
 type Payment = Invoicing.Payment
 
 const payment = (invoice: Invoice, overrides: Partial<Payment> = {}): Payment => ({
-  id: uuid(),
+  id: newId(Invoicing.PaymentId),
   invoice_id: invoice.id,
   amount: 10,
   currency: invoice.currency,
@@ -72,9 +72,9 @@ export const suite = (
           paid_amount: 0.07,
           vat_reason: "reverse charge",
           note: "thank you\nfor your business",
-          quote_id: uuid(),
-          original_invoice_id: uuid(),
-          storno_invoice_id: uuid(),
+          quote_id: newId(Quotes.QuoteId),
+          original_invoice_id: newId(Invoicing.InvoiceId),
+          storno_invoice_id: newId(Invoicing.InvoiceId),
           issued_at: at(5),
           created_at: at(1),
           updated_at: at(6)
@@ -114,7 +114,7 @@ export const suite = (
         expect(Option.isNone(yield* repo.organisationOf(uuid()))).toBe(true)
         expect(Option.isNone(yield* repo.get(b.id, issued.id))).toBe(true)
         expect(Option.isNone(yield* repo.getForUpdate(b.id, issued.id))).toBe(true)
-        expect(Option.isNone(yield* repo.get(a.id, uuid()))).toBe(true)
+        expect(Option.isNone(yield* repo.get(a.id, newId(Invoicing.InvoiceId)))).toBe(true)
         expect(yield* repo.list(b.id, {}, page(50))).toEqual([])
       })
     )
@@ -142,7 +142,7 @@ export const suite = (
           paid_amount: 100.5,
           vat_reason: "exempt",
           note: "issued",
-          quote_id: uuid(),
+          quote_id: newId(Quotes.QuoteId),
           issued_at: at(10),
           updated_at: at(10)
         }
@@ -246,7 +246,7 @@ export const suite = (
 
         expect(yield* repo.payments(a.id, invoice.id)).toEqual([first, ...sameInstant, later])
         expect(yield* repo.payments(b.id, invoice.id)).toEqual([])
-        expect(yield* repo.payments(a.id, uuid())).toEqual([])
+        expect(yield* repo.payments(a.id, newId(Invoicing.InvoiceId))).toEqual([])
         expect(ids(yield* repo.payments(a.id, neighbour.id))).toHaveLength(1)
       })
     )

@@ -2,7 +2,7 @@
  * The storage contract of the order and mail ports: every adapter (memory, PGlite, a PostgreSQL
  * server) must pass it unchanged. `makeLayer` gives an isolated, empty store per test.
  */
-import { Contacts, Deals, Errors, Mail, Orders, Transaction } from "@crm/core"
+import { Contacts, Deals, Errors, Inventory, Mail, Orders, Transaction } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -12,7 +12,7 @@ import { type ContractOptions, contractCases } from "./ContractCases.js"
 import { at, ids, newId, organisationId, page, type StoragePorts } from "./Fixtures.js"
 
 const order = (fields: Partial<Orders.Order> = {}): Orders.Order => ({
-  id: crypto.randomUUID(),
+  id: newId(Orders.OrderId),
   order_number: "ORD2026-000001",
   external_id: crypto.randomUUID(),
   fulfilment: "new",
@@ -21,7 +21,7 @@ const order = (fields: Partial<Orders.Order> = {}): Orders.Order => ({
   currency: "EUR",
   items: [
     {
-      product_id: crypto.randomUUID(),
+      product_id: newId(Inventory.ProductId),
       variant_id: null,
       name: "Mug",
       quantity: 2,

@@ -2,7 +2,7 @@
  * The quote port (`QuoteRepository`): rows round-trip exactly, lists filter and page, sent
  * revisions stay frozen, and `getForUpdate` holds a quote until its unit of work commits.
  */
-import { Companies, Contacts, Quotes } from "@crm/core"
+import { Companies, Contacts, Invoicing, Quotes } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -48,7 +48,7 @@ export const suite = (
           valid_until: "2026-12-31",
           vat_reason: "reverse charge",
           note: "valid for\nthirty days",
-          invoice_id: uuid(),
+          invoice_id: newId(Invoicing.InvoiceId),
           created_at: at(1),
           updated_at: at(2)
         })
@@ -80,7 +80,7 @@ export const suite = (
         expect(Option.isNone(yield* repo.organisationOf(uuid()))).toBe(true)
         expect(Option.isNone(yield* repo.get(b.id, full.id))).toBe(true)
         expect(Option.isNone(yield* repo.getForUpdate(b.id, full.id))).toBe(true)
-        expect(Option.isNone(yield* repo.get(a.id, uuid()))).toBe(true)
+        expect(Option.isNone(yield* repo.get(a.id, newId(Quotes.QuoteId)))).toBe(true)
         expect(yield* repo.list(b.id, {}, page(50))).toEqual([])
       })
     )
@@ -104,7 +104,7 @@ export const suite = (
           valid_until: "2026-04-30",
           vat_reason: "export",
           note: "sent by mail",
-          invoice_id: uuid(),
+          invoice_id: newId(Invoicing.InvoiceId),
           updated_at: at(10)
         }
         yield* repo.update(a.id, sent)
@@ -205,7 +205,7 @@ export const suite = (
 
         expect(yield* repo.revisions(a.id, neighbour.id)).toEqual([])
         expect(yield* repo.revisions(b.id, quote.id)).toEqual([])
-        expect(yield* repo.revisions(a.id, uuid())).toEqual([])
+        expect(yield* repo.revisions(a.id, newId(Quotes.QuoteId))).toEqual([])
       })
     )
 

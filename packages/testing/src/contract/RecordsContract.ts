@@ -22,7 +22,7 @@ import {
 } from "./Fixtures.js"
 
 const record = (overrides: Partial<Records.CustomRecord> = {}): Records.CustomRecord => ({
-  id: uuid(),
+  id: newId(Records.RecordId),
   type_id: uuid(),
   type_key: "project",
   title: null,
@@ -96,7 +96,7 @@ export const suite = (
           ;(got.custom as { stage: string }).stage = "changed after get"
           expect(Option.getOrThrow(yield* repo.getForUpdate(a, full.id))).toEqual(expected)
           expect(Option.isNone(yield* repo.get(b, full.id))).toBe(true)
-          expect(Option.isNone(yield* repo.get(a, uuid()))).toBe(true)
+          expect(Option.isNone(yield* repo.get(a, newId(Records.RecordId)))).toBe(true)
           expect(yield* repo.list(b, {}, page(50))).toEqual([])
           expect(yield* repo.getMany(b, [full.id])).toEqual([])
         })

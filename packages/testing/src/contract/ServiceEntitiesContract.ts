@@ -2,7 +2,7 @@
  * The storage contract of the service entities (tickets, returns, purchase orders, survey answers,
  * calls): every adapter must pass it unchanged, like every other suite here.
  */
-import { Calls, Contacts, Deals, PurchaseOrders, Returns, Surveys, Tickets } from "@crm/core"
+import { Calls, Contacts, Deals, Inventory, Orders, PurchaseOrders, Returns, Surveys, Tickets } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -28,7 +28,7 @@ type SurveyResponse = Surveys.SurveyResponse
 type Call = Calls.Call
 
 const ticket = (overrides: Partial<Ticket> = {}): Ticket => ({
-  id: uuid(),
+  id: newId(Tickets.TicketId),
   number: "T2026-00001",
   subject: "Cannot log in",
   description: null,
@@ -45,9 +45,9 @@ const ticket = (overrides: Partial<Ticket> = {}): Ticket => ({
 })
 
 const rma = (overrides: Partial<Return> = {}): Return => ({
-  id: uuid(),
+  id: newId(Returns.ReturnId),
   number: "RMA2026-0001",
-  order_id: uuid(),
+  order_id: newId(Orders.OrderId),
   contact_id: null,
   status: "requested",
   reason: null,
@@ -58,7 +58,7 @@ const rma = (overrides: Partial<Return> = {}): Return => ({
 })
 
 const purchase = (overrides: Partial<PurchaseOrder> = {}): PurchaseOrder => ({
-  id: uuid(),
+  id: newId(PurchaseOrders.PurchaseOrderId),
   number: "PO2026-0001",
   supplier: "Bolt & Nut Ltd",
   status: "draft",
@@ -169,7 +169,7 @@ export const suite = (
           expect(Option.getOrThrow(yield* repo.get(a.id, full.id))).toEqual(changed)
           expect(Option.isNone(yield* repo.get(b.id, full.id))).toBe(true)
           expect(Option.isNone(yield* repo.getForUpdate(b.id, full.id))).toBe(true)
-          expect(Option.isNone(yield* repo.get(a.id, uuid()))).toBe(true)
+          expect(Option.isNone(yield* repo.get(a.id, newId(Tickets.TicketId)))).toBe(true)
           expect(yield* repo.list(b.id, {}, page(50))).toEqual([])
         })
       )
@@ -255,14 +255,20 @@ export const suite = (
         Effect.gen(function* () {
           const { a, b } = yield* seed
           const repo = yield* Returns.ReturnRepository
-          const order = uuid()
+          const order = newId(Orders.OrderId)
           const full = rma({
             order_id: order,
             contact_id: newId(Contacts.ContactId),
             status: "approved",
             reason: 'Arrived broken, "lid" cracked',
             items: [
-              { line: 3, product_id: uuid(), variant_id: uuid(), name: "Kettle", quantity: 2 },
+              {
+                line: 3,
+                product_id: newId(Inventory.ProductId),
+                variant_id: newId(Inventory.VariantId),
+                name: "Kettle",
+                quantity: 2
+              },
               { line: null, product_id: null, variant_id: null, name: "Cup ☕", quantity: 1 }
             ],
             created_at: at(1),
@@ -297,7 +303,7 @@ export const suite = (
         Effect.gen(function* () {
           const { a, b } = yield* seed
           const repo = yield* Returns.ReturnRepository
-          const order = uuid()
+          const order = newId(Orders.OrderId)
           const later = rma({ order_id: order, status: "cancelled", created_at: at(5), updated_at: at(5) })
           const first = rma({ order_id: order, status: "received", created_at: at(1), updated_at: at(1) })
           const middle = rma({ order_id: order, created_at: at(3), updated_at: at(3) })
@@ -305,7 +311,7 @@ export const suite = (
           yield* repo.insert(a.id, rma({ created_at: at(2) }))
           yield* repo.insert(b.id, rma({ order_id: order, created_at: at(4) }))
           expect(yield* repo.ofOrder(a.id, order)).toEqual([first, middle, later])
-          expect(yield* repo.ofOrder(a.id, uuid())).toEqual([])
+          expect(yield* repo.ofOrder(a.id, newId(Orders.OrderId))).toEqual([])
           expect(yield* repo.ofOrder(organisationId(), order)).toEqual([])
         })
       )
@@ -341,8 +347,8 @@ export const suite = (
             items: [
               {
                 id: uuid(),
-                product_id: uuid(),
-                variant_id: uuid(),
+                product_id: newId(Inventory.ProductId),
+                variant_id: newId(Inventory.VariantId),
                 name: "M6 bolt",
                 quantity: 100,
                 received_quantity: 40

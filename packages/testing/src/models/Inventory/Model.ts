@@ -11,9 +11,9 @@ import type * as Runner from "../Runner.js"
 export type Services = Access.Access | Inventory.Inventory | PurchaseOrders.PurchaseOrders
 
 export interface ModelProduct {
-  readonly id: string
+  readonly id: Inventory.ProductId
   /** Variant ids; empty for a product sold without variants. */
-  readonly variants: ReadonlyArray<string>
+  readonly variants: ReadonlyArray<Inventory.VariantId>
   /** Level per item key (variant id, or the product id); null while not tracked. */
   readonly levels: Map<string, number | null>
 }
@@ -38,7 +38,7 @@ export const checkAgainstModel = async (model: Model, real: Real) => {
       const inventory = yield* Inventory.Inventory
       for (const expected of model.products) {
         const product = yield* inventory.get(real.organisation, expected.id)
-        const levels = new Map(
+        const levels = new Map<string, number | null>(
           product.options.length === 0
             ? [[product.id, product.stock]]
             : product.variants.map((variant) => [variant.id, variant.stock])

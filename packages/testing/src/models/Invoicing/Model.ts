@@ -24,7 +24,7 @@ export const VAT_RATE = 25
 export type Status = "draft" | "issued" | "partial" | "paid" | "cancelled"
 
 export interface ModelInvoice {
-  readonly id: string
+  readonly id: Invoicing.InvoiceId
   readonly kind: "normal" | "storno"
   status: Status
   /** Σ quantity × unit price × 1.25, in cents; negative on a storno. */
