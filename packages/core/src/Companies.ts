@@ -5,11 +5,11 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { z } from "zod"
 import { type Upserted, upsertAll, upsertBy, writeChange } from "./Batch.js"
+import { CompanyId } from "./Companies/CompanyIds.js"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
 import {
   type Company,
   CompanyCreate,
-  CompanyId,
   type CompanyListQuery,
   type CompanyPatch,
   type CompanyUpsert

@@ -6,14 +6,14 @@ import * as Option from "effect/Option"
 import type { z } from "zod"
 import { type Upserted, upsertAll, upsertBy, writeChange } from "./Batch.js"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
+import { ContactId } from "./Contacts/ContactIds.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
-import {
-  type Contact,
-  type ContactCreate,
-  ContactId,
-  type ContactListQuery,
-  type ContactPatch,
-  type ContactUpsert
+import type {
+  Contact,
+  ContactCreate,
+  ContactListQuery,
+  ContactPatch,
+  ContactUpsert
 } from "./Contacts/ContactSchemas.js"
 import type { BatchFailed, EmailAlreadyExists, PlanRefused, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"

@@ -7,16 +7,9 @@ import * as BusinessTime from "./BusinessClock/BusinessTime.js"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
 import { closingNotice } from "./Deals/ClosingNotice.js"
+import { DealId } from "./Deals/DealIds.js"
 import { type DealFilter, DealRepository } from "./Deals/DealRepository.js"
-import {
-  type Deal,
-  type DealCreate,
-  DealId,
-  type DealListQuery,
-  type DealMove,
-  type DealPatch,
-  type StageVisit
-} from "./Deals/DealSchemas.js"
+import type { Deal, DealCreate, DealListQuery, DealMove, DealPatch, StageVisit } from "./Deals/DealSchemas.js"
 import * as DealStage from "./Deals/DealStage.js"
 import type { Pipeline } from "./Deals/PipelineSchemas.js"
 import { StageAutomations } from "./Deals/StageAutomations.js"

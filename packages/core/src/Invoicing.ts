@@ -9,10 +9,10 @@ import * as Option from "effect/Option"
 import type { z } from "zod"
 import { AccessRepository } from "./Access/AccessRepository.js"
 import * as BusinessTime from "./BusinessClock/BusinessTime.js"
+import type { CompanyId } from "./Companies/CompanyIds.js"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
-import type { CompanyId } from "./Companies/CompanySchemas.js"
+import type { ContactId } from "./Contacts/ContactIds.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
-import type { ContactId } from "./Contacts/ContactSchemas.js"
 import {
   invalidField,
   type NotDraft,

@@ -5,12 +5,12 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { z } from "zod"
 import * as BusinessTime from "./BusinessClock/BusinessTime.js"
+import { CompanyId } from "./Companies/CompanyIds.js"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
-import { CompanyId } from "./Companies/CompanySchemas.js"
+import { ContactId } from "./Contacts/ContactIds.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
-import { ContactId } from "./Contacts/ContactSchemas.js"
+import { DealId } from "./Deals/DealIds.js"
 import { DealRepository } from "./Deals/DealRepository.js"
-import { DealId } from "./Deals/DealSchemas.js"
 import type { NotFound, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog, type NewEvent } from "./Events/EventLog.js"
@@ -20,15 +20,9 @@ import { operation } from "./internal/operation.js"
 import { archiveLive, merge, nowIso, orNotFound, requireLink } from "./internal/records.js"
 import type { Organisation, OrganisationId } from "./Organisation.js"
 import type { ResourceService } from "./Resource.js"
+import { TaskId } from "./Tasks/TaskIds.js"
 import { type TaskFilter, TaskRepository } from "./Tasks/TaskRepository.js"
-import {
-  type EntityType,
-  type Task,
-  type TaskCreate,
-  TaskId,
-  type TaskListQuery,
-  type TaskPatch
-} from "./Tasks/TaskSchemas.js"
+import type { EntityType, Task, TaskCreate, TaskListQuery, TaskPatch } from "./Tasks/TaskSchemas.js"
 import * as TaskState from "./Tasks/TaskState.js"
 import { Transaction } from "./Transaction.js"
 import { type Page, type PageResult, toPage, toSyncPage, toUtc } from "./Wire.js"

@@ -5,9 +5,10 @@
  */
 
 import { z } from "zod"
-import { CompanyId } from "../Companies/CompanySchemas.js"
-import { ContactId } from "../Contacts/ContactSchemas.js"
-import { DateOnly, DealId } from "../Deals/DealSchemas.js"
+import { CompanyId } from "../Companies/CompanyIds.js"
+import { ContactId } from "../Contacts/ContactIds.js"
+import { DealId } from "../Deals/DealIds.js"
+import { DateOnly } from "../Deals/DealSchemas.js"
 import { StageKind } from "../Deals/PipelineSchemas.js"
 import { InvoiceKind, InvoiceStatus } from "../Invoicing/InvoiceSchemas.js"
 import { IdInput, Timestamp } from "../Wire.js"

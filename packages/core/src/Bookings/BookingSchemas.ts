@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { ContactId } from "../Contacts/ContactSchemas.js"
+import { ContactId } from "../Contacts/ContactIds.js"
 import { IdInput, PageQuery, pageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
 
 export const BookingStatus = z.enum(["pending", "confirmed", "cancelled", "completed", "no_show"])

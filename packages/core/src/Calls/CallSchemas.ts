@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { ContactId } from "../Contacts/ContactSchemas.js"
+import { ContactId } from "../Contacts/ContactIds.js"
 import { PageQuery, pageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
 
 export const CallDirection = z.enum(["inbound", "outbound"])

@@ -4,7 +4,8 @@ import type * as Option from "effect/Option"
 import type { StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
-import type { Company, CompanyId } from "./CompanySchemas.js"
+import type { CompanyId } from "./CompanyIds.js"
+import type { Company } from "./CompanySchemas.js"
 
 export interface CompanyFilter {
   readonly q?: string

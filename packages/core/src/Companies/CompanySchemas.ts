@@ -1,9 +1,8 @@
 import { z } from "zod"
-import { ArchivedQuery, Custom, IdInput, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
+import { ArchivedQuery, Custom, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
+import { CompanyId } from "./CompanyIds.js"
 
-/** The id of a company: branded, so that no other kind of id (or plain string) is taken for one. */
-export const CompanyId = IdInput.brand<"CompanyId">()
-export type CompanyId = z.output<typeof CompanyId>
+export * from "./CompanyIds.js"
 
 const text = z.string().max(500)
 

@@ -4,7 +4,8 @@ import type * as Option from "effect/Option"
 import type { EmailAlreadyExists, StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
-import type { Contact, ContactId } from "./ContactSchemas.js"
+import type { ContactId } from "./ContactIds.js"
+import type { Contact } from "./ContactSchemas.js"
 
 export interface ContactFilter {
   readonly email?: string

@@ -1,10 +1,9 @@
 import { z } from "zod"
-import { CompanyId } from "../Companies/CompanySchemas.js"
-import { ArchivedQuery, Custom, IdInput, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
+import { CompanyId } from "../Companies/CompanyIds.js"
+import { ArchivedQuery, Custom, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
+import { ContactId } from "./ContactIds.js"
 
-/** The id of a contact: branded, so that no other kind of id (or plain string) is taken for one. */
-export const ContactId = IdInput.brand<"ContactId">()
-export type ContactId = z.output<typeof ContactId>
+export * from "./ContactIds.js"
 
 export const ContactStatus = z.enum(["lead", "prospect", "customer", "inactive"])
 

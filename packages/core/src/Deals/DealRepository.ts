@@ -1,12 +1,13 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
-import type { CompanyId } from "../Companies/CompanySchemas.js"
-import type { ContactId } from "../Contacts/ContactSchemas.js"
+import type { CompanyId } from "../Companies/CompanyIds.js"
+import type { ContactId } from "../Contacts/ContactIds.js"
 import type { StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
-import type { Deal, DealId, StageVisit } from "./DealSchemas.js"
+import type { DealId } from "./DealIds.js"
+import type { Deal, StageVisit } from "./DealSchemas.js"
 import type { StageKind } from "./PipelineSchemas.js"
 
 export interface DealFilter {

@@ -1,6 +1,6 @@
 import { z } from "zod"
-import { CompanyId } from "../Companies/CompanySchemas.js"
-import { ContactId } from "../Contacts/ContactSchemas.js"
+import { CompanyId } from "../Companies/CompanyIds.js"
+import { ContactId } from "../Contacts/ContactIds.js"
 import { Currency } from "../Money/Currency.js"
 import {
   ArchivedQuery,
@@ -12,11 +12,10 @@ import {
   syncPageEnvelope,
   Timestamp
 } from "../Wire.js"
+import { DealId } from "./DealIds.js"
 import { Pipeline, StageKind } from "./PipelineSchemas.js"
 
-/** The id of a deal: branded, so that no other kind of id (or plain string) is taken for one. */
-export const DealId = IdInput.brand<"DealId">()
-export type DealId = z.output<typeof DealId>
+export * from "./DealIds.js"
 
 export const DateOnly = z.iso.date().describe("YYYY-MM-DD")
 

@@ -6,8 +6,9 @@
 
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { ContactId } from "../Contacts/ContactIds.js"
 import type { ContactRepository } from "../Contacts/ContactRepository.js"
-import { type Contact, ContactId } from "../Contacts/ContactSchemas.js"
+import type { Contact } from "../Contacts/ContactSchemas.js"
 import type { Contacts } from "../Contacts.js"
 import type { EmailAlreadyExists, PlanRefused, StorageError, ValidationFailed } from "../Errors.js"
 import type { ContactDetails } from "../Forms/FormAnswers.js"

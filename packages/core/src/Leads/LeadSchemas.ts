@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { ContactId } from "../Contacts/ContactSchemas.js"
+import { ContactId } from "../Contacts/ContactIds.js"
 
 /** A lead as an external provider (an ad network's lead form, a marketplace) delivers it. */
 export const LeadInput = z

@@ -1,6 +1,6 @@
 import { z } from "zod"
-import { ContactId } from "../Contacts/ContactSchemas.js"
-import { DealId } from "../Deals/DealSchemas.js"
+import { ContactId } from "../Contacts/ContactIds.js"
+import { DealId } from "../Deals/DealIds.js"
 import { ProductId, VariantId } from "../Inventory/ProductIds.js"
 import { Currency } from "../Money/Currency.js"
 import { DocumentAmounts } from "../Pricing/LineSchemas.js"

@@ -1,6 +1,6 @@
 import { z } from "zod"
-import { CompanyId } from "../Companies/CompanySchemas.js"
-import { ContactId } from "../Contacts/ContactSchemas.js"
+import { CompanyId } from "../Companies/CompanyIds.js"
+import { ContactId } from "../Contacts/ContactIds.js"
 import { DateOnly } from "../Deals/DealSchemas.js"
 import { InvoiceId } from "../Invoicing/InvoiceIds.js"
 import { Currency } from "../Money/Currency.js"

@@ -1,7 +1,7 @@
 import { z } from "zod"
-import { CompanyId } from "../Companies/CompanySchemas.js"
-import { ContactId } from "../Contacts/ContactSchemas.js"
-import { DealId } from "../Deals/DealSchemas.js"
+import { CompanyId } from "../Companies/CompanyIds.js"
+import { ContactId } from "../Contacts/ContactIds.js"
+import { DealId } from "../Deals/DealIds.js"
 import { IdInput as Id, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
 import { RecordId } from "./RecordIds.js"
 

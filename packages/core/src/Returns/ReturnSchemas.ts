@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { ContactId } from "../Contacts/ContactSchemas.js"
+import { ContactId } from "../Contacts/ContactIds.js"
 import { ProductId, VariantId } from "../Inventory/ProductIds.js"
 import { OrderId } from "../Orders/OrderIds.js"
 import { PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"

@@ -1,6 +1,6 @@
 import { z } from "zod"
-import { ContactId } from "../Contacts/ContactSchemas.js"
-import { DealId } from "../Deals/DealSchemas.js"
+import { ContactId } from "../Contacts/ContactIds.js"
+import { DealId } from "../Deals/DealIds.js"
 import { IdInput, PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
 import { inScale, SCALES } from "./SurveyScale.js"
 

@@ -4,7 +4,8 @@ import type * as Option from "effect/Option"
 import type { StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
-import type { Task, TaskId, TaskPriority } from "./TaskSchemas.js"
+import type { TaskId } from "./TaskIds.js"
+import type { Task, TaskPriority } from "./TaskSchemas.js"
 
 export interface TaskFilter {
   readonly done?: boolean

@@ -1,9 +1,8 @@
 import { z } from "zod"
 import { ArchivedQuery, IdInput, PageQuery, SyncQuery, syncPageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
+import { TaskId } from "./TaskIds.js"
 
-/** The id of a task: branded, so that no other kind of id (or plain string) is taken for one. */
-export const TaskId = IdInput.brand<"TaskId">()
-export type TaskId = z.output<typeof TaskId>
+export * from "./TaskIds.js"
 
 export const TaskPriority = z.enum(["low", "normal", "high", "urgent"])
 export type TaskPriority = z.infer<typeof TaskPriority>

@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { ContactId } from "../Contacts/ContactSchemas.js"
+import { ContactId } from "../Contacts/ContactIds.js"
 import { VisitorId } from "../Forms/FormSchemas.js"
 import { Timestamp, TimestampInput } from "../Wire.js"
 
