@@ -3,7 +3,7 @@
  * server stored before, as status, headers and body, is encoded by the migration as the HTTP
  * transport encodes one, so a retry arriving after the upgrade still replays it.
  */
-import { Idempotency, Transaction } from "@crm/core"
+import { Access, Idempotency, Ids, Transaction } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -32,7 +32,9 @@ it("replays a response stored before migration 0022 after it", async () => {
       yield* idempotencyPayload
       const store = yield* Idempotency.IdempotencyStore
       const tx = yield* Transaction.Transaction
-      return yield* tx.run(store.claim({ keyId: "k", idempotencyKey: "retry-1" }, "2026-11-27T00:00:00Z"))
+      return yield* tx.run(
+        store.claim({ keyId: Ids.brand(Access.KeyId, "k"), idempotencyKey: "retry-1" }, "2026-11-27T00:00:00Z")
+      )
     }).pipe(Effect.provide(pgliteStore()), Effect.scoped)
   )
   expect(Option.map(replayed, (record) => decode(record.payload))).toEqual(Option.some(stored))

@@ -144,14 +144,18 @@ onEveryStore("contacts", (server) => {
 
   it("pages newest first with a stable envelope and refuses out-of-range paging", async () => {
     const { client } = await server().tenant()
-    const ids: Array<string> = []
-    for (let i = 0; i < 5; i++) ids.push((await client.post("/contacts", { first_name: `n${i}` })).body.id)
+    const created: Array<{ id: string; created_at: string }> = []
+    for (let i = 0; i < 5; i++) created.push((await client.post("/contacts", { first_name: `n${i}` })).body)
+    // Newest first, ties (two creates in one millisecond) by id descending, as the contract orders.
+    const ids = created
+      .sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id))
+      .map((contact) => contact.id)
     const first = await client.get("/contacts?limit=2")
     expect(first.body).toMatchObject({ limit: 2, offset: 0, has_more: true })
-    expect(first.body.data.map((c: any) => c.id)).toEqual([ids[4], ids[3]])
+    expect(first.body.data.map((c: any) => c.id)).toEqual([ids[0], ids[1]])
     const last = await client.get("/contacts?limit=2&offset=4")
     expect(last.body).toMatchObject({ limit: 2, offset: 4, has_more: false })
-    expect(last.body.data.map((c: any) => c.id)).toEqual([ids[0]])
+    expect(last.body.data.map((c: any) => c.id)).toEqual([ids[4]])
     expect((await client.get("/contacts")).body.limit).toBe(50)
     for (const query of ["limit=0", "limit=201", "limit=abc", "offset=-1", "offset=1.5", "limit=100000000000"]) {
       const refused = await client.get(`/contacts?${query}`)

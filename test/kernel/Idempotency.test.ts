@@ -2,7 +2,7 @@
  * The Idempotency service on every store: what is kept, what runs again, what waits. The answer is
  * the caller's to encode; here a run answers a number and keeps it as text, or keeps nothing.
  */
-import { Idempotency, Kernel } from "@crm/core"
+import { Access, Idempotency, Ids, Kernel } from "@crm/core"
 import { expect, layer } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -23,7 +23,7 @@ for (const storage of storages) {
   layer(layerOn<Idempotency.Idempotency>(storage, (ports) => Kernel.layer.pipe(Layer.provide(ports))))(
     `Idempotency [${storage.name}]`,
     (it) => {
-      const scope = () => ({ keyId: crypto.randomUUID(), idempotencyKey: "k" })
+      const scope = () => ({ keyId: Ids.brand(Access.KeyId, crypto.randomUUID()), idempotencyKey: "k" })
       const execute = (
         s: Idempotency.IdempotencyScope,
         fingerprint: string,

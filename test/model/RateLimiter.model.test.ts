@@ -3,7 +3,7 @@
  * a few keys, each decision compared with a plain list-of-timestamps model of an exact
  * rolling window. Any drift (fixed windows, off-by-one at the edge, spending on a report) fails.
  */
-import { Access } from "@crm/core"
+import { Access, Ids } from "@crm/core"
 import * as Effect from "effect/Effect"
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -53,7 +53,11 @@ for (const storage of storages) {
         fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), async (steps: Array<Step>) => {
           run++
           const model = new Map<number, Array<number>>()
-          const keyIds = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()]
+          const keyIds = [
+            Ids.brand(Access.KeyId, crypto.randomUUID()),
+            Ids.brand(Access.KeyId, crypto.randomUUID()),
+            Ids.brand(Access.KeyId, crypto.randomUUID())
+          ]
           let now = 1_000_000 + run * 10_000_000
           for (const s of steps) {
             now += s.advance

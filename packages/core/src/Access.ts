@@ -20,6 +20,7 @@ import {
 } from "./Access/AccessSchemas.js"
 import * as ApiKey from "./Access/ApiKey.js"
 import * as IpAllowList from "./Access/IpAllowList.js"
+import { KeyId } from "./Access/KeyIds.js"
 import { type RateDecision, RateLimiter } from "./Access/RateLimiter.js"
 import { DealRepository } from "./Deals/DealRepository.js"
 import {
@@ -109,7 +110,7 @@ export class Access extends Context.Tag("@crm/core/Access")<
       organisationId: OrganisationId,
       input: z.output<typeof KeyCreate>
     ) => Effect.Effect<CreatedKey, NotFound | ValidationFailed | StorageError>
-    readonly revokeKey: (id: string) => Effect.Effect<void, NotFound | StorageError>
+    readonly revokeKey: (id: KeyId) => Effect.Effect<void, NotFound | StorageError>
     /** A page of the organisation's keys, revoked ones too, newest first. */
     readonly listKeys: (
       organisationId: OrganisationId,
@@ -194,7 +195,7 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
       }
       const token = yield* ApiKey.generate
       const record: ApiKeyRecord = {
-        id: ids.next(),
+        id: Ids.brand(KeyId, ids.next()),
         organisation_id: organisationId,
         name: input.name ?? null,
         hash: yield* ApiKey.hash(token),

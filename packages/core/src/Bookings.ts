@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { z } from "zod"
 import * as BookingAnswers from "./Bookings/BookingAnswers.js"
+import { BookingId, SeriesId } from "./Bookings/BookingIds.js"
 import { BookingRepository } from "./Bookings/BookingRepository.js"
 import type {
   Booking,
@@ -27,7 +28,7 @@ import {
   type TransitionNotAllowed,
   ValidationFailed
 } from "./Errors.js"
-import { Ids } from "./Ids.js"
+import { brand, Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { linked, nowIso, orNotFound, requireLink } from "./internal/records.js"
 import type { Organisation } from "./Organisation.js"
@@ -58,11 +59,11 @@ export class Bookings extends Context.Tag("@crm/core/Bookings")<
       organisation: Organisation,
       input: z.output<typeof BookingCreate>
     ) => Effect.Effect<Booking, ValidationFailed | StorageError>
-    readonly get: (organisation: Organisation, id: string) => Effect.Effect<Booking, NotFound | StorageError>
+    readonly get: (organisation: Organisation, id: BookingId) => Effect.Effect<Booking, NotFound | StorageError>
     /** Moves along the booking status machine; the same status again changes nothing. */
     readonly setStatus: (
       organisation: Organisation,
-      id: string,
+      id: BookingId,
       status: Status
     ) => Effect.Effect<Booking, NotFound | TransitionNotAllowed | StorageError>
     readonly list: (
@@ -84,7 +85,7 @@ export const make = Effect.gen(function* () {
         Effect.gen(function* () {
           const now = yield* nowIso
           const series: Series = {
-            id: ids.next(),
+            id: brand(SeriesId, ids.next()),
             name: input.name,
             duration_minutes: input.duration_minutes,
             location: input.location ?? null,
@@ -122,7 +123,7 @@ export const make = Effect.gen(function* () {
           if (issues.length > 0) return yield* new ValidationFailed({ detail: issues })
           const now = yield* nowIso
           const booking: Booking = {
-            id: ids.next(),
+            id: brand(BookingId, ids.next()),
             series_id: seriesId,
             series_seq: input.series_seq ?? null,
             contact_id: input.contact_id ?? null,

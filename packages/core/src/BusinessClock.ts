@@ -79,7 +79,7 @@ export const make = Effect.gen(function* () {
     })
 
   const testModeOrganisation = (
-    id: string
+    id: OrganisationId
   ): Effect.Effect<
     { readonly organisation: Organisation; readonly clock: TestClock.TestClock },
     NotFound | NotTestMode | StorageError

@@ -3,6 +3,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { z } from "zod"
+import { CallId } from "./Calls/CallIds.js"
 import * as CallOutcome from "./Calls/CallOutcome.js"
 import { CallRepository } from "./Calls/CallRepository.js"
 import type { Call, CallListQuery, CallLog, CallTranscription } from "./Calls/CallSchemas.js"
@@ -10,7 +11,7 @@ import { ContactRepository } from "./Contacts/ContactRepository.js"
 import type { NotFound, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
-import { Ids } from "./Ids.js"
+import { brand, Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { nowIso, orNotFound, requireLink } from "./internal/records.js"
 import type { Organisation, OrganisationId } from "./Organisation.js"
@@ -32,10 +33,10 @@ export class Calls extends Context.Tag("@crm/core/Calls")<
     /** Stores (or replaces) the transcript and summary; emits `call.transcribed`. */
     readonly transcribe: (
       organisation: Organisation,
-      id: string,
+      id: CallId,
       input: z.output<typeof CallTranscription>
     ) => Effect.Effect<Call, NotFound | StorageError>
-    readonly get: (organisation: Organisation, id: string) => Effect.Effect<Call, NotFound | StorageError>
+    readonly get: (organisation: Organisation, id: CallId) => Effect.Effect<Call, NotFound | StorageError>
     readonly list: (organisation: Organisation, query: CallListQuery) => Effect.Effect<PageResult<Call>, StorageError>
   }
 >() {}
@@ -60,8 +61,8 @@ export const make = Effect.gen(function* () {
   const events = yield* EventLog
   const tx = yield* Transaction
 
-  const find = (organisationId: OrganisationId, id: string) => repo.get(organisationId, id).pipe(orNotFound("call"))
-  const lock = (organisationId: OrganisationId, id: string) =>
+  const find = (organisationId: OrganisationId, id: CallId) => repo.get(organisationId, id).pipe(orNotFound("call"))
+  const lock = (organisationId: OrganisationId, id: CallId) =>
     repo.getForUpdate(organisationId, id).pipe(orNotFound("call"))
 
   return Calls.of({
@@ -71,7 +72,7 @@ export const make = Effect.gen(function* () {
           yield* requireLink("contact_id", input.contact_id, (id) => contacts.get(organisation.id, id))
           const now = yield* nowIso
           const call: Call = {
-            id: ids.next(),
+            id: brand(CallId, ids.next()),
             provider: input.provider,
             external_id: input.external_id ?? null,
             direction: input.direction,

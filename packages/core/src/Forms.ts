@@ -14,9 +14,10 @@ import {
 import { EventLog, type NewEvent } from "./Events/EventLog.js"
 import * as FormAnswers from "./Forms/FormAnswers.js"
 import { type Form, leadProvider } from "./Forms/FormDefinitions.js"
+import { SubmissionId } from "./Forms/FormIds.js"
 import { COUNT_WINDOW_DAYS, type FormCounts, type Submission, type SubmissionCreate } from "./Forms/FormSchemas.js"
 import { FormSubmissionRepository } from "./Forms/FormSubmissionRepository.js"
-import { Ids } from "./Ids.js"
+import { brand, Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { nowIso } from "./internal/records.js"
 import { matchContact } from "./Leads/ContactMatch.js"
@@ -78,7 +79,7 @@ export const make = Effect.gen(function* () {
           )
           const now = yield* nowIso
           const submission: Submission = {
-            id: ids.next(),
+            id: brand(SubmissionId, ids.next()),
             form_id: form.id,
             contact_id: contact.contactId,
             contact_created: contact.created,

@@ -5,6 +5,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { z } from "zod"
+import type { KeyId } from "./Access/KeyIds.js"
 import { type Upserted, upsertAll, upsertBy, writeChange } from "./Batch.js"
 import {
   type BatchFailed,
@@ -19,7 +20,7 @@ import {
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
 import { brand, Ids } from "./Ids.js"
-import { ProductId, VariantId } from "./Inventory/ProductIds.js"
+import { ProductId, StockMovementId, VariantId } from "./Inventory/ProductIds.js"
 import { ProductRepository } from "./Inventory/ProductRepository.js"
 import * as ProductRules from "./Inventory/ProductRules.js"
 import {
@@ -67,7 +68,7 @@ export type DocumentMovement = "sale" | "cancel" | "receipt" | "return"
 
 /** The document the movements belong to (recorded on each ledger entry), who made them, and when. */
 export interface DocumentContext {
-  readonly keyId: string | null
+  readonly keyId: KeyId | null
   readonly at: string
   readonly orderId?: OrderId
   readonly purchaseOrderId?: PurchaseOrderId
@@ -230,7 +231,7 @@ export const make = Effect.gen(function* () {
     Effect.gen(function* () {
       const applied = yield* StockLedger.apply(item, levelOf(product, item), move)
       yield* ledger.append(organisationId, {
-        id: ids.next(),
+        id: brand(StockMovementId, ids.next()),
         product_id: item.product_id,
         variant_id: item.variant_id,
         kind: applied.kind,

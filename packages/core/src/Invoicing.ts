@@ -123,7 +123,7 @@ export class Invoicing extends Context.Tag("@crm/core/Invoicing")<
       id: InvoiceId
     ) => Effect.Effect<Invoice, NotFound | TransitionNotAllowed | StorageError>
     /** The organisation owning an invoice, for the admin API, which names only the invoice. */
-    readonly owner: (id: string) => Effect.Effect<Organisation, NotFound | StorageError>
+    readonly owner: (id: InvoiceId) => Effect.Effect<Organisation, NotFound | StorageError>
     /** The daily job: issued or partly paid invoices past their due date become overdue. */
     readonly markOverdue: (organisation: Organisation) => Effect.Effect<number, StorageError>
     readonly importRates: (

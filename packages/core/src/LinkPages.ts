@@ -4,9 +4,10 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { z } from "zod"
 import type { SlugAlreadyExists, StorageError } from "./Errors.js"
-import { Ids } from "./Ids.js"
+import { brand, Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { nowIso } from "./internal/records.js"
+import { LinkPageId } from "./LinkPages/LinkPageIds.js"
 import { LinkPageRepository } from "./LinkPages/LinkPageRepository.js"
 import type { LinkPage, LinkPageCreate, LinkPageListQuery } from "./LinkPages/LinkPageSchemas.js"
 import type { Organisation } from "./Organisation.js"
@@ -41,7 +42,7 @@ export const make = Effect.gen(function* () {
         Effect.gen(function* () {
           const now = yield* nowIso
           const page: LinkPage = {
-            id: ids.next(),
+            id: brand(LinkPageId, ids.next()),
             slug: input.slug,
             title: input.title,
             description: input.description ?? null,

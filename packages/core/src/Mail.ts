@@ -7,9 +7,10 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { StorageError } from "./Errors.js"
-import { Ids } from "./Ids.js"
+import { brand, Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { nowIso } from "./internal/records.js"
+import { MailMessageId } from "./Mail/MailIds.js"
 import { MailOutbox } from "./Mail/MailOutbox.js"
 import * as MailRetry from "./Mail/MailRetry.js"
 import type { MailListQuery, MailMessage, OutgoingMail } from "./Mail/MailSchemas.js"
@@ -40,7 +41,7 @@ export const make = Effect.zipWith(MailOutbox, Ids, (outbox, ids) =>
     send: operation("Mailer.send")(function* (organisationId, mail) {
       const now = yield* nowIso
       const message: MailMessage = {
-        id: ids.next(),
+        id: brand(MailMessageId, ids.next()),
         to: mail.to,
         subject: mail.subject,
         body: mail.body,

@@ -13,10 +13,11 @@ import { CompanyRepository } from "./Companies/CompanyRepository.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
 import { DealRepository } from "./Deals/DealRepository.js"
 import { invalidField, type StorageError, type ValidationFailed } from "./Errors.js"
-import { Ids } from "./Ids.js"
+import { brand, Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { nowIso } from "./internal/records.js"
 import { type EntitySummary, findEntity } from "./Notes/NoteEntities.js"
+import { NoteId } from "./Notes/NoteIds.js"
 import { NoteRepository } from "./Notes/NoteRepository.js"
 import type { Note, NoteCreate, NoteListQuery } from "./Notes/NoteSchemas.js"
 import type { Organisation } from "./Organisation.js"
@@ -94,7 +95,7 @@ export const make = Effect.gen(function* () {
           const now = yield* nowIso
           const call = input.type === "call" ? yield* calls.log(organisation, callOf(input, found.value, now)) : null
           const note: Note = {
-            id: ids.next(),
+            id: brand(NoteId, ids.next()),
             entity_type: input.entity_type,
             entity_id: input.entity_id,
             type: input.type,

@@ -7,7 +7,7 @@
  */
 import { z } from "zod"
 import type { OrganisationSettings } from "./Organisation/OrganisationSettings.js"
-import { Timestamp, Uuid } from "./Wire.js"
+import { IdInput, Timestamp } from "./Wire.js"
 
 export * from "./Organisation/OrganisationSettings.js"
 
@@ -15,12 +15,19 @@ export * from "./Organisation/OrganisationSettings.js"
  * An organisation's id. Branded, because it is the tenant every store call is scoped to: the
  * compiler refuses any other id, or any other string, in its place.
  */
-export const OrganisationId = Uuid.brand<"OrganisationId">()
+export const OrganisationId = IdInput.brand<"OrganisationId">()
 export type OrganisationId = z.output<typeof OrganisationId>
+
+/**
+ * An API key's id. Declared here rather than in Access because every actor carries one; Access
+ * re-exports it (`Access.KeyId`).
+ */
+export const KeyId = IdInput.brand<"KeyId">()
+export type KeyId = z.output<typeof KeyId>
 
 /** Who makes a change: the API key, recorded where a record keeps its history (deal stages). */
 export interface Actor {
-  readonly keyId: string | null
+  readonly keyId: KeyId | null
 }
 
 /** On the organisation: present on a test-mode organisation only. */

@@ -13,7 +13,7 @@ import { nextNumber } from "./internal/documentNumbers.js"
 import { operation } from "./internal/operation.js"
 import { nowIso, orNotFound } from "./internal/records.js"
 import type { Organisation, OrganisationId } from "./Organisation.js"
-import { PurchaseOrderId } from "./PurchaseOrders/PurchaseOrderIds.js"
+import { PurchaseOrderId, PurchaseOrderLineId } from "./PurchaseOrders/PurchaseOrderIds.js"
 import { PurchaseOrderRepository } from "./PurchaseOrders/PurchaseOrderRepository.js"
 import type {
   PurchaseOrder,
@@ -121,7 +121,7 @@ export const make = Effect.gen(function* () {
             supplier: input.supplier,
             status: "draft",
             items: input.items.map((item, index) => ({
-              id: ids.next(),
+              id: brand(PurchaseOrderLineId, ids.next()),
               ...lines[index]!,
               name: item.name,
               quantity: item.quantity,

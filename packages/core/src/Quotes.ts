@@ -78,7 +78,7 @@ export class Quotes extends Context.Tag("@crm/core/Quotes")<
       action: PersonAction
     ) => Effect.Effect<Quote, NotFound | TransitionNotAllowed | StorageError>
     /** The organisation owning a quote, for the admin API, which names only the quote. */
-    readonly owner: (id: string) => Effect.Effect<Organisation, NotFound | StorageError>
+    readonly owner: (id: QuoteId) => Effect.Effect<Organisation, NotFound | StorageError>
     readonly revisions: (
       organisation: Organisation,
       id: QuoteId

@@ -8,6 +8,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { z } from "zod"
+import { SeriesId } from "./Bookings/BookingIds.js"
 import { BookingRepository } from "./Bookings/BookingRepository.js"
 import {
   type DomainAlreadyExists,
@@ -17,11 +18,12 @@ import {
   ValidationFailed,
   type ValidationIssue
 } from "./Errors.js"
-import { Ids } from "./Ids.js"
+import { brand, Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { linked, nowIso } from "./internal/records.js"
 import type { Organisation } from "./Organisation.js"
 import * as SectionTypes from "./Sites/SectionTypes.js"
+import { PageId, PostId, SiteId } from "./Sites/SiteIds.js"
 import { SiteRepository } from "./Sites/SiteRepository.js"
 import type {
   Page,
@@ -86,7 +88,7 @@ export const make = Effect.gen(function* () {
   const bookings = yield* BookingRepository
   const tx = yield* Transaction
 
-  const site = (organisation: Organisation, id: string) =>
+  const site = (organisation: Organisation, id: SiteId) =>
     linked("site_id", id, (siteId) => repo.getSite(organisation.id, siteId))
 
   // The forms and booking series that sections point at must be the organisation's own.
@@ -98,7 +100,7 @@ export const make = Effect.gen(function* () {
         const known =
           reference.kind === "form"
             ? forms.has(reference.id)
-            : Option.isSome(yield* bookings.getSeries(organisation.id, reference.id))
+            : Option.isSome(yield* bookings.getSeries(organisation.id, brand(SeriesId, reference.id)))
         if (!known) {
           issues.push({
             path: reference.path,
@@ -116,7 +118,7 @@ export const make = Effect.gen(function* () {
         Effect.gen(function* () {
           const now = yield* nowIso
           const created: Site = {
-            id: ids.next(),
+            id: brand(SiteId, ids.next()),
             name: input.name,
             domain: input.domain ?? null,
             language: input.language,
@@ -142,7 +144,7 @@ export const make = Effect.gen(function* () {
           yield* checkReferences(organisation, sections)
           const now = yield* nowIso
           const page: Page = {
-            id: ids.next(),
+            id: brand(PageId, ids.next()),
             site_id: input.site_id,
             path: input.path,
             title: input.title,
@@ -175,7 +177,7 @@ export const make = Effect.gen(function* () {
           yield* site(organisation, input.site_id)
           const now = yield* nowIso
           const post: Post = {
-            id: ids.next(),
+            id: brand(PostId, ids.next()),
             site_id: input.site_id,
             slug: input.slug,
             title: input.title,

@@ -8,10 +8,11 @@ import { DealRepository } from "./Deals/DealRepository.js"
 import type { NotFound, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
-import { Ids } from "./Ids.js"
+import { brand, Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { nowIso, orNotFound, requireLink } from "./internal/records.js"
 import type { Organisation } from "./Organisation.js"
+import { SurveyResponseId } from "./Surveys/SurveyIds.js"
 import { SurveyResponseRepository } from "./Surveys/SurveyResponseRepository.js"
 import type { SurveyAnswer, SurveyResponse, SurveyResponseListQuery } from "./Surveys/SurveySchemas.js"
 import { Transaction } from "./Transaction.js"
@@ -29,7 +30,10 @@ export class Surveys extends Context.Tag("@crm/core/Surveys")<
       organisation: Organisation,
       input: z.output<typeof SurveyAnswer>
     ) => Effect.Effect<SurveyResponse, ValidationFailed | StorageError>
-    readonly get: (organisation: Organisation, id: string) => Effect.Effect<SurveyResponse, NotFound | StorageError>
+    readonly get: (
+      organisation: Organisation,
+      id: SurveyResponseId
+    ) => Effect.Effect<SurveyResponse, NotFound | StorageError>
     readonly list: (
       organisation: Organisation,
       query: SurveyResponseListQuery
@@ -55,7 +59,7 @@ export const make = Effect.gen(function* () {
           yield* requireLink("deal_id", input.deal_id, (id) => deals.get(organisation.id, id))
           const now = yield* nowIso
           const response: SurveyResponse = {
-            id: ids.next(),
+            id: brand(SurveyResponseId, ids.next()),
             survey_id: input.survey_id,
             kind: input.kind,
             score: input.score,

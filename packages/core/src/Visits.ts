@@ -8,11 +8,12 @@ import type { ContactId } from "./Contacts/ContactIds.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
 import type { StorageError, ValidationFailed } from "./Errors.js"
 import { FormSubmissionRepository, type VisitorLink } from "./Forms/FormSubmissionRepository.js"
-import { Ids } from "./Ids.js"
+import { brand, Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { nowIso, requireLink } from "./internal/records.js"
 import type { Organisation, OrganisationId } from "./Organisation.js"
 import { Transaction } from "./Transaction.js"
+import { VisitId } from "./Visits/VisitIds.js"
 import { VisitRepository } from "./Visits/VisitRepository.js"
 import type { Visit, VisitCreate } from "./Visits/VisitSchemas.js"
 import { toUtc } from "./Wire.js"
@@ -68,7 +69,7 @@ export const make = Effect.gen(function* () {
           const contactId = input.contact_id ?? Option.getOrNull(yield* known(organisation.id, input.visitor_id))
           const now = yield* nowIso
           const visit: Visit = {
-            id: ids.next(),
+            id: brand(VisitId, ids.next()),
             url: input.url,
             referrer: input.referrer ?? null,
             visitor_id: input.visitor_id ?? null,

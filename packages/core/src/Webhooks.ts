@@ -9,10 +9,11 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
+import type { KeyId } from "./Access/KeyIds.js"
 import { HookDisabled, InvalidTargetUrl, NotFound, type StorageError, TooManyHooks, UnknownEvent } from "./Errors.js"
 import { type EventName, isEventName } from "./Events/EventCatalogue.js"
 import { RETENTION_DAYS } from "./Events.js"
-import { Ids } from "./Ids.js"
+import { brand, Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { nowIso, orNotFound } from "./internal/records.js"
 import { Transaction } from "./Transaction.js"
@@ -21,6 +22,7 @@ import { Resolver } from "./Webhooks/Resolver.js"
 import * as RetryLadder from "./Webhooks/RetryLadder.js"
 import * as Signature from "./Webhooks/Signature.js"
 import * as TargetRules from "./Webhooks/TargetRules.js"
+import { type DeliveryId, HookId } from "./Webhooks/WebhookIds.js"
 import {
   type Claim,
   type DueDelivery,
@@ -72,23 +74,23 @@ export class Webhooks extends Context.Tag("@crm/core/Webhooks")<
   Webhooks,
   {
     /** The organisation of a live key, for the admin API that names keys by id. */
-    readonly ownerOfKey: (keyId: string) => Effect.Effect<HookOwner, NotFound | StorageError>
+    readonly ownerOfKey: (keyId: KeyId) => Effect.Effect<HookOwner, NotFound | StorageError>
     /** The owner of a hook of a live key, for the admin API that names hooks by id. */
-    readonly ownerOfHook: (hookId: string) => Effect.Effect<HookOwner, NotFound | StorageError>
+    readonly ownerOfHook: (hookId: HookId) => Effect.Effect<HookOwner, NotFound | StorageError>
     readonly create: (owner: HookOwner, input: HookCreate) => Effect.Effect<HookWithSecret, Creating>
     readonly list: (owner: HookOwner, query: HookListQuery) => Effect.Effect<PageResult<Hook>, StorageError>
-    readonly get: (owner: HookOwner, id: string) => Effect.Effect<Hook, NotFound | StorageError>
+    readonly get: (owner: HookOwner, id: HookId) => Effect.Effect<Hook, NotFound | StorageError>
     /**
      * Disables a hook (what it has pending fails) or enables it again: its failure streak and its
      * circuit start afresh, and nothing is re-queued. Asking for the state it is in changes nothing.
      */
-    readonly update: (owner: HookOwner, id: string, patch: HookPatch) => Effect.Effect<Hook, NotFound | StorageError>
-    readonly remove: (owner: HookOwner, id: string) => Effect.Effect<void, NotFound | StorageError>
+    readonly update: (owner: HookOwner, id: HookId, patch: HookPatch) => Effect.Effect<Hook, NotFound | StorageError>
+    readonly remove: (owner: HookOwner, id: HookId) => Effect.Effect<void, NotFound | StorageError>
     /** A new secret; the replaced one keeps signing (a second `v1`) for 24 hours. */
-    readonly rotateSecret: (owner: HookOwner, id: string) => Effect.Effect<HookWithSecret, NotFound | StorageError>
+    readonly rotateSecret: (owner: HookOwner, id: HookId) => Effect.Effect<HookWithSecret, NotFound | StorageError>
     readonly deliveries: (
       owner: HookOwner,
-      hookId: string,
+      hookId: HookId,
       query: HookListQuery
     ) => Effect.Effect<PageResult<Delivery>, NotFound | StorageError>
     /**
@@ -97,8 +99,8 @@ export class Webhooks extends Context.Tag("@crm/core/Webhooks")<
      */
     readonly redeliver: (
       owner: HookOwner,
-      hookId: string,
-      deliveryId: string
+      hookId: HookId,
+      deliveryId: DeliveryId
     ) => Effect.Effect<Delivery, NotFound | HookDisabled | StorageError>
     /** The retention job: deliveries go with the events they carry, after thirty days. */
     readonly purge: Effect.Effect<number, StorageError>
@@ -169,7 +171,7 @@ export const makeWith = (options: WebhookOptions) =>
     const leaseMs = batch.perHook * options.timeoutMs + LEASE_MARGIN_MS
     const urlOptions = { httpsRequired: options.httpsRequired, allowPrivate: options.allowPrivateTargets }
 
-    const find = (owner: HookOwner, id: string) => repo.get(owner, id).pipe(orNotFound("hook"))
+    const find = (owner: HookOwner, id: HookId) => repo.get(owner, id).pipe(orNotFound("hook"))
 
     const checkTarget = operation("Webhooks.checkTarget")(function* (url: string) {
       const target = TargetRules.checkUrl(url, urlOptions)
@@ -191,7 +193,7 @@ export const makeWith = (options: WebhookOptions) =>
       yield* checkTarget(input.target_url)
       const now = yield* nowIso
       const hook: HookRecord = {
-        id: ids.next(),
+        id: brand(HookId, ids.next()),
         organisation_id: owner.organisationId,
         key_id: owner.keyId,
         target_url: input.target_url,
@@ -349,7 +351,7 @@ export const makeWith = (options: WebhookOptions) =>
       return made
     }).pipe(Effect.withSpan("Webhooks.dispatch"))
 
-    const update = operation("Webhooks.update")(function* (owner: HookOwner, id: string, patch: HookPatch) {
+    const update = operation("Webhooks.update")(function* (owner: HookOwner, id: HookId, patch: HookPatch) {
       const active = patch.active ?? patch.enabled
       return yield* tx.run(
         Effect.gen(function* () {
@@ -373,7 +375,7 @@ export const makeWith = (options: WebhookOptions) =>
       )
     })
 
-    const deliveryOf = (owner: HookOwner, hookId: string, id: string) =>
+    const deliveryOf = (owner: HookOwner, hookId: HookId, id: DeliveryId) =>
       repo.delivery(owner, hookId, id).pipe(orNotFound("delivery"))
 
     return Webhooks.of({

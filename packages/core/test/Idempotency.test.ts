@@ -1,3 +1,4 @@
+import { Access, Ids } from "@crm/core"
 /**
  * The Idempotency service against a scripted store: what happens when another request's record
  * was stored after this request's claim looked (possible on PostgreSQL, where the claim reads
@@ -49,7 +50,9 @@ const scripted = (overtaken: number) => {
 const mine: Idempotency.Run<string> = { value: "mine", refused: false, payload: "mine" }
 
 const execute = (run: Effect.Effect<Idempotency.Run<string>>) =>
-  Effect.flatMap(Idempotency.Idempotency, (service) => service.execute({ keyId: "key", idempotencyKey: "k" }, "f", run))
+  Effect.flatMap(Idempotency.Idempotency, (service) =>
+    service.execute({ keyId: Ids.brand(Access.KeyId, "key"), idempotencyKey: "k" }, "f", run)
+  )
 
 describe("Idempotency, overtaken between claim and save", () => {
   it("rolls its unit back and replays the record that got in first", async () => {

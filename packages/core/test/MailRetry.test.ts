@@ -1,4 +1,4 @@
-import { Mail } from "@crm/core"
+import { Ids, Mail } from "@crm/core"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 
@@ -6,7 +6,7 @@ const { MailRetry } = Mail
 const AT = "2026-11-23T10:00:00.000Z"
 
 const queued = (attempts: number): Mail.MailMessage => ({
-  id: crypto.randomUUID(),
+  id: Ids.brand(Mail.MailMessageId, crypto.randomUUID()),
   to: "buyer@example.com",
   subject: "s",
   body: "b",

@@ -1,4 +1,4 @@
-import { Errors, PurchaseOrders } from "@crm/core"
+import { Errors, Ids, PurchaseOrders } from "@crm/core"
 import * as Either from "effect/Either"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
@@ -11,7 +11,7 @@ const linesArb = fc.array(fc.integer({ min: 1, max: 20 }), { minLength: 1, maxLe
   fc.tuple(...quantities.map((quantity) => fc.integer({ min: 0, max: quantity }))).map((received) =>
     quantities.map(
       (quantity, i): PurchaseOrders.PurchaseOrderLine => ({
-        id: crypto.randomUUID(),
+        id: Ids.brand(PurchaseOrders.PurchaseOrderLineId, crypto.randomUUID()),
         product_id: null,
         variant_id: null,
         name: `Line ${i}`,
@@ -53,7 +53,8 @@ describe("PurchaseOrderStatus", () => {
         ([lines, entries, from]) => {
           const receipt = {
             items: entries.map(([index, quantity]) => ({
-              line_id: index < 0 ? crypto.randomUUID() : lines[index]!.id,
+              line_id:
+                index < 0 ? Ids.brand(PurchaseOrders.PurchaseOrderLineId, crypto.randomUUID()) : lines[index]!.id,
               quantity
             }))
           }
@@ -92,7 +93,7 @@ describe("PurchaseOrderStatus", () => {
         const ordered = deliveries.reduce((sum, n) => sum + n, 0)
         let lines: ReadonlyArray<PurchaseOrders.PurchaseOrderLine> = [
           {
-            id: crypto.randomUUID(),
+            id: Ids.brand(PurchaseOrders.PurchaseOrderLineId, crypto.randomUUID()),
             product_id: null,
             variant_id: null,
             name: "Bolts",

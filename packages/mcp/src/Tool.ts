@@ -14,7 +14,7 @@ export type ToolServices = Kernel.Services
 export interface ToolContext {
   readonly principal: Access.Principal
   /** Who acts, for records that keep it (deal stage history, tasks). */
-  readonly actor: { readonly keyId: string }
+  readonly actor: { readonly keyId: Access.KeyId }
 }
 
 export interface ToolAnnotations {

@@ -3,7 +3,7 @@
  * (see EventLog.ts); here they are claimed, attempted and listed. One store serves one process, so a
  * claim is one atomic change; leases still expire, as on PostgreSQL, so the semantics match.
  */
-import { type Events, type Organisation, Webhooks } from "@crm/core"
+import { type Events, Ids, type Organisation, Webhooks } from "@crm/core"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -76,7 +76,7 @@ export const deliveriesFor = (
     const body = JSON.stringify(envelope)
     for (const hook of HashMap.values(hookRows.get(t))) {
       if (!Webhooks.receives(hook.record, keyIsLive(state, hook.record.key_id), envelope.event)) continue
-      const id = crypto.randomUUID()
+      const id = Ids.brand(Webhooks.DeliveryId, crypto.randomUUID())
       deliveries = HashMap.set(deliveries, id, {
         delivery: {
           id,
@@ -174,7 +174,11 @@ export const make = (store: Store): Context.Tag.Service<typeof Webhooks.WebhookR
         const deliveries = HashMap.filter(deliveryRows.get(t), (row) => row.delivery.hook_id !== id)
         return [
           Either.right(true),
-          withTenant(state, owner.organisationId, deliveryRows.set(hookRows.update(t, HashMap.remove(id)), deliveries))
+          withTenant(
+            state,
+            owner.organisationId,
+            deliveryRows.set(hookRows.update(t, HashMap.remove<string>(id)), deliveries)
+          )
         ]
       }),
 

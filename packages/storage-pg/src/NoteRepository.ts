@@ -1,5 +1,5 @@
 /** Notes in PostgreSQL: written once, never changed or archived. */
-import { Notes } from "@crm/core"
+import { type Access, type Calls, Notes } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -8,13 +8,13 @@ import { orStorageError } from "./internal/errors.js"
 import { iso } from "./internal/rows.js"
 
 interface NoteRow {
-  readonly id: string
+  readonly id: Notes.NoteId
   readonly entity_type: string
   readonly entity_id: string
   readonly type: string
   readonly body: string
-  readonly call_id: string | null
-  readonly author_key_id: string | null
+  readonly call_id: Calls.CallId | null
+  readonly author_key_id: Access.KeyId | null
   readonly created_at: Date | string
 }
 

@@ -48,7 +48,7 @@ export const make: Effect.Effect<
         uniqueGuard(
           sql,
           "sites_domain",
-          sql<{ id: string }>`SELECT id FROM sites WHERE organisation_id = ${organisationId}::uuid
+          sql<{ id: Sites.SiteId }>`SELECT id FROM sites WHERE organisation_id = ${organisationId}::uuid
             AND domain = ${site.domain} AND archived_at IS NULL`,
           (holder) => Sites.domainTaken(site.domain ?? "", holder)
         )
@@ -64,7 +64,7 @@ export const make: Effect.Effect<
         uniqueGuard(
           sql,
           "site_pages_path",
-          sql<{ id: string }>`SELECT id FROM site_pages WHERE site_id = ${page.site_id}::uuid
+          sql<{ id: Sites.PageId }>`SELECT id FROM site_pages WHERE site_id = ${page.site_id}::uuid
             AND path = ${page.path} AND archived_at IS NULL`,
           (holder) => Sites.pathTaken(page.path, holder)
         )
@@ -83,7 +83,7 @@ export const make: Effect.Effect<
         uniqueGuard(
           sql,
           "site_posts_slug",
-          sql<{ id: string }>`SELECT id FROM site_posts WHERE site_id = ${post.site_id}::uuid
+          sql<{ id: Sites.PostId }>`SELECT id FROM site_posts WHERE site_id = ${post.site_id}::uuid
             AND slug = ${post.slug} AND archived_at IS NULL`,
           (holder) => Sites.slugTaken(post.slug, holder)
         )

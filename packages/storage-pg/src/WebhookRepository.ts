@@ -4,7 +4,7 @@
  * `FOR UPDATE SKIP LOCKED` plus `lease_until`, so concurrent processes never work the same hook and
  * a process that dies mid-delivery only delays the work until its lease runs out.
  */
-import { type Organisation, Webhooks } from "@crm/core"
+import { type Access, type Organisation, Webhooks } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
 import type * as Context from "effect/Context"
@@ -19,9 +19,9 @@ import { textArray } from "./internal/values.js"
 type Timestamp = Date | string
 
 interface HookRow {
-  readonly id: string
+  readonly id: Webhooks.HookId
   readonly organisation_id: Organisation.OrganisationId
-  readonly key_id: string
+  readonly key_id: Access.KeyId
   readonly target_url: string
   readonly events: ReadonlyArray<string>
   readonly active: boolean
@@ -56,8 +56,8 @@ const toHook = (row: HookRow): Webhooks.HookRecord => ({
 })
 
 interface DeliveryRow {
-  readonly id: string
-  readonly hook_id: string
+  readonly id: Webhooks.DeliveryId
+  readonly hook_id: Webhooks.HookId
   readonly event_id: string | number | bigint
   readonly event: string
   readonly status: string
@@ -91,8 +91,8 @@ const toDelivery = (row: DeliveryRow): Webhooks.Delivery => {
 }
 
 interface DueRow {
-  readonly hook_id: string
-  readonly id: string
+  readonly hook_id: Webhooks.HookId
+  readonly id: Webhooks.DeliveryId
   readonly event_id: string | number | bigint
   readonly body: string
   readonly attempt_count: number | string
@@ -142,7 +142,7 @@ export const make: Effect.Effect<
     hookOwner: (hookId) =>
       sql<{
         organisation_id: Organisation.OrganisationId
-        key_id: string
+        key_id: Access.KeyId
       }>`SELECT h.organisation_id, h.key_id FROM webhook_hooks h
         JOIN api_keys k ON k.id = h.key_id WHERE h.id = ${hookId}::uuid AND k.revoked_at IS NULL`.pipe(
         Effect.map((rows) =>

@@ -106,7 +106,7 @@ const suite = (it: Vitest.MethodsNonLive<Services>, concurrentConnections: boole
       const repo = yield* Access.AccessRepository
       const error = yield* Effect.flip(
         repo.insertKey({
-          id: crypto.randomUUID(),
+          id: Ids.brand(Access.KeyId, crypto.randomUUID()),
           organisation_id: organisationId(),
           name: null,
           hash: "0".repeat(64),
@@ -132,7 +132,7 @@ const suite = (it: Vitest.MethodsNonLive<Services>, concurrentConnections: boole
       const organisation = { id: organisationId(), name: "Acme", settings: yield* settings("Acme") }
       yield* repo.insertOrganisation(organisation, at(0))
       const key: Access.ApiKeyRecord = {
-        id: crypto.randomUUID(),
+        id: Ids.brand(Access.KeyId, crypto.randomUUID()),
         organisation_id: organisation.id,
         name: 'ci, "quoted" {braced}',
         hash: crypto.randomUUID().replace(/-/g, ""),
@@ -176,7 +176,7 @@ const suite = (it: Vitest.MethodsNonLive<Services>, concurrentConnections: boole
   it.effect("admits exactly the limit of many concurrent requests", () =>
     Effect.gen(function* () {
       const limiter = yield* Access.RateLimiter
-      const keyId = crypto.randomUUID()
+      const keyId = Ids.brand(Access.KeyId, crypto.randomUUID())
       const now = Date.now()
       const decisions = yield* Effect.all(
         Array.from({ length: 40 }, () => limiter.take(keyId, { now, limit: 7, windowMs: 60_000, spend: true })),
@@ -207,7 +207,7 @@ const suite = (it: Vitest.MethodsNonLive<Services>, concurrentConnections: boole
       Effect.gen(function* () {
         const store = yield* Idempotency.IdempotencyStore
         const tx = yield* Transaction.Transaction
-        const scope = { keyId: crypto.randomUUID(), idempotencyKey: "retry-1" }
+        const scope = { keyId: Ids.brand(Access.KeyId, crypto.randomUUID()), idempotencyKey: "retry-1" }
         const record = {
           fingerprint: "POST /contacts abc",
           payload: "201 Created {}",

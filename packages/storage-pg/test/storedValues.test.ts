@@ -121,7 +121,7 @@ const suite = (it: Vitest.MethodsNonLive<Services>) => {
       }
       yield* repo.insertOrganisation(organisation, at)
       const key: Access.ApiKeyRecord = {
-        id: crypto.randomUUID(),
+        id: Ids.brand(Access.KeyId, crypto.randomUUID()),
         organisation_id: organisation.id,
         name: null,
         hash: crypto.randomUUID().replace(/-/g, ""),

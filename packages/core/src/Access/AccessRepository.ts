@@ -6,9 +6,10 @@ import type { OrganisationId } from "../Organisation.js"
 import type { Organisation, Settings } from "../Settings/SettingsSchemas.js"
 import type { Page } from "../Wire.js"
 import type { OrganisationSummary, Scope } from "./AccessSchemas.js"
+import type { KeyId } from "./KeyIds.js"
 
 export interface ApiKeyRecord {
-  readonly id: string
+  readonly id: KeyId
   readonly organisation_id: OrganisationId
   readonly name: string | null
   /** Lower-case hex SHA-256 of the key: the key itself is never stored. */
@@ -26,13 +27,13 @@ export class AccessRepository extends Context.Tag("@crm/core/AccessRepository")<
   AccessRepository,
   {
     readonly insertOrganisation: (organisation: Organisation, at: string) => Effect.Effect<void, StorageError>
-    readonly getOrganisation: (id: string) => Effect.Effect<Option.Option<Organisation>, StorageError>
+    readonly getOrganisation: (id: OrganisationId) => Effect.Effect<Option.Option<Organisation>, StorageError>
     /**
      * Outside a transaction, returns once every process sharing the store sees the new settings in
      * `findKeyByHash` (a plan turned read-only refuses the next write, whichever process takes it).
      */
     readonly updateSettings: (
-      id: string,
+      id: OrganisationId,
       settings: Settings
     ) => Effect.Effect<Option.Option<Organisation>, StorageError>
     /**
@@ -42,7 +43,7 @@ export class AccessRepository extends Context.Tag("@crm/core/AccessRepository")<
      * outside a transaction it returns once every process sees the new clock in `findKeyByHash`.
      */
     readonly setTestClock: (
-      id: string,
+      id: OrganisationId,
       expected: string | null,
       frozenAt: string | null
     ) => Effect.Effect<boolean, StorageError>
@@ -67,6 +68,6 @@ export class AccessRepository extends Context.Tag("@crm/core/AccessRepository")<
       hash: string
     ) => Effect.Effect<Option.Option<{ readonly key: ApiKeyRecord; readonly organisation: Organisation }>, StorageError>
     /** Outside a transaction, returns once no process sharing the store accepts the key any more. */
-    readonly revokeKey: (id: string, at: string) => Effect.Effect<boolean, StorageError>
+    readonly revokeKey: (id: KeyId, at: string) => Effect.Effect<boolean, StorageError>
   }
 >() {}

@@ -1,6 +1,9 @@
 import { z } from "zod"
 import { IdInput, PageQuery, pageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
 import { CidrString } from "./IpAllowList.js"
+import { KeyId } from "./KeyIds.js"
+
+export * from "./KeyIds.js"
 
 export const SCOPES = ["read", "write", "quotes:write", "invoices:write", "forms:submit", "analytics:write"] as const
 export const Scope = z.enum(SCOPES)
@@ -18,7 +21,7 @@ export const KeyCreate = z.strictObject({
 
 /** What the admin API answers at creation: the only time the key itself is shown. */
 export const CreatedKey = z.object({
-  id: z.uuid(),
+  id: KeyId,
   name: z.string().nullable(),
   key: z.string(),
   scopes: z.array(Scope),
@@ -30,7 +33,7 @@ export type CreatedKey = z.infer<typeof CreatedKey>
 
 /** A key as the admin API lists it: never the key itself nor its hash, which is all that is stored of it. */
 export const KeySummary = z.object({
-  id: z.uuid(),
+  id: KeyId,
   name: z.string().nullable(),
   scopes: z.array(Scope),
   expires_at: Timestamp.nullable(),

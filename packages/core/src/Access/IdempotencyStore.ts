@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { IdempotencyInProgress, StorageError } from "../Errors.js"
+import type { KeyId } from "./KeyIds.js"
 
 export interface IdempotencyRecord {
   /** What identifies the first request (a transport's digest of it): a repeat must match it. */
@@ -12,7 +13,7 @@ export interface IdempotencyRecord {
 }
 
 export interface IdempotencyScope {
-  readonly keyId: string
+  readonly keyId: KeyId
   readonly idempotencyKey: string
 }
 

@@ -1,6 +1,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { StorageError } from "../Errors.js"
+import type { KeyId } from "./KeyIds.js"
 
 export interface RateDecision {
   readonly admitted: boolean
@@ -18,7 +19,7 @@ export class RateLimiter extends Context.Tag("@crm/core/RateLimiter")<
   RateLimiter,
   {
     readonly take: (
-      keyId: string,
+      keyId: KeyId,
       request: { readonly now: number; readonly limit: number; readonly windowMs: number; readonly spend: boolean }
     ) => Effect.Effect<RateDecision, StorageError>
   }

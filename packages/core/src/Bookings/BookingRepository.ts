@@ -5,11 +5,12 @@ import type { ContactId } from "../Contacts/ContactIds.js"
 import type { StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
+import type { BookingId, SeriesId } from "./BookingIds.js"
 import type { Booking, BookingStatus, Series } from "./BookingSchemas.js"
 
 export interface BookingFilter {
   readonly status?: BookingStatus
-  readonly seriesId?: string
+  readonly seriesId?: SeriesId
   readonly seriesSeq?: number
   readonly contactId?: ContactId
   /**
@@ -26,7 +27,7 @@ export class BookingRepository extends Context.Tag("@crm/core/BookingRepository"
     readonly insertSeries: (organisationId: OrganisationId, series: Series) => Effect.Effect<void, StorageError>
     readonly getSeries: (
       organisationId: OrganisationId,
-      id: string
+      id: SeriesId
     ) => Effect.Effect<Option.Option<Series>, StorageError>
     /** Newest first, ties by id; at most `limit + 1` rows. */
     readonly listSeries: (
@@ -34,11 +35,11 @@ export class BookingRepository extends Context.Tag("@crm/core/BookingRepository"
       page: Page
     ) => Effect.Effect<ReadonlyArray<Series>, StorageError>
     readonly insert: (organisationId: OrganisationId, booking: Booking) => Effect.Effect<void, StorageError>
-    readonly get: (organisationId: OrganisationId, id: string) => Effect.Effect<Option.Option<Booking>, StorageError>
+    readonly get: (organisationId: OrganisationId, id: BookingId) => Effect.Effect<Option.Option<Booking>, StorageError>
     /** Like `get`, and no other unit of work changes the booking until the calling one ends. */
     readonly getForUpdate: (
       organisationId: OrganisationId,
-      id: string
+      id: BookingId
     ) => Effect.Effect<Option.Option<Booking>, StorageError>
     readonly update: (organisationId: OrganisationId, booking: Booking) => Effect.Effect<void, StorageError>
     /** In the order `filter.when` says (ties by id); at most `limit + 1` rows. */

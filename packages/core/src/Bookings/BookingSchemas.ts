@@ -1,6 +1,9 @@
 import { z } from "zod"
 import { ContactId } from "../Contacts/ContactIds.js"
-import { IdInput, PageQuery, pageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
+import { PageQuery, pageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
+import { BookingId, SeriesId } from "./BookingIds.js"
+
+export * from "./BookingIds.js"
 
 export const BookingStatus = z.enum(["pending", "confirmed", "cancelled", "completed", "no_show"])
 export type BookingStatus = z.infer<typeof BookingStatus>
@@ -41,7 +44,7 @@ export const SeriesCreate = z.strictObject({
 })
 
 export const Series = z.object({
-  id: z.uuid(),
+  id: SeriesId,
   name: z.string(),
   duration_minutes: z.number().int(),
   location: z.string().nullable(),
@@ -56,7 +59,7 @@ export const Answer = z.union([z.string().max(5000), z.number(), z.boolean()])
 export type Answer = z.infer<typeof Answer>
 
 export const BookingCreate = z.strictObject({
-  series_id: IdInput.nullable().optional().describe("the booking series booked; null for a one-off booking"),
+  series_id: SeriesId.nullable().optional().describe("the booking series booked; null for a one-off booking"),
   series_seq: z
     .number()
     .int()
@@ -74,8 +77,8 @@ export const BookingCreate = z.strictObject({
 })
 
 export const Booking = z.object({
-  id: z.uuid(),
-  series_id: z.uuid().nullable(),
+  id: BookingId,
+  series_id: SeriesId.nullable(),
   series_seq: z.number().int().nullable(),
   contact_id: ContactId.nullable(),
   name: z.string(),
@@ -98,7 +101,7 @@ export const BookingListQuery = z.object({
       "true: only bookings starting now or later, soonest first; false: only those that started before now, latest first; omitted: all, newest created first"
     ),
   status: BookingStatus.optional(),
-  series_id: IdInput.optional().describe("only bookings of this series"),
+  series_id: SeriesId.optional().describe("only bookings of this series"),
   series_seq: z.coerce.number().int().min(1).optional().describe("only this occurrence of the series"),
   contact_id: ContactId.optional().describe("only bookings of this contact"),
   ...PageQuery

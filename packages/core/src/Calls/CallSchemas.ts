@@ -1,6 +1,9 @@
 import { z } from "zod"
 import { ContactId } from "../Contacts/ContactIds.js"
 import { PageQuery, pageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
+import { CallId } from "./CallIds.js"
+
+export * from "./CallIds.js"
 
 export const CallDirection = z.enum(["inbound", "outbound"])
 export type CallDirection = z.infer<typeof CallDirection>
@@ -33,7 +36,7 @@ export const CallTranscription = z.strictObject({
 })
 
 export const Call = z.object({
-  id: z.uuid(),
+  id: CallId,
   provider: z.string(),
   external_id: z.string().nullable(),
   direction: CallDirection,

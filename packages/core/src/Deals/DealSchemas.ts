@@ -1,4 +1,5 @@
 import { z } from "zod"
+import { KeyId } from "../Access/KeyIds.js"
 import { CompanyId } from "../Companies/CompanyIds.js"
 import { ContactId } from "../Contacts/ContactIds.js"
 import { Currency } from "../Money/Currency.js"
@@ -110,7 +111,7 @@ export const StageVisit = z.object({
   status_kind: StageKind,
   entered_at: Timestamp,
   left_at: Timestamp.nullable().describe("null while the deal is still in the stage"),
-  key_id: z.uuid().nullable().describe("the API key that made the move")
+  key_id: KeyId.nullable().describe("the API key that made the move")
 })
 export type StageVisit = z.infer<typeof StageVisit>
 export const StageHistory = z.object({ data: z.array(StageVisit) })

@@ -6,6 +6,7 @@
  */
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import type { KeyId } from "../Access/KeyIds.js"
 import type { StorageError, ValidationFailed } from "../Errors.js"
 import type { Organisation } from "../Organisation.js"
 import type { Task } from "../Tasks/TaskSchemas.js"
@@ -19,7 +20,7 @@ export interface StageEntry {
   readonly from: Stage | undefined
   readonly stage: Stage
   readonly at: string
-  readonly keyId: string | null
+  readonly keyId: KeyId | null
 }
 
 export class StageAutomations extends Context.Tag("@crm/core/StageAutomations")<

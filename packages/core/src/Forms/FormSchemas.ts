@@ -1,6 +1,9 @@
 import { z } from "zod"
 import { ContactId } from "../Contacts/ContactIds.js"
 import { Timestamp } from "../Wire.js"
+import { SubmissionId } from "./FormIds.js"
+
+export * from "./FormIds.js"
 
 export const VisitorId = z
   .string()
@@ -15,7 +18,7 @@ export const SubmissionCreate = z.strictObject({
 export type SubmissionCreate = z.output<typeof SubmissionCreate>
 
 export const Submission = z.object({
-  id: z.uuid(),
+  id: SubmissionId,
   form_id: z.uuid(),
   contact_id: ContactId,
   contact_created: z.boolean().describe("true when the submission created the contact, false when it linked one"),

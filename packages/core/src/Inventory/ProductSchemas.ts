@@ -1,11 +1,12 @@
 /** Products, their variants and stock movements as they travel on the wire. */
 import { z } from "zod"
+import { KeyId } from "../Access/KeyIds.js"
 import { Currency } from "../Money/Currency.js"
 import { OrderId } from "../Orders/OrderIds.js"
 import { PurchaseOrderId } from "../PurchaseOrders/PurchaseOrderIds.js"
 import { ReturnId } from "../Returns/ReturnIds.js"
 import { IdInput, PageQuery, pageEnvelope, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
-import { ProductId, VariantId } from "./ProductIds.js"
+import { ProductId, StockMovementId, VariantId } from "./ProductIds.js"
 import { MAX_LEVEL } from "./StockLedger.js"
 
 export * from "./ProductIds.js"
@@ -172,13 +173,13 @@ export const StockMove = z
 export type StockMove = z.output<typeof StockMove>
 
 export const StockMovement = z.object({
-  id: z.uuid(),
+  id: StockMovementId,
   product_id: ProductId,
   variant_id: VariantId.nullable(),
   kind: MovementKind,
   quantity: z.number().int().describe("signed change of the level"),
   level: z.number().int().nullable().describe("the level after the movement; null when it stopped tracking"),
-  key_id: z.uuid().nullable().describe("the API key that made it"),
+  key_id: KeyId.nullable().describe("the API key that made it"),
   order_id: OrderId.nullable().describe("the order a sale, a cancellation or a received return belongs to"),
   purchase_order_id: PurchaseOrderId.nullable().describe("the purchase order a receipt belongs to"),
   return_id: ReturnId.nullable().describe("the return whose goods came back"),

@@ -22,7 +22,7 @@ export class InvoiceRepository extends Context.Tag("@crm/core/InvoiceRepository"
   {
     readonly insert: (organisationId: OrganisationId, invoice: Invoice) => Effect.Effect<void, StorageError>
     /** The organisation owning the invoice: the admin API names only the invoice's id. */
-    readonly organisationOf: (id: string) => Effect.Effect<Option.Option<string>, StorageError>
+    readonly organisationOf: (id: InvoiceId) => Effect.Effect<Option.Option<OrganisationId>, StorageError>
     readonly get: (organisationId: OrganisationId, id: InvoiceId) => Effect.Effect<Option.Option<Invoice>, StorageError>
     /** Like `get`, and no other unit of work changes the invoice until the calling one ends. */
     readonly getForUpdate: (

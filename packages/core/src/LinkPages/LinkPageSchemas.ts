@@ -1,6 +1,9 @@
 import { z } from "zod"
 import { PublicationStatus, Slug } from "../Sites/SiteSchemas.js"
 import { PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+import { LinkPageId } from "./LinkPageIds.js"
+
+export * from "./LinkPageIds.js"
 
 /** Where a link may point: the web, a mail address or a phone number (the usual link-in-bio targets). */
 export const LinkUrl = z
@@ -22,7 +25,7 @@ export const LinkPageCreate = z.strictObject({
 })
 
 export const LinkPage = z.object({
-  id: z.uuid(),
+  id: LinkPageId,
   slug: z.string(),
   title: z.string(),
   description: z.string().nullable(),

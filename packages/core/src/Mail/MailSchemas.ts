@@ -1,5 +1,8 @@
 import { z } from "zod"
 import { PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+import { MailMessageId } from "./MailIds.js"
+
+export * from "./MailIds.js"
 
 export const MailStatus = z.enum(["queued", "sent", "failed"])
 export type MailStatus = z.infer<typeof MailStatus>
@@ -12,7 +15,7 @@ export interface OutgoingMail {
 }
 
 export const MailMessage = z.object({
-  id: z.uuid(),
+  id: MailMessageId,
   to: z.string(),
   subject: z.string(),
   body: z.string().describe("plain text"),

@@ -1,6 +1,11 @@
 import { z } from "zod"
+import { KeyId } from "../Access/KeyIds.js"
+import { CallId } from "../Calls/CallIds.js"
 import { CallDirection, CallLog, CallStatus } from "../Calls/CallSchemas.js"
 import { IdInput, PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+import { NoteId } from "./NoteIds.js"
+
+export * from "./NoteIds.js"
 
 /** What a note (and an activity timeline) can be about. */
 export const NoteEntityType = z.enum(["contact", "company", "deal", "record"])
@@ -41,13 +46,13 @@ export const NoteCreate = z
 export type NoteCreate = z.output<typeof NoteCreate>
 
 export const Note = z.object({
-  id: z.uuid(),
+  id: NoteId,
   entity_type: NoteEntityType,
   entity_id: z.uuid(),
   type: NoteType,
   body: z.string(),
-  call_id: z.uuid().nullable().describe("the call a call note logged"),
-  author_key_id: z.uuid().nullable().describe("the API key that wrote the note"),
+  call_id: CallId.nullable().describe("the call a call note logged"),
+  author_key_id: KeyId.nullable().describe("the API key that wrote the note"),
   created_at: Timestamp
 })
 export type Note = z.infer<typeof Note>

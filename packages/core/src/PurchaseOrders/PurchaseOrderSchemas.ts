@@ -1,7 +1,7 @@
 import { z } from "zod"
 import { ProductId, VariantId } from "../Inventory/ProductIds.js"
-import { IdInput, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
-import { PurchaseOrderId } from "./PurchaseOrderIds.js"
+import { PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
+import { PurchaseOrderId, PurchaseOrderLineId } from "./PurchaseOrderIds.js"
 
 export * from "./PurchaseOrderIds.js"
 
@@ -36,14 +36,14 @@ export const PurchaseOrderCreate = z.strictObject({
 /** Goods that arrived: per line, how many units (added to what earlier receipts recorded). */
 export const PurchaseOrderReceipt = z.strictObject({
   items: z
-    .array(z.strictObject({ line_id: IdInput.describe("the `id` of a line of the order"), quantity }))
+    .array(z.strictObject({ line_id: PurchaseOrderLineId.describe("the `id` of a line of the order"), quantity }))
     .min(1)
     .max(500)
 })
 export type PurchaseOrderReceipt = z.output<typeof PurchaseOrderReceipt>
 
 export const PurchaseOrderLine = z.object({
-  id: z.uuid(),
+  id: PurchaseOrderLineId,
   product_id: ProductId.nullable(),
   variant_id: VariantId.nullable(),
   name: z.string(),

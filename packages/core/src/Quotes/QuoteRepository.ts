@@ -21,7 +21,7 @@ export class QuoteRepository extends Context.Tag("@crm/core/QuoteRepository")<
   {
     readonly insert: (organisationId: OrganisationId, quote: Quote) => Effect.Effect<void, StorageError>
     /** The organisation owning the quote: the admin API names only the quote's id. */
-    readonly organisationOf: (id: string) => Effect.Effect<Option.Option<string>, StorageError>
+    readonly organisationOf: (id: QuoteId) => Effect.Effect<Option.Option<OrganisationId>, StorageError>
     readonly get: (organisationId: OrganisationId, id: QuoteId) => Effect.Effect<Option.Option<Quote>, StorageError>
     /** Like `get`, and no other unit of work changes the quote until the calling one ends. */
     readonly getForUpdate: (

@@ -4,15 +4,16 @@ import type * as Option from "effect/Option"
 import { DomainAlreadyExists, PathAlreadyExists, SlugAlreadyExists, type StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { Page as WirePage } from "../Wire.js"
+import type { SiteId } from "./SiteIds.js"
 import type { Page, Post, PublicationStatus, Site } from "./SiteSchemas.js"
 
 export interface PageFilter {
-  readonly siteId?: string
+  readonly siteId?: SiteId
   readonly status?: PublicationStatus
 }
 
 export interface PostFilter {
-  readonly siteId?: string
+  readonly siteId?: SiteId
   readonly status?: PublicationStatus
   /** Posts whose `tags` contain this one (tags are stored lower-case). */
   readonly tag?: string
@@ -30,7 +31,7 @@ export class SiteRepository extends Context.Tag("@crm/core/SiteRepository")<
       organisationId: OrganisationId,
       site: Site
     ) => Effect.Effect<void, DomainAlreadyExists | StorageError>
-    readonly getSite: (organisationId: OrganisationId, id: string) => Effect.Effect<Option.Option<Site>, StorageError>
+    readonly getSite: (organisationId: OrganisationId, id: SiteId) => Effect.Effect<Option.Option<Site>, StorageError>
     /** Newest first, ties by id; at most `limit + 1` rows. */
     readonly listSites: (
       organisationId: OrganisationId,

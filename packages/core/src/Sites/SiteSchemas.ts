@@ -1,8 +1,11 @@
 import * as Either from "effect/Either"
 import { z } from "zod"
-import { IdInput, PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+import { PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
 import * as PagePath from "./PagePath.js"
 import * as SectionTypes from "./SectionTypes.js"
+import { PageId, PostId, SiteId } from "./SiteIds.js"
+
+export * from "./SiteIds.js"
 
 export const PublicationStatus = z.enum(["draft", "published"])
 export type PublicationStatus = z.infer<typeof PublicationStatus>
@@ -55,7 +58,7 @@ export const SiteCreate = z.strictObject({
 })
 
 export const Site = z.object({
-  id: z.uuid(),
+  id: SiteId,
   name: z.string(),
   domain: z.string().nullable(),
   language: z.string(),
@@ -91,7 +94,7 @@ const publish = z
   .describe("true publishes at once (published_at = now); otherwise the page is saved as a draft")
 
 export const PageCreate = z.strictObject({
-  site_id: IdInput.describe("the site the page belongs to"),
+  site_id: SiteId.describe("the site the page belongs to"),
   path: Path,
   title: z.string().trim().min(1).max(300).describe("the page title, shown in the browser tab and search results"),
   sections: Sections.default([]),
@@ -101,8 +104,8 @@ export const PageCreate = z.strictObject({
 export const Section = z.object({ type: z.string(), data: z.record(z.string(), z.unknown()) })
 
 export const Page = z.object({
-  id: z.uuid(),
-  site_id: z.uuid(),
+  id: PageId,
+  site_id: SiteId,
   path: z.string(),
   title: z.string(),
   status: PublicationStatus,
@@ -117,7 +120,7 @@ export const PagePage = pageEnvelope(Page)
 export const Tag = z.string().trim().toLowerCase().min(1).max(50)
 
 export const PostCreate = z.strictObject({
-  site_id: IdInput.describe("the site the post belongs to"),
+  site_id: SiteId.describe("the site the post belongs to"),
   slug: Slug.describe("the post's address on its site's blog; unique within the site"),
   title: z.string().trim().min(1).max(300),
   excerpt: z.string().trim().max(1000).nullable().optional().describe("a short summary for listings"),
@@ -132,8 +135,8 @@ export const PostCreate = z.strictObject({
 })
 
 export const Post = z.object({
-  id: z.uuid(),
-  site_id: z.uuid(),
+  id: PostId,
+  site_id: SiteId,
   slug: z.string(),
   title: z.string(),
   excerpt: z.string().nullable(),
@@ -151,14 +154,14 @@ export const SiteListQuery = z.object({ ...PageQuery })
 export type SiteListQuery = z.output<typeof SiteListQuery>
 
 export const PageListQuery = z.object({
-  site_id: IdInput.optional().describe("only the pages of this site"),
+  site_id: SiteId.optional().describe("only the pages of this site"),
   status: PublicationStatus.optional().describe("draft or published"),
   ...PageQuery
 })
 export type PageListQuery = z.output<typeof PageListQuery>
 
 export const PostListQuery = z.object({
-  site_id: IdInput.optional().describe("only the posts of this site"),
+  site_id: SiteId.optional().describe("only the posts of this site"),
   status: PublicationStatus.optional().describe("draft or published"),
   tag: Tag.optional().describe("only posts carrying this tag (case-insensitive)"),
   ...PageQuery

@@ -6,6 +6,7 @@ import type { DealId } from "../Deals/DealIds.js"
 import type { StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
+import type { SurveyResponseId } from "./SurveyIds.js"
 import type { SurveyKind, SurveyResponse } from "./SurveySchemas.js"
 
 export interface SurveyResponseFilter {
@@ -22,7 +23,7 @@ export class SurveyResponseRepository extends Context.Tag("@crm/core/SurveyRespo
     readonly insert: (organisationId: OrganisationId, response: SurveyResponse) => Effect.Effect<void, StorageError>
     readonly get: (
       organisationId: OrganisationId,
-      id: string
+      id: SurveyResponseId
     ) => Effect.Effect<Option.Option<SurveyResponse>, StorageError>
     /** Newest first, ties by id; at most `limit + 1` rows. */
     readonly list: (

@@ -2,7 +2,10 @@ import { z } from "zod"
 import { ContactId } from "../Contacts/ContactIds.js"
 import { DealId } from "../Deals/DealIds.js"
 import { IdInput, PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+import { SurveyResponseId } from "./SurveyIds.js"
 import { inScale, SCALES } from "./SurveyScale.js"
+
+export * from "./SurveyIds.js"
 
 export const SurveyKind = z.enum(["nps", "csat", "ces"])
 export type SurveyKind = z.infer<typeof SurveyKind>
@@ -29,7 +32,7 @@ export const SurveyAnswer = z
   })
 
 export const SurveyResponse = z.object({
-  id: z.uuid(),
+  id: SurveyResponseId,
   survey_id: z.uuid(),
   kind: SurveyKind,
   score: z.number().int(),

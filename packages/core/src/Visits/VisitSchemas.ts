@@ -2,6 +2,9 @@ import { z } from "zod"
 import { ContactId } from "../Contacts/ContactIds.js"
 import { VisitorId } from "../Forms/FormSchemas.js"
 import { Timestamp, TimestampInput } from "../Wire.js"
+import { VisitId } from "./VisitIds.js"
+
+export * from "./VisitIds.js"
 
 export const VisitCreate = z.strictObject({
   url: z.url().max(2000).describe("the page visited"),
@@ -13,7 +16,7 @@ export const VisitCreate = z.strictObject({
 export type VisitCreate = z.output<typeof VisitCreate>
 
 export const Visit = z.object({
-  id: z.uuid(),
+  id: VisitId,
   url: z.string(),
   referrer: z.string().nullable(),
   visitor_id: z.string().nullable(),

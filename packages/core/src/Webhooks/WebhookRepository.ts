@@ -1,17 +1,19 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
+import type { KeyId } from "../Access/KeyIds.js"
 import type { StorageError } from "../Errors.js"
 import type { EventName } from "../Events/EventCatalogue.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { Page } from "../Wire.js"
+import type { DeliveryId, HookId } from "./WebhookIds.js"
 import type { Delivery, DeliveryAttempt, DeliveryStatus } from "./WebhookSchemas.js"
 
 /** A subscription as stored: the wire `Hook` plus its owner, its secrets, its failure streak and its circuit. */
 export interface HookRecord {
-  readonly id: string
+  readonly id: HookId
   readonly organisation_id: OrganisationId
-  readonly key_id: string
+  readonly key_id: KeyId
   readonly target_url: string
   readonly events: ReadonlyArray<EventName>
   readonly active: boolean
@@ -32,12 +34,12 @@ export interface HookRecord {
 
 export interface HookOwner {
   readonly organisationId: OrganisationId
-  readonly keyId: string
+  readonly keyId: KeyId
 }
 
 /** One delivery to send: the stored body is sent byte for byte. */
 export interface DueDelivery {
-  readonly id: string
+  readonly id: DeliveryId
   readonly event_id: string
   readonly body: string
   readonly attempt_count: number
@@ -50,12 +52,12 @@ export interface Claim {
 }
 
 export interface AttemptRecord {
-  readonly deliveryId: string
+  readonly deliveryId: DeliveryId
   readonly attempt: DeliveryAttempt
   readonly status: DeliveryStatus
   readonly attemptCount: number
   readonly nextAttemptAt: string | null
-  readonly hookId: string
+  readonly hookId: HookId
   readonly organisationId: OrganisationId
   /** The subscription's failure streak after the attempt. */
   readonly failingSince: string | null
@@ -75,33 +77,33 @@ export class WebhookRepository extends Context.Tag("@crm/core/WebhookRepository"
   WebhookRepository,
   {
     /** The organisation of a live (not revoked) key. */
-    readonly keyOrganisation: (keyId: string) => Effect.Effect<Option.Option<OrganisationId>, StorageError>
+    readonly keyOrganisation: (keyId: KeyId) => Effect.Effect<Option.Option<OrganisationId>, StorageError>
     /** Whose a hook is, when its key is live (not revoked): the admin API names hooks by id alone. */
-    readonly hookOwner: (hookId: string) => Effect.Effect<Option.Option<HookOwner>, StorageError>
+    readonly hookOwner: (hookId: HookId) => Effect.Effect<Option.Option<HookOwner>, StorageError>
     /** Inserts unless the key already holds `limit` hooks (then false); safe under concurrent inserts. */
     readonly insert: (hook: HookRecord, limit: number) => Effect.Effect<boolean, StorageError>
-    readonly get: (owner: HookOwner, id: string) => Effect.Effect<Option.Option<HookRecord>, StorageError>
+    readonly get: (owner: HookOwner, id: HookId) => Effect.Effect<Option.Option<HookRecord>, StorageError>
     /** Like `get`, and no other unit of work changes the hook until the calling one ends. */
-    readonly getForUpdate: (owner: HookOwner, id: string) => Effect.Effect<Option.Option<HookRecord>, StorageError>
+    readonly getForUpdate: (owner: HookOwner, id: HookId) => Effect.Effect<Option.Option<HookRecord>, StorageError>
     readonly update: (hook: HookRecord) => Effect.Effect<void, StorageError>
-    readonly remove: (owner: HookOwner, id: string) => Effect.Effect<boolean, StorageError>
+    readonly remove: (owner: HookOwner, id: HookId) => Effect.Effect<boolean, StorageError>
     /** Newest first, ties by id; at most `limit + 1`. */
     readonly list: (owner: HookOwner, page: Page) => Effect.Effect<ReadonlyArray<HookRecord>, StorageError>
     /** A hook's deliveries with their attempts, newest event first; at most `limit + 1`. */
     readonly deliveries: (
       owner: HookOwner,
-      hookId: string,
+      hookId: HookId,
       page: Page
     ) => Effect.Effect<ReadonlyArray<Delivery>, StorageError>
     readonly delivery: (
       owner: HookOwner,
-      hookId: string,
+      hookId: HookId,
       id: string
     ) => Effect.Effect<Option.Option<Delivery>, StorageError>
     /** Makes a delivery pending again, due at `at`. */
-    readonly requeue: (deliveryId: string, at: string) => Effect.Effect<void, StorageError>
+    readonly requeue: (deliveryId: DeliveryId, at: string) => Effect.Effect<void, StorageError>
     /** Fails what a hook still has pending: it was disabled, so none of it will be sent. */
-    readonly failPending: (hookId: string) => Effect.Effect<void, StorageError>
+    readonly failPending: (hookId: HookId) => Effect.Effect<void, StorageError>
     /**
      * Leases up to `hooks` active hooks of live keys that have due deliveries, no unexpired lease and
      * no pause running (`paused_until`), until `leaseUntil`, and returns up to `perHook` due
@@ -126,6 +128,6 @@ export class WebhookRepository extends Context.Tag("@crm/core/WebhookRepository"
     /** Drops deliveries (with their attempts) created before `at`; returns how many. */
     readonly purgeBefore: (at: string) => Effect.Effect<number, StorageError>
     /** Ends a lease taken with `token` (a lease taken over by someone else is left alone). */
-    readonly release: (hookId: string, token: string) => Effect.Effect<void, StorageError>
+    readonly release: (hookId: HookId, token: string) => Effect.Effect<void, StorageError>
   }
 >() {}

@@ -1,6 +1,9 @@
 import { z } from "zod"
 import { EVENT_NAMES } from "../Events/EventCatalogue.js"
 import { PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+import { DeliveryId, HookId } from "./WebhookIds.js"
+
+export * from "./WebhookIds.js"
 
 /** `events` is checked against the catalogue by the service: an unknown name is 404 `unknown_event`, not 422. */
 export const HookCreate = z.strictObject({
@@ -10,7 +13,7 @@ export const HookCreate = z.strictObject({
 export type HookCreate = z.infer<typeof HookCreate>
 
 export const Hook = z.object({
-  id: z.uuid(),
+  id: HookId,
   target_url: z.string(),
   events: z.array(z.enum(EVENT_NAMES)),
   active: z.boolean(),
@@ -60,8 +63,8 @@ export const DeliveryAttempt = z.object({
 export type DeliveryAttempt = z.infer<typeof DeliveryAttempt>
 
 export const Delivery = z.object({
-  id: z.uuid(),
-  hook_id: z.uuid(),
+  id: DeliveryId,
+  hook_id: HookId,
   event_id: z.string().describe("the event's id (its cursor), also sent as X-Service-Event-Id"),
   event: z.enum(EVENT_NAMES),
   status: DeliveryStatus,

@@ -92,8 +92,8 @@ export const archiveLive = <E, R>(
  * organisation that is gone) is `not_found`, as on the REST API.
  */
 export const owningOrganisation = (
-  organisationOf: Effect.Effect<Option.Option<string>, StorageError>,
-  getOrganisation: (id: string) => Effect.Effect<Option.Option<Organisation>, StorageError>,
+  organisationOf: Effect.Effect<Option.Option<OrganisationId>, StorageError>,
+  getOrganisation: (id: OrganisationId) => Effect.Effect<Option.Option<Organisation>, StorageError>,
   what: string
 ): Effect.Effect<Organisation, NotFound | StorageError> =>
   organisationOf.pipe(

@@ -140,6 +140,7 @@ export const adminRoutes = [
   route({
     method: "DELETE",
     path: "/keys/{id}",
+    params: { id: Access.KeyId },
     operationId: "adminRevokeKey",
     tag,
     guard: admin,

@@ -2,7 +2,7 @@
  * REST hooks: a key's own webhook subscriptions and their deliveries, plus the admin API's view: a
  * key's hooks, and any live key's hook by its id.
  */
-import { type Access, type Errors, Webhooks } from "@crm/core"
+import { Access, type Errors, Webhooks } from "@crm/core"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import { created, noContent, ok } from "../Reply.js"
@@ -31,7 +31,7 @@ interface HookCaller<G extends Guard> {
   readonly summary: (text: string) => string
   readonly owner: (
     principal: PrincipalOf<G>,
-    hookId: string
+    hookId: Webhooks.HookId
   ) => Effect.Effect<Webhooks.HookOwner, Errors.NotFound | Errors.StorageError, Webhooks.Webhooks>
 }
 
@@ -54,7 +54,7 @@ const byAdmin: HookCaller<AdminGuard> = {
 const hookActionRoutes = <G extends Guard>(caller: HookCaller<G>) => {
   const asOwner = <A, E>(
     principal: PrincipalOf<G>,
-    hookId: string,
+    hookId: Webhooks.HookId,
     act: (hooks: Context.Tag.Service<Webhooks.Webhooks>, owner: Webhooks.HookOwner) => Effect.Effect<A, E>
   ) =>
     Effect.flatMap(Webhooks.Webhooks, (hooks) =>
@@ -64,6 +64,7 @@ const hookActionRoutes = <G extends Guard>(caller: HookCaller<G>) => {
     route({
       method: "DELETE",
       path: "/hooks/{id}",
+      params: { id: Webhooks.HookId },
       operationId: caller.operationId("deleteHook"),
       tag: caller.tag,
       guard: caller.guard("write"),
@@ -76,6 +77,7 @@ const hookActionRoutes = <G extends Guard>(caller: HookCaller<G>) => {
     route({
       method: "POST",
       path: "/hooks/{id}/rotate-secret",
+      params: { id: Webhooks.HookId },
       operationId: caller.operationId("rotateHookSecret"),
       tag: caller.tag,
       guard: caller.guard("write"),
@@ -90,6 +92,7 @@ const hookActionRoutes = <G extends Guard>(caller: HookCaller<G>) => {
     route({
       method: "GET",
       path: "/hooks/{id}/deliveries",
+      params: { id: Webhooks.HookId },
       operationId: caller.operationId("listHookDeliveries"),
       tag: caller.tag,
       guard: caller.guard("read"),
@@ -105,6 +108,7 @@ const hookActionRoutes = <G extends Guard>(caller: HookCaller<G>) => {
     route({
       method: "POST",
       path: "/hooks/{id}/deliveries/{delivery_id}/redeliver",
+      params: { id: Webhooks.HookId, delivery_id: Webhooks.DeliveryId },
       operationId: caller.operationId("redeliverHookDelivery"),
       tag: caller.tag,
       guard: caller.guard("write"),
@@ -151,6 +155,7 @@ export const hookRoutes = [
   route({
     method: "GET",
     path: "/hooks/{id}",
+    params: { id: Webhooks.HookId },
     operationId: "getHook",
     tag,
     guard: read(),
@@ -163,6 +168,7 @@ export const hookRoutes = [
   route({
     method: "PATCH",
     path: "/hooks/{id}",
+    params: { id: Webhooks.HookId },
     operationId: "updateHook",
     tag,
     guard: write,
@@ -184,6 +190,7 @@ export const adminHookRoutes = [
   route({
     method: "POST",
     path: "/keys/{id}/hooks",
+    params: { id: Access.KeyId },
     operationId: "adminCreateHook",
     tag: "admin",
     guard: admin,
@@ -199,6 +206,7 @@ export const adminHookRoutes = [
   route({
     method: "GET",
     path: "/keys/{id}/hooks",
+    params: { id: Access.KeyId },
     operationId: "adminListHooks",
     tag: "admin",
     guard: admin,

@@ -2,7 +2,18 @@
  * The CRM tools of the assistant interface: contacts, companies, deals and tasks, each a thin call
  * of the same kernel operation REST uses, with inputs built from the core's wire schemas.
  */
-import { type Access, Batch, Companies, Contacts, Deals, Errors, Tasks, Validation, Wire } from "@crm/core"
+import {
+  type Access,
+  Batch,
+  Companies,
+  Contacts,
+  Deals,
+  Errors,
+  type Organisation,
+  Tasks,
+  Validation,
+  Wire
+} from "@crm/core"
 import * as Effect from "effect/Effect"
 import { z } from "zod"
 import {
@@ -279,7 +290,7 @@ const TaskItem = z.strictObject(Tasks.TaskCreate.shape).omit({ assignee_id: true
 const ownTask = (
   principal: Access.Principal,
   input: z.output<typeof TaskItem>,
-  actor: { readonly keyId: string },
+  actor: Organisation.Actor,
   tasks: Tasks.Tasks["Type"]
 ) =>
   Effect.flatMap(Validation.parse(Tasks.TaskCreate, input), (checked) =>

@@ -203,7 +203,7 @@ export const make = <A extends LiveRecord, E = never>(store: Store, spec: LiveTa
         for (const [organisationId, t] of state.tenants) {
           if (Option.isSome(liveRow(t, id))) return Option.some(organisationId)
         }
-        return Option.none<string>()
+        return Option.none<Organisation.OrganisationId>()
       }),
 
     countLive: (organisationId: Organisation.OrganisationId) =>

@@ -1,5 +1,5 @@
 /** Product and stock-movement rows as the drivers return them, and their domain records. */
-import { Inventory, type Orders, type PurchaseOrders, type Returns } from "@crm/core"
+import { type Access, Inventory, type Orders, type PurchaseOrders, type Returns } from "@crm/core"
 import { iso, jsonValue } from "./rows.js"
 import { exactNumber, isPlainObject, jsonOf, literalOf } from "./storedValues.js"
 
@@ -60,13 +60,13 @@ export const toProduct = (row: ProductRow): Inventory.Product =>
   )
 
 export interface StockMovementRow {
-  readonly id: string
+  readonly id: Inventory.StockMovementId
   readonly product_id: Inventory.ProductId
   readonly variant_id: Inventory.VariantId | null
   readonly kind: string
   readonly quantity: number
   readonly level: number | null
-  readonly key_id: string | null
+  readonly key_id: Access.KeyId | null
   readonly order_id: Orders.OrderId | null
   readonly purchase_order_id: PurchaseOrders.PurchaseOrderId | null
   readonly return_id: Returns.ReturnId | null

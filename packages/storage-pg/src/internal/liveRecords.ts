@@ -3,7 +3,7 @@
  * ...): one organisation's rows, where an archived row stays in the table but is never read or
  * changed again. A repository adds only its own columns and rules.
  */
-import type { Errors, Wire } from "@crm/core"
+import type { Errors, Organisation, Wire } from "@crm/core"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
@@ -78,7 +78,9 @@ export interface LiveRecords<A> {
     page: Wire.Page,
     conditions?: ReadonlyArray<Statement.Fragment>
   ) => Effect.Effect<ReadonlyArray<A>, Errors.StorageError>
-  readonly organisationOf: (id: string) => Effect.Effect<Option.Option<string>, Errors.StorageError>
+  readonly organisationOf: (
+    id: string
+  ) => Effect.Effect<Option.Option<Organisation.OrganisationId>, Errors.StorageError>
   readonly countLive: (organisationId: string) => Effect.Effect<number, Errors.StorageError>
 }
 
@@ -233,7 +235,7 @@ export const make = <Row extends object, A>(sql: SqlClient.SqlClient, spec: Live
 
     /** The organisation holding a live row with this id, for callers that know only the id. */
     organisationOf: (id: string) =>
-      sql<{ organisation_id: string }>`SELECT organisation_id FROM ${table}
+      sql<{ organisation_id: Organisation.OrganisationId }>`SELECT organisation_id FROM ${table}
         WHERE id = ${id}::uuid AND archived_at IS NULL`.pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.organisation_id)),
         operation("organisationOf")

@@ -83,7 +83,7 @@ export const toOrganisation = (row: OrganisationRow): Effect.Effect<Settings.Org
 }
 
 export interface ApiKeyRow {
-  readonly id: string
+  readonly id: Access.KeyId
   readonly organisation_id: Organisation.OrganisationId
   readonly name: string | null
   readonly hash: string
@@ -240,7 +240,7 @@ export interface StageVisitRow {
   readonly status_kind: string
   readonly entered_at: Timestamp
   readonly left_at: Timestamp | null
-  readonly key_id: string | null
+  readonly key_id: Access.KeyId | null
 }
 
 const visitStatusKind = literalOf("status_kind", Deals.StageVisit.shape.status_kind)
@@ -498,7 +498,7 @@ export const toOrder = (row: OrderRow): Orders.Order => ({
 })
 
 export interface MailRow {
-  readonly id: string
+  readonly id: Mail.MailMessageId
   readonly organisation_id: Organisation.OrganisationId
   readonly recipient: string
   readonly subject: string

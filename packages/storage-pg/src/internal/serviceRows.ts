@@ -104,7 +104,7 @@ export const toPurchaseOrder = (row: PurchaseOrderRow): PurchaseOrders.PurchaseO
 })
 
 export interface SurveyResponseRow {
-  readonly id: string
+  readonly id: Surveys.SurveyResponseId
   readonly survey_id: string
   readonly kind: string
   readonly score: number
@@ -130,7 +130,7 @@ export const toSurveyResponse = (row: SurveyResponseRow): Surveys.SurveyResponse
 })
 
 export interface CallRow {
-  readonly id: string
+  readonly id: Calls.CallId
   readonly provider: string
   readonly external_id: string | null
   readonly direction: string

@@ -6,7 +6,7 @@ import { jsonOf, literalOf } from "./storedValues.js"
 type Timestamp = Date | string
 
 export interface SiteRow {
-  readonly id: string
+  readonly id: Sites.SiteId
   readonly name: string
   readonly domain: string | null
   readonly language: string
@@ -27,8 +27,8 @@ export const toSite = (row: SiteRow): Sites.Site => ({
 })
 
 export interface PageRow {
-  readonly id: string
-  readonly site_id: string
+  readonly id: Sites.PageId
+  readonly site_id: Sites.SiteId
   readonly path: string
   readonly title: string
   readonly status: string
@@ -53,8 +53,8 @@ export const toPage = (row: PageRow): Sites.Page => ({
 })
 
 export interface PostRow {
-  readonly id: string
-  readonly site_id: string
+  readonly id: Sites.PostId
+  readonly site_id: Sites.SiteId
   readonly slug: string
   readonly title: string
   readonly excerpt: string | null
@@ -83,7 +83,7 @@ export const toPost = (row: PostRow): Sites.Post => ({
 })
 
 export interface SeriesRow {
-  readonly id: string
+  readonly id: Bookings.SeriesId
   readonly name: string
   readonly duration_minutes: number | string
   readonly location: string | null
@@ -105,8 +105,8 @@ export const toSeries = (row: SeriesRow): Bookings.Series => ({
 })
 
 export interface BookingRow {
-  readonly id: string
-  readonly series_id: string | null
+  readonly id: Bookings.BookingId
+  readonly series_id: Bookings.SeriesId | null
   readonly series_seq: number | string | null
   readonly contact_id: Contacts.ContactId | null
   readonly name: string
@@ -138,7 +138,7 @@ export const toBooking = (row: BookingRow): Bookings.Booking => ({
 })
 
 export interface LinkPageRow {
-  readonly id: string
+  readonly id: LinkPages.LinkPageId
   readonly slug: string
   readonly title: string
   readonly description: string | null

@@ -11,6 +11,7 @@ import { type ContractOptions, contractCases } from "./ContractCases.js"
 import {
   apiKey,
   at,
+  newId,
   organisation,
   organisationId,
   page,
@@ -40,7 +41,7 @@ export const suite = (
         expect(yield* access.countOrganisations).toBe(2)
         expect(Option.getOrThrow(yield* access.getOrganisation(a.id))).toEqual(a)
         expect(Option.getOrThrow(yield* access.getOrganisation(b.id))).toEqual(b)
-        expect(Option.isNone(yield* access.getOrganisation(uuid()))).toBe(true)
+        expect(Option.isNone(yield* access.getOrganisation(organisationId()))).toBe(true)
       })
     )
 
@@ -108,7 +109,7 @@ export const suite = (
         expect(Option.getOrThrow(yield* access.updateSettings(a.id, settings))).toEqual(expected)
         expect(Option.getOrThrow(yield* access.getOrganisation(a.id))).toEqual(expected)
         expect(Option.getOrThrow(yield* access.getOrganisation(b.id))).toEqual(b)
-        expect(Option.isNone(yield* access.updateSettings(uuid(), settings))).toBe(true)
+        expect(Option.isNone(yield* access.updateSettings(organisationId(), settings))).toBe(true)
         expect(yield* access.countOrganisations).toBe(2)
       })
     )
@@ -139,7 +140,7 @@ export const suite = (
         // A live organisation has no clock to move, and a missing one neither.
         expect(yield* access.setTestClock(a.id, null, frozen)).toBe(false)
         expect(Option.getOrThrow(yield* access.getOrganisation(a.id)).test_clock).toBeUndefined()
-        expect(yield* access.setTestClock(uuid(), null, frozen)).toBe(false)
+        expect(yield* access.setTestClock(organisationId(), null, frozen)).toBe(false)
       })
     )
 
@@ -204,7 +205,7 @@ export const suite = (
         expect(Option.getOrThrow(yield* access.findKeyByHash(key.hash)).key.revoked_at).toBe(at(50))
         expect(yield* access.revokeKey(key.id, at(60))).toBe(true)
         expect(Option.getOrThrow(yield* access.findKeyByHash(key.hash)).key.revoked_at).toBe(at(50))
-        expect(yield* access.revokeKey(uuid(), at(60))).toBe(false)
+        expect(yield* access.revokeKey(newId(Access.KeyId), at(60))).toBe(false)
         expect(Option.getOrThrow(yield* access.findKeyByHash(other.hash)).key).toEqual(other)
       })
     )

@@ -2,7 +2,7 @@
  * The deal port (`DealRepository`): rows round-trip exactly, lists filter and page, stage visits
  * form a history, and `getForUpdate` holds a deal until its unit of work commits.
  */
-import { Companies, Contacts, Deals } from "@crm/core"
+import { Access, Companies, Contacts, Deals } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -247,7 +247,7 @@ export const suite = (
         const { a, b } = yield* seed
         const repo = yield* Deals.DealRepository
         const stages = stagesOf(a)
-        const [creator, mover] = [uuid(), uuid()]
+        const [creator, mover] = [newId(Access.KeyId), newId(Access.KeyId)]
         const deal = opportunity(a, { created_at: at(10), updated_at: at(10) })
         const neighbour = opportunity(a, { created_at: at(15), updated_at: at(15) })
         yield* repo.insert(a.id, deal)

@@ -252,7 +252,7 @@ export const apiKey = (
   organisationId: Organisation.OrganisationId,
   overrides: Partial<Access.ApiKeyRecord> = {}
 ): Access.ApiKeyRecord => ({
-  id: uuid(),
+  id: newId(Access.KeyId),
   organisation_id: organisationId,
   name: null,
   hash: sha256(uuid()),

@@ -3,6 +3,7 @@
  * adapter must pass it unchanged. `makeLayer` gives an isolated, empty store per test.
  */
 import {
+  Access,
   Errors,
   Inventory,
   type Kernel,
@@ -67,7 +68,7 @@ const movement = (
     Inventory.StockLedger.apply({ product_id: product.id, variant_id: variantId }, level, move)
   )
   return {
-    id: uuid(),
+    id: newId(Inventory.StockMovementId),
     product_id: product.id,
     variant_id: variantId,
     ...entry,
@@ -270,7 +271,13 @@ export const suite = (
           const [small, medium] = shirt.variants
           yield* products.insert(org, shirt)
           const moves = [
-            movement(shirt, small!.id, null, { kind: "count", count: 5 }, { note: "stocktake", key_id: uuid() }),
+            movement(
+              shirt,
+              small!.id,
+              null,
+              { kind: "count", count: 5 },
+              { note: "stocktake", key_id: newId(Access.KeyId) }
+            ),
             movement(
               shirt,
               small!.id,

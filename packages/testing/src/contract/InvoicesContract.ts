@@ -18,8 +18,7 @@ import {
   page,
   pricedLines,
   type StoragePorts,
-  seed,
-  uuid
+  seed
 } from "./Fixtures.js"
 
 type Invoice = Invoicing.Invoice
@@ -111,7 +110,7 @@ export const suite = (
         for (const invoice of edges) expect(Option.getOrThrow(yield* repo.get(a.id, invoice.id))).toEqual(invoice)
 
         expect(Option.getOrThrow(yield* repo.organisationOf(issued.id))).toBe(a.id)
-        expect(Option.isNone(yield* repo.organisationOf(uuid()))).toBe(true)
+        expect(Option.isNone(yield* repo.organisationOf(newId(Invoicing.InvoiceId)))).toBe(true)
         expect(Option.isNone(yield* repo.get(b.id, issued.id))).toBe(true)
         expect(Option.isNone(yield* repo.getForUpdate(b.id, issued.id))).toBe(true)
         expect(Option.isNone(yield* repo.get(a.id, newId(Invoicing.InvoiceId)))).toBe(true)

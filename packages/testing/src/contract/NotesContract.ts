@@ -2,18 +2,18 @@
  * The storage contract of notes and of API key owners: every adapter must pass it unchanged, like
  * every other suite here.
  */
-import { Access, Notes } from "@crm/core"
+import { Access, Calls, Notes } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
-import { at, ids, newestFirst, page, type StoragePorts, seed, uuid } from "./Fixtures.js"
+import { at, ids, newestFirst, newId, page, type StoragePorts, seed, uuid } from "./Fixtures.js"
 
 type Note = Notes.Note
 
 const note = (overrides: Partial<Note> = {}): Note => ({
-  id: uuid(),
+  id: newId(Notes.NoteId),
   entity_type: "contact",
   entity_id: uuid(),
   type: "note",
@@ -43,8 +43,8 @@ export const suite = (
           entity_id: entity,
           type: "call",
           body: 'Příliš žluťoučký kůň said "yes"\nfollow up Monday',
-          call_id: uuid(),
-          author_key_id: uuid(),
+          call_id: newId(Calls.CallId),
+          author_key_id: newId(Access.KeyId),
           created_at: at(5)
         })
         const bare = note({ entity_type: "deal", entity_id: entity, created_at: at(1) })
@@ -98,8 +98,8 @@ export const suite = (
           revoked_at: null,
           created_at: at(0)
         }
-        const owned: Access.ApiKeyRecord = { ...base, id: uuid(), hash: "a".repeat(64), owner_id: owner }
-        const nobody: Access.ApiKeyRecord = { ...base, id: uuid(), hash: "b".repeat(64), owner_id: null }
+        const owned: Access.ApiKeyRecord = { ...base, id: newId(Access.KeyId), hash: "a".repeat(64), owner_id: owner }
+        const nobody: Access.ApiKeyRecord = { ...base, id: newId(Access.KeyId), hash: "b".repeat(64), owner_id: null }
         yield* access.insertKey(owned)
         yield* access.insertKey(nobody)
         expect(Option.getOrThrow(yield* access.findKeyByHash(owned.hash)).key.owner_id).toBe(owner)

@@ -46,7 +46,7 @@ const order = (fields: Partial<Orders.Order> = {}): Orders.Order => ({
 })
 
 export const message = (fields: Partial<Mail.MailMessage> = {}): Mail.MailMessage => ({
-  id: crypto.randomUUID(),
+  id: newId(Mail.MailMessageId),
   to: "buyer@example.com",
   subject: "Your order has shipped",
   body: "Track it here: https://t.example/1",

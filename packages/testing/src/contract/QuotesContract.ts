@@ -18,8 +18,7 @@ import {
   page,
   pricedLines,
   type StoragePorts,
-  seed,
-  uuid
+  seed
 } from "./Fixtures.js"
 
 type Quote = Quotes.Quote
@@ -77,7 +76,7 @@ export const suite = (
         for (const quote of edges) expect(Option.getOrThrow(yield* repo.get(a.id, quote.id))).toEqual(quote)
 
         expect(Option.getOrThrow(yield* repo.organisationOf(full.id))).toBe(a.id)
-        expect(Option.isNone(yield* repo.organisationOf(uuid()))).toBe(true)
+        expect(Option.isNone(yield* repo.organisationOf(newId(Quotes.QuoteId)))).toBe(true)
         expect(Option.isNone(yield* repo.get(b.id, full.id))).toBe(true)
         expect(Option.isNone(yield* repo.getForUpdate(b.id, full.id))).toBe(true)
         expect(Option.isNone(yield* repo.get(a.id, newId(Quotes.QuoteId)))).toBe(true)

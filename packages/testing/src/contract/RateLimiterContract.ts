@@ -17,7 +17,7 @@ export const suite = (
   const { test, concurrent } = contractCases(makeLayer, options)
 
   describe(`RateLimiter storage contract: ${name}`, () => {
-    const take = (keyId: string, now: number, limit: number, spend = true, windowMs = 1000) =>
+    const take = (keyId: Access.KeyId, now: number, limit: number, spend = true, windowMs = 1000) =>
       Effect.flatMap(Access.RateLimiter, (limiter) => limiter.take(keyId, { now, limit, windowMs, spend }))
 
     test(

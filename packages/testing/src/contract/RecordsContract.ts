@@ -37,7 +37,7 @@ const record = (overrides: Partial<Records.CustomRecord> = {}): Records.CustomRe
 })
 
 const submission = (overrides: Partial<Forms.Submission> = {}): Forms.Submission => ({
-  id: uuid(),
+  id: newId(Forms.SubmissionId),
   form_id: uuid(),
   contact_id: newId(Contacts.ContactId),
   contact_created: false,
@@ -48,7 +48,7 @@ const submission = (overrides: Partial<Forms.Submission> = {}): Forms.Submission
 })
 
 const visit = (overrides: Partial<Visits.Visit> = {}): Visits.Visit => ({
-  id: uuid(),
+  id: newId(Visits.VisitId),
   url: "https://example.com/",
   referrer: null,
   visitor_id: null,

@@ -62,7 +62,16 @@ const purchase = (overrides: Partial<PurchaseOrder> = {}): PurchaseOrder => ({
   number: "PO2026-0001",
   supplier: "Bolt & Nut Ltd",
   status: "draft",
-  items: [{ id: uuid(), product_id: null, variant_id: null, name: "M6 bolt", quantity: 100, received_quantity: 0 }],
+  items: [
+    {
+      id: newId(PurchaseOrders.PurchaseOrderLineId),
+      product_id: null,
+      variant_id: null,
+      name: "M6 bolt",
+      quantity: 100,
+      received_quantity: 0
+    }
+  ],
   note: null,
   ordered_at: null,
   received_at: null,
@@ -72,7 +81,7 @@ const purchase = (overrides: Partial<PurchaseOrder> = {}): PurchaseOrder => ({
 })
 
 const answer = (overrides: Partial<SurveyResponse> = {}): SurveyResponse => ({
-  id: uuid(),
+  id: newId(Surveys.SurveyResponseId),
   survey_id: uuid(),
   kind: "nps",
   score: 9,
@@ -85,7 +94,7 @@ const answer = (overrides: Partial<SurveyResponse> = {}): SurveyResponse => ({
 })
 
 const call = (overrides: Partial<Call> = {}): Call => ({
-  id: uuid(),
+  id: newId(Calls.CallId),
   provider: "twilio",
   external_id: null,
   direction: "inbound",
@@ -346,14 +355,21 @@ export const suite = (
             status: "partial",
             items: [
               {
-                id: uuid(),
+                id: newId(PurchaseOrders.PurchaseOrderLineId),
                 product_id: newId(Inventory.ProductId),
                 variant_id: newId(Inventory.VariantId),
                 name: "M6 bolt",
                 quantity: 100,
                 received_quantity: 40
               },
-              { id: uuid(), product_id: null, variant_id: null, name: "Washer", quantity: 5, received_quantity: 5 }
+              {
+                id: newId(PurchaseOrders.PurchaseOrderLineId),
+                product_id: null,
+                variant_id: null,
+                name: "Washer",
+                quantity: 5,
+                received_quantity: 5
+              }
             ],
             note: "deliver to gate 2",
             ordered_at: at(5),

@@ -98,7 +98,7 @@ export const suite = (
         expect(yield* list({ site_id: one.id })).toEqual([home.id, about.id].sort())
         expect(yield* list({ site_id: one.id, status: "draft" })).toEqual([about.id])
         expect(yield* list({ status: "published" })).toEqual([home.id])
-        expect(yield* list({ site_id: uuid() })).toEqual([])
+        expect(yield* list({ site_id: newId(Sites.SiteId) })).toEqual([])
         expect((yield* sites.listPages(b, { limit: 50, offset: 0 })).data).toEqual([])
         const stored = (yield* sites.listPages(a, { limit: 50, offset: 0, site_id: one.id, status: "published" })).data
         expect(stored).toEqual([home])

@@ -14,7 +14,7 @@ import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import fc from "fast-check"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
-import { type StoragePorts, seed } from "./Fixtures.js"
+import { newId, type StoragePorts, seed } from "./Fixtures.js"
 
 const T0 = Date.parse("2026-01-01T00:00:00.000Z")
 const at = (ms: number): string => new Date(T0 + ms).toISOString()
@@ -28,7 +28,7 @@ export const newKey = (
 ): Effect.Effect<Webhooks.HookOwner, Errors.StorageError, Access.AccessRepository> =>
   Effect.gen(function* () {
     const key: Access.ApiKeyRecord = {
-      id: uuid(),
+      id: newId(Access.KeyId),
       organisation_id: organisationId,
       name: null,
       hash: uuid(),
@@ -47,7 +47,7 @@ export const hookFor = (
   owner: Webhooks.HookOwner,
   overrides: Partial<Webhooks.HookRecord> = {}
 ): Webhooks.HookRecord => ({
-  id: uuid(),
+  id: newId(Webhooks.HookId),
   organisation_id: owner.organisationId,
   key_id: owner.keyId,
   target_url: "https://8.8.8.8/hook",
@@ -93,7 +93,7 @@ export const suite = (
         expect(Option.isNone(yield* repo.get(other, hook.id))).toBe(true)
         expect(yield* repo.list(other, page(50))).toEqual([])
         expect(yield* repo.keyOrganisation(owner.keyId)).toEqual(Option.some(a.id))
-        expect(yield* repo.keyOrganisation(uuid())).toEqual(Option.none())
+        expect(yield* repo.keyOrganisation(newId(Access.KeyId))).toEqual(Option.none())
 
         const rotated = {
           ...hook,
@@ -122,7 +122,7 @@ export const suite = (
         yield* repo.insert(elsewhere, 20)
         expect(yield* repo.hookOwner(hook.id)).toEqual(Option.some(owner))
         expect(yield* repo.hookOwner(elsewhere.id)).toEqual(Option.some(other))
-        expect(yield* repo.hookOwner(uuid())).toEqual(Option.none())
+        expect(yield* repo.hookOwner(newId(Webhooks.HookId))).toEqual(Option.none())
         yield* (yield* Access.AccessRepository).revokeKey(owner.keyId, at(5))
         expect(yield* repo.hookOwner(hook.id)).toEqual(Option.none())
         expect(yield* repo.remove(other, elsewhere.id)).toBe(true)

@@ -1,0 +1,6 @@
+import type { z } from "zod"
+import { IdInput } from "../Wire.js"
+
+/** The id of a form submission: branded, so that no other kind of id (or plain string) is taken for one. */
+export const SubmissionId = IdInput.brand<"SubmissionId">()
+export type SubmissionId = z.output<typeof SubmissionId>
