@@ -14,7 +14,15 @@ const actor = { keyId: null }
 type Services = Access.Access | Deals.Deals | Tasks.Tasks
 
 const id = () => crypto.randomUUID()
-const ids = { sales: id(), lead: id(), proposal: id(), review: id(), reviewAgain: id(), won: id() }
+const stage = () => Ids.brand(Deals.StageId, id())
+const ids = {
+  sales: Ids.brand(Deals.PipelineId, id()),
+  lead: stage(),
+  proposal: stage(),
+  review: stage(),
+  reviewAgain: stage(),
+  won: stage()
+}
 
 /** Proposal carries a playbook; two stages share the name "Review", told apart only by id. */
 const pipelines = [

@@ -504,7 +504,7 @@ for (const storage of storages) {
         const { org, other, ann, bob, stranger } = yield* setup
         const deal = yield* deals.create(org, { title: "Renewal", contact_id: ann.id }, actor)
         const foreignDeal = yield* deals.create(other, { title: "Theirs" }, actor)
-        const survey = crypto.randomUUID()
+        const survey = Ids.brand(Surveys.SurveyId, crypto.randomUUID())
 
         const [response, emitted] = yield* emitting(
           org,
@@ -716,7 +716,12 @@ for (const storage of storages) {
           tickets.update(org, ticket.id, { status: "solved" }),
           returns.create(org, { order_id: order.id, items: [{ line: 0, quantity: 1 }] }),
           purchases.receive(org, purchase.id, { items: [{ line_id: purchase.items[0]!.id, quantity: 1 }] }, actor),
-          surveys.answer(org, { survey_id: crypto.randomUUID(), kind: "nps", score: 5, contact_id: ann.id }),
+          surveys.answer(org, {
+            survey_id: Ids.brand(Surveys.SurveyId, crypto.randomUUID()),
+            kind: "nps",
+            score: 5,
+            contact_id: ann.id
+          }),
           calls.log(org, { ...call, contact_id: null, recording_url: null, external_id: null }),
           calls.transcribe(org, call.id, { transcript: "lost" })
         ]

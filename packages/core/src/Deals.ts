@@ -11,6 +11,7 @@ import { DealId } from "./Deals/DealIds.js"
 import { type DealFilter, DealRepository } from "./Deals/DealRepository.js"
 import type { Deal, DealCreate, DealListQuery, DealMove, DealPatch, StageVisit } from "./Deals/DealSchemas.js"
 import * as DealStage from "./Deals/DealStage.js"
+import type { StageId } from "./Deals/PipelineIds.js"
 import type { Pipeline } from "./Deals/PipelineSchemas.js"
 import { StageAutomations } from "./Deals/StageAutomations.js"
 import type { NotFound, StorageError, ValidationFailed } from "./Errors.js"
@@ -103,7 +104,7 @@ const moveEvents = (deal: Deal): ReadonlyArray<NewEvent> => [
 
 const checkValue = (deal: Deal) => checkPrecision("value", deal.value, deal.currency)
 
-const visitOf = (deal: Deal, from: string | null, at: string, actor: Actor): StageVisit => ({
+const visitOf = (deal: Deal, from: StageId | null, at: string, actor: Actor): StageVisit => ({
   deal_id: deal.id,
   pipeline_id: deal.pipeline_id,
   from_status_id: from,

@@ -4,7 +4,11 @@
  */
 import * as Effect from "effect/Effect"
 import type { z } from "zod"
-import { Ids } from "./Ids.js"
+import { PipelineId, StageId } from "./Deals/DealSettings.js"
+import { FormId } from "./Forms/FormSettings.js"
+import { brand, Ids } from "./Ids.js"
+import { UserId } from "./Organisation/UserIds.js"
+import { RecordTypeId } from "./Records/RecordSettings.js"
 import type { Settings, SettingsInput } from "./Settings/SettingsSchemas.js"
 
 export * as SettingsRemovals from "./Settings/SettingsRemovals.js"
@@ -35,10 +39,10 @@ export const complete = (name: string, input: z.output<typeof SettingsInput>): E
       numbering: input.numbering,
       plan: input.plan,
       pipelines: pipelines.map((pipeline) => ({
-        id: pipeline.id ?? newId(),
+        id: pipeline.id ?? brand(PipelineId, newId()),
         name: pipeline.name,
         stages: pipeline.stages.map((stage) => ({
-          id: stage.id ?? newId(),
+          id: stage.id ?? brand(StageId, newId()),
           name: stage.name,
           kind: stage.kind,
           required_fields: stage.required_fields,
@@ -46,9 +50,9 @@ export const complete = (name: string, input: z.output<typeof SettingsInput>): E
           ...(stage.probability === undefined ? {} : { probability: stage.probability })
         }))
       })),
-      record_types: input.record_types.map((type) => ({ ...type, id: type.id ?? newId() })),
-      forms: input.forms.map((form) => ({ ...form, id: form.id ?? newId() })),
+      record_types: input.record_types.map((type) => ({ ...type, id: type.id ?? brand(RecordTypeId, newId()) })),
+      forms: input.forms.map((form) => ({ ...form, id: form.id ?? brand(FormId, newId()) })),
       stock: input.stock,
-      users: input.users.map((user) => ({ id: user.id ?? newId(), name: user.name, email: user.email }))
+      users: input.users.map((user) => ({ id: user.id ?? brand(UserId, newId()), name: user.name, email: user.email }))
     }
   })

@@ -14,7 +14,7 @@ import * as Stalled from "../src/Analytics/StalledDeals.js"
 import { ContactId } from "../src/Contacts/ContactIds.js"
 import { DealId } from "../src/Deals/DealIds.js"
 import type { Deal, StageVisit } from "../src/Deals/DealSchemas.js"
-import type { Pipeline, Stage } from "../src/Deals/PipelineSchemas.js"
+import { type Pipeline, PipelineId, type Stage, StageId } from "../src/Deals/PipelineSchemas.js"
 import { brand } from "../src/Ids.js"
 import { type Invoice, InvoiceId } from "../src/Invoicing/InvoiceSchemas.js"
 import { dateIn } from "../src/internal/dates.js"
@@ -30,9 +30,11 @@ const ago = (days: number) => new Date(Date.parse(NOW) - days * DAY).toISOString
 
 // Deterministic uuids: the last block names the thing.
 const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`
+const stageId = (n: number) => brand(StageId, uuid(n))
+const pipelineId = (n: number) => brand(PipelineId, uuid(n))
 
 const stage = (id: number, name: string, kind: Stage["kind"], probability?: number): Stage => ({
-  id: uuid(id),
+  id: stageId(id),
   name,
   kind,
   required_fields: [],
@@ -41,16 +43,16 @@ const stage = (id: number, name: string, kind: Stage["kind"], probability?: numb
 })
 
 // P1 "Sales": three open stages without probabilities (1/4, 2/4, 3/4 by position), then won and lost.
-const S1 = uuid(11)
-const S2 = uuid(12)
-const S3 = uuid(13)
-const WON = uuid(14)
-const LOST = uuid(15)
+const S1 = stageId(11)
+const S2 = stageId(12)
+const S3 = stageId(13)
+const WON = stageId(14)
+const LOST = stageId(15)
 // P2 "Partners": one open stage with an explicit 50 %, and a won stage.
-const T1 = uuid(21)
-const T2 = uuid(22)
+const T1 = stageId(21)
+const T2 = stageId(22)
 const P1: Pipeline = {
-  id: uuid(1),
+  id: pipelineId(1),
   name: "Sales",
   stages: [
     stage(11, "Qualified", "open"),
@@ -61,7 +63,7 @@ const P1: Pipeline = {
   ]
 }
 const P2: Pipeline = {
-  id: uuid(2),
+  id: pipelineId(2),
   name: "Partners",
   stages: [stage(21, "Intro", "open", 50), stage(22, "Won", "won")]
 }
@@ -103,9 +105,9 @@ const D9 = deal(9, { title: "Iota", status_id: LOST, value: 300.2, closed_at: ag
 const DEALS = [D1, D2, D3, D4, D5, D6, D7, D8, D9]
 const OPEN = [D1, D2, D3, D4, D8]
 
-const visit = (dealId: DealId, stageId: string, enteredDaysAgo: number, leftDaysAgo: number | null): StageVisit => ({
+const visit = (dealId: DealId, stageId: StageId, enteredDaysAgo: number, leftDaysAgo: number | null): StageVisit => ({
   deal_id: dealId,
-  pipeline_id: PIPELINES.find((p) => p.stages.some((s) => s.id === stageId))?.id as string,
+  pipeline_id: PIPELINES.find((p) => p.stages.some((s) => s.id === stageId))?.id as PipelineId,
   from_status_id: null,
   status_id: stageId,
   status_kind: "open",

@@ -1,13 +1,15 @@
 import * as Either from "effect/Either"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { brand } from "../src/Ids.js"
 import { aggregate, normalise, withComputed } from "../src/Records/RecordFields.js"
+import { RecordTypeId } from "../src/Records/RecordIds.js"
 import type { RecordType } from "../src/Records/RecordTypes.js"
 
 const OPTIONS = ["red", "green", "blue"]
 
 const TYPE: RecordType = {
-  id: "8c1d3a1e-6c55-4a8e-9d4e-1f0b8a7c2d11",
+  id: brand(RecordTypeId, "8c1d3a1e-6c55-4a8e-9d4e-1f0b8a7c2d11"),
   key: "project",
   name: "Project",
   fields: [

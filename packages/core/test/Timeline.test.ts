@@ -1,4 +1,4 @@
-import { Activity, Deals, Settings } from "@crm/core"
+import { Activity, Deals, Ids, Settings } from "@crm/core"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 
@@ -59,7 +59,7 @@ describe("closing notice", () => {
   })
   const alice = settings.users[0]!
   const stage = (kind: "open" | "won" | "lost") => ({
-    id: crypto.randomUUID(),
+    id: Ids.brand(Deals.StageId, crypto.randomUUID()),
     name: kind.toUpperCase(),
     kind,
     required_fields: [],

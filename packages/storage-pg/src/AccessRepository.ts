@@ -5,7 +5,7 @@
  * (delivered on COMMIT, to every process); on PGlite (one process) the repository's own writes
  * invalidate it directly; on any other `SqlClient` nothing is cached.
  */
-import { Access } from "@crm/core"
+import { Access, type Organisation } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import type * as Context from "effect/Context"
@@ -35,7 +35,7 @@ interface KeyWithOrganisationRow extends ApiKeyRow {
 }
 
 interface OrganisationSummaryRow {
-  readonly id: string
+  readonly id: Organisation.OrganisationId
   readonly name: string
   readonly timezone: string
   readonly default_currency: string

@@ -141,7 +141,7 @@ const suite = (it: Vitest.MethodsNonLive<Services>, concurrentConnections: boole
         allowed_ips: ["10.0.0.0/8", "2001:db8::/32"],
         revoked_at: null,
         created_at: at(5),
-        owner_id: crypto.randomUUID()
+        owner_id: Ids.brand(Organisation.UserId, crypto.randomUUID())
       }
       yield* repo.insertKey(key)
       expect(yield* repo.findKeyByHash(key.hash)).toEqual(Option.some({ key, organisation }))

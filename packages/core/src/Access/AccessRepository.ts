@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { StorageError } from "../Errors.js"
+import type { UserId } from "../Organisation/UserIds.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { Organisation, Settings } from "../Settings/SettingsSchemas.js"
 import type { Page } from "../Wire.js"
@@ -20,7 +21,7 @@ export interface ApiKeyRecord {
   readonly revoked_at: string | null
   readonly created_at: string
   /** The person (an id from the organisation's settings `users`) the key acts for; null for nobody in particular. */
-  readonly owner_id: string | null
+  readonly owner_id: UserId | null
 }
 
 export class AccessRepository extends Context.Tag("@crm/core/AccessRepository")<

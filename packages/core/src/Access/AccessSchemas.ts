@@ -1,5 +1,7 @@
 import { z } from "zod"
-import { IdInput, PageQuery, pageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
+import { UserId } from "../Organisation/UserIds.js"
+import { OrganisationId } from "../Organisation.js"
+import { PageQuery, pageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
 import { CidrString } from "./IpAllowList.js"
 import { KeyId } from "./KeyIds.js"
 
@@ -14,7 +16,7 @@ export const KeyCreate = z.strictObject({
   scopes: z.array(Scope).min(1),
   expires_at: TimestampInput.nullable().optional(),
   allowed_ips: z.array(CidrString).default([]),
-  owner_id: IdInput.nullable()
+  owner_id: UserId.nullable()
     .optional()
     .describe("the person (one of the organisation's settings users) the key acts for")
 })
@@ -27,7 +29,7 @@ export const CreatedKey = z.object({
   scopes: z.array(Scope),
   expires_at: Timestamp.nullable(),
   allowed_ips: z.array(z.string()),
-  owner_id: z.uuid().nullable()
+  owner_id: UserId.nullable()
 })
 export type CreatedKey = z.infer<typeof CreatedKey>
 
@@ -38,7 +40,7 @@ export const KeySummary = z.object({
   scopes: z.array(Scope),
   expires_at: Timestamp.nullable(),
   allowed_ips: z.array(z.string()),
-  owner_id: z.uuid().nullable(),
+  owner_id: UserId.nullable(),
   created_at: Timestamp,
   revoked_at: Timestamp.nullable().describe("when the key was revoked; null while it is live")
 })
@@ -53,7 +55,7 @@ export type KeyListQuery = z.output<typeof KeyListQuery>
  * `GET /organisations/{id}` the document.
  */
 export const OrganisationSummary = z.object({
-  id: z.uuid(),
+  id: OrganisationId,
   name: z.string(),
   timezone: z.string(),
   default_currency: z.string(),
@@ -66,7 +68,7 @@ export type OrganisationListQuery = z.output<typeof OrganisationListQuery>
 
 export const Me = z.object({
   key: z.object({
-    id: z.uuid(),
+    id: KeyId,
     name: z.string().nullable(),
     scopes: z.array(Scope),
     expires_at: Timestamp.nullable(),
@@ -74,7 +76,7 @@ export const Me = z.object({
       .boolean()
       .describe("true for a key of a test-mode organisation, whose business clock the admin API can freeze and advance")
   }),
-  organisation: z.object({ id: z.uuid(), name: z.string(), timezone: z.string() }),
+  organisation: z.object({ id: OrganisationId, name: z.string(), timezone: z.string() }),
   rate_limit: z.object({ limit: z.number().int(), remaining: z.number().int() })
 })
 export type Me = z.infer<typeof Me>

@@ -9,9 +9,12 @@ import { CompanyId } from "../Companies/CompanyIds.js"
 import { ContactId } from "../Contacts/ContactIds.js"
 import { DealId } from "../Deals/DealIds.js"
 import { DateOnly } from "../Deals/DealSchemas.js"
+import { PipelineId, StageId } from "../Deals/PipelineIds.js"
 import { StageKind } from "../Deals/PipelineSchemas.js"
+import { InvoiceId } from "../Invoicing/InvoiceIds.js"
 import { InvoiceKind, InvoiceStatus } from "../Invoicing/InvoiceSchemas.js"
-import { IdInput, Timestamp } from "../Wire.js"
+import { UserId } from "../Organisation/UserIds.js"
+import { Timestamp } from "../Wire.js"
 
 /** One currency's sum. */
 export const CurrencyTotal = z.object({ currency: z.string(), total: z.number() })
@@ -26,11 +29,11 @@ const ClosedDeals = z.object({
 // pipeline_summary
 
 export const PipelineSummaryQuery = z.object({
-  pipeline_id: IdInput.optional().describe("one pipeline; all of the organisation's pipelines when omitted")
+  pipeline_id: PipelineId.optional().describe("one pipeline; all of the organisation's pipelines when omitted")
 })
 
 export const StageSummary = z.object({
-  stage_id: z.uuid(),
+  stage_id: StageId,
   name: z.string(),
   kind: StageKind,
   count: z.number().int().describe("live deals now in the stage (a deal without a value counts but adds nothing)"),
@@ -38,7 +41,7 @@ export const StageSummary = z.object({
 })
 
 export const PipelineSummaryItem = z.object({
-  pipeline_id: z.uuid(),
+  pipeline_id: PipelineId,
   name: z.string(),
   stages: z.array(StageSummary).describe("in pipeline order, empty stages included"),
   won_last_30_days: ClosedDeals,
@@ -64,7 +67,7 @@ export const UnpaidInvoicesQuery = ReceivablesQuery.extend({
 export type UnpaidInvoicesQuery = z.output<typeof UnpaidInvoicesQuery>
 
 export const UnpaidInvoice = z.object({
-  id: z.uuid(),
+  id: InvoiceId,
   number: z.string().nullable(),
   kind: InvoiceKind,
   status: InvoiceStatus,
@@ -112,15 +115,15 @@ export type ReceivablesAgeing = z.infer<typeof ReceivablesAgeing>
 // stalled_deals
 
 export const StalledDealsQuery = z.object({
-  pipeline_id: IdInput.optional().describe("one pipeline; all pipelines when omitted")
+  pipeline_id: PipelineId.optional().describe("one pipeline; all pipelines when omitted")
 })
 export type StalledDealsQuery = z.output<typeof StalledDealsQuery>
 
 export const StalledDeal = z.object({
   deal_id: DealId,
   title: z.string(),
-  pipeline_id: z.uuid(),
-  stage_id: z.uuid(),
+  pipeline_id: PipelineId,
+  stage_id: StageId,
   stage_name: z.string(),
   days_in_stage: z.number().describe("days since the deal entered its current stage, 1 decimal"),
   median_days: z
@@ -129,7 +132,7 @@ export const StalledDeal = z.object({
     .describe("median days deals spent in this stage before leaving it; null when no deal has left it yet"),
   value: z.number().nullable(),
   currency: z.string(),
-  owner_id: z.uuid().nullable(),
+  owner_id: UserId.nullable(),
   contact_id: ContactId.nullable()
 })
 export type StalledDeal = z.infer<typeof StalledDeal>

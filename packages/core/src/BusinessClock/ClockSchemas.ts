@@ -1,5 +1,7 @@
 /** Wire shapes of a test-mode organisation's clock (the admin API's `/organisations/{id}/clock`). */
+
 import { z } from "zod"
+import { OrganisationId } from "../Organisation.js"
 import { Timestamp, TimestampInput } from "../Wire.js"
 
 // It belongs to the organisation, the base of every context; the clock routes answer it as it is.
@@ -25,7 +27,7 @@ export const ClockChange = z
 export type ClockChange = z.output<typeof ClockChange>
 
 export const ClockState = z.object({
-  organisation_id: z.uuid(),
+  organisation_id: OrganisationId,
   test_mode: z.literal(true),
   frozen_at: Timestamp.nullable().describe("where the frozen clock stands; null: real time"),
   now: Timestamp.describe("the organisation's business time as of this answer"),

@@ -3,17 +3,10 @@ import { KeyId } from "../Access/KeyIds.js"
 import { CompanyId } from "../Companies/CompanyIds.js"
 import { ContactId } from "../Contacts/ContactIds.js"
 import { Currency } from "../Money/Currency.js"
-import {
-  ArchivedQuery,
-  Custom,
-  IdInput,
-  PageQuery,
-  pageEnvelope,
-  SyncQuery,
-  syncPageEnvelope,
-  Timestamp
-} from "../Wire.js"
+import { UserId } from "../Organisation/UserIds.js"
+import { ArchivedQuery, Custom, PageQuery, pageEnvelope, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
 import { DealId } from "./DealIds.js"
+import { PipelineId, StageId } from "./PipelineIds.js"
 import { Pipeline, StageKind } from "./PipelineSchemas.js"
 
 export * from "./DealIds.js"
@@ -32,15 +25,15 @@ const fields = {
   currency: Currency.optional().describe("ISO 4217; defaults to the organisation's default currency"),
   contact_id: ContactId.nullable().optional(),
   company_id: CompanyId.nullable().optional(),
-  owner_id: IdInput.nullable().optional().describe("the user who owns the deal"),
+  owner_id: UserId.nullable().optional().describe("the user who owns the deal"),
   expected_close_date: DateOnly.nullable().optional(),
   custom: Custom.optional()
 }
 
 export const DealCreate = z.strictObject({
   ...fields,
-  pipeline_id: IdInput.optional().describe("defaults to the organisation's first pipeline"),
-  status_id: IdInput.optional().describe("a stage of the pipeline; defaults to its first open stage")
+  pipeline_id: PipelineId.optional().describe("defaults to the organisation's first pipeline"),
+  status_id: StageId.optional().describe("a stage of the pipeline; defaults to its first open stage")
 })
 
 export const DealPatch = z.strictObject({
@@ -51,7 +44,7 @@ export const DealPatch = z.strictObject({
 })
 
 export const DealStatus = z.strictObject({
-  status_id: IdInput.describe("a stage of the deal's own pipeline"),
+  status_id: StageId.describe("a stage of the deal's own pipeline"),
   lost_reason: z.string().max(2000).nullable().optional().describe("kept on the deal; allowed on any stage")
 })
 
@@ -75,12 +68,12 @@ export const Deal = z.object({
   title: z.string(),
   value: z.number().nullable(),
   currency: z.string(),
-  pipeline_id: z.uuid(),
-  status_id: z.uuid(),
+  pipeline_id: PipelineId,
+  status_id: StageId,
   status_kind: StageKind,
   contact_id: ContactId.nullable(),
   company_id: CompanyId.nullable(),
-  owner_id: z.uuid().nullable(),
+  owner_id: UserId.nullable(),
   expected_close_date: z.string().nullable(),
   lost_reason: z.string().nullable(),
   closed_at: Timestamp.nullable().describe("when the deal entered its won or lost stage; null while open"),
@@ -95,7 +88,7 @@ export const DealListQuery = z.object({
   status_kind: StageKind.optional(),
   contact_id: ContactId.optional(),
   company_id: CompanyId.optional(),
-  pipeline_id: IdInput.optional(),
+  pipeline_id: PipelineId.optional(),
   ...SyncQuery,
   ...ArchivedQuery,
   ...PageQuery
@@ -105,9 +98,9 @@ export type DealListQuery = z.output<typeof DealListQuery>
 /** One stay of a deal in a stage: what analytics read (time in stage, stalled deals, recent wins). */
 export const StageVisit = z.object({
   deal_id: DealId,
-  pipeline_id: z.uuid(),
-  from_status_id: z.uuid().nullable().describe("the stage the deal came from; null on creation"),
-  status_id: z.uuid(),
+  pipeline_id: PipelineId,
+  from_status_id: StageId.nullable().describe("the stage the deal came from; null on creation"),
+  status_id: StageId,
   status_kind: StageKind,
   entered_at: Timestamp,
   left_at: Timestamp.nullable().describe("null while the deal is still in the stage"),

@@ -5,6 +5,9 @@
 import { z } from "zod"
 import { Pipeline, PipelineInput } from "./PipelineSchemas.js"
 
+// The ids the part's entries carry: the hub mints them where a client left them out.
+export { PipelineId, StageId } from "./PipelineIds.js"
+
 export const DealSettingsInput = z.strictObject({
   pipelines: z
     .array(PipelineInput)

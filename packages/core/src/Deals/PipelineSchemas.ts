@@ -1,7 +1,9 @@
 /** The deals' vocabulary: pipelines, their stages, what a stage requires of a deal and the tasks it creates. */
 import { z } from "zod"
 import { TaskPriority } from "../Tasks/TaskSchemas.js"
-import { IdInput } from "../Wire.js"
+import { PipelineId, StageId } from "./PipelineIds.js"
+
+export * from "./PipelineIds.js"
 
 export const StageKind = z.enum(["open", "won", "lost"])
 export type StageKind = z.infer<typeof StageKind>
@@ -25,7 +27,7 @@ export const PlaybookTask = z.strictObject({
 export type PlaybookTask = z.infer<typeof PlaybookTask>
 
 export const StageInput = z.strictObject({
-  id: IdInput.optional(),
+  id: StageId.optional(),
   name: z.string().min(1).max(200),
   kind: StageKind,
   required_fields: z.array(RequiredField).default([]),
@@ -39,7 +41,7 @@ export const StageInput = z.strictObject({
 })
 
 export const PipelineInput = z.strictObject({
-  id: IdInput.optional(),
+  id: PipelineId.optional(),
   name: z.string().min(1).max(200),
   // Without an open stage a deal created in the pipeline would have nowhere to land.
   stages: z
@@ -49,7 +51,7 @@ export const PipelineInput = z.strictObject({
 })
 
 export const Stage = z.object({
-  id: z.uuid(),
+  id: StageId,
   name: z.string(),
   kind: StageKind,
   required_fields: z.array(z.string()),
@@ -61,5 +63,5 @@ export const Stage = z.object({
 })
 export type Stage = z.infer<typeof Stage>
 
-export const Pipeline = z.object({ id: z.uuid(), name: z.string(), stages: z.array(Stage) })
+export const Pipeline = z.object({ id: PipelineId, name: z.string(), stages: z.array(Stage) })
 export type Pipeline = z.infer<typeof Pipeline>

@@ -4,7 +4,7 @@
  */
 import { z } from "zod"
 import { FieldKey, Options } from "../Records/RecordTypes.js"
-import { IdInput } from "../Wire.js"
+import { FormId } from "./FormIds.js"
 
 export const FORM_FIELD_TYPES = ["text", "textarea", "email", "phone", "number", "select", "checkbox", "date"] as const
 export const FormFieldType = z.enum(FORM_FIELD_TYPES)
@@ -43,7 +43,7 @@ export type FormField = z.output<typeof FormFieldInput>
 
 export const FormInput = z
   .strictObject({
-    id: IdInput.optional(),
+    id: FormId.optional(),
     name: z.string().min(1).max(200),
     fields: z.array(FormFieldInput).min(1).max(100),
     lead_source: z
@@ -71,7 +71,7 @@ export const FormInput = z
       })
   })
 
-export const Form = FormInput.safeExtend({ id: z.uuid() })
+export const Form = FormInput.safeExtend({ id: FormId })
 export type Form = z.output<typeof Form>
 
 /** The provider a lead-source form reports in `lead.received`; null when the form is no lead source. */

@@ -1,7 +1,7 @@
 import { z } from "zod"
 import { ContactId } from "../Contacts/ContactIds.js"
 import { Timestamp } from "../Wire.js"
-import { SubmissionId } from "./FormIds.js"
+import { FormId, SubmissionId } from "./FormIds.js"
 
 export * from "./FormIds.js"
 
@@ -19,7 +19,7 @@ export type SubmissionCreate = z.output<typeof SubmissionCreate>
 
 export const Submission = z.object({
   id: SubmissionId,
-  form_id: z.uuid(),
+  form_id: FormId,
   contact_id: ContactId,
   contact_created: z.boolean().describe("true when the submission created the contact, false when it linked one"),
   fields: z.record(z.string(), z.unknown()).describe("the accepted answers"),
@@ -31,7 +31,7 @@ export type Submission = z.infer<typeof Submission>
 export const COUNT_WINDOW_DAYS = 30
 
 export const FormCounts = z.object({
-  form_id: z.uuid(),
+  form_id: FormId,
   total: z.number().int().describe("every submission of the form"),
   last_30_days: z.number().int().describe("submissions in the last 30 days (rolling, up to now)"),
   contacts_created: z.number().int().describe("submissions that created their contact rather than linking one"),

@@ -2,6 +2,9 @@
 import { z } from "zod"
 import { checkForms, Form, FormInput } from "./FormDefinitions.js"
 
+// The ids the part's entries carry: the hub mints them where a client left them out.
+export { FormId } from "./FormIds.js"
+
 export const FormSettingsInput = z.strictObject({
   forms: z
     .array(FormInput)

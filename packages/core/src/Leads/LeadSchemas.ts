@@ -1,5 +1,6 @@
 import { z } from "zod"
 import { ContactId } from "../Contacts/ContactIds.js"
+import { FormId } from "../Forms/FormIds.js"
 
 /** A lead as an external provider (an ad network's lead form, a marketplace) delivers it. */
 export const LeadInput = z
@@ -25,7 +26,7 @@ export type LeadInput = z.output<typeof LeadInput>
 export const LeadReceived = z.object({
   provider: z.string(),
   lead_id: z.string(),
-  form_id: z.uuid().nullable(),
+  form_id: FormId.nullable(),
   contact_id: ContactId,
   created: z.boolean()
 })

@@ -4,7 +4,9 @@
  * vocabulary; `Settings` composes them all.
  */
 import { z } from "zod"
-import { IdInput } from "../Wire.js"
+import { UserId } from "./UserIds.js"
+
+export * from "./UserIds.js"
 
 const isIanaZone = (zone: string): boolean => {
   try {
@@ -61,12 +63,12 @@ export const MAX_USERS = 500
 
 /** A person of the organisation: the owner an API key acts for, the owner of deals and records. */
 export const UserInput = z.strictObject({
-  id: IdInput.optional(),
+  id: UserId.optional(),
   name: z.string().min(1).max(200),
   email: z.email().max(320)
 })
 
-export const User = z.object({ id: z.uuid(), name: z.string(), email: z.string() })
+export const User = z.object({ id: UserId, name: z.string(), email: z.string() })
 export type User = z.infer<typeof User>
 
 const CountryCode = z

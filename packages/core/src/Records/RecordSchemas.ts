@@ -2,8 +2,9 @@ import { z } from "zod"
 import { CompanyId } from "../Companies/CompanyIds.js"
 import { ContactId } from "../Contacts/ContactIds.js"
 import { DealId } from "../Deals/DealIds.js"
-import { IdInput as Id, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
-import { RecordId } from "./RecordIds.js"
+import { UserId } from "../Organisation/UserIds.js"
+import { PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
+import { RecordId, RecordTypeId } from "./RecordIds.js"
 
 export * from "./RecordIds.js"
 
@@ -11,7 +12,7 @@ export * from "./RecordIds.js"
 
 const fields = {
   title: z.string().min(1).max(500).nullable().optional(),
-  owner_id: Id.nullable().optional().describe("the user who owns the record"),
+  owner_id: UserId.nullable().optional().describe("the user who owns the record"),
   custom: z
     .record(z.string(), z.unknown())
     .optional()
@@ -32,10 +33,10 @@ export const RecordPatch = z.strictObject(fields)
 
 export const CustomRecord = z.object({
   id: RecordId,
-  type_id: z.uuid(),
+  type_id: RecordTypeId,
   type_key: z.string(),
   title: z.string().nullable(),
-  owner_id: z.uuid().nullable(),
+  owner_id: UserId.nullable(),
   custom: z
     .record(z.string(), z.unknown())
     .describe("the stored values, plus every formula and rollup field computed (null when it cannot be)"),

@@ -7,6 +7,9 @@ import { z } from "zod"
 import { isComputed } from "./RecordFields.js"
 import { crossCheck, RecordType, RecordTypeInput } from "./RecordTypes.js"
 
+// The ids the part's entries carry: the hub mints them where a client left them out.
+export { RecordTypeId } from "./RecordIds.js"
+
 export const RecordSettingsInput = z.strictObject({
   record_types: z
     .array(RecordTypeInput)

@@ -5,8 +5,8 @@
  */
 import * as Either from "effect/Either"
 import { z } from "zod"
-import { IdInput } from "../Wire.js"
 import * as Formula from "./Formula.js"
+import { RecordTypeId } from "./RecordIds.js"
 
 export const FieldKey = z
   .string()
@@ -65,13 +65,13 @@ export const RecordFieldInput = z.discriminatedUnion("type", [
 export type RecordField = z.output<typeof RecordFieldInput>
 
 export const RecordTypeInput = z.strictObject({
-  id: IdInput.optional(),
+  id: RecordTypeId.optional(),
   key: FieldKey,
   name: z.string().min(1).max(200),
   fields: z.array(RecordFieldInput).max(100).default([])
 })
 
-export const RecordType = RecordTypeInput.extend({ id: z.uuid() })
+export const RecordType = RecordTypeInput.extend({ id: RecordTypeId })
 export type RecordType = z.output<typeof RecordType>
 
 type Issue = { readonly path: ReadonlyArray<string | number>; readonly message: string }

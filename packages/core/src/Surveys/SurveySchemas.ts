@@ -1,8 +1,8 @@
 import { z } from "zod"
 import { ContactId } from "../Contacts/ContactIds.js"
 import { DealId } from "../Deals/DealIds.js"
-import { IdInput, PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
-import { SurveyResponseId } from "./SurveyIds.js"
+import { PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
+import { SurveyId, SurveyResponseId } from "./SurveyIds.js"
 import { inScale, SCALES } from "./SurveyScale.js"
 
 export * from "./SurveyIds.js"
@@ -12,7 +12,7 @@ export type SurveyKind = z.infer<typeof SurveyKind>
 
 export const SurveyAnswer = z
   .strictObject({
-    survey_id: IdInput.describe("the survey answered"),
+    survey_id: SurveyId.describe("the survey answered"),
     kind: SurveyKind,
     score: z
       .number()
@@ -33,7 +33,7 @@ export const SurveyAnswer = z
 
 export const SurveyResponse = z.object({
   id: SurveyResponseId,
-  survey_id: z.uuid(),
+  survey_id: SurveyId,
   kind: SurveyKind,
   score: z.number().int(),
   comment: z.string().nullable(),
@@ -46,7 +46,7 @@ export type SurveyResponse = z.infer<typeof SurveyResponse>
 export const SurveyResponsePage = pageEnvelope(SurveyResponse)
 
 export const SurveyResponseListQuery = z.object({
-  survey_id: IdInput.optional(),
+  survey_id: SurveyId.optional(),
   kind: SurveyKind.optional(),
   contact_id: ContactId.optional(),
   deal_id: DealId.optional(),

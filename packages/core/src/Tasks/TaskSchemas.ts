@@ -1,4 +1,5 @@
 import { z } from "zod"
+import { UserId } from "../Organisation/UserIds.js"
 import { ArchivedQuery, IdInput, PageQuery, SyncQuery, syncPageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
 import { TaskId } from "./TaskIds.js"
 
@@ -15,7 +16,7 @@ const fields = {
   type: z.string().min(1).max(50).optional().describe("free text such as todo, call, email; default todo"),
   priority: TaskPriority.optional().describe("default normal"),
   due_at: TimestampInput.nullable().optional(),
-  assignee_id: IdInput.nullable().optional().describe("the user the task is assigned to"),
+  assignee_id: UserId.nullable().optional().describe("the user the task is assigned to"),
   entity_type: EntityType.nullable().optional().describe("sent together with entity_id"),
   entity_id: IdInput.nullable().optional().describe("a live contact, company or deal of the organisation"),
   description: z.string().max(10_000).nullable().optional()
@@ -46,7 +47,7 @@ export const Task = z.object({
   due_at: Timestamp.nullable(),
   done: z.boolean(),
   completed_at: Timestamp.nullable().describe("when the task was first completed; null while open"),
-  assignee_id: z.uuid().nullable(),
+  assignee_id: UserId.nullable(),
   entity_type: EntityType.nullable(),
   entity_id: z.uuid().nullable(),
   description: z.string().nullable(),
@@ -62,7 +63,7 @@ export const TaskListQuery = z.object({
     .transform((value) => value === "true")
     .optional(),
   priority: TaskPriority.optional(),
-  assignee_id: IdInput.optional(),
+  assignee_id: UserId.optional(),
   entity_id: IdInput.optional(),
   ...SyncQuery,
   ...ArchivedQuery,

@@ -1,15 +1,15 @@
 /** Rows of custom records and form counts, and their domain records. */
-import type { Companies, Contacts, Deals, Forms, Records } from "@crm/core"
+import type { Companies, Contacts, Deals, Forms, Organisation, Records } from "@crm/core"
 import { customOf, iso } from "./rows.js"
 
 type Timestamp = Date | string
 
 export interface CustomRecordRow {
   readonly id: Records.RecordId
-  readonly type_id: string
+  readonly type_id: Records.RecordTypeId
   readonly type_key: string
   readonly title: string | null
-  readonly owner_id: string | null
+  readonly owner_id: Organisation.UserId | null
   readonly custom: unknown
   readonly contact_id: Contacts.ContactId | null
   readonly company_id: Companies.CompanyId | null

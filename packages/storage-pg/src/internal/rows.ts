@@ -92,7 +92,7 @@ export interface ApiKeyRow {
   readonly allowed_ips: ReadonlyArray<string>
   readonly revoked_at: Timestamp | null
   readonly created_at: Timestamp
-  readonly owner_id: string | null
+  readonly owner_id: Organisation.UserId | null
 }
 
 const scope = literalOf("scopes", Access.Scope)
@@ -196,12 +196,12 @@ export interface DealRow {
   readonly title: string
   readonly value: Numeric | null
   readonly currency: string
-  readonly pipeline_id: string
-  readonly status_id: string
+  readonly pipeline_id: Deals.PipelineId
+  readonly status_id: Deals.StageId
   readonly status_kind: string
   readonly contact_id: Contacts.ContactId | null
   readonly company_id: Companies.CompanyId | null
-  readonly owner_id: string | null
+  readonly owner_id: Organisation.UserId | null
   /** Read as text (`YYYY-MM-DD`), never through a `Date`. */
   readonly expected_close_date: string | null
   readonly lost_reason: string | null
@@ -234,9 +234,9 @@ export const toDeal = (row: DealRow): Deals.Deal => ({
 
 export interface StageVisitRow {
   readonly deal_id: Deals.DealId
-  readonly pipeline_id: string
-  readonly from_status_id: string | null
-  readonly status_id: string
+  readonly pipeline_id: Deals.PipelineId
+  readonly from_status_id: Deals.StageId | null
+  readonly status_id: Deals.StageId
   readonly status_kind: string
   readonly entered_at: Timestamp
   readonly left_at: Timestamp | null
@@ -264,7 +264,7 @@ export interface TaskRow {
   readonly due_at: Timestamp | null
   readonly done: boolean
   readonly completed_at: Timestamp | null
-  readonly assignee_id: string | null
+  readonly assignee_id: Organisation.UserId | null
   readonly entity_type: string | null
   readonly entity_id: string | null
   readonly description: string | null

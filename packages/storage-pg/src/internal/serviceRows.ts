@@ -105,7 +105,7 @@ export const toPurchaseOrder = (row: PurchaseOrderRow): PurchaseOrders.PurchaseO
 
 export interface SurveyResponseRow {
   readonly id: Surveys.SurveyResponseId
-  readonly survey_id: string
+  readonly survey_id: Surveys.SurveyId
   readonly kind: string
   readonly score: number
   readonly comment: string | null

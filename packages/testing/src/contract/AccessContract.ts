@@ -2,7 +2,7 @@
  * The access port (`AccessRepository`): organisations with their settings and test clocks, and API
  * keys found by hash with their organisation, paged and revoked.
  */
-import { Access, type Settings } from "@crm/core"
+import { Access, Records, type Settings } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -18,8 +18,7 @@ import {
   type StoragePorts,
   seed,
   settingsFor,
-  sha256,
-  uuid
+  sha256
 } from "./Fixtures.js"
 
 type Organisation = Settings.Organisation
@@ -101,7 +100,12 @@ export const suite = (
           payment_terms_days: 30,
           plan: { read_only: true, max_contacts: 10, max_companies: 0 },
           record_types: [
-            { id: uuid(), key: "visit", name: "Visit", fields: [{ key: "note", type: "text", required: false }] }
+            {
+              id: newId(Records.RecordTypeId),
+              key: "visit",
+              name: "Visit",
+              fields: [{ key: "note", type: "text", required: false }]
+            }
           ],
           stock: { low_stock_threshold: 2 }
         }

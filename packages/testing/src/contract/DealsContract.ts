@@ -2,7 +2,7 @@
  * The deal port (`DealRepository`): rows round-trip exactly, lists filter and page, stage visits
  * form a history, and `getForUpdate` holds a deal until its unit of work commits.
  */
-import { Access, Companies, Contacts, Deals } from "@crm/core"
+import { Access, Companies, Contacts, Deals, Organisation } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -61,7 +61,7 @@ export const suite = (
           status_kind: "lost",
           contact_id: newId(Contacts.ContactId),
           company_id: newId(Companies.CompanyId),
-          owner_id: uuid(),
+          owner_id: newId(Organisation.UserId),
           expected_close_date: "2026-12-31",
           lost_reason: "went with a competitor",
           closed_at: at(3),
@@ -121,7 +121,7 @@ export const suite = (
           status_kind: "won",
           contact_id: newId(Contacts.ContactId),
           company_id: newId(Companies.CompanyId),
-          owner_id: uuid(),
+          owner_id: newId(Organisation.UserId),
           expected_close_date: "2026-03-15",
           lost_reason: "kept from an earlier loss",
           closed_at: at(10),
@@ -175,7 +175,7 @@ export const suite = (
         const repo = yield* Deals.DealRepository
         const stages = stagesOf(a)
         const [ann, bob, acme] = [newId(Contacts.ContactId), newId(Contacts.ContactId), newId(Companies.CompanyId)]
-        const otherPipeline = uuid()
+        const otherPipeline = newId(Deals.PipelineId)
         const open1 = opportunity(a, { contact_id: ann, company_id: acme, created_at: at(1) })
         const open2 = opportunity(a, { contact_id: bob, created_at: at(2) })
         const won = opportunity(a, {
@@ -194,7 +194,7 @@ export const suite = (
         })
         const elsewhere = opportunity(a, {
           pipeline_id: otherPipeline,
-          status_id: uuid(),
+          status_id: newId(Deals.StageId),
           contact_id: ann,
           company_id: acme,
           created_at: at(5)
@@ -282,7 +282,7 @@ export const suite = (
         expect(yield* repo.history(a.id, neighbour.id)).toEqual([visit(neighbour)])
         expect(yield* repo.history(b.id, deal.id)).toEqual([])
         expect(yield* repo.history(a.id, newId(Deals.DealId))).toEqual([])
-        const foreign = visit(deal, { status_id: uuid(), entered_at: at(40) })
+        const foreign = visit(deal, { status_id: newId(Deals.StageId), entered_at: at(40) })
         yield* repo.enterStage(b.id, foreign)
         expect(yield* repo.history(a.id, deal.id)).toEqual(history)
         expect(yield* repo.history(b.id, deal.id)).toEqual([foreign])

@@ -61,12 +61,12 @@ export const settingsFor = (name: string): Settings.Settings => ({
   plan: { read_only: false, max_contacts: null, max_companies: null },
   pipelines: [
     {
-      id: uuid(),
+      id: newId(Deals.PipelineId),
       name: "Sales",
       stages: [
-        { id: uuid(), name: "Qualified", kind: "open", required_fields: [], playbook: [] },
-        { id: uuid(), name: "Won", kind: "won", required_fields: ["value"], playbook: [] },
-        { id: uuid(), name: "Lost", kind: "lost", required_fields: [], playbook: [] }
+        { id: newId(Deals.StageId), name: "Qualified", kind: "open", required_fields: [], playbook: [] },
+        { id: newId(Deals.StageId), name: "Won", kind: "won", required_fields: ["value"], playbook: [] },
+        { id: newId(Deals.StageId), name: "Lost", kind: "lost", required_fields: [], playbook: [] }
       ]
     }
   ],

@@ -2,7 +2,7 @@
  * The storage contract of notes and of API key owners: every adapter must pass it unchanged, like
  * every other suite here.
  */
-import { Access, Calls, Notes } from "@crm/core"
+import { Access, Calls, Notes, Organisation } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -88,7 +88,7 @@ export const suite = (
       Effect.gen(function* () {
         const { a } = yield* seed
         const access = yield* Access.AccessRepository
-        const owner = uuid()
+        const owner = newId(Organisation.UserId)
         const base = {
           organisation_id: a.id,
           name: null,

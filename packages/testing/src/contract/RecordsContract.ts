@@ -2,7 +2,7 @@
  * The contract of the custom-record, form-submission and visit ports: every adapter must pass it
  * unchanged. `makeLayer` is called once per test and must give an isolated, empty store.
  */
-import { Companies, Contacts, Deals, Errors, Forms, Leads, Records, Transaction, Visits } from "@crm/core"
+import { Companies, Contacts, Deals, Errors, Forms, Leads, Organisation, Records, Transaction, Visits } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -23,7 +23,7 @@ import {
 
 const record = (overrides: Partial<Records.CustomRecord> = {}): Records.CustomRecord => ({
   id: newId(Records.RecordId),
-  type_id: uuid(),
+  type_id: newId(Records.RecordTypeId),
   type_key: "project",
   title: null,
   owner_id: null,
@@ -38,7 +38,7 @@ const record = (overrides: Partial<Records.CustomRecord> = {}): Records.CustomRe
 
 const submission = (overrides: Partial<Forms.Submission> = {}): Forms.Submission => ({
   id: newId(Forms.SubmissionId),
-  form_id: uuid(),
+  form_id: newId(Forms.FormId),
   contact_id: newId(Contacts.ContactId),
   contact_created: false,
   fields: {},
@@ -74,7 +74,7 @@ export const suite = (
           const [a, b] = [organisationId(), organisationId()]
           const full = record({
             title: "Engine",
-            owner_id: uuid(),
+            owner_id: newId(Organisation.UserId),
             custom: {
               budget: 12.5,
               stage: "idea",
@@ -113,7 +113,7 @@ export const suite = (
             ...original,
             type_key: "renamed",
             title: null,
-            owner_id: uuid(),
+            owner_id: newId(Organisation.UserId),
             custom: { n: 2, s: "x" },
             contact_id: newId(Contacts.ContactId),
             company_id: newId(Companies.CompanyId),
@@ -151,8 +151,8 @@ export const suite = (
           const repo = yield* Records.RecordRepository
           const a = organisationId()
           const [typeA, typeB, contact, company, deal] = [
-            uuid(),
-            uuid(),
+            newId(Records.RecordTypeId),
+            newId(Records.RecordTypeId),
             newId(Contacts.ContactId),
             newId(Companies.CompanyId),
             newId(Deals.DealId)
@@ -201,7 +201,7 @@ export const suite = (
         Effect.gen(function* () {
           const repo = yield* Records.RecordRepository
           const [a, b] = [organisationId(), organisationId()]
-          const [sheet, project] = [uuid(), uuid()]
+          const [sheet, project] = [newId(Records.RecordTypeId), newId(Records.RecordTypeId)]
           for (const row of [
             record({ type_id: sheet, custom: { hours: 2, note: "x" } }),
             record({ type_id: sheet, custom: { hours: 0 } }),
@@ -237,7 +237,7 @@ export const suite = (
         "counts a form's submissions in all, since a time (inclusive) and those that created their contact",
         Effect.gen(function* () {
           const repo = yield* Forms.FormSubmissionRepository
-          const [a, b, form, other] = [organisationId(), organisationId(), uuid(), uuid()]
+          const [a, b, form, other] = [organisationId(), organisationId(), newId(Forms.FormId), newId(Forms.FormId)]
           expect(yield* repo.counts(a, form, at(0))).toEqual({
             total: 0,
             last_30_days: 0,
@@ -283,7 +283,7 @@ export const suite = (
         Effect.gen(function* () {
           const repo = yield* Forms.FormSubmissionRepository
           const tx = yield* Transaction.Transaction
-          const [a, form] = [organisationId(), uuid()]
+          const [a, form] = [organisationId(), newId(Forms.FormId)]
           const first = submission({ form_id: form })
           yield* repo.insert(a, first)
           const again = yield* Effect.either(repo.insert(a, { ...first, created_at: at(5) }))

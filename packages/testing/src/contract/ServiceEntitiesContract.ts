@@ -82,7 +82,7 @@ const purchase = (overrides: Partial<PurchaseOrder> = {}): PurchaseOrder => ({
 
 const answer = (overrides: Partial<SurveyResponse> = {}): SurveyResponse => ({
   id: newId(Surveys.SurveyResponseId),
-  survey_id: uuid(),
+  survey_id: newId(Surveys.SurveyId),
   kind: "nps",
   score: 9,
   comment: null,
@@ -428,7 +428,7 @@ export const suite = (
         Effect.gen(function* () {
           const { a, b } = yield* seed
           const repo = yield* Surveys.SurveyResponseRepository
-          const [survey, ann, deal] = [uuid(), newId(Contacts.ContactId), newId(Deals.DealId)]
+          const [survey, ann, deal] = [newId(Surveys.SurveyId), newId(Contacts.ContactId), newId(Deals.DealId)]
           const r1 = answer({ survey_id: survey, kind: "nps", score: 0, contact_id: ann, created_at: at(1) })
           const r2 = answer({
             survey_id: survey,

@@ -2,7 +2,7 @@
  * The task port (`TaskRepository`): rows round-trip whole, lists filter and page, and
  * `getForUpdate` holds a task until its unit of work commits.
  */
-import { Tasks } from "@crm/core"
+import { Organisation, Tasks } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -43,7 +43,7 @@ export const suite = (
           due_at: at(86_400_000),
           done: true,
           completed_at: at(5),
-          assignee_id: uuid(),
+          assignee_id: newId(Organisation.UserId),
           entity_type: "deal",
           entity_id: uuid(),
           description: "with the volume discount\nand the SLA",
@@ -83,7 +83,7 @@ export const suite = (
           due_at: at(100),
           done: true,
           completed_at: at(50),
-          assignee_id: uuid(),
+          assignee_id: newId(Organisation.UserId),
           entity_type: "contact",
           entity_id: uuid(),
           description: "she prefers mornings",
@@ -117,7 +117,7 @@ export const suite = (
       Effect.gen(function* () {
         const { a, b } = yield* seed
         const repo = yield* Tasks.TaskRepository
-        const [eve, max, deal, contact] = [uuid(), uuid(), uuid(), uuid()]
+        const [eve, max, deal, contact] = [newId(Organisation.UserId), newId(Organisation.UserId), uuid(), uuid()]
         const t1 = todo({ assignee_id: eve, entity_type: "deal", entity_id: deal, created_at: at(1) })
         const t2 = todo({
           priority: "high",
