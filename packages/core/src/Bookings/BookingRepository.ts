@@ -4,8 +4,9 @@ import type * as Option from "effect/Option"
 import type { ContactId } from "../Contacts/ContactIds.js"
 import type { StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
+import type { RecordStore } from "../Resource.js"
 import type { Page } from "../Wire.js"
-import type { BookingId, SeriesId } from "./BookingIds.js"
+import type { SeriesId } from "./BookingIds.js"
 import type { Booking, BookingStatus, Series } from "./BookingSchemas.js"
 
 export interface BookingFilter {
@@ -23,7 +24,7 @@ export interface BookingFilter {
 /** Booking series and the bookings of one organisation. */
 export class BookingRepository extends Context.Tag("@crm/core/BookingRepository")<
   BookingRepository,
-  {
+  Pick<RecordStore<Booking, BookingFilter>, "insert" | "get" | "getForUpdate" | "update"> & {
     readonly insertSeries: (organisationId: OrganisationId, series: Series) => Effect.Effect<void, StorageError>
     readonly getSeries: (
       organisationId: OrganisationId,
@@ -34,14 +35,6 @@ export class BookingRepository extends Context.Tag("@crm/core/BookingRepository"
       organisationId: OrganisationId,
       page: Page
     ) => Effect.Effect<ReadonlyArray<Series>, StorageError>
-    readonly insert: (organisationId: OrganisationId, booking: Booking) => Effect.Effect<void, StorageError>
-    readonly get: (organisationId: OrganisationId, id: BookingId) => Effect.Effect<Option.Option<Booking>, StorageError>
-    /** Like `get`, and no other unit of work changes the booking until the calling one ends. */
-    readonly getForUpdate: (
-      organisationId: OrganisationId,
-      id: BookingId
-    ) => Effect.Effect<Option.Option<Booking>, StorageError>
-    readonly update: (organisationId: OrganisationId, booking: Booking) => Effect.Effect<void, StorageError>
     /** In the order `filter.when` says (ties by id); at most `limit + 1` rows. */
     readonly list: (
       organisationId: OrganisationId,

@@ -1,10 +1,10 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
-import type * as Option from "effect/Option"
 import type { CompanyId } from "../Companies/CompanyIds.js"
 import type { ContactId } from "../Contacts/ContactIds.js"
 import type { StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
+import type { RecordStore } from "../Resource.js"
 import type { Page } from "../Wire.js"
 import type { DealId } from "./DealIds.js"
 import type { Deal, StageVisit } from "./DealSchemas.js"
@@ -27,16 +27,7 @@ export interface DealFilter {
 /** Live (not archived) deals of one organisation and the history of their stages. */
 export class DealRepository extends Context.Tag("@crm/core/DealRepository")<
   DealRepository,
-  {
-    readonly insert: (organisationId: OrganisationId, deal: Deal) => Effect.Effect<void, StorageError>
-    readonly get: (organisationId: OrganisationId, id: DealId) => Effect.Effect<Option.Option<Deal>, StorageError>
-    /** Like `get`, and no other unit of work changes the deal until the calling one ends. */
-    readonly getForUpdate: (
-      organisationId: OrganisationId,
-      id: DealId
-    ) => Effect.Effect<Option.Option<Deal>, StorageError>
-    readonly update: (organisationId: OrganisationId, deal: Deal) => Effect.Effect<void, StorageError>
-    readonly archive: (organisationId: OrganisationId, id: DealId, at: string) => Effect.Effect<boolean, StorageError>
+  Pick<RecordStore<Deal, DealFilter>, "insert" | "get" | "getForUpdate" | "update" | "archive"> & {
     /** Newest first (or as `filter.order` says), ties by id; at most `limit + 1` rows. */
     readonly list: (
       organisationId: OrganisationId,

@@ -3,7 +3,7 @@ import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { StorageError, ValidationFailed } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
-import type { Page } from "../Wire.js"
+import type { RecordStore } from "../Resource.js"
 import type { ProductId } from "./ProductIds.js"
 import type { Product, ProductKind, StockBand } from "./ProductSchemas.js"
 
@@ -22,7 +22,7 @@ export interface ProductFilter {
  */
 export class ProductRepository extends Context.Tag("@crm/core/ProductRepository")<
   ProductRepository,
-  {
+  Pick<RecordStore<Product, ProductFilter>, "getForUpdate" | "list"> & {
     /** A SKU the organisation already uses is `validation_failed` naming `sku`. */
     readonly insert: (
       organisationId: OrganisationId,
@@ -35,11 +35,6 @@ export class ProductRepository extends Context.Tag("@crm/core/ProductRepository"
       organisationId: OrganisationId,
       sku: string
     ) => Effect.Effect<Option.Option<Product>, StorageError>
-    /** Like `get`, and no other unit of work changes the product or moves its stock until the calling one ends. */
-    readonly getForUpdate: (
-      organisationId: OrganisationId,
-      id: ProductId
-    ) => Effect.Effect<Option.Option<Product>, StorageError>
     /**
      * Writes everything but stock: the stock fields of `product` are ignored. Items that are new
      * start untracked; the levels of items that are gone are dropped (the caller makes sure they
@@ -49,11 +44,5 @@ export class ProductRepository extends Context.Tag("@crm/core/ProductRepository"
       organisationId: OrganisationId,
       product: Product
     ) => Effect.Effect<void, ValidationFailed | StorageError>
-    /** Newest first, ties by id; at most `limit + 1` rows. */
-    readonly list: (
-      organisationId: OrganisationId,
-      filter: ProductFilter,
-      page: Page
-    ) => Effect.Effect<ReadonlyArray<Product>, StorageError>
   }
 >() {}

@@ -5,7 +5,7 @@ import type { CompanyId } from "../Companies/CompanyIds.js"
 import type { ContactId } from "../Contacts/ContactIds.js"
 import type { StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
-import type { Page } from "../Wire.js"
+import type { RecordStore } from "../Resource.js"
 import type { InvoiceId } from "./InvoiceIds.js"
 import type { Invoice, InvoiceKind, InvoiceStatus, Payment } from "./InvoiceSchemas.js"
 
@@ -19,23 +19,9 @@ export interface InvoiceFilter {
 /** Invoices of one organisation and their payments. */
 export class InvoiceRepository extends Context.Tag("@crm/core/InvoiceRepository")<
   InvoiceRepository,
-  {
-    readonly insert: (organisationId: OrganisationId, invoice: Invoice) => Effect.Effect<void, StorageError>
+  Pick<RecordStore<Invoice, InvoiceFilter>, "insert" | "get" | "getForUpdate" | "update" | "list"> & {
     /** The organisation owning the invoice: the admin API names only the invoice's id. */
     readonly organisationOf: (id: InvoiceId) => Effect.Effect<Option.Option<OrganisationId>, StorageError>
-    readonly get: (organisationId: OrganisationId, id: InvoiceId) => Effect.Effect<Option.Option<Invoice>, StorageError>
-    /** Like `get`, and no other unit of work changes the invoice until the calling one ends. */
-    readonly getForUpdate: (
-      organisationId: OrganisationId,
-      id: InvoiceId
-    ) => Effect.Effect<Option.Option<Invoice>, StorageError>
-    readonly update: (organisationId: OrganisationId, invoice: Invoice) => Effect.Effect<void, StorageError>
-    /** Newest first, ties by id; at most `limit + 1` rows. */
-    readonly list: (
-      organisationId: OrganisationId,
-      filter: InvoiceFilter,
-      page: Page
-    ) => Effect.Effect<ReadonlyArray<Invoice>, StorageError>
     readonly addPayment: (organisationId: OrganisationId, payment: Payment) => Effect.Effect<void, StorageError>
     /** Oldest first. */
     readonly payments: (

@@ -5,7 +5,7 @@ import type { CompanyId } from "../Companies/CompanyIds.js"
 import type { ContactId } from "../Contacts/ContactIds.js"
 import type { StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
-import type { Page } from "../Wire.js"
+import type { RecordStore } from "../Resource.js"
 import type { QuoteId } from "./QuoteIds.js"
 import type { Quote, QuoteRevision, QuoteStatus } from "./QuoteSchemas.js"
 
@@ -18,23 +18,9 @@ export interface QuoteFilter {
 /** Quotes of one organisation and the revisions their sends froze. */
 export class QuoteRepository extends Context.Tag("@crm/core/QuoteRepository")<
   QuoteRepository,
-  {
-    readonly insert: (organisationId: OrganisationId, quote: Quote) => Effect.Effect<void, StorageError>
+  Pick<RecordStore<Quote, QuoteFilter>, "insert" | "get" | "getForUpdate" | "update" | "list"> & {
     /** The organisation owning the quote: the admin API names only the quote's id. */
     readonly organisationOf: (id: QuoteId) => Effect.Effect<Option.Option<OrganisationId>, StorageError>
-    readonly get: (organisationId: OrganisationId, id: QuoteId) => Effect.Effect<Option.Option<Quote>, StorageError>
-    /** Like `get`, and no other unit of work changes the quote until the calling one ends. */
-    readonly getForUpdate: (
-      organisationId: OrganisationId,
-      id: QuoteId
-    ) => Effect.Effect<Option.Option<Quote>, StorageError>
-    readonly update: (organisationId: OrganisationId, quote: Quote) => Effect.Effect<void, StorageError>
-    /** Newest first, ties by id; at most `limit + 1` rows. */
-    readonly list: (
-      organisationId: OrganisationId,
-      filter: QuoteFilter,
-      page: Page
-    ) => Effect.Effect<ReadonlyArray<Quote>, StorageError>
     readonly addRevision: (organisationId: OrganisationId, revision: QuoteRevision) => Effect.Effect<void, StorageError>
     /** Oldest first. */
     readonly revisions: (

@@ -1,10 +1,9 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
-import type * as Option from "effect/Option"
 import type { StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
+import type { RecordStore } from "../Resource.js"
 import type { Page } from "../Wire.js"
-import type { TaskId } from "./TaskIds.js"
 import type { Task, TaskPriority } from "./TaskSchemas.js"
 
 export interface TaskFilter {
@@ -24,16 +23,7 @@ export interface TaskFilter {
 /** Live (not archived) tasks of one organisation. */
 export class TaskRepository extends Context.Tag("@crm/core/TaskRepository")<
   TaskRepository,
-  {
-    readonly insert: (organisationId: OrganisationId, task: Task) => Effect.Effect<void, StorageError>
-    readonly get: (organisationId: OrganisationId, id: TaskId) => Effect.Effect<Option.Option<Task>, StorageError>
-    /** Like `get`, and no other unit of work changes the task until the calling one ends. */
-    readonly getForUpdate: (
-      organisationId: OrganisationId,
-      id: TaskId
-    ) => Effect.Effect<Option.Option<Task>, StorageError>
-    readonly update: (organisationId: OrganisationId, task: Task) => Effect.Effect<void, StorageError>
-    readonly archive: (organisationId: OrganisationId, id: TaskId, at: string) => Effect.Effect<boolean, StorageError>
+  Pick<RecordStore<Task, TaskFilter>, "insert" | "get" | "getForUpdate" | "update" | "archive"> & {
     /** Newest first (or as `filter.order` says), ties by id; at most `limit + 1` rows. */
     readonly list: (
       organisationId: OrganisationId,

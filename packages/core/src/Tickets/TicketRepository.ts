@@ -1,11 +1,6 @@
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
-import type * as Option from "effect/Option"
 import type { ContactId } from "../Contacts/ContactIds.js"
-import type { StorageError } from "../Errors.js"
-import type { OrganisationId } from "../Organisation.js"
-import type { Page } from "../Wire.js"
-import type { TicketId } from "./TicketIds.js"
+import type { RecordStore } from "../Resource.js"
 import type { TicketChannel, TicketRecord, TicketStatus } from "./TicketSchemas.js"
 
 export interface TicketFilter {
@@ -19,23 +14,5 @@ export interface TicketFilter {
 /** The tickets of one organisation. */
 export class TicketRepository extends Context.Tag("@crm/core/TicketRepository")<
   TicketRepository,
-  {
-    readonly insert: (organisationId: OrganisationId, ticket: TicketRecord) => Effect.Effect<void, StorageError>
-    readonly get: (
-      organisationId: OrganisationId,
-      id: TicketId
-    ) => Effect.Effect<Option.Option<TicketRecord>, StorageError>
-    /** Like `get`, and no other unit of work changes the ticket until the calling one ends. */
-    readonly getForUpdate: (
-      organisationId: OrganisationId,
-      id: TicketId
-    ) => Effect.Effect<Option.Option<TicketRecord>, StorageError>
-    readonly update: (organisationId: OrganisationId, ticket: TicketRecord) => Effect.Effect<void, StorageError>
-    /** Newest first, ties by id; at most `limit + 1` rows. */
-    readonly list: (
-      organisationId: OrganisationId,
-      filter: TicketFilter,
-      page: Page
-    ) => Effect.Effect<ReadonlyArray<TicketRecord>, StorageError>
-  }
+  Pick<RecordStore<TicketRecord, TicketFilter>, "insert" | "get" | "getForUpdate" | "update" | "list">
 >() {}
