@@ -3,6 +3,7 @@
  * stuck in a stage, the cash expected month by month, and a sales scorecard. The service loads the data
  * through the storage ports and hands it to the pure measures in `Analytics/`.
  */
+
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -26,6 +27,7 @@ import * as Health from "./Analytics/SalesHealth.js"
 import * as Stalled from "./Analytics/StalledDeals.js"
 import * as BusinessTime from "./BusinessClock/BusinessTime.js"
 import { DealRepository } from "./Deals/DealRepository.js"
+import type { PipelineId } from "./Deals/PipelineIds.js"
 import type { Pipeline } from "./Deals/PipelineSchemas.js"
 import { NotFound, type StorageError } from "./Errors.js"
 import { InvoiceRepository } from "./Invoicing/InvoiceRepository.js"
@@ -54,7 +56,7 @@ export class Analytics extends Context.Tag("@crm/core/Analytics")<
     /** Unknown `pipeline_id`: `not_found`. */
     readonly pipelineSummary: (
       organisation: Organisation,
-      query: { readonly pipeline_id?: string | undefined }
+      query: { readonly pipeline_id?: PipelineId | undefined }
     ) => Effect.Effect<PipelineSummary, NotFound | StorageError>
     readonly unpaidInvoices: (
       organisation: Organisation,
@@ -89,7 +91,7 @@ const clockOf = (organisation: Organisation) =>
 
 const pipelinesOf = (
   organisation: Organisation,
-  pipelineId: string | undefined
+  pipelineId: PipelineId | undefined
 ): Effect.Effect<ReadonlyArray<Pipeline>, NotFound> => {
   const all = organisation.settings.pipelines
   if (pipelineId === undefined) return Effect.succeed(all)

@@ -1,4 +1,5 @@
 /** Forms defined in the organisation settings: submissions create or link a contact and may be leads. */
+
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -14,6 +15,7 @@ import {
 import { EventLog, type NewEvent } from "./Events/EventLog.js"
 import * as FormAnswers from "./Forms/FormAnswers.js"
 import { type Form, leadProvider } from "./Forms/FormDefinitions.js"
+import type { FormId } from "./Forms/FormIds.js"
 import { SubmissionId } from "./Forms/FormIds.js"
 import { COUNT_WINDOW_DAYS, type FormCounts, type Submission, type SubmissionCreate } from "./Forms/FormSchemas.js"
 import { FormSubmissionRepository } from "./Forms/FormSubmissionRepository.js"
@@ -40,11 +42,11 @@ export class Forms extends Context.Tag("@crm/core/Forms")<
      */
     readonly submit: (
       organisation: Organisation,
-      formId: string,
+      formId: FormId,
       input: SubmissionCreate,
       actor: Actor
     ) => Effect.Effect<Submission, NotFound | SubmissionRefused | PlanRefused | ValidationFailed | StorageError>
-    readonly counts: (organisation: Organisation, formId: string) => Effect.Effect<FormCounts, NotFound | StorageError>
+    readonly counts: (organisation: Organisation, formId: FormId) => Effect.Effect<FormCounts, NotFound | StorageError>
   }
 >() {}
 

@@ -520,7 +520,7 @@ describe("cash_flow_forecast", () => {
   })
 
   it("derives stage probabilities from position among open stages: i / (n + 1)", () => {
-    const p = (id: string) => BigDecimal.format(CashFlow.stageProbability(P1, id) as BigDecimal.BigDecimal)
+    const p = (id: StageId) => BigDecimal.format(CashFlow.stageProbability(P1, id) as BigDecimal.BigDecimal)
     expect([p(S1), p(S2), p(S3)]).toEqual(["0.25", "0.5", "0.75"])
     expect(CashFlow.stageProbability(P1, WON)).toBeUndefined()
     expect(BigDecimal.format(CashFlow.stageProbability(P2, T1) as BigDecimal.BigDecimal)).toBe("0.5")

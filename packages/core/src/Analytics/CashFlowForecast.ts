@@ -6,9 +6,11 @@
  * Anything dated before the current month counts in the current month; anything after the horizon is
  * left out. Every figure is per currency; currencies are never converted.
  */
+
 import * as BigDecimal from "effect/BigDecimal"
 import type { Deal } from "../Deals/DealSchemas.js"
 import type { DealSettings } from "../Deals/DealSettings.js"
+import type { StageId } from "../Deals/PipelineIds.js"
 import type { Pipeline } from "../Deals/PipelineSchemas.js"
 import type { Invoice } from "../Invoicing/InvoiceSchemas.js"
 import { addDays, dateIn } from "../internal/dates.js"
@@ -34,7 +36,7 @@ export const addMonths = (month: string, months: number): string => {
  * position among the pipeline's open stages, stage i of n → i / (n + 1). `undefined` for a stage that is
  * not an open stage of the pipeline.
  */
-export const stageProbability = (pipeline: Pipeline, stageId: string): BigDecimal.BigDecimal | undefined => {
+export const stageProbability = (pipeline: Pipeline, stageId: StageId): BigDecimal.BigDecimal | undefined => {
   const open = pipeline.stages.filter((stage) => stage.kind === "open")
   const index = open.findIndex((stage) => stage.id === stageId)
   if (index < 0) return undefined

@@ -3,21 +3,23 @@ import type * as Effect from "effect/Effect"
 import type { CompanyId } from "../Companies/CompanyIds.js"
 import type { ContactId } from "../Contacts/ContactIds.js"
 import type { StorageError } from "../Errors.js"
+import type { UserId } from "../Organisation/UserIds.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { RecordStore } from "../Resource.js"
 import type { Page } from "../Wire.js"
 import type { DealId } from "./DealIds.js"
 import type { Deal, StageVisit } from "./DealSchemas.js"
+import type { PipelineId } from "./PipelineIds.js"
 import type { StageKind } from "./PipelineSchemas.js"
 
 export interface DealFilter {
   readonly statusKind?: StageKind
   readonly contactId?: ContactId
   readonly companyId?: CompanyId
-  readonly pipelineId?: string
+  readonly pipelineId?: PipelineId
   /** Case-insensitive substring of the title; `%`, `_` and `*` are literal. */
   readonly q?: string
-  readonly ownerId?: string
+  readonly ownerId?: UserId
   /** Only deals with an `expected_close_date` before this date (`YYYY-MM-DD`); deals without one never match. */
   readonly closeBefore?: string
   /** `created` (the default): newest `created_at` first; `updated`: most recently changed first. Ties by id. */

@@ -4,6 +4,7 @@ import type * as Option from "effect/Option"
 import type { ContactId } from "../Contacts/ContactIds.js"
 import type { StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
+import type { FormId } from "./FormIds.js"
 import type { FormCounts, Submission } from "./FormSchemas.js"
 
 /** The contact a visitor id was linked to, and when that link was recorded. */
@@ -20,7 +21,7 @@ export class FormSubmissionRepository extends Context.Tag("@crm/core/FormSubmiss
     /** `last_30_days` counts submissions created at or after `since`. */
     readonly counts: (
       organisationId: OrganisationId,
-      formId: string,
+      formId: FormId,
       since: string
     ) => Effect.Effect<Omit<FormCounts, "form_id">, StorageError>
     /** The contact of the latest submission that carried this visitor id, with the submission's time. */

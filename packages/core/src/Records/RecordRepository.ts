@@ -6,10 +6,11 @@ import type { DealId } from "../Deals/DealIds.js"
 import type { StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { RecordStore } from "../Resource.js"
+import type { RecordTypeId } from "./RecordIds.js"
 import type { CustomRecord } from "./RecordSchemas.js"
 
 export interface RecordFilter {
-  readonly typeId?: string
+  readonly typeId?: RecordTypeId
   readonly contactId?: ContactId
   readonly companyId?: CompanyId
   readonly dealId?: DealId

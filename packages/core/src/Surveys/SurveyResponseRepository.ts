@@ -2,10 +2,11 @@ import * as Context from "effect/Context"
 import type { ContactId } from "../Contacts/ContactIds.js"
 import type { DealId } from "../Deals/DealIds.js"
 import type { RecordStore } from "../Resource.js"
+import type { SurveyId } from "./SurveyIds.js"
 import type { SurveyKind, SurveyResponse } from "./SurveySchemas.js"
 
 export interface SurveyResponseFilter {
-  readonly surveyId?: string
+  readonly surveyId?: SurveyId
   readonly kind?: SurveyKind
   readonly contactId?: ContactId
   readonly dealId?: DealId

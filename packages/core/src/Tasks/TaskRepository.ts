@@ -1,6 +1,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { StorageError } from "../Errors.js"
+import type { UserId } from "../Organisation/UserIds.js"
 import type { OrganisationId } from "../Organisation.js"
 import type { RecordStore } from "../Resource.js"
 import type { Page } from "../Wire.js"
@@ -9,7 +10,7 @@ import type { Task, TaskPriority } from "./TaskSchemas.js"
 export interface TaskFilter {
   readonly done?: boolean
   readonly priority?: TaskPriority
-  readonly assigneeId?: string
+  readonly assigneeId?: UserId
   readonly entityId?: string
   readonly entityType?: "contact" | "company" | "deal"
   /** Only tasks due at or after this instant (ISO UTC); tasks without a due date never match. */

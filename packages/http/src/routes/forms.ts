@@ -8,6 +8,7 @@ export const formRoutes = [
   route({
     method: "POST",
     path: "/forms/{id}/submissions",
+    params: { id: Forms.FormId },
     operationId: "submitForm",
     tag: "forms",
     guard: formsSubmit,
@@ -24,6 +25,7 @@ export const formRoutes = [
   route({
     method: "GET",
     path: "/forms/{id}/counts",
+    params: { id: Forms.FormId },
     operationId: "getFormCounts",
     tag: "forms",
     guard: formsSubmit,

@@ -139,7 +139,7 @@ const listDeals = tool({
     status_kind: Deals.DealListQuery.shape.status_kind.describe("the same as stage_kind (the REST list's name)"),
     contact_id: Contacts.ContactId.optional().describe("only deals of this contact"),
     company_id: Companies.CompanyId.optional().describe("only deals of this company"),
-    pipeline_id: Wire.IdInput.optional().describe("only deals in this pipeline"),
+    pipeline_id: Deals.PipelineId.optional().describe("only deals in this pipeline"),
     mine: mineInput("deals owned by"),
     overdue_close: z
       .boolean()

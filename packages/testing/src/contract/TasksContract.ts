@@ -149,7 +149,7 @@ export const suite = (
         expect(yield* list({ priority: "normal" })).toEqual([t1.id])
         expect(yield* list({ priority: "urgent" })).toEqual([])
         expect(yield* list({ assigneeId: eve })).toEqual(ids([t3, t1]))
-        expect(yield* list({ assigneeId: uuid() })).toEqual([])
+        expect(yield* list({ assigneeId: newId(Organisation.UserId) })).toEqual([])
         expect(yield* list({ entityId: deal })).toEqual(ids([t2, t1]))
         expect(yield* list({ entityId: contact })).toEqual([t3.id])
         expect(yield* list({ done: false, priority: "high" })).toEqual([t2.id])
