@@ -1,10 +1,10 @@
 /**
  * The route table's types: a handler may fail only with the codes its route answers (those it
- * declares and those the pipeline adds for its guard, path, query and body), and a key-guarded
- * handler is told its principal. Checked by the compiler (`npm run typecheck`): each
+ * declares and those the pipeline adds for its guard, path, query and body), a key-guarded
+ * handler is told its principal, and a path id is the branded id its route declares. Checked by the compiler (`npm run typecheck`): each
  * `@ts-expect-error` below fails the check if the line it covers compiles.
  */
-import { type Access, Errors } from "@crm/core"
+import { type Access, Contacts, Deals, Errors, Ids, type Organisation } from "@crm/core"
 import { Route } from "@crm/http"
 import * as Effect from "effect/Effect"
 import { describe, expect, expectTypeOf, it } from "vitest"
@@ -145,5 +145,68 @@ describe("route", () => {
       // @ts-expect-error the body lacks the schema's id
       handle: () => Effect.succeed({ status: 200, body: { name: "a" } })
     })
+  })
+
+  it("hands a path id over as the kind its route declares, and a service takes no other", () => {
+    const get = (organisation: Access.Principal["organisation"], id: Contacts.ContactId) =>
+      Effect.flatMap(Contacts.Contacts, (contacts) => contacts.get(organisation, id))
+    Route.route({
+      method: "GET",
+      path: "/contacts/{id}/card",
+      params: { id: Contacts.ContactId },
+      operationId: "contactCard",
+      summary: "",
+      tag: "contacts",
+      guard: Route.read(),
+      errors: [],
+      success: { status: 200, description: "" },
+      handle: ({ principal, params }) => {
+        expectTypeOf(params).toEqualTypeOf<{ readonly id: Contacts.ContactId }>()
+        return get(principal.organisation, params.id).pipe(Effect.as({ status: 200 }))
+      }
+    })
+    Route.route({
+      method: "GET",
+      path: "/contacts/{id}/card",
+      operationId: "contactCard",
+      summary: "",
+      tag: "contacts",
+      guard: Route.read(),
+      errors: [],
+      success: { status: 200, description: "" },
+      handle: ({ principal, params }) =>
+        // @ts-expect-error undeclared, a path id is a plain string
+        get(principal.organisation, params.id).pipe(Effect.as({ status: 200 }))
+    })
+    Route.route({
+      method: "GET",
+      path: "/deals/{id}/card",
+      params: { id: Deals.DealId },
+      operationId: "dealCard",
+      summary: "",
+      tag: "deals",
+      guard: Route.read(),
+      errors: [],
+      success: { status: 200, description: "" },
+      handle: ({ principal, params }) =>
+        // @ts-expect-error a deal's id is not a contact's
+        get(principal.organisation, params.id).pipe(Effect.as({ status: 200 }))
+    })
+  })
+
+  it("brands an id by its schema, which checks it, or names one already known", () => {
+    const checked = Contacts.ContactId.parse("0F8FAD5B-D9CB-469F-A165-70867728950E")
+    expect(checked).toBe("0f8fad5b-d9cb-469f-a165-70867728950e")
+    expectTypeOf(checked).toEqualTypeOf<Contacts.ContactId>()
+    expect(Contacts.ContactId.safeParse("not-a-uuid").success).toBe(false)
+    const known = Ids.brand(Deals.DealId, "0f8fad5b-d9cb-469f-a165-70867728950e")
+    expectTypeOf(known).toEqualTypeOf<Deals.DealId>()
+    expectTypeOf<Contacts.Contact["id"]>().toEqualTypeOf<Contacts.ContactId>()
+    expectTypeOf<
+      Parameters<Contacts.ContactRepository["Type"]["get"]>[0]
+    >().toEqualTypeOf<Organisation.OrganisationId>()
+    // @ts-expect-error a bare string is no organisation's id
+    const tenant: Organisation.OrganisationId = "0f8fad5b-d9cb-469f-a165-70867728950e"
+    expect(tenant).toBeDefined()
   })
 })
