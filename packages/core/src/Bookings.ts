@@ -38,7 +38,8 @@ import { normaliseEmail, type PageResult, toPage, toUtc } from "./Wire.js"
 export * as BookingAnswers from "./Bookings/BookingAnswers.js"
 export * from "./Bookings/BookingRepository.js"
 export * from "./Bookings/BookingSchemas.js"
-export * as BookingStatus from "./Bookings/BookingStatus.js"
+// Not `BookingStatus`: that is the schema of the status (from the schemas), which this name would hide.
+export * as BookingStates from "./Bookings/BookingStatus.js"
 
 export class Bookings extends Context.Tag("@crm/core/Bookings")<
   Bookings,

@@ -67,7 +67,8 @@ export * from "./Invoicing/ExchangeRates.js"
 export * as InvoiceNumbering from "./Invoicing/InvoiceNumbering.js"
 export * from "./Invoicing/InvoiceRepository.js"
 export * from "./Invoicing/InvoiceSchemas.js"
-export * as InvoiceStatus from "./Invoicing/InvoiceStatus.js"
+// Not `InvoiceStatus`: that is the schema of the status (from the schemas), which this name would hide.
+export * as InvoiceStates from "./Invoicing/InvoiceStatus.js"
 export * from "./Invoicing/NumberSequence.js"
 export * as VatExemption from "./Invoicing/VatExemption.js"
 

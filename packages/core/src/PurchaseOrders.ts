@@ -29,7 +29,8 @@ import { type PageResult, toSyncPage } from "./Wire.js"
 
 export * from "./PurchaseOrders/PurchaseOrderRepository.js"
 export * from "./PurchaseOrders/PurchaseOrderSchemas.js"
-export * as PurchaseOrderStatus from "./PurchaseOrders/PurchaseOrderStatus.js"
+// Not `PurchaseOrderStatus`: that is the schema of the status (from the schemas), which this name would hide.
+export * as PurchaseOrderStates from "./PurchaseOrders/PurchaseOrderStatus.js"
 
 type Move = Effect.Effect<PurchaseOrder, NotFound | TransitionNotAllowed | StorageError>
 

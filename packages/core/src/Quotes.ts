@@ -43,7 +43,8 @@ import { type PageResult, toSyncPage } from "./Wire.js"
 
 export * from "./Quotes/QuoteRepository.js"
 export * from "./Quotes/QuoteSchemas.js"
-export * as QuoteStatus from "./Quotes/QuoteStatus.js"
+// Not `QuoteStatus`: that is the schema of the status (from the schemas), which this name would hide.
+export * as QuoteStates from "./Quotes/QuoteStatus.js"
 
 export type PersonAction = Exclude<QuoteStatus.QuoteAction, "expire">
 

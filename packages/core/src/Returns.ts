@@ -26,7 +26,8 @@ import { type PageResult, toSyncPage } from "./Wire.js"
 export * as ReturnLines from "./Returns/ReturnLines.js"
 export * from "./Returns/ReturnRepository.js"
 export * from "./Returns/ReturnSchemas.js"
-export * as ReturnStatus from "./Returns/ReturnStatus.js"
+// Not `ReturnStatus`: that is the schema of the status (from the schemas), which this name would hide.
+export * as ReturnStates from "./Returns/ReturnStatus.js"
 
 export class Returns extends Context.Tag("@crm/core/Returns")<
   Returns,

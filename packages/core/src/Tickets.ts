@@ -39,7 +39,8 @@ import { normaliseEmail, type PageResult, toSyncPage, toUtc } from "./Wire.js"
 export * from "./Tickets/TicketRepository.js"
 export * from "./Tickets/TicketSchemas.js"
 export * as TicketSla from "./Tickets/TicketSla.js"
-export * as TicketStatus from "./Tickets/TicketStatus.js"
+// Not `TicketStatus`: that is the schema of the status (from the schemas), which this name would hide.
+export * as TicketStates from "./Tickets/TicketStatus.js"
 
 export class Tickets extends Context.Tag("@crm/core/Tickets")<
   Tickets,

@@ -3,8 +3,8 @@ import * as Either from "effect/Either"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 
-const { InvoiceStatus } = Invoicing
-type Invoice = Parameters<typeof InvoiceStatus.cancel>[0]
+const { InvoiceStates } = Invoicing
+type Invoice = Parameters<typeof InvoiceStates.cancel>[0]
 const STATUSES = ["draft", "issued", "partial", "paid", "overdue", "cancelled"] as const
 
 // Only what the rules read; the rest of an invoice does not matter to them.
@@ -17,19 +17,19 @@ const invoices = fc
   })
   .map((facts) => facts as unknown as Invoice)
 
-describe("InvoiceStatus", () => {
+describe("InvoiceStates", () => {
   it("every status reaches paid or cancelled, and paid and cancelled are final", () => {
     const ends = (from: (typeof STATUSES)[number]): boolean =>
-      from === "paid" || from === "cancelled" || InvoiceStatus.TRANSITIONS[from].some((to) => to !== from && ends(to))
+      from === "paid" || from === "cancelled" || InvoiceStates.TRANSITIONS[from].some((to) => to !== from && ends(to))
     for (const status of STATUSES) expect(ends(status)).toBe(true)
-    expect(InvoiceStatus.TRANSITIONS.paid).toEqual([])
-    expect(InvoiceStatus.TRANSITIONS.cancelled).toEqual([])
+    expect(InvoiceStates.TRANSITIONS.paid).toEqual([])
+    expect(InvoiceStates.TRANSITIONS.cancelled).toEqual([])
   })
 
   it("cancel takes only a draft; any other status is transition_not_allowed {from, to}", () => {
     fc.assert(
       fc.property(invoices, (invoice) => {
-        const outcome = InvoiceStatus.cancel(invoice)
+        const outcome = InvoiceStates.cancel(invoice)
         if (invoice.status === "draft") expect(outcome).toEqual(Either.right("cancelled"))
         else {
           const error = Either.flip(outcome).pipe(Either.getOrThrow)
@@ -47,7 +47,7 @@ describe("InvoiceStatus", () => {
           invoice.kind === "normal" &&
           invoice.paid_amount === 0 &&
           (invoice.status === "issued" || invoice.status === "overdue")
-        const outcome = InvoiceStatus.reverse(invoice)
+        const outcome = InvoiceStates.reverse(invoice)
         expect(Either.isRight(outcome)).toBe(reversible)
         if (Either.isLeft(outcome)) expect(outcome.left.detail).toMatchObject({ from: invoice.status, to: "cancelled" })
       })
@@ -61,7 +61,7 @@ describe("InvoiceStatus", () => {
           invoice.kind === "normal" &&
           (invoice.status === "issued" || invoice.status === "partial") &&
           invoice.due_date < "2026-03-02"
-        expect(InvoiceStatus.isOverdue(invoice, "2026-03-02")).toBe(expected)
+        expect(InvoiceStates.isOverdue(invoice, "2026-03-02")).toBe(expected)
       })
     )
   })
@@ -69,8 +69,8 @@ describe("InvoiceStatus", () => {
   it("a payment's status is a move the machine allows from every payable status", () => {
     fc.assert(
       fc.property(invoices, fc.boolean(), (invoice, inFull) => {
-        if (Either.isLeft(InvoiceStatus.requirePayable(invoice)) || invoice.status === "paid") return
-        expect(InvoiceStatus.TRANSITIONS[invoice.status]).toContain(InvoiceStatus.afterPayment(inFull))
+        if (Either.isLeft(InvoiceStates.requirePayable(invoice)) || invoice.status === "paid") return
+        expect(InvoiceStates.TRANSITIONS[invoice.status]).toContain(InvoiceStates.afterPayment(inFull))
       })
     )
   })

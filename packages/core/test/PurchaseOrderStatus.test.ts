@@ -3,7 +3,7 @@ import * as Either from "effect/Either"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 
-const { PurchaseOrderStatus } = PurchaseOrders
+const { PurchaseOrderStates } = PurchaseOrders
 const STATUSES = ["draft", "ordered", "partial", "received", "cancelled"] as const
 const status = fc.constantFrom(...STATUSES)
 
@@ -29,12 +29,12 @@ const receiptFor = (lines: ReadonlyArray<PurchaseOrders.PurchaseOrderLine>) =>
     maxLength: 6
   })
 
-describe("PurchaseOrderStatus", () => {
+describe("PurchaseOrderStates", () => {
   it("allows exactly the listed moves and refuses every other one with transition_not_allowed {from, to}", () => {
     fc.assert(
       fc.property(status, status, (from, to) => {
-        const outcome = PurchaseOrderStatus.transition(from, to)
-        if (PurchaseOrderStatus.TRANSITIONS[from].includes(to)) {
+        const outcome = PurchaseOrderStates.transition(from, to)
+        if (PurchaseOrderStates.TRANSITIONS[from].includes(to)) {
           expect(outcome).toEqual(Either.right(to))
         } else {
           const error = Either.flip(outcome).pipe(Either.getOrThrow)
@@ -43,7 +43,7 @@ describe("PurchaseOrderStatus", () => {
         }
       })
     )
-    expect(STATUSES.filter((s) => PurchaseOrderStatus.TRANSITIONS[s].length === 0)).toEqual(["received", "cancelled"])
+    expect(STATUSES.filter((s) => PurchaseOrderStates.TRANSITIONS[s].length === 0)).toEqual(["received", "cancelled"])
   })
 
   it("adds a receipt to the lines, or refuses it naming each unknown line and each overshooting entry", () => {
@@ -58,7 +58,7 @@ describe("PurchaseOrderStatus", () => {
               quantity
             }))
           }
-          const outcome = PurchaseOrderStatus.receive(from, lines, receipt)
+          const outcome = PurchaseOrderStates.receive(from, lines, receipt)
           if (from !== "ordered" && from !== "partial") {
             expect(Either.flip(outcome).pipe(Either.getOrThrow)).toEqual(
               new Errors.TransitionNotAllowed({ detail: { from, to: "received" } })
@@ -104,7 +104,7 @@ describe("PurchaseOrderStatus", () => {
         let current: (typeof STATUSES)[number] = "ordered"
         deliveries.forEach((quantity, i) => {
           const next = Either.getOrThrow(
-            PurchaseOrderStatus.receive(current, lines, { items: [{ line_id: lines[0]!.id, quantity }] })
+            PurchaseOrderStates.receive(current, lines, { items: [{ line_id: lines[0]!.id, quantity }] })
           )
           expect(next.status).toBe(i === deliveries.length - 1 ? "received" : "partial")
           lines = next.items
@@ -113,7 +113,7 @@ describe("PurchaseOrderStatus", () => {
         // Nothing more can arrive at a received order.
         expect(
           Either.isLeft(
-            PurchaseOrderStatus.receive(current, lines, { items: [{ line_id: lines[0]!.id, quantity: 1 }] })
+            PurchaseOrderStates.receive(current, lines, { items: [{ line_id: lines[0]!.id, quantity: 1 }] })
           )
         ).toBe(true)
       })

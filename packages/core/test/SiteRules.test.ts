@@ -137,9 +137,9 @@ describe("Bookings rules", () => {
     const statuses = ["pending", "confirmed", "cancelled", "completed", "no_show"] as const
     fc.assert(
       fc.property(fc.constantFrom(...statuses), fc.constantFrom(...statuses), (from, to) => {
-        const moved = Bookings.BookingStatus.transition(from, to)
-        expect(Either.isRight(moved)).toBe(Bookings.BookingStatus.TRANSITIONS[from].includes(to))
-        if (Bookings.BookingStatus.isFinal(from)) expect(Either.isLeft(moved)).toBe(true)
+        const moved = Bookings.BookingStates.transition(from, to)
+        expect(Either.isRight(moved)).toBe(Bookings.BookingStates.TRANSITIONS[from].includes(to))
+        if (Bookings.BookingStates.isFinal(from)) expect(Either.isLeft(moved)).toBe(true)
       })
     )
   })

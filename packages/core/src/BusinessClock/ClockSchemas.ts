@@ -1,11 +1,7 @@
 /** Wire shapes of a test-mode organisation's clock (the admin API's `/organisations/{id}/clock`). */
-
 import { z } from "zod"
 import { OrganisationId } from "../Organisation.js"
 import { Timestamp, TimestampInput } from "../Wire.js"
-
-// It belongs to the organisation, the base of every context; the clock routes answer it as it is.
-export { TestClock } from "../Organisation.js"
 
 const onlyOne = (body: { frozen_at?: unknown; advance_by?: unknown }) =>
   (body.frozen_at === undefined) !== (body.advance_by === undefined)
