@@ -150,44 +150,36 @@ describe("route", () => {
   it("hands a path id over as the kind its route declares, and a service takes no other", () => {
     const get = (organisation: Access.Principal["organisation"], id: Contacts.ContactId) =>
       Effect.flatMap(Contacts.Contacts, (contacts) => contacts.get(organisation, id))
-    Route.route({
+    // All but the path, its declared ids and the handler, which are what the cases vary.
+    const card = {
       method: "GET",
-      path: "/contacts/{id}/card",
-      params: { id: Contacts.ContactId },
-      operationId: "contactCard",
+      operationId: "card",
       summary: "",
-      tag: "contacts",
+      tag: "cards",
       guard: Route.read(),
       errors: [],
-      success: { status: 200, description: "" },
+      success: { status: 200, description: "" }
+    } as const
+    Route.route({
+      ...card,
+      path: "/contacts/{id}/card",
+      params: { id: Contacts.ContactId },
       handle: ({ principal, params }) => {
         expectTypeOf(params).toEqualTypeOf<{ readonly id: Contacts.ContactId }>()
         return get(principal.organisation, params.id).pipe(Effect.as({ status: 200 }))
       }
     })
     Route.route({
-      method: "GET",
+      ...card,
       path: "/contacts/{id}/card",
-      operationId: "contactCard",
-      summary: "",
-      tag: "contacts",
-      guard: Route.read(),
-      errors: [],
-      success: { status: 200, description: "" },
       handle: ({ principal, params }) =>
         // @ts-expect-error undeclared, a path id is a plain string
         get(principal.organisation, params.id).pipe(Effect.as({ status: 200 }))
     })
     Route.route({
-      method: "GET",
+      ...card,
       path: "/deals/{id}/card",
       params: { id: Deals.DealId },
-      operationId: "dealCard",
-      summary: "",
-      tag: "deals",
-      guard: Route.read(),
-      errors: [],
-      success: { status: 200, description: "" },
       handle: ({ principal, params }) =>
         // @ts-expect-error a deal's id is not a contact's
         get(principal.organisation, params.id).pipe(Effect.as({ status: 200 }))

@@ -6,18 +6,18 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { z } from "zod"
-import { CompanyId } from "./Companies/CompanyIds.js"
+import type { CompanyId } from "./Companies/CompanyIds.js"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
-import { ContactId } from "./Contacts/ContactIds.js"
+import type { ContactId } from "./Contacts/ContactIds.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
-import { DealId } from "./Deals/DealIds.js"
+import type { DealId } from "./Deals/DealIds.js"
 import { DealRepository } from "./Deals/DealRepository.js"
 import { invalidField, type NotFound, type StorageError, type ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
 import { brand, Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
-import { merge, nowIso, orNotFound, partyLinks, requireLink } from "./internal/records.js"
+import { merge, nowIso, orNotFound, partyByKind, partyLinks, requireLink } from "./internal/records.js"
 import type { Organisation, OrganisationId } from "./Organisation.js"
 import * as RecordFields from "./Records/RecordFields.js"
 import { RecordId } from "./Records/RecordIds.js"
@@ -84,6 +84,7 @@ export const make = Effect.gen(function* () {
   const events = yield* EventLog
   const tx = yield* Transaction
   const parties = partyLinks(contacts, companies)
+  const party = partyByKind(contacts, companies, deals)
 
   const find = (organisationId: OrganisationId, id: RecordId) => repo.get(organisationId, id).pipe(orNotFound("record"))
 
@@ -107,13 +108,7 @@ export const make = Effect.gen(function* () {
       (ref) => {
         if (isBuiltInTarget(ref.target)) {
           const target = ref.target
-          const lookup = (id: string) =>
-            target === "contact"
-              ? contacts.get(organisation.id, brand(ContactId, id))
-              : target === "company"
-                ? companies.get(organisation.id, brand(CompanyId, id))
-                : deals.get(organisation.id, brand(DealId, id))
-          const exists = (id: string) => requireLink(ref.field, id, lookup)
+          const exists = (id: string) => requireLink(ref.field, id, (linked) => party(organisation.id, target, linked))
           return Effect.forEach(ref.ids, exists, { discard: true })
         }
         // Compared by type id: a record's stored key may predate a renamed type.

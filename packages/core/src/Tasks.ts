@@ -5,11 +5,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { z } from "zod"
 import * as BusinessTime from "./BusinessClock/BusinessTime.js"
-import { CompanyId } from "./Companies/CompanyIds.js"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
-import { ContactId } from "./Contacts/ContactIds.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
-import { DealId } from "./Deals/DealIds.js"
 import { DealRepository } from "./Deals/DealRepository.js"
 import type { NotFound, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
@@ -17,7 +14,7 @@ import { EventLog, type NewEvent } from "./Events/EventLog.js"
 import { brand, Ids } from "./Ids.js"
 import { addDays, dateIn, startOfDay } from "./internal/dates.js"
 import { operation } from "./internal/operation.js"
-import { archiveLive, merge, nowIso, orNotFound, requireLink } from "./internal/records.js"
+import { archiveLive, merge, nowIso, orNotFound, partyByKind, requireLink } from "./internal/records.js"
 import type { Organisation, OrganisationId } from "./Organisation.js"
 import type { ResourceService } from "./Resource.js"
 import { TaskId } from "./Tasks/TaskIds.js"
@@ -81,6 +78,7 @@ export const make = Effect.gen(function* () {
   const contacts = yield* ContactRepository
   const companies = yield* CompanyRepository
   const deals = yield* DealRepository
+  const party = partyByKind(contacts, companies, deals)
   const events = yield* EventLog
   const tx = yield* Transaction
 
@@ -93,14 +91,7 @@ export const make = Effect.gen(function* () {
     organisationId: OrganisationId,
     type: EntityType | null | undefined,
     id: string | null | undefined
-  ) =>
-    requireLink("entity_id", id, (entityId) =>
-      type === "contact"
-        ? contacts.get(organisationId, brand(ContactId, entityId))
-        : type === "company"
-          ? companies.get(organisationId, brand(CompanyId, entityId))
-          : deals.get(organisationId, brand(DealId, entityId))
-    )
+  ) => requireLink("entity_id", id, (entityId) => party(organisationId, type ?? "deal", entityId))
 
   const save = (organisationId: OrganisationId, outcome: TaskState.Outcome) =>
     Effect.gen(function* () {

@@ -1,8 +1,10 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type { CompanyId } from "../Companies/CompanyIds.js"
-import type { ContactId } from "../Contacts/ContactIds.js"
+import { CompanyId } from "../Companies/CompanyIds.js"
+import { ContactId } from "../Contacts/ContactIds.js"
+import { DealId } from "../Deals/DealIds.js"
 import { invalidField, NotFound, PlanRefused, type StorageError, type ValidationFailed } from "../Errors.js"
+import { brand } from "../Ids.js"
 import type { Organisation, OrganisationId } from "../Organisation.js"
 import type { Transaction } from "../Transaction.js"
 
@@ -101,22 +103,31 @@ export const owningOrganisation = (
     orNotFound(what)
   )
 
+/** A port that reads one live record of an organisation by its (branded) id. */
+interface Lookup<I> {
+  readonly get: (organisationId: OrganisationId, id: I) => Effect.Effect<Option.Option<unknown>, StorageError>
+}
+
+/**
+ * The live contact, company or deal a link names by its kind and an id that is not typed by it
+ * (a task's `entity_id`, a record's relation): the kind says which id it is, so it is branded here.
+ */
+export const partyByKind =
+  (contacts: Lookup<ContactId>, companies: Lookup<CompanyId>, deals: Lookup<DealId>) =>
+  (
+    organisationId: OrganisationId,
+    kind: "contact" | "company" | "deal",
+    id: string
+  ): Effect.Effect<Option.Option<unknown>, StorageError> =>
+    kind === "contact"
+      ? contacts.get(organisationId, brand(ContactId, id))
+      : kind === "company"
+        ? companies.get(organisationId, brand(CompanyId, id))
+        : deals.get(organisationId, brand(DealId, id))
+
 /** The contact and company a deal or quote links to: each, when given, a live record of the organisation. */
 export const partyLinks =
-  (
-    contacts: {
-      readonly get: (
-        organisationId: OrganisationId,
-        id: ContactId
-      ) => Effect.Effect<Option.Option<unknown>, StorageError>
-    },
-    companies: {
-      readonly get: (
-        organisationId: OrganisationId,
-        id: CompanyId
-      ) => Effect.Effect<Option.Option<unknown>, StorageError>
-    }
-  ) =>
+  (contacts: Lookup<ContactId>, companies: Lookup<CompanyId>) =>
   (
     organisationId: OrganisationId,
     links: { readonly contact_id?: ContactId | null | undefined; readonly company_id?: CompanyId | null | undefined }
