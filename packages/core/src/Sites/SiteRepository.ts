@@ -1,8 +1,8 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
-import type * as Option from "effect/Option"
 import { DomainAlreadyExists, PathAlreadyExists, SlugAlreadyExists, type StorageError } from "../Errors.js"
 import type { OrganisationId } from "../Organisation.js"
+import type { RecordStore } from "../Resource.js"
 import type { Page as WirePage } from "../Wire.js"
 import type { SiteId } from "./SiteIds.js"
 import type { Page, Post, PublicationStatus, Site } from "./SiteSchemas.js"
@@ -27,34 +27,17 @@ export interface PostFilter {
 export class SiteRepository extends Context.Tag("@crm/core/SiteRepository")<
   SiteRepository,
   {
-    readonly insertSite: (
-      organisationId: OrganisationId,
-      site: Site
-    ) => Effect.Effect<void, DomainAlreadyExists | StorageError>
-    readonly getSite: (organisationId: OrganisationId, id: SiteId) => Effect.Effect<Option.Option<Site>, StorageError>
+    readonly insertSite: RecordStore<Site, never, DomainAlreadyExists>["insert"]
+    readonly getSite: RecordStore<Site, never>["get"]
     /** Newest first, ties by id; at most `limit + 1` rows. */
     readonly listSites: (
       organisationId: OrganisationId,
       page: WirePage
     ) => Effect.Effect<ReadonlyArray<Site>, StorageError>
-    readonly insertPage: (
-      organisationId: OrganisationId,
-      page: Page
-    ) => Effect.Effect<void, PathAlreadyExists | StorageError>
-    readonly listPages: (
-      organisationId: OrganisationId,
-      filter: PageFilter,
-      page: WirePage
-    ) => Effect.Effect<ReadonlyArray<Page>, StorageError>
-    readonly insertPost: (
-      organisationId: OrganisationId,
-      post: Post
-    ) => Effect.Effect<void, SlugAlreadyExists | StorageError>
-    readonly listPosts: (
-      organisationId: OrganisationId,
-      filter: PostFilter,
-      page: WirePage
-    ) => Effect.Effect<ReadonlyArray<Post>, StorageError>
+    readonly insertPage: RecordStore<Page, PageFilter, PathAlreadyExists>["insert"]
+    readonly listPages: RecordStore<Page, PageFilter>["list"]
+    readonly insertPost: RecordStore<Post, PostFilter, SlugAlreadyExists>["insert"]
+    readonly listPosts: RecordStore<Post, PostFilter>["list"]
   }
 >() {}
 
