@@ -235,6 +235,20 @@ describe.skipIf(!hasPoppler)("PDF content (needs poppler-utils: pdftotext, pdfto
       expect(png.length).toBeGreaterThan(5000)
     })
 
+    it("prints amounts from their exact decimals, beyond the digits a JSON number carries", async () => {
+      const { client, key } = await tenant(server)
+      const created = await client.post("/quotes", {
+        items: [{ name: "Everything", quantity: 999999999, unit_price: 999999999999.99, vat_rate: 21 }]
+      })
+      expect(created.status, created.text).toBe(201)
+      // The JSON number is the nearest double (1.2099999987899879e+21); the store keeps every digit.
+      expect(created.body.total).toBe(1.2099999987899879e21)
+      const lines = textOf((await getPdf(server(), key, `/quotes/${created.body.id}/pdf`)).bytes)
+      lineWith(lines, "999,999,998,999,990,000,000.01")
+      lineWith(lines, "209,999,999,789,997,900,000.00")
+      lineWith(lines, "1,209,999,998,789,987,900,000.01 CZK")
+    })
+
     it("prints an issued foreign-currency invoice with its number, dates and exchange rate", async () => {
       const { client, key } = await tenant(server)
       const company = await buyerCompany(client)

@@ -9,6 +9,7 @@ import {
   Ids,
   Inventory,
   Kernel,
+  Money,
   Orders,
   PurchaseOrders,
   Returns,
@@ -34,7 +35,7 @@ const setup = Effect.gen(function* () {
     access.createOrganisation(Settings.OrganisationCreate.parse({ name: "shop" }))
   )
   const inventory = yield* Inventory.Inventory
-  const mug = yield* inventory.create(organisation, { sku: "MUG", name: "Mug", unit_price: 10 }, actor)
+  const mug = yield* inventory.create(organisation, { sku: "MUG", name: "Mug", unit_price: Money.ofNumber(10) }, actor)
   const shirt = yield* inventory.create(
     organisation,
     {

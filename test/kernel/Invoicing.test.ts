@@ -2,7 +2,7 @@
  * The daily jobs of invoicing on every store, by the organisation's calendar: invoices past their due
  * date become overdue, sent quotes past `valid_until` expire.
  */
-import { Access, Invoicing, Kernel, Quotes, Settings } from "@crm/core"
+import { Access, Invoicing, Kernel, Money, Quotes, Settings } from "@crm/core"
 import { expect, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -18,7 +18,7 @@ import { storages } from "../support/storages.js"
 const NOW = Date.parse("2026-03-10T11:00:00.000Z")
 const DAY = 86_400_000
 const ZONE = "Pacific/Kiritimati"
-const WORK = { name: "Work", quantity: 1, unit_price: 100, vat_rate: 21 }
+const WORK = { name: "Work", quantity: 1, unit_price: Money.ofNumber(100), vat_rate: 21 }
 const actor = { keyId: null }
 
 type Services = Access.Access | Invoicing.Invoicing | Quotes.Quotes
@@ -51,12 +51,12 @@ for (const storage of storages) {
 
         const issuedPast = yield* issue(org, "2026-03-10")
         const partialPast = yield* issue(org, "2026-03-01")
-        yield* invoicing.pay(org, partialPast.id, { amount: 21 })
+        yield* invoicing.pay(org, partialPast.id, { amount: Money.ofNumber(21) })
         const dueToday = yield* issue(org, "2026-03-11")
         const dueLater = yield* issue(org, "2026-04-01")
         const draftPast = yield* create(org, "2026-03-01")
         const paidPast = yield* issue(org, "2026-03-01")
-        yield* invoicing.pay(org, paidPast.id, { amount: 121 })
+        yield* invoicing.pay(org, paidPast.id, { amount: Money.ofNumber(121) })
         const cancelledDraft = yield* create(org, "2026-03-01")
         yield* invoicing.cancel(org, cancelledDraft.id)
         const reversed = yield* issue(org, "2026-03-01")
@@ -77,18 +77,18 @@ for (const storage of storages) {
         expect(yield* status(org, reversed.id)).toBe("cancelled")
         // Another organisation's invoices wait for that organisation's job.
         expect(yield* status(other, elsewhere.id)).toBe("issued")
-        expect((yield* invoicing.get(org, partialPast.id)).paid_amount).toBe(21)
+        expect((yield* invoicing.get(org, partialPast.id)).paid_amount).toBe("21")
 
         const listed = yield* invoicing.list(org, { status: "overdue", limit: 50, offset: 0 })
         expect(listed.data.map((invoice) => invoice.id).sort()).toEqual([issuedPast.id, partialPast.id].sort())
 
         // A payment on an overdue invoice moves it on by the sum of its payments.
-        yield* invoicing.pay(org, issuedPast.id, { amount: 21 })
-        expect(yield* invoicing.get(org, issuedPast.id)).toMatchObject({ status: "partial", paid_amount: 21 })
-        yield* invoicing.pay(org, issuedPast.id, { amount: 100 })
-        expect(yield* invoicing.get(org, issuedPast.id)).toMatchObject({ status: "paid", paid_amount: 121 })
-        yield* invoicing.pay(org, partialPast.id, { amount: 100 })
-        expect(yield* invoicing.get(org, partialPast.id)).toMatchObject({ status: "paid", paid_amount: 121 })
+        yield* invoicing.pay(org, issuedPast.id, { amount: Money.ofNumber(21) })
+        expect(yield* invoicing.get(org, issuedPast.id)).toMatchObject({ status: "partial", paid_amount: "21" })
+        yield* invoicing.pay(org, issuedPast.id, { amount: Money.ofNumber(100) })
+        expect(yield* invoicing.get(org, issuedPast.id)).toMatchObject({ status: "paid", paid_amount: "121" })
+        yield* invoicing.pay(org, partialPast.id, { amount: Money.ofNumber(100) })
+        expect(yield* invoicing.get(org, partialPast.id)).toMatchObject({ status: "paid", paid_amount: "121" })
 
         // The next day, what fell due yesterday follows; paid invoices stay paid.
         yield* TestClock.adjust(DAY)
@@ -110,14 +110,14 @@ for (const storage of storages) {
           invoicing.issue(org, draft.id, {})
         )
         for (const amount of [0, -5]) {
-          const refused = yield* Effect.flip(invoicing.pay(org, invoice.id, { amount }))
+          const refused = yield* Effect.flip(invoicing.pay(org, invoice.id, { amount: Money.ofNumber(amount) }))
           expect(refused.code).toBe("validation_failed")
           expect("detail" in refused && refused.detail).toEqual([
             expect.objectContaining({ path: "amount", code: "too_small" })
           ])
         }
         const after = yield* invoicing.get(org, invoice.id)
-        expect([after.status, after.paid_amount]).toEqual(["issued", 0])
+        expect([after.status, after.paid_amount]).toEqual(["issued", "0"])
         expect(yield* invoicing.payments(org, invoice.id)).toEqual([])
       })
     )

@@ -2,7 +2,7 @@
  * `Search` on every store: one read across contacts, companies and deals, the kinds taken in turn,
  * and `fetch` turning a result's id back into its record.
  */
-import { Access, Companies, Contacts, Deals, Kernel, Search } from "@crm/core"
+import { Access, Companies, Contacts, Deals, Kernel, Money, Search } from "@crm/core"
 import { expect, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -39,7 +39,11 @@ for (const storage of storages) {
         // Bo must be newer than Ada by the clock: within one millisecond the order falls to their random ids.
         yield* Effect.sleep("2 millis")
         const bo = yield* contacts.create(organisation, { first_name: "Bo", email: "bo@acme.example" }, actor)
-        const deal = yield* (yield* Deals.Deals).create(organisation, { title: "Acme renewal", value: 100 }, actor)
+        const deal = yield* (yield* Deals.Deals).create(
+          organisation,
+          { title: "Acme renewal", value: Money.ofNumber(100) },
+          actor
+        )
         yield* contacts.create(other, { first_name: "Acme", email: "x@acme.example" }, actor)
 
         const found = yield* search.find(organisation, "ACME", 20)

@@ -12,6 +12,7 @@ import {
   Events,
   Ids,
   Kernel,
+  Money,
   Orders,
   PurchaseOrders,
   Returns,
@@ -146,7 +147,7 @@ const buy = (organisation: Organisation, contactId: Contacts.ContactId, external
       {
         external_id: externalId,
         contact_id: contactId,
-        items: [{ name: "Kettle", quantity: 2, unit_price: 30, vat_rate: 21 }]
+        items: [{ name: "Kettle", quantity: 2, unit_price: Money.ofNumber(30), vat_rate: 21 }]
       },
       actor
     )

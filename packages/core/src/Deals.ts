@@ -9,13 +9,20 @@ import { ContactRepository } from "./Contacts/ContactRepository.js"
 import { closingNotice } from "./Deals/ClosingNotice.js"
 import { DealId } from "./Deals/DealIds.js"
 import { type DealFilter, DealRepository } from "./Deals/DealRepository.js"
-import type { Deal, DealCreate, DealListQuery, DealMove, DealPatch, StageVisit } from "./Deals/DealSchemas.js"
+import {
+  Deal,
+  type DealCreate,
+  type DealListQuery,
+  type DealMove,
+  type DealPatch,
+  type StageVisit
+} from "./Deals/DealSchemas.js"
 import * as DealStage from "./Deals/DealStage.js"
 import type { StageId } from "./Deals/PipelineIds.js"
 import type { Pipeline } from "./Deals/PipelineSchemas.js"
 import { StageAutomations } from "./Deals/StageAutomations.js"
 import type { NotFound, StorageError, ValidationFailed } from "./Errors.js"
-import { pick } from "./Events/EventCatalogue.js"
+import { payloadOf, pick } from "./Events/EventCatalogue.js"
 import { EventLog, type NewEvent } from "./Events/EventLog.js"
 import { brand, Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
@@ -93,6 +100,8 @@ const CREATED_FIELDS = [
   "expected_close_date"
 ] as const
 const UPDATED_FIELDS = ["id", "title", "value", "currency", "status_id", "status_kind", "expected_close_date"] as const
+const createdPayload = payloadOf(Deal, CREATED_FIELDS)
+const updatedPayload = payloadOf(Deal, UPDATED_FIELDS)
 const STATUS_CHANGED_FIELDS = ["id", "title", "status_id", "status_kind", "contact_id"] as const
 const CLOSED_FIELDS = ["id", "title", "contact_id", "lost_reason"] as const
 
@@ -165,7 +174,7 @@ export const make = Effect.gen(function* () {
           yield* DealStage.checkRequired(stage, deal)
           yield* repo.insert(organisation.id, deal)
           yield* repo.enterStage(organisation.id, visitOf(deal, null, now, actor))
-          yield* events.append(organisation.id, [{ event: "deal.created", data: pick(deal, CREATED_FIELDS) }], now)
+          yield* events.append(organisation.id, [{ event: "deal.created", data: createdPayload(deal) }], now)
           return deal
         })
       )
@@ -181,7 +190,7 @@ export const make = Effect.gen(function* () {
           const deal = { ...merge(current, fields), updated_at: now }
           yield* checkValue(deal)
           yield* repo.update(organisation.id, deal)
-          yield* events.append(organisation.id, [{ event: "deal.updated", data: pick(deal, UPDATED_FIELDS) }], now)
+          yield* events.append(organisation.id, [{ event: "deal.updated", data: updatedPayload(deal) }], now)
           return deal
         })
       )

@@ -17,18 +17,18 @@ import {
   ValidationFailed,
   VariantRequired
 } from "./Errors.js"
-import { pick } from "./Events/EventCatalogue.js"
+import { payloadOf } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
 import { brand, Ids } from "./Ids.js"
 import { ProductId, StockMovementId, VariantId } from "./Inventory/ProductIds.js"
 import { ProductRepository } from "./Inventory/ProductRepository.js"
 import * as ProductRules from "./Inventory/ProductRules.js"
 import {
-  type Product,
+  Product,
   ProductCreate,
   type ProductListQuery,
   type ProductPatch,
-  type ProductUpsert,
+  ProductUpsert,
   type StockMove,
   type StockMovement,
   type StockMovementQuery
@@ -37,6 +37,7 @@ import * as StockLedger from "./Inventory/StockLedger.js"
 import { StockLedgerStore } from "./Inventory/StockLedgerStore.js"
 import { operation } from "./internal/operation.js"
 import { merge, nowIso, orNotFound } from "./internal/records.js"
+import { ZERO } from "./Money/Amount.js"
 import type { OrderId } from "./Orders/OrderIds.js"
 import type { Organisation, OrganisationId } from "./Organisation.js"
 import type { PurchaseOrderId } from "./PurchaseOrders/PurchaseOrderIds.js"
@@ -44,7 +45,7 @@ import type { Actor } from "./Resource.js"
 import type { ReturnId } from "./Returns/ReturnIds.js"
 import { Transaction } from "./Transaction.js"
 import { parse } from "./Validation.js"
-import { type PageResult, toPage, toSyncPage } from "./Wire.js"
+import { encoder, type PageResult, toPage, toSyncPage } from "./Wire.js"
 
 export * from "./Inventory/ProductRepository.js"
 export * as ProductRules from "./Inventory/ProductRules.js"
@@ -164,6 +165,8 @@ export class Inventory extends Context.Tag("@crm/core/Inventory")<
 
 const CREATED_FIELDS = ["id", "sku", "name", "unit", "unit_price", "currency", "vat_rate", "active"] as const
 const UPDATED_FIELDS = ["id", "sku", "name", "unit_price", "active"] as const
+const createdPayload = payloadOf(Product, CREATED_FIELDS)
+const updatedPayload = payloadOf(Product, UPDATED_FIELDS)
 
 /**
  * Which item of `product` a request names. `at` prefixes the reported paths (`items.3.` for an
@@ -202,6 +205,8 @@ const moveOf = (request: StockMove): StockLedger.Move =>
     : { kind: "count", count: request.count ?? null }
 
 const upsertKey = (input: { readonly sku: string }) => `product.sku:${input.sku}`
+// An upsert that creates is checked as a create is, which reads the request as written (its price a number).
+const asWritten = encoder(ProductUpsert)!
 
 export const make = Effect.gen(function* () {
   const ids = yield* Ids
@@ -255,7 +260,7 @@ export const make = Effect.gen(function* () {
       sku: input.sku,
       name: input.name,
       unit: input.unit ?? "pcs",
-      unit_price: input.unit_price ?? 0,
+      unit_price: input.unit_price ?? ZERO,
       currency: input.currency ?? organisation.settings.default_currency,
       vat_rate: input.vat_rate ?? 0,
       active: input.active ?? true,
@@ -271,7 +276,7 @@ export const make = Effect.gen(function* () {
     const variants = yield* ProductRules.variantsFrom([], input.variants ?? [], newVariantId)
     const product = yield* ProductRules.check({ ...draft, variants: [...variants] })
     yield* repo.insert(organisation.id, product)
-    yield* events.append(organisation.id, [{ event: "product.created", data: pick(product, CREATED_FIELDS) }], now)
+    yield* events.append(organisation.id, [{ event: "product.created", data: createdPayload(product) }], now)
     return product
   })
 
@@ -302,7 +307,7 @@ export const make = Effect.gen(function* () {
       ProductRules.checkNothingDropped(current, product).pipe(
         Effect.zipRight(repo.update(organisation.id, product)),
         Effect.zipRight(
-          events.append(organisation.id, [{ event: "product.updated", data: pick(product, UPDATED_FIELDS) }], now)
+          events.append(organisation.id, [{ event: "product.updated", data: updatedPayload(product) }], now)
         )
       )
     )
@@ -314,7 +319,7 @@ export const make = Effect.gen(function* () {
       organisation.id,
       upsertKey(input),
       repo.findBySku(organisation.id, input.sku),
-      Effect.flatMap(parse(ProductCreate, input), (created) => insert(organisation, created)),
+      Effect.flatMap(parse(ProductCreate, asWritten(input)), (created) => insert(organisation, created)),
       (found) =>
         Effect.flatMap(lock(organisation.id, found.id), (current) => change(organisation, current, input, true))
     )

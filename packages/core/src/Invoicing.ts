@@ -23,7 +23,7 @@ import {
   type TransitionNotAllowed,
   type ValidationFailed
 } from "./Errors.js"
-import { pick } from "./Events/EventCatalogue.js"
+import { payloadOf } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
 import { brand, Ids } from "./Ids.js"
 import { requireProducts } from "./Inventory/ProductLinks.js"
@@ -35,15 +35,15 @@ import { ExchangeRates } from "./Invoicing/ExchangeRates.js"
 import { InvoiceId, PaymentId } from "./Invoicing/InvoiceIds.js"
 import * as InvoiceNumbering from "./Invoicing/InvoiceNumbering.js"
 import { InvoiceRepository } from "./Invoicing/InvoiceRepository.js"
-import type {
+import {
   Invoice,
-  InvoiceCreate,
-  InvoiceIssue,
-  InvoiceListQuery,
-  InvoicePatch,
-  Payment,
-  PaymentCreate,
-  RatesImport
+  type InvoiceCreate,
+  type InvoiceIssue,
+  type InvoiceListQuery,
+  type InvoicePatch,
+  type Payment,
+  type PaymentCreate,
+  type RatesImport
 } from "./Invoicing/InvoiceSchemas.js"
 import * as InvoiceStatus from "./Invoicing/InvoiceStatus.js"
 import { NumberSequence } from "./Invoicing/NumberSequence.js"
@@ -51,7 +51,7 @@ import { exemptionOf } from "./Invoicing/VatExemption.js"
 import { addDays, yearOf } from "./internal/dates.js"
 import { operation } from "./internal/operation.js"
 import { merge, nowIso, orNotFound, owningOrganisation, requireLink } from "./internal/records.js"
-import { decimal, toJson } from "./Money/Amount.js"
+import { fromDecimal, toDecimal, ZERO } from "./Money/Amount.js"
 import { checkPrecision } from "./Money/Currency.js"
 import type { Organisation, OrganisationId } from "./Organisation.js"
 import { type LineInput, lacksVatReason } from "./Pricing/LineSchemas.js"
@@ -145,6 +145,8 @@ const ISSUED_FIELDS = [
   "company_id"
 ] as const
 const PAID_FIELDS = ["id", "number", "total", "paid_amount", "currency", "contact_id"] as const
+const issuedPayload = payloadOf(Invoice, ISSUED_FIELDS)
+const paidPayload = payloadOf(Invoice, PAID_FIELDS)
 
 const zeroRated = (items: ReadonlyArray<LineInput>): ReadonlyArray<LineInput> =>
   items.map((item) => ({ ...item, vat_rate: 0 }))
@@ -225,7 +227,7 @@ export const make = Effect.gen(function* () {
           contact_id: input.contact_id ?? null,
           company_id: input.company_id ?? null,
           ...derived,
-          paid_amount: 0,
+          paid_amount: ZERO,
           note: input.note ?? null,
           quote_id: quoteId,
           original_invoice_id: null,
@@ -331,7 +333,7 @@ export const make = Effect.gen(function* () {
             updated_at: now
           }
           yield* repo.update(organisation.id, invoice)
-          yield* events.append(organisation.id, [{ event: "invoice.issued", data: pick(invoice, ISSUED_FIELDS) }], now)
+          yield* events.append(organisation.id, [{ event: "invoice.issued", data: issuedPayload(invoice) }], now)
           return invoice
         })
       )
@@ -344,14 +346,14 @@ export const make = Effect.gen(function* () {
             onRight: Effect.succeed
           })
           yield* checkPrecision("amount", request.amount, current.currency)
-          const outstanding = BigDecimal.subtract(decimal(current.total), decimal(current.paid_amount))
-          const amount = decimal(request.amount)
+          const outstanding = BigDecimal.subtract(toDecimal(current.total), toDecimal(current.paid_amount))
+          const amount = toDecimal(request.amount)
           // The wire schema refuses it too, but an embedder calls the service without one.
           if (!BigDecimal.isPositive(amount)) return yield* invalidField("amount", "must be positive", "too_small")
           if (BigDecimal.greaterThan(amount, outstanding)) {
             return yield* invalidField(
               "amount",
-              `exceeds the outstanding ${toJson(outstanding)} ${current.currency}`,
+              `exceeds the outstanding ${fromDecimal(outstanding)} ${current.currency}`,
               "exceeds_outstanding"
             )
           }
@@ -369,14 +371,14 @@ export const make = Effect.gen(function* () {
           const paidInFull = BigDecimal.equals(amount, outstanding)
           const invoice: Invoice = {
             ...current,
-            paid_amount: toJson(BigDecimal.sum(decimal(current.paid_amount), amount)),
+            paid_amount: fromDecimal(BigDecimal.sum(toDecimal(current.paid_amount), amount)),
             status: InvoiceStatus.afterPayment(paidInFull),
             updated_at: now
           }
           yield* repo.addPayment(organisation.id, payment)
           yield* repo.update(organisation.id, invoice)
           if (paidInFull) {
-            yield* events.append(organisation.id, [{ event: "invoice.paid", data: pick(invoice, PAID_FIELDS) }], now)
+            yield* events.append(organisation.id, [{ event: "invoice.paid", data: paidPayload(invoice) }], now)
           }
           return payment
         })
@@ -415,7 +417,7 @@ export const make = Effect.gen(function* () {
             status: "issued",
             issue_date: issueDate,
             due_date: issueDate,
-            paid_amount: 0,
+            paid_amount: ZERO,
             quote_id: null,
             original_invoice_id: original.id,
             storno_invoice_id: null,
@@ -425,7 +427,7 @@ export const make = Effect.gen(function* () {
           }
           yield* repo.insert(organisation.id, storno)
           yield* repo.update(organisation.id, { ...original, status, storno_invoice_id: storno.id, updated_at: now })
-          yield* events.append(organisation.id, [{ event: "invoice.issued", data: pick(storno, ISSUED_FIELDS) }], now)
+          yield* events.append(organisation.id, [{ event: "invoice.issued", data: issuedPayload(storno) }], now)
           return storno
         })
       )

@@ -23,7 +23,7 @@ import type {
   ValidationFailed,
   VariantRequired
 } from "./Errors.js"
-import { pick } from "./Events/EventCatalogue.js"
+import { payloadOf } from "./Events/EventCatalogue.js"
 import { EventLog, type NewEvent } from "./Events/EventLog.js"
 import { brand, Ids } from "./Ids.js"
 import { Inventory } from "./Inventory.js"
@@ -36,7 +36,7 @@ import { Mailer } from "./Mail.js"
 import * as Fulfilment from "./Orders/Fulfilment.js"
 import { OrderId } from "./Orders/OrderIds.js"
 import { OrderRepository } from "./Orders/OrderRepository.js"
-import type { Order, OrderCreate, OrderLine, OrderListQuery, OrderPatch } from "./Orders/OrderSchemas.js"
+import { Order, type OrderCreate, type OrderLine, type OrderListQuery, type OrderPatch } from "./Orders/OrderSchemas.js"
 import * as PaymentStatus from "./Orders/PaymentStatus.js"
 import type { Organisation, OrganisationId } from "./Organisation.js"
 import { priceDocument } from "./Pricing/LinePrice.js"
@@ -79,16 +79,22 @@ export class Orders extends Context.Tag("@crm/core/Orders")<
 
 const WEBSHOP_FIELDS = ["order_id", "external_id", "contact_id", "deal_id", "total", "currency"] as const
 const PAID_FIELDS = ["id", "order_number", "amount", "currency", "provider"] as const
+// The payloads name some of the order's fields otherwise.
+const webshopPayload = payloadOf(Order.extend({ order_id: Order.shape.id }), WEBSHOP_FIELDS)
+const paidPayload = payloadOf(
+  Order.extend({ amount: Order.shape.total, provider: Order.shape.payment_method }),
+  PAID_FIELDS
+)
 
 const webshopEvent = (order: Order): NewEvent => ({
   event: "webshop.order",
-  data: pick({ ...order, order_id: order.id }, WEBSHOP_FIELDS)
+  data: webshopPayload({ ...order, order_id: order.id })
 })
 
 /** The provider of `order.paid` is the order's payment method (card, cod, transfer or null). */
 const paidEvent = (order: Order): NewEvent => ({
   event: "order.paid",
-  data: pick({ ...order, amount: order.total, provider: order.payment_method }, PAID_FIELDS)
+  data: paidPayload({ ...order, amount: order.total, provider: order.payment_method })
 })
 
 const shippedMail = (organisation: Organisation, order: Order, buyer: Contact & { readonly email: string }) => ({

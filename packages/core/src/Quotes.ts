@@ -17,7 +17,7 @@ import {
   TransitionNotAllowed,
   type ValidationFailed
 } from "./Errors.js"
-import { pick } from "./Events/EventCatalogue.js"
+import { payloadOf } from "./Events/EventCatalogue.js"
 import { EventLog, type NewEvent } from "./Events/EventLog.js"
 import { brand, Ids } from "./Ids.js"
 import { requireProducts } from "./Inventory/ProductLinks.js"
@@ -35,7 +35,13 @@ import { lacksVatReason } from "./Pricing/LineSchemas.js"
 import { inputOf, price } from "./Pricing/PricedDocument.js"
 import { QuoteId } from "./Quotes/QuoteIds.js"
 import { QuoteRepository } from "./Quotes/QuoteRepository.js"
-import type { Quote, QuoteCreate, QuoteListQuery, QuotePatch, QuoteRevision } from "./Quotes/QuoteSchemas.js"
+import {
+  Quote,
+  type QuoteCreate,
+  type QuoteListQuery,
+  type QuotePatch,
+  type QuoteRevision
+} from "./Quotes/QuoteSchemas.js"
 import * as QuoteStatus from "./Quotes/QuoteStatus.js"
 import type { Actor } from "./Resource.js"
 import { Transaction } from "./Transaction.js"
@@ -96,12 +102,14 @@ export class Quotes extends Context.Tag("@crm/core/Quotes")<
 
 const CREATED_FIELDS = ["id", "number", "status", "total", "currency", "contact_id"] as const
 const ANSWERED_FIELDS = ["id", "number", "total", "contact_id"] as const
+const createdPayload = payloadOf(Quote, CREATED_FIELDS)
+const answeredPayload = payloadOf(Quote, ANSWERED_FIELDS)
 
 const answeredEvent = (quote: Quote): ReadonlyArray<NewEvent> =>
   quote.status === "accepted"
-    ? [{ event: "quote.accepted", data: pick(quote, ANSWERED_FIELDS) }]
+    ? [{ event: "quote.accepted", data: answeredPayload(quote) }]
     : quote.status === "rejected"
-      ? [{ event: "quote.rejected", data: pick(quote, ANSWERED_FIELDS) }]
+      ? [{ event: "quote.rejected", data: answeredPayload(quote) }]
       : []
 
 /** On a quote a zero-rate line without a reason is refused at once (on an invoice only at issue). */
@@ -158,7 +166,7 @@ export const make = Effect.gen(function* () {
             number: InvoiceNumbering.format(organisation.settings, "quote", year, counter)
           }
           yield* repo.insert(organisation.id, quote)
-          yield* events.append(organisation.id, [{ event: "quote.created", data: pick(quote, CREATED_FIELDS) }], now)
+          yield* events.append(organisation.id, [{ event: "quote.created", data: createdPayload(quote) }], now)
           return quote
         })
       )

@@ -233,3 +233,135 @@ export const toUtc = (input: string): string => new Date(input).toISOString()
 
 /** Lower-case trimmed address: uniqueness and the `email` filter compare addresses case-insensitively. */
 export const normaliseEmail = (email: string): string => email.trim().toLowerCase()
+
+/** A value changed from one form of a shape into another (`encoder`, `storedDecoder`). */
+export type Convert = (value: unknown) => unknown
+
+interface Walked {
+  readonly _zod: { readonly def: { readonly type: string } }
+}
+
+interface CodecDef {
+  readonly type: "pipe"
+  readonly in: Walked
+  readonly out: Walked
+  readonly transform: (value: unknown, payload: unknown) => unknown
+  readonly reverseTransform?: (value: unknown, payload: unknown) => unknown
+}
+
+const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/**
+ * Made once from a schema: a function that converts every codec field of a value of it by `leaf`,
+ * copying only the objects and arrays on the way to a field it changed. Undefined for a schema that
+ * holds no codec: its values need no converting at all.
+ */
+const converter = (schema: Walked, leaf: (def: CodecDef) => Convert): Convert | undefined => {
+  const def = schema._zod.def as Walked["_zod"]["def"] & Readonly<Record<string, unknown>>
+  const inner = (of: unknown) => converter(of as Walked, leaf)
+  switch (def.type) {
+    case "pipe": {
+      const pipe = def as unknown as CodecDef
+      return pipe.reverseTransform === undefined ? inner(pipe.out) : leaf(pipe)
+    }
+    case "optional":
+    case "nullable":
+    case "default":
+    case "prefault":
+    case "nonoptional":
+    case "readonly":
+    case "catch":
+      return inner(def.innerType)
+    case "object": {
+      const fields = Object.entries(def.shape as Readonly<Record<string, Walked>>).flatMap(([key, field]) => {
+        const convert = inner(field)
+        return convert === undefined ? [] : [[key, convert] as const]
+      })
+      if (fields.length === 0) return undefined
+      return (value) => {
+        if (!isObject(value)) return value
+        let out: Record<string, unknown> | undefined
+        for (const [key, convert] of fields) {
+          const before = value[key]
+          if (before === undefined || before === null) continue
+          const after = convert(before)
+          if (after === before) continue
+          out ??= { ...value }
+          out[key] = after
+        }
+        return out ?? value
+      }
+    }
+    case "record":
+    case "array": {
+      const convert = inner(def.type === "array" ? def.element : def.valueType)
+      if (convert === undefined) return undefined
+      const each = (value: unknown) => (value === null || value === undefined ? value : convert(value))
+      return (value) => {
+        if (Array.isArray(value)) {
+          const out = value.map(each)
+          return out.every((item, n) => item === value[n]) ? value : out
+        }
+        if (!isObject(value) || def.type === "array") return value
+        return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, each(item)]))
+      }
+    }
+    case "union": {
+      const options = (def.options as ReadonlyArray<Walked>).map((option) => {
+        const { type, shape } = option._zod.def as { readonly type: string; readonly shape?: object }
+        return { fields: type === "object" ? new Set(Object.keys(shape!)) : undefined, convert: inner(option) }
+      })
+      if (options.every((option) => option.convert === undefined)) return undefined
+      // A value is converted as the first option that names every field it has (records of different
+      // kinds, as `fetch` answers, have fields of their own); that needs every option to be an object.
+      if (options.some((option) => option.fields === undefined)) {
+        throw new Error("a union of other schemas than objects, holding codec fields, is not converted")
+      }
+      return (value) => {
+        if (!isObject(value)) return value
+        const keys = Object.keys(value)
+        const option = options.find(({ fields }) => keys.every((key) => fields!.has(key)))
+        return option?.convert === undefined ? value : option.convert(value)
+      }
+    }
+    case "lazy":
+    case "intersection":
+    case "tuple":
+    case "map":
+    case "set":
+      throw new Error(`a ${def.type} schema is not converted`)
+  }
+  return undefined
+}
+
+/**
+ * The renderer of a response's values: each codec field (a money `Amount`) becomes its wire form (a
+ * JSON number). Undefined when the shape holds none, which is most of them.
+ */
+export const encoder = (schema: Walked): Convert | undefined =>
+  converter(schema, (def) => (value) => def.reverseTransform!(value, { value, issues: [] }))
+
+/**
+ * The reader of a document a store keeps as JSON: a codec field holds its inside form (an `Amount`'s
+ * text), or its wire form where a release before the field had a codec wrote it (a number), which is
+ * decoded. Undefined when the shape holds no codec.
+ */
+export const storedDecoder = (schema: Walked): Convert | undefined =>
+  converter(schema, (def) => {
+    const wire = def.in._zod.def.type
+    return (value) => (typeof value === wire ? def.transform(value, { value, issues: [] }) : value)
+  })
+
+/**
+ * A `z.toJSONSchema` override: a codec is described as it is written, in responses too (a money field
+ * is a JSON number, not the text it is held as).
+ */
+export const asWritten = (ctx: { readonly zodSchema: unknown; readonly jsonSchema: Record<string, unknown> }) => {
+  const def = (ctx.zodSchema as Walked)._zod.def as Partial<CodecDef>
+  if (def.type !== "pipe" || def.reverseTransform === undefined) return
+  const { $schema: _dialect, ...written } = z.toJSONSchema(def.in as z.ZodType, { io: "input" })
+  const { description } = ctx.jsonSchema
+  for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key]
+  Object.assign(ctx.jsonSchema, written, description === undefined ? {} : { description })
+}

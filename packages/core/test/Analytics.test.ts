@@ -18,13 +18,15 @@ import { type Pipeline, PipelineId, type Stage, StageId } from "../src/Deals/Pip
 import { brand } from "../src/Ids.js"
 import { type Invoice, InvoiceId } from "../src/Invoicing/InvoiceSchemas.js"
 import { dateIn } from "../src/internal/dates.js"
-import { decimal } from "../src/Money/Amount.js"
+import { type Amount, AmountText, fromDecimal, ofNumber, toDecimal, ZERO } from "../src/Money/Amount.js"
 import { type Quote, QuoteId } from "../src/Quotes/QuoteSchemas.js"
 
 const NOW = "2026-11-20T10:00:00.000Z"
 const TZ = "Europe/Prague"
 const TODAY = dateIn(TZ, Date.parse(NOW))
 const DAY = 86_400_000
+/** An amount as a request writes it: a JSON number, decoded. */
+const a = (n: number): Amount => ofNumber(n)
 /** `now − days` as an ISO instant. */
 const ago = (days: number) => new Date(Date.parse(NOW) - days * DAY).toISOString()
 
@@ -92,16 +94,22 @@ const deal = (n: number, fields: Partial<Deal> & Pick<Deal, "status_id">): Deal 
   }
 }
 
-const D1 = deal(1, { title: "Alpha", status_id: S1, value: 1000.1, expected_close_date: "2026-12-15" })
+const D1 = deal(1, { title: "Alpha", status_id: S1, value: a(1000.1), expected_close_date: "2026-12-15" })
 const D2 = deal(2, { title: "Beta", status_id: S1, value: null, expected_close_date: "2026-12-01" })
-const D3 = deal(3, { title: "Gamma", status_id: S2, value: 2000, currency: "CZK", expected_close_date: "2026-10-31" })
-const D4 = deal(4, { title: "Delta", status_id: S3, value: 3000 })
-const D5 = deal(5, { title: "Epsilon", status_id: WON, value: 5000, closed_at: ago(10) })
-const D6 = deal(6, { title: "Zeta", status_id: LOST, value: 700.1, closed_at: ago(40) })
+const D3 = deal(3, {
+  title: "Gamma",
+  status_id: S2,
+  value: a(2000),
+  currency: "CZK",
+  expected_close_date: "2026-10-31"
+})
+const D4 = deal(4, { title: "Delta", status_id: S3, value: a(3000) })
+const D5 = deal(5, { title: "Epsilon", status_id: WON, value: a(5000), closed_at: ago(10) })
+const D6 = deal(6, { title: "Zeta", status_id: LOST, value: a(700.1), closed_at: ago(40) })
 // Closed exactly 30 × 24 h ago: still inside "the last 30 days".
-const D7 = deal(7, { title: "Eta", status_id: WON, value: 400, currency: "USD", closed_at: ago(30) })
-const D8 = deal(8, { title: "Theta", status_id: T1, value: 800, expected_close_date: "2027-01-10" })
-const D9 = deal(9, { title: "Iota", status_id: LOST, value: 300.2, closed_at: ago(5) })
+const D7 = deal(7, { title: "Eta", status_id: WON, value: a(400), currency: "USD", closed_at: ago(30) })
+const D8 = deal(8, { title: "Theta", status_id: T1, value: a(800), expected_close_date: "2027-01-10" })
+const D9 = deal(9, { title: "Iota", status_id: LOST, value: a(300.2), closed_at: ago(5) })
 const DEALS = [D1, D2, D3, D4, D5, D6, D7, D8, D9]
 const OPEN = [D1, D2, D3, D4, D8]
 
@@ -153,11 +161,11 @@ const invoice = (n: number, fields: Partial<Invoice>): Invoice => ({
   company_id: null,
   buyer: { name: null, email: null, vat_number: null, city: null, country: null },
   items: [],
-  subtotal: 0,
-  vat_total: 0,
-  total: 0,
+  subtotal: ZERO,
+  vat_total: ZERO,
+  total: ZERO,
   vat_summary: [],
-  paid_amount: 0,
+  paid_amount: ZERO,
   vat_reason: null,
   note: null,
   quote_id: null,
@@ -171,21 +179,27 @@ const invoice = (n: number, fields: Partial<Invoice>): Invoice => ({
 
 const CONTACT = brand(ContactId, uuid(500))
 // Days past due on 2026-11-20: 30, 31, 60, 61, 90 and 91 are the bucket edges.
-const I1 = invoice(1, { total: 1210, due_date: "2026-11-30", contact_id: CONTACT }) // 0 → not yet due
-const I2 = invoice(2, { status: "partial", total: 1000.5, paid_amount: 400.2, due_date: "2026-10-21" }) // 30
-const I3 = invoice(3, { status: "overdue", total: 500, due_date: "2026-10-20", contact_id: CONTACT }) // 31
-const I4 = invoice(4, { status: "overdue", currency: "CZK", total: 10000, paid_amount: 2500, due_date: "2026-09-21" }) // 60
-const I5 = invoice(5, { status: "overdue", currency: "CZK", total: 3000, due_date: "2026-09-20" }) // 61
-const I6 = invoice(6, { status: "overdue", total: 200, due_date: "2026-08-22" }) // 90
-const I7 = invoice(7, { status: "overdue", total: 100, due_date: "2026-08-21" }) // 91
-const I13 = invoice(13, { currency: "CZK", total: 4000, due_date: "2026-12-10" }) // 0, in December
-const I14 = invoice(14, { total: 50, due_date: "2027-03-01" }) // 0, beyond a 3-month forecast
+const I1 = invoice(1, { total: a(1210), due_date: "2026-11-30", contact_id: CONTACT }) // 0 → not yet due
+const I2 = invoice(2, { status: "partial", total: a(1000.5), paid_amount: a(400.2), due_date: "2026-10-21" }) // 30
+const I3 = invoice(3, { status: "overdue", total: a(500), due_date: "2026-10-20", contact_id: CONTACT }) // 31
+const I4 = invoice(4, {
+  status: "overdue",
+  currency: "CZK",
+  total: a(10000),
+  paid_amount: a(2500),
+  due_date: "2026-09-21"
+}) // 60
+const I5 = invoice(5, { status: "overdue", currency: "CZK", total: a(3000), due_date: "2026-09-20" }) // 61
+const I6 = invoice(6, { status: "overdue", total: a(200), due_date: "2026-08-22" }) // 90
+const I7 = invoice(7, { status: "overdue", total: a(100), due_date: "2026-08-21" }) // 91
+const I13 = invoice(13, { currency: "CZK", total: a(4000), due_date: "2026-12-10" }) // 0, in December
+const I14 = invoice(14, { total: a(50), due_date: "2027-03-01" }) // 0, beyond a 3-month forecast
 // Never receivables: a draft, an issued proforma, a cancelled invoice, a storno, a paid one.
-const I8 = invoice(8, { status: "draft", number: undefined, total: 999, due_date: "2026-10-01" }) as Invoice
-const I9 = invoice(9, { kind: "proforma", total: 888, due_date: "2026-10-01" })
-const I10 = invoice(10, { status: "cancelled", total: 777, due_date: "2026-10-01" })
-const I11 = invoice(11, { kind: "storno", total: -1210, due_date: "2026-10-01" })
-const I12 = invoice(12, { status: "paid", total: 1000, paid_amount: 1000, due_date: "2026-10-01" })
+const I8 = invoice(8, { status: "draft", number: undefined, total: a(999), due_date: "2026-10-01" }) as Invoice
+const I9 = invoice(9, { kind: "proforma", total: a(888), due_date: "2026-10-01" })
+const I10 = invoice(10, { status: "cancelled", total: a(777), due_date: "2026-10-01" })
+const I11 = invoice(11, { kind: "storno", total: a(-1210), due_date: "2026-10-01" })
+const I12 = invoice(12, { status: "paid", total: a(1000), paid_amount: a(1000), due_date: "2026-10-01" })
 const INVOICES = [I1, I2, I3, I4, I5, I6, I7, I8, I9, I10, I11, I12, I13, I14]
 
 const quote = (n: number, fields: Partial<Quote>): Quote => ({
@@ -197,9 +211,9 @@ const quote = (n: number, fields: Partial<Quote>): Quote => ({
   contact_id: null,
   company_id: null,
   items: [],
-  subtotal: 0,
-  vat_total: 0,
-  total: 0,
+  subtotal: ZERO,
+  vat_total: ZERO,
+  total: ZERO,
   vat_summary: [],
   valid_until: null,
   vat_reason: null,
@@ -212,14 +226,14 @@ const quote = (n: number, fields: Partial<Quote>): Quote => ({
 
 // Payment terms 14 days.
 // Q1: accepted 2026-11-10 → 2026-11-24 → November.
-const Q1 = quote(1, { total: 1500, updated_at: "2026-11-10T12:00:00.000Z" })
+const Q1 = quote(1, { total: a(1500), updated_at: "2026-11-10T12:00:00.000Z" })
 // Q2: accepted 2026-11-16T23:30Z = 17 November in Prague → 1 December (in UTC it would be 30 November).
-const Q2 = quote(2, { currency: "CZK", total: 20000, updated_at: "2026-11-16T23:30:00.000Z" })
+const Q2 = quote(2, { currency: "CZK", total: a(20000), updated_at: "2026-11-16T23:30:00.000Z" })
 // Q5: accepted 2026-09-01 → 2026-09-15, already past → the current month.
-const Q5 = quote(5, { total: 250, updated_at: "2026-09-01T10:00:00.000Z" })
+const Q5 = quote(5, { total: a(250), updated_at: "2026-09-01T10:00:00.000Z" })
 // Not contracted: already invoiced, or only sent.
-const Q3 = quote(3, { total: 900, invoice_id: brand(InvoiceId, uuid(399)) })
-const Q4 = quote(4, { status: "sent", total: 400 })
+const Q3 = quote(3, { total: a(900), invoice_id: brand(InvoiceId, uuid(399)) })
+const Q4 = quote(4, { status: "sent", total: a(400) })
 const QUOTES = [Q1, Q2, Q3, Q4, Q5]
 
 const SETTINGS = { timezone: TZ, payment_terms_days: 14, pipelines: PIPELINES }
@@ -240,9 +254,9 @@ describe("pipeline_summary", () => {
           name: "Sales",
           stages: [
             // D1 1000.1 and D2 without a value: counted, adds nothing.
-            { stage_id: S1, name: "Qualified", kind: "open", count: 2, values: [{ currency: "EUR", total: 1000.1 }] },
-            { stage_id: S2, name: "Proposal", kind: "open", count: 1, values: [{ currency: "CZK", total: 2000 }] },
-            { stage_id: S3, name: "Negotiation", kind: "open", count: 1, values: [{ currency: "EUR", total: 3000 }] },
+            { stage_id: S1, name: "Qualified", kind: "open", count: 2, values: [{ currency: "EUR", total: "1000.1" }] },
+            { stage_id: S2, name: "Proposal", kind: "open", count: 1, values: [{ currency: "CZK", total: "2000" }] },
+            { stage_id: S3, name: "Negotiation", kind: "open", count: 1, values: [{ currency: "EUR", total: "3000" }] },
             // D5 5000 EUR and D7 400 USD: two currencies, two totals.
             {
               stage_id: WON,
@@ -250,29 +264,29 @@ describe("pipeline_summary", () => {
               kind: "won",
               count: 2,
               values: [
-                { currency: "EUR", total: 5000 },
-                { currency: "USD", total: 400 }
+                { currency: "EUR", total: "5000" },
+                { currency: "USD", total: "400" }
               ]
             },
             // 700.1 + 300.2 = 1000.3 exactly (in binary floating point it would be 1000.3000000000001).
-            { stage_id: LOST, name: "Lost", kind: "lost", count: 2, values: [{ currency: "EUR", total: 1000.3 }] }
+            { stage_id: LOST, name: "Lost", kind: "lost", count: 2, values: [{ currency: "EUR", total: "1000.3" }] }
           ],
           // D5 (10 days ago) and D7 (exactly 30 × 24 h ago).
           won_last_30_days: {
             count: 2,
             values: [
-              { currency: "EUR", total: 5000 },
-              { currency: "USD", total: 400 }
+              { currency: "EUR", total: "5000" },
+              { currency: "USD", total: "400" }
             ]
           },
           // D9 (5 days ago); D6 (40 days ago) is outside.
-          lost_last_30_days: { count: 1, values: [{ currency: "EUR", total: 300.2 }] }
+          lost_last_30_days: { count: 1, values: [{ currency: "EUR", total: "300.2" }] }
         },
         {
           pipeline_id: P2.id,
           name: "Partners",
           stages: [
-            { stage_id: T1, name: "Intro", kind: "open", count: 1, values: [{ currency: "EUR", total: 800 }] },
+            { stage_id: T1, name: "Intro", kind: "open", count: 1, values: [{ currency: "EUR", total: "800" }] },
             { stage_id: T2, name: "Won", kind: "won", count: 0, values: [] }
           ],
           won_last_30_days: { count: 0, values: [] },
@@ -285,7 +299,7 @@ describe("pipeline_summary", () => {
   it("leaves a deal closed 30 days and a minute ago out", () => {
     const late = { ...D7, closed_at: new Date(Date.parse(NOW) - 30 * DAY - 60_000).toISOString() }
     const [sales] = Pipelines.summarise([P1], [D5, late], NOW).pipelines
-    expect(sales?.won_last_30_days).toEqual({ count: 1, values: [{ currency: "EUR", total: 5000 }] })
+    expect(sales?.won_last_30_days).toEqual({ count: 1, values: [{ currency: "EUR", total: "5000" }] })
   })
 })
 
@@ -316,15 +330,15 @@ describe("list_unpaid_invoices", () => {
       contact_id: null,
       company_id: null,
       currency: "EUR",
-      total: 1000.5,
-      paid_amount: 400.2,
-      outstanding: 600.3,
+      total: "1000.5",
+      paid_amount: "400.2",
+      outstanding: "600.3",
       issue_date: "2026-08-01",
       due_date: "2026-10-21",
       days_past_due: 30
     })
     // 10000 − 2500 = 7500 CZK.
-    expect(items.find((i) => i.id === I4.id)?.outstanding).toBe(7500)
+    expect(items.find((i) => i.id === I4.id)?.outstanding).toBe("7500")
   })
 
   it("never includes a draft, proforma, cancelled invoice, storno or paid invoice", () => {
@@ -347,15 +361,15 @@ describe("list_unpaid_invoices", () => {
   it("counts days in the organisation's time zone: due 'yesterday' in Prague is 'today' in UTC", () => {
     // 2026-11-20T23:30Z is already 21 November (00:30) in Prague.
     const late = Date.parse("2026-11-20T23:30:00.000Z")
-    const dueToday = invoice(30, { total: 10, due_date: "2026-11-20" })
+    const dueToday = invoice(30, { total: a(10), due_date: "2026-11-20" })
     expect(Receivables.unpaid([dueToday], dateIn("Europe/Prague", late))[0]?.days_past_due).toBe(1)
     expect(Receivables.unpaid([dueToday], dateIn("UTC", late))[0]?.days_past_due).toBe(0)
   })
 
   it("orders equal urgency by number", () => {
-    const a = invoice(41, { total: 1, due_date: "2026-11-01" })
-    const b = invoice(40, { total: 1, due_date: "2026-11-01" })
-    expect(Receivables.unpaid([a, b], TODAY).map((i) => i.number)).toEqual(["2026-000040", "2026-000041"])
+    const i41 = invoice(41, { total: a(1), due_date: "2026-11-01" })
+    const i40 = invoice(40, { total: a(1), due_date: "2026-11-01" })
+    expect(Receivables.unpaid([i41, i40], TODAY).map((i) => i.number)).toEqual(["2026-000040", "2026-000041"])
   })
 })
 
@@ -367,21 +381,21 @@ describe("receivables_ageing", () => {
       currencies: [
         {
           currency: "CZK",
-          not_yet_due: { count: 1, amount: 4000 }, // I13
-          days_1_30: { count: 0, amount: 0 },
-          days_31_60: { count: 1, amount: 7500 }, // I4, exactly 60 days
-          days_61_90: { count: 1, amount: 3000 }, // I5, 61 days
-          days_90_plus: { count: 0, amount: 0 },
-          total: { count: 3, amount: 14500 } // 4000 + 7500 + 3000
+          not_yet_due: { count: 1, amount: "4000" }, // I13
+          days_1_30: { count: 0, amount: "0" },
+          days_31_60: { count: 1, amount: "7500" }, // I4, exactly 60 days
+          days_61_90: { count: 1, amount: "3000" }, // I5, 61 days
+          days_90_plus: { count: 0, amount: "0" },
+          total: { count: 3, amount: "14500" } // 4000 + 7500 + 3000
         },
         {
           currency: "EUR",
-          not_yet_due: { count: 2, amount: 1260 }, // I1 1210 + I14 50
-          days_1_30: { count: 1, amount: 600.3 }, // I2, exactly 30 days
-          days_31_60: { count: 1, amount: 500 }, // I3, 31 days
-          days_61_90: { count: 1, amount: 200 }, // I6, exactly 90 days
-          days_90_plus: { count: 1, amount: 100 }, // I7, 91 days
-          total: { count: 6, amount: 2660.3 } // 1260 + 600.3 + 500 + 200 + 100
+          not_yet_due: { count: 2, amount: "1260" }, // I1 1210 + I14 50
+          days_1_30: { count: 1, amount: "600.3" }, // I2, exactly 30 days
+          days_31_60: { count: 1, amount: "500" }, // I3, 31 days
+          days_61_90: { count: 1, amount: "200" }, // I6, exactly 90 days
+          days_90_plus: { count: 1, amount: "100" }, // I7, 91 days
+          total: { count: 6, amount: "2660.3" } // 1260 + 600.3 + 500 + 200 + 100
         }
       ]
     })
@@ -408,12 +422,12 @@ describe("receivables_ageing", () => {
     expect(ageing.currencies).toEqual([
       {
         currency: "EUR",
-        not_yet_due: { count: 1, amount: 1210 },
-        days_1_30: { count: 0, amount: 0 },
-        days_31_60: { count: 1, amount: 500 },
-        days_61_90: { count: 0, amount: 0 },
-        days_90_plus: { count: 0, amount: 0 },
-        total: { count: 2, amount: 1710 }
+        not_yet_due: { count: 1, amount: "1210" },
+        days_1_30: { count: 0, amount: "0" },
+        days_31_60: { count: 1, amount: "500" },
+        days_61_90: { count: 0, amount: "0" },
+        days_90_plus: { count: 0, amount: "0" },
+        total: { count: 2, amount: "1710" }
       }
     ])
   })
@@ -446,7 +460,7 @@ describe("stalled_deals", () => {
       stage_name: "Proposal",
       days_in_stage: 10,
       median_days: 4.5,
-      value: 2000,
+      value: "2000",
       currency: "CZK",
       owner_id: null,
       contact_id: null
@@ -486,27 +500,27 @@ describe("cash_flow_forecast", () => {
         month: "2026-11",
         amounts: [
           // invoiced: overdue I4 7500 + I5 3000 counted now. weighted: Gamma 2000 × 2/4 (close date in October → now).
-          { currency: "CZK", invoiced: 10500, contracted: 0, weighted: 1000 },
+          { currency: "CZK", invoiced: "10500", contracted: "0", weighted: "1000" },
           // invoiced: I1 1210 (due 30 Nov) + overdue I2 600.3 + I3 500 + I6 200 + I7 100 = 2610.3.
           // contracted: Q1 1500 (due 24 Nov) + Q5 250 (due in September → now) = 1750.
-          { currency: "EUR", invoiced: 2610.3, contracted: 1750, weighted: 0 }
+          { currency: "EUR", invoiced: "2610.3", contracted: "1750", weighted: "0" }
         ]
       },
       {
         month: "2026-12",
         amounts: [
           // invoiced: I13 due 10 Dec. contracted: Q2, accepted 17 Nov in Prague + 14 days = 1 Dec.
-          { currency: "CZK", invoiced: 4000, contracted: 20000, weighted: 0 },
+          { currency: "CZK", invoiced: "4000", contracted: "20000", weighted: "0" },
           // weighted: Alpha 1000.1 × 1/4 = 250.025 → 250.03 (half away from zero).
-          { currency: "EUR", invoiced: 0, contracted: 0, weighted: 250.03 }
+          { currency: "EUR", invoiced: "0", contracted: "0", weighted: "250.03" }
         ]
       },
       {
         month: "2027-01",
         amounts: [
-          { currency: "CZK", invoiced: 0, contracted: 0, weighted: 0 },
+          { currency: "CZK", invoiced: "0", contracted: "0", weighted: "0" },
           // Theta 800 × 50 % (the stage's own probability).
-          { currency: "EUR", invoiced: 0, contracted: 0, weighted: 400 }
+          { currency: "EUR", invoiced: "0", contracted: "0", weighted: "400" }
         ]
       }
     ])
@@ -622,10 +636,15 @@ describe("sales_health", () => {
 // Properties
 
 const CURRENCIES = ["EUR", "CZK", "JPY", "BHD"] as const
-/** An amount in minor units of its currency, as a JSON number. */
-const amountIn = (currency: string, minor: number) => {
+/** An amount in minor units of its currency. */
+const amountIn = (currency: string, minor: number): Amount => {
   const exponent = currency === "JPY" ? 0 : currency === "BHD" ? 3 : 2
-  return Number(BigDecimal.format(BigDecimal.make(BigInt(minor), exponent)))
+  return fromDecimal(BigDecimal.make(BigInt(minor), exponent))
+}
+/** Plain canonical decimal text, with no more decimals than the currency's minor unit. */
+const isMoneyIn = (currency: string, amount: Amount): boolean => {
+  const exponent = currency === "JPY" ? 0 : currency === "BHD" ? 3 : 2
+  return AmountText.safeParse(amount).success && (amount.split(".")[1]?.length ?? 0) <= exponent
 }
 const dateArb = fc
   .integer({ min: 0, max: 800 })
@@ -661,15 +680,18 @@ describe("properties", () => {
         for (const row of ageing.currencies) {
           const buckets = [row.not_yet_due, row.days_1_30, row.days_31_60, row.days_61_90, row.days_90_plus]
           const count = buckets.reduce((sum, b) => sum + b.count, 0)
-          const amount = buckets.reduce((sum, b) => BigDecimal.sum(sum, decimal(b.amount)), BigDecimal.make(0n, 0))
+          const amount = buckets.reduce((sum, b) => BigDecimal.sum(sum, toDecimal(b.amount)), BigDecimal.make(0n, 0))
           expect(count).toBe(row.total.count)
-          expect(BigDecimal.equals(amount, decimal(row.total.amount))).toBe(true)
+          expect(BigDecimal.equals(amount, toDecimal(row.total.amount))).toBe(true)
+          expect(fromDecimal(amount)).toBe(row.total.amount)
+          for (const b of [...buckets, row.total]) expect(isMoneyIn(row.currency, b.amount)).toBe(true)
           const own = items.filter((i) => i.currency === row.currency)
           expect(own.length).toBe(row.total.count)
         }
         // Every unpaid item has a positive outstanding and a non-negative days past due.
         for (const item of items) {
-          expect(item.outstanding).toBeGreaterThan(0)
+          expect(BigDecimal.isPositive(toDecimal(item.outstanding))).toBe(true)
+          expect(isMoneyIn(item.currency, item.outstanding)).toBe(true)
           expect(item.days_past_due).toBeGreaterThanOrEqual(0)
         }
       })
@@ -717,10 +739,11 @@ describe("properties", () => {
           const currencies = result.months[0]?.amounts.map((a) => a.currency)
           for (const month of result.months) {
             expect(month.amounts.map((a) => a.currency)).toEqual(currencies)
-            for (const a of month.amounts) {
-              expect(a.invoiced).toBeGreaterThanOrEqual(0)
-              expect(a.contracted).toBeGreaterThanOrEqual(0)
-              expect(a.weighted).toBeGreaterThanOrEqual(0)
+            for (const row of month.amounts) {
+              for (const figure of [row.invoiced, row.contracted, row.weighted]) {
+                expect(BigDecimal.isNegative(toDecimal(figure))).toBe(false)
+                expect(isMoneyIn(row.currency, figure)).toBe(true)
+              }
             }
           }
           expect(result.excluded_deals).toBeLessThanOrEqual(deals.filter((d) => d.status_kind === "open").length)

@@ -1,4 +1,4 @@
-import { Contacts, Deals, Ids, Settings, Tasks } from "@crm/core"
+import { Contacts, Deals, Ids, Money, Settings, Tasks } from "@crm/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import fc from "fast-check"
@@ -24,7 +24,7 @@ const settingsArb = fc.array(pipelineInput, { minLength: 1, maxLength: 3 }).map(
 const dealIn = (pipeline: Deals.Pipeline, stage: Deals.Stage, filled: boolean): Deals.Deal => ({
   id: Ids.brand(Deals.DealId, crypto.randomUUID()),
   title: "d",
-  value: filled ? 10 : null,
+  value: filled ? Money.ofNumber(10) : null,
   currency: "EUR",
   pipeline_id: pipeline.id,
   status_id: stage.id,

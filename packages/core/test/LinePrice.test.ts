@@ -1,14 +1,28 @@
 import * as BigDecimal from "effect/BigDecimal"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { decimal, roundMinor, toJson } from "../src/Money/Amount.js"
-import { decimalsOf, minorUnits } from "../src/Money/Currency.js"
+import {
+  type Amount,
+  AmountText,
+  decimal,
+  decimalsOf,
+  fromDecimal,
+  ofNumber,
+  ofText,
+  toDecimal,
+  toJson,
+  toNumber
+} from "../src/Money/Amount.js"
+import { minorUnits, roundMinor } from "../src/Money/Currency.js"
 import { type LineInput, priceDocument, priceLine } from "../src/Pricing/LinePrice.js"
 
-const text = (n: number): string => BigDecimal.format(decimal(n))
-const sumText = (ns: ReadonlyArray<number>): string => BigDecimal.format(BigDecimal.sumAll(ns.map(decimal)))
-// -0 and 0 are the same amount; `toBe` would tell them apart.
-const neg = (n: number): number => (n === 0 ? 0 : -n)
+/** The amount a JSON number was written as, as a request decodes it. */
+const a = (n: number): Amount => ofNumber(n)
+/** The exact sum of amounts, as text. */
+const sumOf = (amounts: ReadonlyArray<Amount>): Amount => fromDecimal(BigDecimal.sumAll(amounts.map(toDecimal)))
+/** The negated amount; -0 and 0 are the same amount, "0". */
+const neg = (amount: Amount): Amount => fromDecimal(BigDecimal.negate(toDecimal(amount)))
+const isCanonical = (text: string): boolean => AmountText.safeParse(text).success
 
 describe("Amount", () => {
   it("reads a JSON number as the decimal it was written as, exponent forms included", () => {
@@ -22,6 +36,7 @@ describe("Amount", () => {
   it("refuses NaN and Infinity, which JSON cannot carry", () => {
     expect(() => decimal(Number.NaN)).toThrow(RangeError)
     expect(() => decimal(Number.POSITIVE_INFINITY)).toThrow(RangeError)
+    expect(() => ofNumber(Number.NEGATIVE_INFINITY)).toThrow(RangeError)
   })
 
   it("gives back the same JSON number it read", () => {
@@ -33,97 +48,207 @@ describe("Amount", () => {
   })
 
   it("rounds to the currency's minor unit half away from zero", () => {
-    const r = (n: number, currency: string) => toJson(roundMinor(decimal(n), currency))
-    expect(r(0.125, "EUR")).toBe(0.13)
-    expect(r(-0.125, "EUR")).toBe(-0.13)
-    expect(r(0.124999, "EUR")).toBe(0.12)
-    expect(r(2.5, "JPY")).toBe(3)
-    expect(r(-2.5, "JPY")).toBe(-3)
-    expect(r(1.0005, "BHD")).toBe(1.001)
-    expect(r(1.00005, "CLF")).toBe(1.0001)
+    const r = (n: number, currency: string) => fromDecimal(roundMinor(decimal(n), currency))
+    expect(r(0.125, "EUR")).toBe("0.13")
+    expect(r(-0.125, "EUR")).toBe("-0.13")
+    expect(r(0.124999, "EUR")).toBe("0.12")
+    expect(r(2.5, "JPY")).toBe("3")
+    expect(r(-2.5, "JPY")).toBe("-3")
+    expect(r(1.0005, "BHD")).toBe("1.001")
+    expect(r(1.00005, "CLF")).toBe("1.0001")
+    expect(r(-0.004, "EUR")).toBe("0")
+  })
+
+  it("writes an amount as plain decimal text: no exponent, no trailing zeros, 0 for zero", () => {
+    expect(ofNumber(1e21)).toBe("1000000000000000000000")
+    expect(ofNumber(1e-7)).toBe("0.0000001")
+    expect(ofNumber(-2.5e-8)).toBe("-0.000000025")
+    expect(ofNumber(-0)).toBe("0")
+    expect(ofNumber(0)).toBe("0")
+    expect(ofNumber(12.5)).toBe("12.5")
+    expect(ofNumber(100)).toBe("100")
+    expect(ofNumber(-0.07)).toBe("-0.07")
+    expect(ofNumber(0.1)).toBe("0.1")
+    expect(fromDecimal(BigDecimal.make(12500n, 3))).toBe("12.5")
+    expect(fromDecimal(BigDecimal.make(1200n, 0))).toBe("1200")
+    expect(fromDecimal(BigDecimal.make(-12n, -2))).toBe("-1200")
+    expect(fromDecimal(BigDecimal.make(1n, -21))).toBe("1000000000000000000000")
+    expect(fromDecimal(BigDecimal.make(1n, 7))).toBe("0.0000001")
+    expect(fromDecimal(BigDecimal.make(-7n, 2))).toBe("-0.07")
+    expect(fromDecimal(BigDecimal.make(-700n, 4))).toBe("-0.07")
+    expect(fromDecimal(BigDecimal.make(0n, 5))).toBe("0")
+    expect(fromDecimal(BigDecimal.make(0n, -5))).toBe("0")
+  })
+
+  it("reads decimal text, as a numeric column gives it, and nothing else", () => {
+    expect(ofText("12.50")).toBe("12.5")
+    expect(ofText("-0.070")).toBe("-0.07")
+    expect(ofText("0.000")).toBe("0")
+    expect(ofText("-0")).toBe("0")
+    expect(ofText("00012.3400")).toBe("12.34")
+    expect(ofText("1000")).toBe("1000")
+    for (const bad of ["abc", "", " ", ".", "-", "1,5", "1.2.3", " 1", "1 ", "NaN", "Infinity", "0x10", "1e", "e5"]) {
+      expect(ofText(bad)).toBeUndefined()
+    }
+    // No exponent: a numeric column never writes one, and `1e999999999` would be a billion digits.
+    for (const bad of ["1e-7", "1e999999999", "12.", ".5", "+.5e-2"]) {
+      expect(ofText(bad)).toBeUndefined()
+    }
+  })
+
+  it("gives back the same JSON number an amount was read from (-0 reads as 0)", () => {
+    fc.assert(
+      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (n) => {
+        const amount = ofNumber(n)
+        expect(isCanonical(amount)).toBe(true)
+        expect(toNumber(amount)).toBe(n === 0 ? 0 : n)
+      })
+    )
+  })
+
+  it("keeps every digit of a decimal through its text", () => {
+    const decimals = fc
+      .tuple(fc.bigInt({ min: -(10n ** 40n), max: 10n ** 40n }), fc.integer({ min: -30, max: 30 }))
+      .map(([value, scale]) => BigDecimal.make(value, scale))
+    fc.assert(
+      fc.property(decimals, (d) => {
+        const amount = fromDecimal(d)
+        expect(isCanonical(amount)).toBe(true)
+        expect(BigDecimal.equals(toDecimal(amount), d)).toBe(true)
+        expect(fromDecimal(toDecimal(amount))).toBe(amount)
+        expect(ofText(amount)).toBe(amount)
+      })
+    )
+  })
+
+  it("AmountText accepts exactly the canonical forms", () => {
+    for (const good of ["0", "1", "-1", "10", "100", "0.5", "-0.07", "1234.5", "1000000000000000000000", "0.0000001"]) {
+      expect(isCanonical(good)).toBe(true)
+    }
+    for (const bad of [
+      "-0",
+      "00",
+      "01",
+      "-01",
+      "1.0",
+      "1.50",
+      "0.0",
+      "-0.0",
+      "00.5",
+      ".5",
+      "5.",
+      "+1",
+      "1e3",
+      "1E-7",
+      " 1",
+      "1 ",
+      "",
+      "-",
+      "abc",
+      "1,5",
+      "NaN",
+      "Infinity"
+    ]) {
+      expect(isCanonical(bad)).toBe(false)
+    }
+    // Canonical is what reading the text again would write: any decimal-looking text, or any text at all.
+    const decimalLike = fc.stringMatching(/^[+-]?\d{0,4}\.?\d{0,4}([eE][+-]?\d{1,2})?$/)
+    fc.assert(
+      fc.property(fc.oneof(decimalLike, fc.string()), (text) => {
+        expect(isCanonical(text)).toBe(ofText(text) === text)
+      })
+    )
   })
 })
 
 describe("priceLine", () => {
   it("prices 3 × 33.33 at 21 % in EUR", () => {
-    expect(priceLine({ quantity: 3, unit_price: 33.33, vat_rate: 21 }, "EUR")).toEqual({
-      net: 99.99,
-      vat: 21,
-      gross: 120.99
+    expect(priceLine({ quantity: 3, unit_price: a(33.33), vat_rate: 21 }, "EUR")).toEqual({
+      net: "99.99",
+      vat: "21",
+      gross: "120.99"
     })
   })
 
   it("applies a discount before VAT", () => {
-    expect(priceLine({ quantity: 1, unit_price: 100, vat_rate: 21, discount_percent: 10 }, "EUR")).toEqual({
-      net: 90,
-      vat: 18.9,
-      gross: 108.9
+    expect(priceLine({ quantity: 1, unit_price: a(100), vat_rate: 21, discount_percent: 10 }, "EUR")).toEqual({
+      net: "90",
+      vat: "18.9",
+      gross: "108.9"
     })
-    expect(priceLine({ quantity: 2, unit_price: 19.99, vat_rate: 21, discount_percent: 12.5 }, "EUR")).toEqual({
-      net: 34.98, // 34.9825
-      vat: 7.35, // 7.3458
-      gross: 42.33
+    expect(priceLine({ quantity: 2, unit_price: a(19.99), vat_rate: 21, discount_percent: 12.5 }, "EUR")).toEqual({
+      net: "34.98", // 34.9825
+      vat: "7.35", // 7.3458
+      gross: "42.33"
     })
   })
 
   it("treats a null or absent discount as none", () => {
-    const line = { quantity: 7, unit_price: 1.11, vat_rate: 12 }
+    const line = { quantity: 7, unit_price: a(1.11), vat_rate: 12 }
     expect(priceLine({ ...line, discount_percent: null }, "CZK")).toEqual(priceLine(line, "CZK"))
     expect(priceLine({ ...line, discount_percent: 0 }, "CZK")).toEqual(priceLine(line, "CZK"))
+    expect(priceLine(line, "CZK")).toEqual({ net: "7.77", vat: "0.93", gross: "8.7" })
   })
 
   it("rounds JPY to whole yen and BHD to fils", () => {
-    expect(priceLine({ quantity: 3, unit_price: 333, vat_rate: 10 }, "JPY")).toEqual({
-      net: 999,
-      vat: 100,
-      gross: 1099
+    expect(priceLine({ quantity: 3, unit_price: a(333), vat_rate: 10 }, "JPY")).toEqual({
+      net: "999",
+      vat: "100",
+      gross: "1099"
     })
-    expect(priceLine({ quantity: 3, unit_price: 0.5, vat_rate: 10 }, "JPY")).toEqual({ net: 2, vat: 0, gross: 2 })
-    expect(priceLine({ quantity: 2, unit_price: 1.2345, vat_rate: 10 }, "BHD")).toEqual({
-      net: 2.469,
-      vat: 0.247,
-      gross: 2.716
+    expect(priceLine({ quantity: 3, unit_price: a(0.5), vat_rate: 10 }, "JPY")).toEqual({
+      net: "2",
+      vat: "0",
+      gross: "2"
+    })
+    expect(priceLine({ quantity: 2, unit_price: a(1.2345), vat_rate: 10 }, "BHD")).toEqual({
+      net: "2.469",
+      vat: "0.247",
+      gross: "2.716"
     })
   })
 
   it("rounds a half away from zero for positive and negative lines", () => {
-    expect(priceLine({ quantity: 1, unit_price: 0.125, vat_rate: 0 }, "EUR")).toEqual({
-      net: 0.13,
-      vat: 0,
-      gross: 0.13
-    })
-    expect(priceLine({ quantity: -1, unit_price: 0.125, vat_rate: 0 }, "EUR")).toEqual({
-      net: -0.13,
-      vat: 0,
-      gross: -0.13
-    })
-    // VAT of 0.50 at 21 % is 0.105.
-    expect(priceLine({ quantity: 1, unit_price: 0.5, vat_rate: 21 }, "EUR")).toEqual({
-      net: 0.5,
-      vat: 0.11,
-      gross: 0.61
-    })
-    expect(priceLine({ quantity: -1, unit_price: 0.5, vat_rate: 21 }, "EUR")).toEqual({
-      net: -0.5,
-      vat: -0.11,
-      gross: -0.61
-    })
+    // [quantity, unit price, VAT rate, net, vat, gross]; VAT of 0.50 at 21 % is 0.105.
+    const cases = [
+      [1, 0.125, 0, "0.13", "0", "0.13"],
+      [-1, 0.125, 0, "-0.13", "0", "-0.13"],
+      [1, 0.5, 21, "0.5", "0.11", "0.61"],
+      [-1, 0.5, 21, "-0.5", "-0.11", "-0.61"]
+    ] as const
+    for (const [quantity, price, vat_rate, net, vat, gross] of cases) {
+      expect(priceLine({ quantity, unit_price: a(price), vat_rate }, "EUR")).toEqual({ net, vat, gross })
+    }
   })
 
   it("computes VAT from the rounded net, as the line shows it", () => {
     // 0.115 rounds to 0.12, whose VAT is 0.0252 -> 0.03; VAT on the unrounded 0.115 would be 0.02415 -> 0.02.
-    expect(priceLine({ quantity: 1, unit_price: 0.115, vat_rate: 21 }, "EUR")).toEqual({
-      net: 0.12,
-      vat: 0.03,
-      gross: 0.15
+    expect(priceLine({ quantity: 1, unit_price: a(0.115), vat_rate: 21 }, "EUR")).toEqual({
+      net: "0.12",
+      vat: "0.03",
+      gross: "0.15"
     })
   })
 
   it("prices fractional quantities and fractional VAT rates", () => {
-    expect(priceLine({ quantity: 1.5, unit_price: 0.07, vat_rate: 15.5 }, "EUR")).toEqual({
-      net: 0.11, // 0.105
-      vat: 0.02, // 0.01705
-      gross: 0.13
+    expect(priceLine({ quantity: 1.5, unit_price: a(0.07), vat_rate: 15.5 }, "EUR")).toEqual({
+      net: "0.11", // 0.105
+      vat: "0.02", // 0.01705
+      gross: "0.13"
+    })
+  })
+
+  it("keeps every digit of a price beyond what a double holds", () => {
+    // Half a cent exactly, rounded up; the nearest doubles, 1.00499999999999989… and 1.01499999999999990…, round down.
+    expect(priceLine({ quantity: 1, unit_price: a(1.005), vat_rate: 0 }, "EUR").net).toBe("1.01")
+    expect(priceLine({ quantity: 7, unit_price: a(0.145), vat_rate: 0 }, "EUR").net).toBe("1.02")
+    // More significant digits than a double has.
+    expect(
+      priceLine({ quantity: 1, unit_price: AmountText.parse("12345678901234567.89"), vat_rate: 0 }, "EUR")
+    ).toEqual({
+      net: "12345678901234567.89",
+      vat: "0",
+      gross: "12345678901234567.89"
     })
   })
 })
@@ -132,56 +257,56 @@ describe("priceDocument", () => {
   it("sums decimals exactly: 0.1 + 0.2 is 0.3", () => {
     const doc = priceDocument(
       [
-        { quantity: 1, unit_price: 0.1, vat_rate: 0 },
-        { quantity: 1, unit_price: 0.2, vat_rate: 0 }
+        { quantity: 1, unit_price: a(0.1), vat_rate: 0 },
+        { quantity: 1, unit_price: a(0.2), vat_rate: 0 }
       ],
       "EUR"
     )
-    expect(doc.subtotal).toBe(0.3)
-    expect(doc.total).toBe(0.3)
-    expect(String(doc.total)).toBe("0.3")
+    expect(doc.subtotal).toBe("0.3")
+    expect(doc.total).toBe("0.3")
+    expect(toNumber(doc.total)).toBe(0.3)
   })
 
   it("sums the rounded lines, not the unrounded ones", () => {
     const doc = priceDocument(
       [
-        { quantity: 1, unit_price: 0.005, vat_rate: 0 },
-        { quantity: 1, unit_price: 0.005, vat_rate: 0 }
+        { quantity: 1, unit_price: a(0.005), vat_rate: 0 },
+        { quantity: 1, unit_price: a(0.005), vat_rate: 0 }
       ],
       "EUR"
     )
-    expect(doc.subtotal).toBe(0.02)
+    expect(doc.subtotal).toBe("0.02")
   })
 
   it("keeps the line's own fields and adds its amounts", () => {
-    const doc = priceDocument([{ name: "Widget", quantity: 2, unit_price: 10, vat_rate: 21 }], "EUR")
+    const doc = priceDocument([{ name: "Widget", quantity: 2, unit_price: a(10), vat_rate: 21 }], "EUR")
     expect(doc.lines).toEqual([
-      { name: "Widget", quantity: 2, unit_price: 10, vat_rate: 21, net: 20, vat: 4.2, gross: 24.2 }
+      { name: "Widget", quantity: 2, unit_price: "10", vat_rate: 21, net: "20", vat: "4.2", gross: "24.2" }
     ])
   })
 
   it("summarises VAT per rate, highest rate first", () => {
     const doc = priceDocument(
       [
-        { quantity: 1, unit_price: 10, vat_rate: 12 },
-        { quantity: 1, unit_price: 100, vat_rate: 21 },
-        { quantity: 1, unit_price: 5, vat_rate: 0 },
-        { quantity: 3, unit_price: 33.33, vat_rate: 21 },
-        { quantity: 1, unit_price: 2, vat_rate: 15.5 }
+        { quantity: 1, unit_price: a(10), vat_rate: 12 },
+        { quantity: 1, unit_price: a(100), vat_rate: 21 },
+        { quantity: 1, unit_price: a(5), vat_rate: 0 },
+        { quantity: 3, unit_price: a(33.33), vat_rate: 21 },
+        { quantity: 1, unit_price: a(2), vat_rate: 15.5 }
       ],
       "EUR"
     )
     expect(doc.vat_summary).toEqual([
-      { vat_rate: 21, net: 199.99, vat: 42, gross: 241.99 },
-      { vat_rate: 15.5, net: 2, vat: 0.31, gross: 2.31 },
-      { vat_rate: 12, net: 10, vat: 1.2, gross: 11.2 },
-      { vat_rate: 0, net: 5, vat: 0, gross: 5 }
+      { vat_rate: 21, net: "199.99", vat: "42", gross: "241.99" },
+      { vat_rate: 15.5, net: "2", vat: "0.31", gross: "2.31" },
+      { vat_rate: 12, net: "10", vat: "1.2", gross: "11.2" },
+      { vat_rate: 0, net: "5", vat: "0", gross: "5" }
     ])
-    expect(doc).toMatchObject({ subtotal: 216.99, vat_total: 43.51, total: 260.5 })
+    expect(doc).toMatchObject({ subtotal: "216.99", vat_total: "43.51", total: "260.5" })
   })
 
   it("totals an empty document as 0", () => {
-    expect(priceDocument([], "EUR")).toEqual({ lines: [], subtotal: 0, vat_total: 0, total: 0, vat_summary: [] })
+    expect(priceDocument([], "EUR")).toEqual({ lines: [], subtotal: "0", vat_total: "0", total: "0", vat_summary: [] })
   })
 })
 
@@ -200,7 +325,8 @@ interface Drawn {
 const at = (digits: bigint, scale: number): number => Number(`${digits}e-${scale}`)
 
 const inputOf = (x: Drawn): LineInput => {
-  const base = { quantity: at(x.q, x.qs), unit_price: at(x.p, x.ps), vat_rate: at(x.r, 1) }
+  // The price as a request carries it: a JSON number, decoded into an amount.
+  const base = { quantity: at(x.q, x.qs), unit_price: a(at(x.p, x.ps)), vat_rate: at(x.r, 1) }
   if (x.d === undefined) return base
   return { ...base, discount_percent: x.d === null ? null : at(x.d, 2) }
 }
@@ -236,7 +362,14 @@ const reference = (x: Drawn, cur: string) => {
   return { net, vat, gross: net + vat }
 }
 
-const major = (minor: bigint, cur: string): number => at(minor, minorUnits(cur))
+/** Independent of BigDecimal too: `minor` minor units as canonical decimal text ("-0.07", "12.5", "0"). */
+const major = (minor: bigint, cur: string): string => {
+  const scale = minorUnits(cur)
+  const digits = (minor < 0n ? -minor : minor).toString().padStart(scale + 1, "0")
+  const whole = digits.slice(0, digits.length - scale)
+  const fraction = digits.slice(digits.length - scale).replace(/0+$/, "")
+  return `${minor < 0n ? "-" : ""}${whole}${fraction === "" ? "" : `.${fraction}`}`
+}
 
 describe("priceDocument properties", () => {
   it("agrees with an integer reference computation in minor units", () => {
@@ -301,18 +434,18 @@ describe("priceDocument properties", () => {
     fc.assert(
       fc.property(documentArb, ([xs, cur]) => {
         const doc = priceDocument(xs.map(inputOf), cur)
-        for (const line of doc.lines) expect(text(line.gross)).toBe(sumText([line.net, line.vat]))
-        expect(text(doc.subtotal)).toBe(sumText(doc.lines.map((l) => l.net)))
-        expect(text(doc.vat_total)).toBe(sumText(doc.lines.map((l) => l.vat)))
-        expect(text(doc.total)).toBe(sumText(doc.lines.map((l) => l.gross)))
-        expect(text(doc.total)).toBe(sumText(doc.vat_summary.map((row) => row.gross)))
-        expect(text(doc.subtotal)).toBe(sumText(doc.vat_summary.map((row) => row.net)))
-        expect(text(doc.vat_total)).toBe(sumText(doc.vat_summary.map((row) => row.vat)))
+        for (const line of doc.lines) expect(line.gross).toBe(sumOf([line.net, line.vat]))
+        expect(doc.subtotal).toBe(sumOf(doc.lines.map((l) => l.net)))
+        expect(doc.vat_total).toBe(sumOf(doc.lines.map((l) => l.vat)))
+        expect(doc.total).toBe(sumOf(doc.lines.map((l) => l.gross)))
+        expect(doc.total).toBe(sumOf(doc.vat_summary.map((row) => row.gross)))
+        expect(doc.subtotal).toBe(sumOf(doc.vat_summary.map((row) => row.net)))
+        expect(doc.vat_total).toBe(sumOf(doc.vat_summary.map((row) => row.vat)))
       })
     )
   })
 
-  it("never gives an amount more decimals than the currency's minor unit", () => {
+  it("never gives an amount more decimals than the currency's minor unit, and writes each canonically", () => {
     fc.assert(
       fc.property(documentArb, ([xs, cur]) => {
         const doc = priceDocument(xs.map(inputOf), cur)
@@ -323,7 +456,10 @@ describe("priceDocument properties", () => {
           ...doc.lines.flatMap((l) => [l.net, l.vat, l.gross]),
           ...doc.vat_summary.flatMap((row) => [row.net, row.vat, row.gross])
         ]
-        for (const amount of amounts) expect(decimalsOf(amount)).toBeLessThanOrEqual(minorUnits(cur))
+        for (const amount of amounts) {
+          expect(decimalsOf(amount)).toBeLessThanOrEqual(minorUnits(cur))
+          expect(isCanonical(amount)).toBe(true)
+        }
       })
     )
   })

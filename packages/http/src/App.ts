@@ -13,7 +13,7 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto"
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http"
 import { Readable } from "node:stream"
-import { Access, Batch, Errors, Idempotency, Validation } from "@crm/core"
+import { Access, Batch, Errors, Idempotency, Validation, type Wire } from "@crm/core"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -122,13 +122,18 @@ export const errorBody = (code: string, detail: unknown, requestId: string): str
 export const requestIdOf = (given: string | undefined): string =>
   given !== undefined && SANE_REQUEST_ID.test(given) ? given : randomUUID()
 
-const render = (reply: Reply): Rendered =>
+/** `encode` is the route's: money leaves the records as text and is written as JSON numbers. */
+const render = (reply: Reply, encode: Wire.Convert | undefined): Rendered =>
   reply.bytes !== undefined
     ? { status: reply.status, headers: reply.headers ?? {}, body: reply.bytes }
     : {
         status: reply.status,
         headers: Object.assign({}, reply.headers, reply.status === 204 ? undefined : JSON_HEADERS),
-        body: reply.status === 204 ? "" : (reply.json ?? (reply.body === undefined ? "" : JSON.stringify(reply.body)))
+        body:
+          reply.status === 204
+            ? ""
+            : (reply.json ??
+              (reply.body === undefined ? "" : JSON.stringify(encode === undefined ? reply.body : encode(reply.body))))
       }
 
 /** What the idempotency store keeps is text: a route that answers a write with bytes is a defect. */
@@ -464,7 +469,7 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
   ): Effect.Effect<Served, unknown, Services> => {
     const { principal, rateRemaining } = caller
     const run = route.handle({ principal, params, query: input.query, body: input.body, rateRemaining }).pipe(
-      Effect.map(render),
+      Effect.map((reply) => render(reply, route.success.encode)),
       Effect.catchAllCause((cause) => renderFailure(cause, requestId, outage))
     )
     if (!isWriting(route) || principal === undefined) return Effect.map(run, answered)

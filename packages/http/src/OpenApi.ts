@@ -3,6 +3,7 @@
  * shapes (`SchemaNames`) become `components.schemas`, referenced from the operations; zod writes the
  * references itself (`z.toJSONSchema` of a registry, with `uri`).
  */
+import { Wire } from "@crm/core"
 import { z } from "zod"
 import { MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_URL_BYTES } from "./App.js"
 import { type ErrorCode, STATUS_BY_CODE } from "./ErrorStatus.js"
@@ -73,6 +74,7 @@ const shapesOf = (table: ReadonlyArray<Mounted>): Shapes => {
       io,
       target: "draft-2020-12",
       unrepresentable: "any",
+      override: Wire.asWritten,
       uri: (id) => `${COMPONENTS}${id}`
     })
     const bare: Record<string, Json> = {}

@@ -2,7 +2,7 @@
  * The route table entry. The router, the request validation and the OpenAPI document are all
  * read from these records, so they cannot drift apart.
  */
-import type { Access, Errors, Kernel, Webhooks, Wire } from "@crm/core"
+import { type Access, type Errors, type Kernel, type Webhooks, Wire } from "@crm/core"
 import type * as Effect from "effect/Effect"
 import type { z } from "zod"
 import type { ErrorCode } from "./ErrorStatus.js"
@@ -184,6 +184,8 @@ export interface Route {
     readonly file: string | undefined
     /** An upsert: 201 with the same body when it creates, described so. */
     readonly created: string | undefined
+    /** Turns the body's inside forms into its wire forms (an `Amount` into a number); none for most shapes. */
+    readonly encode: Wire.Convert | undefined
   }
   readonly errors: ReadonlyArray<ErrorCode>
   readonly handle: (context: Context<unknown, unknown>) => Effect.Effect<Reply, Failure<string>, Services>
@@ -281,7 +283,8 @@ export const route = <
     schema: spec.success.schema,
     description: spec.success.description,
     file: spec.success.file,
-    created: spec.success.created
+    created: spec.success.created,
+    encode: spec.success.schema === undefined ? undefined : Wire.encoder(spec.success.schema)
   },
   errors: spec.errors,
   // The pipeline validates query and body with the same schemas, and admits a key-guarded route

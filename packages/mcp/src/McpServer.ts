@@ -6,7 +6,7 @@
  * the tool's handler. The core's tagged errors become tool errors `{"error": code, "detail": ...}`;
  * anything else is an `internal_error` whose cause is logged, never shown.
  */
-import { Access, Batch, Validation } from "@crm/core"
+import { Access, Batch, Validation, Wire } from "@crm/core"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
@@ -95,10 +95,11 @@ const INTERNAL = toolError("internal_error", "an unexpected error occurred; the 
 
 /** An object schema as a listing carries it: JSON Schema without the dialect, typed `object` as MCP requires. */
 const objectSchema = (schema: z.ZodObject, io: "input" | "output"): ListedTool["inputSchema"] => {
-  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<
-    string,
-    unknown
-  >
+  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: "any",
+    override: Wire.asWritten
+  }) as Record<string, unknown>
   return { ...json, type: "object" } as ListedTool["inputSchema"]
 }
 
@@ -176,7 +177,7 @@ export const make = (list: ReadonlyArray<Tool> = allTools): McpKernel => {
         throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${request.params.name}`)
       }
       const exit = await Runtime.runPromiseExit(runtime)(callEffect(entry, request.params.arguments ?? {}, session))
-      if (Exit.isSuccess(exit)) return success(exit.value)
+      if (Exit.isSuccess(exit)) return success(entry.encode === undefined ? exit.value : entry.encode(exit.value))
       const failure = Cause.failureOption(exit.cause)
       if (Option.isSome(failure) && isCoded(failure.value)) return toolError(failure.value.code, failure.value.detail)
       await Runtime.runPromise(runtime)(

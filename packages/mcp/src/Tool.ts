@@ -5,7 +5,7 @@
  * client checks the structured result against it; the handler's result must compile against it)
  * and a handler calling the kernel's services.
  */
-import type { Access, Kernel, Wire } from "@crm/core"
+import { type Access, type Kernel, Wire } from "@crm/core"
 import type * as Effect from "effect/Effect"
 import { z } from "zod"
 
@@ -36,6 +36,8 @@ export interface Tool {
   readonly input: z.ZodObject
   /** The structured result; an object, as MCP's `outputSchema` must be. */
   readonly output: z.ZodObject
+  /** Turns the result's inside forms into its wire forms (an `Amount` into a number); none for most tools. */
+  readonly encode: Wire.Convert | undefined
   /** A batch (`{items: [...]}`): an item's validation issues are that item's `batch_failed`, as on REST. */
   readonly batch: boolean
   readonly run: (input: unknown, context: ToolContext) => Effect.Effect<unknown, unknown, ToolServices>
@@ -63,6 +65,7 @@ export const tool = <I extends z.ZodObject, O extends z.ZodObject>(spec: ToolSpe
   // An unknown argument is refused as REST refuses an unknown field (`validation_failed` naming it), never ignored.
   input: spec.input.strict(),
   batch: spec.batch ?? false,
+  encode: Wire.encoder(spec.output),
   // The server validates the arguments with `spec.input` before calling, so the erasure is safe.
   run: spec.run as Tool["run"]
 })

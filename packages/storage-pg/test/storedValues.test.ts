@@ -1,10 +1,22 @@
 /**
- * A row holding what the core does not accept (a status written by hand, an amount a double cannot
- * carry) is refused as a storage error by the repository that reads it, never handed out as a
+ * A row holding what the core does not accept (a status written by hand, `NaN` in a money column)
+ * is refused as a storage error by the repository that reads it, never handed out as a
  * silently wrong record. The rows are spoiled with raw SQL, as a hand edit or an old release would.
  * Runs on PGlite, and on the PostgreSQL server when DATABASE_URL is set.
  */
-import { Access, Contacts, Deals, Errors, Ids, Orders, Organisation, Pricing, Returns, Settings } from "@crm/core"
+import {
+  Access,
+  Contacts,
+  Deals,
+  Errors,
+  Ids,
+  Money,
+  Orders,
+  Organisation,
+  Pricing,
+  Returns,
+  Settings
+} from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it, layer, type Vitest } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -36,7 +48,7 @@ const contact = (): Contacts.Contact => ({
   updated_at: at
 })
 
-const deal = (value: number): Deals.Deal => ({
+const deal = (value: Money.Amount): Deals.Deal => ({
   id: Ids.brand(Deals.DealId, crypto.randomUUID()),
   title: "Boiler",
   value,
@@ -93,20 +105,21 @@ const suite = (it: Vitest.MethodsNonLive<Services>) => {
     })
   )
 
-  it.effect("refuses an amount a JavaScript number would round, and reads trailing zeros as the same amount", () =>
+  it.effect("keeps every digit of an amount, reads trailing zeros as the same amount, and refuses NaN", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const repo = yield* Deals.DealRepository
       const org = organisationId()
-      const exact = deal(0.1 + 0.2)
-      const padded = deal(12.5)
-      const inexact = deal(1)
-      for (const written of [exact, padded, inexact]) yield* repo.insert(org, written)
+      // More digits than a double carries: written and read back as they are.
+      const exact = deal(Money.AmountText.parse("123456789012345678.0000000000000000000001"))
+      const padded = deal(Money.AmountText.parse("12.5"))
+      const spoiled = deal(Money.ZERO)
+      for (const written of [exact, padded, spoiled]) yield* repo.insert(org, written)
       yield* sql`UPDATE deals SET value = '12.5000'::numeric WHERE id = ${padded.id}::uuid`
-      yield* sql`UPDATE deals SET value = '0.1000000000000000000001'::numeric WHERE id = ${inexact.id}::uuid`
+      yield* sql`UPDATE deals SET value = 'NaN'::numeric WHERE id = ${spoiled.id}::uuid`
       expect(yield* repo.get(org, exact.id)).toEqual(Option.some(exact))
       expect(yield* repo.get(org, padded.id)).toEqual(Option.some(padded))
-      expectRefused(yield* Effect.flip(repo.get(org, inexact.id)), "DealRepository.get", "value")
+      expectRefused(yield* Effect.flip(repo.get(org, spoiled.id)), "DealRepository.get", "value")
     })
   )
 
@@ -163,18 +176,27 @@ describe("exactNumber", () => {
 
 describe("jsonOf", () => {
   const summary = jsonOf("vat_summary", Pricing.DocumentAmounts.vat_summary)
-  const line = { vat_rate: 0.27, net: 100, vat: 27, gross: 127 }
+  const line = { vat_rate: 0.27, net: "100.1", vat: "27.03", gross: "127.13" }
+  // As a release before amounts were text wrote it.
+  const written = { vat_rate: 0.27, net: 100.1, vat: 27.03, gross: 127.13 }
 
   it("hands back a document the core's schema accepts, parsed from text or as the driver parsed it", () => {
     expect(summary([line])).toEqual([line])
     expect(summary(JSON.stringify([line, { ...line, extra: "kept" }]))).toEqual([line, { ...line, extra: "kept" }])
   })
 
+  it("reads an amount a release before amounts were text wrote as a number, as the amount it was written as", () => {
+    expect(summary([written, line])).toEqual([line, line])
+    expect(summary(JSON.stringify([written]))).toEqual([line])
+  })
+
   it("refuses a document of another shape, a missing field or a field of another type", () => {
     for (const stored of [
       { ...line },
-      [{ ...line, vat: "27" }],
-      [{ vat_rate: 0.27, net: 100, vat: 27 }],
+      [{ ...line, vat: "27.0" }],
+      [{ ...line, vat: "27 EUR" }],
+      [{ ...line, vat: true }],
+      [{ vat_rate: 0.27, net: "100", vat: "27" }],
       [null],
       null
     ]) {

@@ -13,11 +13,12 @@ import { PipelineId, StageId } from "../Deals/PipelineIds.js"
 import { StageKind } from "../Deals/PipelineSchemas.js"
 import { InvoiceId } from "../Invoicing/InvoiceIds.js"
 import { InvoiceKind, InvoiceStatus } from "../Invoicing/InvoiceSchemas.js"
+import { Amount } from "../Money/Amount.js"
 import { UserId } from "../Organisation/UserIds.js"
 import { Timestamp } from "../Wire.js"
 
 /** One currency's sum. */
-export const CurrencyTotal = z.object({ currency: z.string(), total: z.number() })
+export const CurrencyTotal = z.object({ currency: z.string(), total: Amount })
 export type CurrencyTotal = z.infer<typeof CurrencyTotal>
 
 const ClosedDeals = z.object({
@@ -74,9 +75,9 @@ export const UnpaidInvoice = z.object({
   contact_id: ContactId.nullable(),
   company_id: CompanyId.nullable(),
   currency: z.string(),
-  total: z.number().describe("gross"),
-  paid_amount: z.number(),
-  outstanding: z.number().describe("total − paid_amount, gross, in the invoice's currency"),
+  total: Amount.describe("gross"),
+  paid_amount: Amount,
+  outstanding: Amount.describe("total − paid_amount, gross, in the invoice's currency"),
   issue_date: z.string(),
   due_date: z.string(),
   days_past_due: z
@@ -88,7 +89,7 @@ export type UnpaidInvoice = z.infer<typeof UnpaidInvoice>
 
 export const UnpaidInvoiceList = z.object({ items: z.array(UnpaidInvoice), has_more: z.boolean() })
 
-export const Bucket = z.object({ count: z.number().int(), amount: z.number() })
+export const Bucket = z.object({ count: z.number().int(), amount: Amount })
 export type Bucket = z.infer<typeof Bucket>
 
 export const BUCKETS = ["not_yet_due", "days_1_30", "days_31_60", "days_61_90", "days_90_plus"] as const
@@ -130,7 +131,7 @@ export const StalledDeal = z.object({
     .number()
     .nullable()
     .describe("median days deals spent in this stage before leaving it; null when no deal has left it yet"),
-  value: z.number().nullable(),
+  value: Amount.nullable(),
   currency: z.string(),
   owner_id: UserId.nullable(),
   contact_id: ContactId.nullable()
@@ -149,9 +150,9 @@ export type CashFlowQuery = z.output<typeof CashFlowQuery>
 
 export const MonthAmounts = z.object({
   currency: z.string(),
-  invoiced: z.number().describe("outstanding of issued unpaid invoices due this month (overdue ones: current month)"),
-  contracted: z.number().describe("accepted quotes not yet invoiced, expected at acceptance + payment terms"),
-  weighted: z.number().describe("open deals' value × stage probability, by expected close date")
+  invoiced: Amount.describe("outstanding of issued unpaid invoices due this month (overdue ones: current month)"),
+  contracted: Amount.describe("accepted quotes not yet invoiced, expected at acceptance + payment terms"),
+  weighted: Amount.describe("open deals' value × stage probability, by expected close date")
 })
 export type MonthAmounts = z.infer<typeof MonthAmounts>
 

@@ -14,7 +14,7 @@ import type { StageId } from "../Deals/PipelineIds.js"
 import type { Pipeline } from "../Deals/PipelineSchemas.js"
 import type { Invoice } from "../Invoicing/InvoiceSchemas.js"
 import { addDays, dateIn } from "../internal/dates.js"
-import { decimal } from "../Money/Amount.js"
+import { decimal, toDecimal } from "../Money/Amount.js"
 import type { OrganisationSettings } from "../Organisation.js"
 import type { Quote } from "../Quotes/QuoteSchemas.js"
 import type { CashFlowForecast } from "./AnalyticsSchemas.js"
@@ -50,7 +50,7 @@ export const weightedValue = (pipelines: ReadonlyArray<Pipeline>, deal: Deal): B
   if (deal.value === null) return undefined
   const pipeline = pipelines.find((p) => p.id === deal.pipeline_id)
   const probability = pipeline === undefined ? undefined : stageProbability(pipeline, deal.status_id)
-  return probability === undefined ? undefined : BigDecimal.multiply(decimal(deal.value), probability)
+  return probability === undefined ? undefined : BigDecimal.multiply(toDecimal(deal.value), probability)
 }
 
 /** When an accepted quote is expected to be paid: its acceptance date (the last change) + the payment terms. */
@@ -103,7 +103,7 @@ export const forecast = (input: ForecastInput): CashFlowForecast => {
   }
   for (const quote of input.quotes) {
     if (isContracted(quote)) {
-      put(contractedDate(quote, input.settings), quote.currency, "contracted", decimal(quote.total))
+      put(contractedDate(quote, input.settings), quote.currency, "contracted", toDecimal(quote.total))
     }
   }
   let excluded = 0

@@ -1,6 +1,7 @@
 /** Sums kept apart per currency, in exact decimals: two currencies are never added together. */
 import * as BigDecimal from "effect/BigDecimal"
-import { decimal, roundMinor, toJson } from "../Money/Amount.js"
+import { type Amount, fromDecimal, toDecimal } from "../Money/Amount.js"
+import { roundMinor } from "../Money/Currency.js"
 import type { CurrencyTotal } from "./AnalyticsSchemas.js"
 
 export type Totals = ReadonlyMap<string, BigDecimal.BigDecimal>
@@ -18,14 +19,14 @@ export const add = (totals: Totals, currency: string, amount: BigDecimal.BigDeci
 export const sumBy = <A>(
   items: Iterable<A>,
   currencyOf: (item: A) => string,
-  amountOf: (item: A) => number | null
+  amountOf: (item: A) => Amount | null
 ): Totals => {
   const totals = new Map<string, BigDecimal.BigDecimal>()
   for (const item of items) {
     const amount = amountOf(item)
     if (amount === null) continue
     const currency = currencyOf(item)
-    totals.set(currency, BigDecimal.sum(totals.get(currency) ?? ZERO, decimal(amount)))
+    totals.set(currency, BigDecimal.sum(totals.get(currency) ?? ZERO, toDecimal(amount)))
   }
   return totals
 }
@@ -34,9 +35,6 @@ export const sumBy = <A>(
 export const toWire = (totals: Totals): Array<CurrencyTotal> =>
   [...totals.keys()].sort().map((currency) => ({ currency, total: money(totals.get(currency) ?? ZERO, currency) }))
 
-/** An amount on the wire: rounded to the currency's minor unit, half away from zero. */
-export const money = (amount: BigDecimal.BigDecimal, currency: string): number => {
-  const n = toJson(roundMinor(amount, currency))
-  // -0 would print as 0 but compare oddly; keep the wire clean.
-  return n === 0 ? 0 : n
-}
+/** An amount as reported: rounded to the currency's minor unit, half away from zero. */
+export const money = (amount: BigDecimal.BigDecimal, currency: string): Amount =>
+  fromDecimal(roundMinor(amount, currency))

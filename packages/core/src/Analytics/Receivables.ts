@@ -4,7 +4,8 @@
  */
 import * as BigDecimal from "effect/BigDecimal"
 import type { Invoice } from "../Invoicing/InvoiceSchemas.js"
-import { decimal, roundMinor } from "../Money/Amount.js"
+import { toDecimal } from "../Money/Amount.js"
+import { roundMinor } from "../Money/Currency.js"
 import type { BucketKey, CurrencyAgeing, ReceivablesAgeing, UnpaidInvoice } from "./AnalyticsSchemas.js"
 import * as CurrencyTotals from "./CurrencyTotals.js"
 
@@ -22,7 +23,7 @@ export const daysBetween = (from: string, to: string): number =>
 export const daysPastDue = (dueDate: string, today: string): number => Math.max(0, daysBetween(dueDate, today))
 
 export const outstandingOf = (invoice: Invoice): BigDecimal.BigDecimal =>
-  roundMinor(BigDecimal.subtract(decimal(invoice.total), decimal(invoice.paid_amount)), invoice.currency)
+  roundMinor(BigDecimal.subtract(toDecimal(invoice.total), toDecimal(invoice.paid_amount)), invoice.currency)
 
 /**
  * In the unpaid set: an issued, partly paid or overdue invoice that is neither a proforma nor a storno and
@@ -101,7 +102,7 @@ export const ageing = (items: ReadonlyArray<UnpaidInvoice>, today: string): Rece
       }
       byCurrency.set(item.currency, sums)
     }
-    const amount = decimal(item.outstanding)
+    const amount = toDecimal(item.outstanding)
     for (const key of [bucketOf(item.days_past_due), "total"] as const) {
       sums[key].count += 1
       sums[key].amount = BigDecimal.sum(sums[key].amount, amount)

@@ -2,6 +2,7 @@ import { z } from "zod"
 import { KeyId } from "../Access/KeyIds.js"
 import { CompanyId } from "../Companies/CompanyIds.js"
 import { ContactId } from "../Contacts/ContactIds.js"
+import { Amount, amount } from "../Money/Amount.js"
 import { Currency } from "../Money/Currency.js"
 import { UserId } from "../Organisation/UserIds.js"
 import { ArchivedQuery, Custom, PageQuery, pageEnvelope, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
@@ -21,7 +22,7 @@ const movedElsewhere = z
 
 const fields = {
   title: z.string().min(1).max(500),
-  value: z.number().min(0).max(1e15).nullable().optional().describe("the deal's value in its currency"),
+  value: amount(z.number().min(0).max(1e15)).nullable().optional().describe("the deal's value in its currency"),
   currency: Currency.optional().describe("ISO 4217; defaults to the organisation's default currency"),
   contact_id: ContactId.nullable().optional(),
   company_id: CompanyId.nullable().optional(),
@@ -66,7 +67,7 @@ export type DealMove = z.output<typeof DealMove>
 export const Deal = z.object({
   id: DealId,
   title: z.string(),
-  value: z.number().nullable(),
+  value: Amount.nullable(),
   currency: z.string(),
   pipeline_id: PipelineId,
   status_id: StageId,

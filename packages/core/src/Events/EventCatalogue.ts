@@ -1,3 +1,6 @@
+import type { z } from "zod"
+import { encoder } from "../Wire.js"
+
 /** Every event name of the contract's catalogue: the `event` filter and hook subscriptions accept only these. */
 export const EVENT_NAMES = [
   "contact.created",
@@ -45,4 +48,17 @@ export const pick = <T extends object, K extends keyof T>(record: T, keys: Reado
   const out = {} as { [P in K]: T[P] }
   for (const key of keys) out[key] = record[key]
   return out
+}
+
+/**
+ * `pick` for a record whose schema has fields held otherwise than written (money, held as an
+ * `Amount`): the payload is in its wire form, as webhooks deliver it and `GET /events` returns it.
+ * Made once per payload, from the record's schema.
+ */
+export const payloadOf = <S extends z.ZodObject, K extends keyof z.output<S>>(schema: S, keys: ReadonlyArray<K>) => {
+  const encode = encoder(schema)
+  return (record: z.output<S>): Record<string, unknown> => {
+    const data = pick(record, keys)
+    return encode === undefined ? data : (encode(data) as Record<string, unknown>)
+  }
 }

@@ -1,6 +1,7 @@
 /** Products, their variants and stock movements as they travel on the wire. */
 import { z } from "zod"
 import { KeyId } from "../Access/KeyIds.js"
+import { Amount, amount } from "../Money/Amount.js"
 import { Currency } from "../Money/Currency.js"
 import { OrderId } from "../Orders/OrderIds.js"
 import { PurchaseOrderId } from "../PurchaseOrders/PurchaseOrderIds.js"
@@ -22,7 +23,7 @@ export const StockBand = z.enum(["untracked", "out", "low", "ok"])
 export type StockBand = z.infer<typeof StockBand>
 
 const Sku = z.string().trim().min(1).max(100)
-const Price = z.number().min(0).max(1e12)
+const Price = amount(z.number().min(0).max(1e12))
 
 export const ProductOption = z.strictObject({
   name: z.string().trim().min(1).max(50),
@@ -94,7 +95,7 @@ export const Variant = z.object({
   id: VariantId,
   sku: z.string().nullable(),
   options: z.record(z.string(), z.string()),
-  unit_price: z.number().nullable().describe("net; null: the product's unit_price"),
+  unit_price: Amount.nullable().describe("net; null: the product's unit_price"),
   stock: z.number().int().nullable().describe("null when not tracked")
 })
 export type Variant = z.infer<typeof Variant>
@@ -104,7 +105,7 @@ export const Product = z.object({
   sku: z.string(),
   name: z.string(),
   unit: z.string(),
-  unit_price: z.number(),
+  unit_price: Amount,
   currency: z.string(),
   vat_rate: z.number(),
   active: z.boolean(),

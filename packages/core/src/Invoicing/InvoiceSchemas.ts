@@ -2,6 +2,7 @@ import { z } from "zod"
 import { CompanyId } from "../Companies/CompanyIds.js"
 import { ContactId } from "../Contacts/ContactIds.js"
 import { DateOnly } from "../Deals/DealSchemas.js"
+import { Amount, amount } from "../Money/Amount.js"
 import { Currency } from "../Money/Currency.js"
 import { DocumentAmounts, Line, LineInput } from "../Pricing/LineSchemas.js"
 import { QuoteId } from "../Quotes/QuoteIds.js"
@@ -71,7 +72,7 @@ export const Invoice = z.object({
   buyer: Buyer,
   items: z.array(Line),
   ...DocumentAmounts,
-  paid_amount: z.number(),
+  paid_amount: Amount,
   vat_reason: z.string().nullable(),
   note: z.string().nullable(),
   quote_id: QuoteId.nullable().describe("the accepted quote this invoice was made from"),
@@ -95,7 +96,7 @@ export const InvoiceListQuery = z.object({
 export type InvoiceListQuery = z.output<typeof InvoiceListQuery>
 
 export const PaymentCreate = z.strictObject({
-  amount: z.number().positive().max(1e12).describe("in the invoice's currency"),
+  amount: amount(z.number().positive().max(1e12)).describe("in the invoice's currency"),
   paid_on: DateOnly.optional().describe("defaults to today in the organisation's time zone"),
   method: z.string().max(50).nullable().optional(),
   reference: z.string().max(200).nullable().optional()
@@ -104,7 +105,7 @@ export const PaymentCreate = z.strictObject({
 export const Payment = z.object({
   id: PaymentId,
   invoice_id: InvoiceId,
-  amount: z.number(),
+  amount: Amount,
   currency: z.string(),
   paid_on: z.string(),
   method: z.string().nullable(),

@@ -4,9 +4,11 @@
  * edited or paid, what a payment or the due date does, and which cancellations the kind and the
  * payments allow.
  */
+import * as BigDecimal from "effect/BigDecimal"
 import * as Either from "effect/Either"
 import { NotDraft, NotPayable, TransitionNotAllowed } from "../Errors.js"
 import { type Transitions, transitionIn } from "../internal/StateMachine.js"
+import { toDecimal } from "../Money/Amount.js"
 import type { Invoice, InvoiceStatus } from "./InvoiceSchemas.js"
 
 export const TRANSITIONS: Transitions<InvoiceStatus> = {
@@ -54,7 +56,7 @@ export const cancel = (invoice: Invoice): Either.Either<InvoiceStatus, Transitio
 export const reverse = (invoice: Invoice): Either.Either<InvoiceStatus, TransitionNotAllowed> =>
   invoice.kind !== "storno" &&
   invoice.status !== "draft" &&
-  invoice.paid_amount === 0 &&
+  BigDecimal.isZero(toDecimal(invoice.paid_amount)) &&
   TRANSITIONS[invoice.status].includes("cancelled")
     ? Either.right("cancelled")
     : Either.left(

@@ -2,6 +2,7 @@ import { z } from "zod"
 import { ContactId } from "../Contacts/ContactIds.js"
 import { DealId } from "../Deals/DealIds.js"
 import { ProductId, VariantId } from "../Inventory/ProductIds.js"
+import { Amount, amount } from "../Money/Amount.js"
 import { Currency } from "../Money/Currency.js"
 import { DocumentAmounts } from "../Pricing/LineSchemas.js"
 import { PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
@@ -31,7 +32,9 @@ export const OrderLineInput = z
     variant_id: VariantId.nullable().optional().describe("required for a product sold in variants"),
     name: z.string().min(1).max(500),
     quantity: z.number().positive().max(1e9),
-    unit_price: z.number().min(-1e12).max(1e12).describe("net price of one unit (negative for a discount line)"),
+    unit_price: amount(z.number().min(-1e12).max(1e12)).describe(
+      "net price of one unit (negative for a discount line)"
+    ),
     vat_rate: z.number().min(0).max(100).describe("percent added on top of the net price")
   })
   // The stock ledger counts whole pieces.
@@ -50,11 +53,11 @@ export const OrderLine = z.object({
   variant_id: VariantId.nullable(),
   name: z.string(),
   quantity: z.number(),
-  unit_price: z.number(),
+  unit_price: Amount,
   vat_rate: z.number(),
-  net: z.number().describe("quantity × unit price, rounded to the currency's minor unit"),
-  vat: z.number().describe("net × rate, rounded"),
-  gross: z.number().describe("net + vat"),
+  net: Amount.describe("quantity × unit price, rounded to the currency's minor unit"),
+  vat: Amount.describe("net × rate, rounded"),
+  gross: Amount.describe("net + vat"),
   stock_taken: z
     .boolean()
     .describe("whether the sale took this line's quantity from tracked stock (given back if the order is cancelled)")

@@ -3,32 +3,30 @@
  * document sums the rounded lines, so the figures printed on a line always add up to the printed totals.
  */
 import * as BigDecimal from "effect/BigDecimal"
-import { decimal, roundMinor, toJson } from "../Money/Amount.js"
+import { type Amount, decimal, fromDecimal, toDecimal, toJson } from "../Money/Amount.js"
+import { roundMinor } from "../Money/Currency.js"
 
 export interface LineInput {
   readonly quantity: number
-  readonly unit_price: number
+  readonly unit_price: Amount
   readonly vat_rate: number
   readonly discount_percent?: number | null | undefined
 }
 
 export interface LineAmounts {
-  readonly net: number
-  readonly vat: number
-  readonly gross: number
+  readonly net: Amount
+  readonly vat: Amount
+  readonly gross: Amount
 }
 
-export interface VatSummaryRow {
+export interface VatSummaryRow extends LineAmounts {
   readonly vat_rate: number
-  readonly net: number
-  readonly vat: number
-  readonly gross: number
 }
 
 export interface DocumentAmounts {
-  readonly subtotal: number
-  readonly vat_total: number
-  readonly total: number
+  readonly subtotal: Amount
+  readonly vat_total: Amount
+  readonly total: Amount
   readonly vat_summary: ReadonlyArray<VatSummaryRow>
 }
 
@@ -47,7 +45,7 @@ const percent = (d: BigDecimal.BigDecimal): BigDecimal.BigDecimal => BigDecimal.
 
 const priceExact = (line: LineInput, currency: string): Exact => {
   const discount = line.discount_percent == null ? ZERO : decimal(line.discount_percent)
-  const undiscounted = BigDecimal.multiply(decimal(line.quantity), decimal(line.unit_price))
+  const undiscounted = BigDecimal.multiply(decimal(line.quantity), toDecimal(line.unit_price))
   const net = roundMinor(percent(BigDecimal.multiply(undiscounted, BigDecimal.subtract(HUNDRED, discount))), currency)
   const vat = roundMinor(percent(BigDecimal.multiply(net, decimal(line.vat_rate))), currency)
   return { net, vat, gross: BigDecimal.sum(net, vat) }
@@ -59,7 +57,11 @@ const add = (a: Exact, b: Exact): Exact => ({
   gross: BigDecimal.sum(a.gross, b.gross)
 })
 
-const toAmounts = (e: Exact): LineAmounts => ({ net: toJson(e.net), vat: toJson(e.vat), gross: toJson(e.gross) })
+const toAmounts = (e: Exact): LineAmounts => ({
+  net: fromDecimal(e.net),
+  vat: fromDecimal(e.vat),
+  gross: fromDecimal(e.gross)
+})
 
 export const priceLine = (line: LineInput, currency: string): LineAmounts => toAmounts(priceExact(line, currency))
 
@@ -85,9 +87,9 @@ export const priceDocument = <L extends LineInput>(
   const totals = exact.reduce(add, zero)
   return {
     lines: lines.map((line, i) => ({ ...line, ...toAmounts(exact[i]!) })),
-    subtotal: toJson(totals.net),
-    vat_total: toJson(totals.vat),
-    total: toJson(totals.gross),
+    subtotal: fromDecimal(totals.net),
+    vat_total: fromDecimal(totals.vat),
+    total: fromDecimal(totals.gross),
     vat_summary
   }
 }

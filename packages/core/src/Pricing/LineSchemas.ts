@@ -1,6 +1,7 @@
 /** Document lines as quotes and invoices carry them: what a client sends, and the priced line it gets back. */
 import { z } from "zod"
 import { ProductId, VariantId } from "../Inventory/ProductIds.js"
+import { Amount, amount } from "../Money/Amount.js"
 
 export const LineInput = z.strictObject({
   product_id: ProductId.nullable().optional().describe("a product of the organisation the line sells"),
@@ -11,7 +12,7 @@ export const LineInput = z.strictObject({
     .refine((n) => n !== 0, "must not be zero")
     .refine((n) => Math.abs(n) <= 1e9, "too large"),
   unit: z.string().max(20).nullable().optional(),
-  unit_price: z.number().min(-1e12).max(1e12).describe("net price of one unit"),
+  unit_price: amount(z.number().min(-1e12).max(1e12)).describe("net price of one unit"),
   vat_rate: z.number().min(0).max(100).describe("percent added on top of the net price"),
   discount_percent: z.number().min(0).max(100).nullable().optional()
 })
@@ -23,22 +24,23 @@ export const Line = z.object({
   name: z.string(),
   quantity: z.number(),
   unit: z.string().nullable(),
-  unit_price: z.number(),
+  unit_price: Amount,
   vat_rate: z.number(),
   discount_percent: z.number().nullable(),
-  net: z.number().describe("quantity × unit price less the discount, rounded to the currency's minor unit"),
-  vat: z.number().describe("net × rate, rounded"),
-  gross: z.number().describe("net + vat")
+  net: Amount.describe("quantity × unit price less the discount, rounded to the currency's minor unit"),
+  vat: Amount.describe("net × rate, rounded"),
+  gross: Amount.describe("net + vat")
 })
 export type Line = z.infer<typeof Line>
 
-export const VatSummaryRow = z.object({ vat_rate: z.number(), net: z.number(), vat: z.number(), gross: z.number() })
+export const VatSummaryRow = z.object({ vat_rate: z.number(), net: Amount, vat: Amount, gross: Amount })
+export type VatSummaryRow = z.infer<typeof VatSummaryRow>
 
 /** The amounts every priced document carries, beside its lines. */
 export const DocumentAmounts = {
-  subtotal: z.number().describe("Σ line net"),
-  vat_total: z.number().describe("Σ line VAT"),
-  total: z.number().describe("Σ line gross, in the document's currency"),
+  subtotal: Amount.describe("Σ line net"),
+  vat_total: Amount.describe("Σ line VAT"),
+  total: Amount.describe("Σ line gross, in the document's currency"),
   vat_summary: z.array(VatSummaryRow).describe("per VAT rate, highest first")
 }
 

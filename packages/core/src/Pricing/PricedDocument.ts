@@ -1,13 +1,14 @@
 /** Turns the lines a client sends into the priced lines and totals a quote or invoice stores. */
+import type { Amount } from "../Money/Amount.js"
 import { priceDocument } from "./LinePrice.js"
-import type { Line, LineInput } from "./LineSchemas.js"
+import type { Line, LineInput, VatSummaryRow } from "./LineSchemas.js"
 
 export interface Priced {
   readonly items: Array<Line>
-  readonly subtotal: number
-  readonly vat_total: number
-  readonly total: number
-  readonly vat_summary: Array<{ vat_rate: number; net: number; vat: number; gross: number }>
+  readonly subtotal: Amount
+  readonly vat_total: Amount
+  readonly total: Amount
+  readonly vat_summary: Array<VatSummaryRow>
 }
 
 export const price = (items: ReadonlyArray<LineInput>, currency: string): Priced => {

@@ -186,9 +186,12 @@ const numbers = (currency: string) => {
   // A unit price may be finer than the minor unit (0.125 per piece); it is printed as given.
   const price = new Intl.NumberFormat("en-US", { minimumFractionDigits: digits, maximumFractionDigits: 10 })
   const plain = new Intl.NumberFormat("en-US", { maximumFractionDigits: 10 })
+  // NumberFormat reads decimal text exactly (Intl.NumberFormat v3, Node 19+), so an amount is printed
+  // from its digits; the ES2022 lib's declaration does not name the string form yet.
+  const digitsOf = (a: Money.Amount) => a as unknown as number
   return {
-    amount: (n: number) => amount.format(n),
-    price: (n: number) => price.format(n),
+    amount: (a: Money.Amount) => amount.format(digitsOf(a)),
+    price: (a: Money.Amount) => price.format(digitsOf(a)),
     plain: (n: number) => plain.format(n),
     percent: (n: number) => `${plain.format(n)}%`
   }
@@ -382,28 +385,29 @@ const summary = (doc: Pdf, sheet: Sheet, format: ReturnType<typeof numbers>, top
   const band = { x: MARGIN + WIDTH - 215, width: 215, pad: 10 }
   const labelX = band.x + band.pad
   const valueWidth = band.width - 2 * band.pad
-  const totals: ReadonlyArray<readonly [string, number]> = [
+  const totals: ReadonlyArray<readonly [string, Money.Amount]> = [
     ["Subtotal", sheet.amounts.subtotal],
     ["VAT", sheet.amounts.vat_total]
   ]
+  // A figure takes the band's width beside its label, set smaller when it is wider, never wrapped.
+  const figure = (label: string, value: Money.Amount, y: number, size: number, colours: readonly [string, string]) => {
+    doc.fillColor(colours[0]).fontSize(size).text(label, labelX, y, { width: valueWidth })
+    const beside = doc.widthOfString(label) + 8
+    doc.fillColor(colours[1])
+    oneLine(doc, `${format.amount(value)} ${sheet.currency}`, labelX + beside, y, valueWidth - beside, size)
+  }
   let right = y
   for (const [label, value] of totals) {
-    doc.font("regular").fontSize(9.5).fillColor(MUTED).text(label, labelX, right, { width: valueWidth })
-    doc
-      .fillColor(INK)
-      .text(`${format.amount(value)} ${sheet.currency}`, labelX, right, { width: valueWidth, align: "right" })
+    doc.font("regular")
+    figure(label, value, right, 9.5, [MUTED, INK])
     right += 17
   }
   doc.rect(band.x, right, band.width, 28).fill(ACCENT)
-  doc
-    .font("bold")
-    .fontSize(11)
-    .fillColor("#ffffff")
-    .text(sheet.draft || sheet.title === "Quote" ? "Total" : "Total due", labelX, right + 8.5, { width: valueWidth })
-  doc.fontSize(12).text(`${format.amount(sheet.amounts.total)} ${sheet.currency}`, labelX, right + 8, {
-    width: valueWidth,
-    align: "right"
-  })
+  doc.font("bold")
+  figure(sheet.draft || sheet.title === "Quote" ? "Total" : "Total due", sheet.amounts.total, right + 8, 12, [
+    "#ffffff",
+    "#ffffff"
+  ])
   right += 28
   return Math.max(left, right) + 20
 }

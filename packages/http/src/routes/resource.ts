@@ -376,7 +376,9 @@ export const upsertRoute = <
             "key_mismatch"
           )
         }
-        const input = yield* Validation.parse(upsert.schema, { ...fields, [key]: named })
+        // The body is parsed already (its amounts decoded): only the path's key is left to check.
+        const keyed = yield* Validation.parse(upsert.schema.pick({ [key]: true } as never), { [key]: named })
+        const input = { ...fields, ...(keyed as object) } as z.output<U>
         // `resourceRoutes` gives an upsert spec only with a service that offers `Upserts`.
         const service = (yield* spec.service) as unknown as Upserts<z.output<U>, UpsertCode>
         const done = yield* service.upsert(principal.organisation, input, actorOf(principal))

@@ -1,7 +1,7 @@
 /** Product and stock-movement rows as the drivers return them, and their domain records. */
 import { type Access, Inventory, type Orders, type PurchaseOrders, type Returns } from "@crm/core"
 import { iso, jsonValue } from "./rows.js"
-import { exactNumber, isPlainObject, jsonOf, literalOf } from "./storedValues.js"
+import { amount, exactNumber, isPlainObject, jsonOf, literalOf } from "./storedValues.js"
 
 type Timestamp = Date | string
 type Numeric = string | number
@@ -43,7 +43,7 @@ export const toProduct = (row: ProductRow): Inventory.Product =>
       sku: row.sku,
       name: row.name,
       unit: row.unit,
-      unit_price: exactNumber("unit_price", row.unit_price),
+      unit_price: amount("unit_price", row.unit_price),
       currency: row.currency,
       vat_rate: exactNumber("vat_rate", row.vat_rate),
       active: row.active,

@@ -23,7 +23,7 @@ import {
 } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { toStorageError } from "./errors.js"
-import { exactNumber, exactNumberOrNull, jsonOf, literalOf, literalOrNullOf } from "./storedValues.js"
+import { amount, amountOrNull, exactNumberOrNull, jsonOf, literalOf, literalOrNullOf } from "./storedValues.js"
 
 type Timestamp = Date | string
 
@@ -216,7 +216,7 @@ const dealStatusKind = literalOf("status_kind", Deals.Deal.shape.status_kind)
 export const toDeal = (row: DealRow): Deals.Deal => ({
   id: row.id,
   title: row.title,
-  value: exactNumberOrNull("value", row.value),
+  value: amountOrNull("value", row.value),
   currency: row.currency,
   pipeline_id: row.pipeline_id,
   status_id: row.status_id,
@@ -304,9 +304,9 @@ const vatSummary = jsonOf("vat_summary", Pricing.DocumentAmounts.vat_summary)
 
 /** Beside each document's own lines (`items`), which differ between orders and the others. */
 const documentAmounts = (row: DocumentAmountsRow) => ({
-  subtotal: exactNumber("subtotal", row.subtotal),
-  vat_total: exactNumber("vat_total", row.vat_total),
-  total: exactNumber("total", row.total),
+  subtotal: amount("subtotal", row.subtotal),
+  vat_total: amount("vat_total", row.vat_total),
+  total: amount("total", row.total),
   vat_summary: vatSummary(row.vat_summary)
 })
 
@@ -411,7 +411,7 @@ export const toInvoice = (row: InvoiceRow): Invoicing.Invoice => ({
   buyer: buyer(row.buyer),
   items: invoiceLines(row.items),
   ...documentAmounts(row),
-  paid_amount: exactNumber("paid_amount", row.paid_amount),
+  paid_amount: amount("paid_amount", row.paid_amount),
   vat_reason: row.vat_reason,
   note: row.note,
   quote_id: row.quote_id,
@@ -437,7 +437,7 @@ export interface PaymentRow {
 export const toPayment = (row: PaymentRow): Invoicing.Payment => ({
   id: row.id,
   invoice_id: row.invoice_id,
-  amount: exactNumber("amount", row.amount),
+  amount: amount("amount", row.amount),
   currency: row.currency,
   paid_on: row.paid_on,
   method: row.method,

@@ -1,6 +1,6 @@
 /**
  * What a row holds, checked against the core's own schemas on the way out. A value the core does
- * not accept (a status written by hand or left by an old release, an amount a double cannot carry)
+ * not accept (a status written by hand or left by an old release, `NaN` in a money column)
  * is a storage fault, never a silently wrong record: the reader throws `StoredValueRefused`, which
  * `orStorageError` turns into a `StorageError` of the port operation that read the row.
  *
@@ -8,6 +8,8 @@
  * row of every page: a throw costs nothing until it happens, an `Either` per row is an allocation
  * per row and a second pass over the page at each of the many call sites.
  */
+
+import { Money, Wire } from "@crm/core"
 
 /** A stored value the core's schema does not accept. Never leaves storage-pg: see `orStorageError`. */
 export class StoredValueRefused extends Error {
@@ -52,16 +54,10 @@ const withoutTrailingZeros = (text: string): string => {
 }
 
 /**
- * A `numeric` column (money, a rate) as the number the records carry. The drivers hand it over as
- * its decimal text (`types.ts`); a number only if a driver was left unconfigured, and then there is
- * nothing left to check.
- *
- * The records still carry money as a JavaScript number: that is the core's type and the wire's
- * JSON number, and making money exact across the core is a change of its own. Until then, what
- * this reader promises is that the number is the stored decimal exactly, which holds for every
- * amount the kernel wrote (it writes a double's shortest decimal). A decimal that does not print
- * back as itself from its double (more digits than a double holds, NaN, infinity) is refused
- * instead of rounded.
+ * A `numeric` column that is not money (a rate) as the number the records carry. The drivers hand it
+ * over as its decimal text (`types.ts`); a number only if a driver was left unconfigured, and then
+ * there is nothing left to check. A decimal that does not print back as itself from its double (more
+ * digits than a double holds, NaN, infinity) is refused instead of rounded.
  */
 export const exactNumber = (column: string, value: string | number): number => {
   const number = Number(value)
@@ -72,6 +68,20 @@ export const exactNumber = (column: string, value: string | number): number => {
   }
   throw new StoredValueRefused(`${column} holds ${value}, which a JavaScript number does not carry exactly`)
 }
+
+/**
+ * A money column as the `Amount` the records carry: its decimal text, every digit kept (`12.50` is
+ * `12.5`). Only a `numeric` that is not a number at all (`NaN`) is refused.
+ */
+export const amount = (column: string, value: string | number): Money.Amount => {
+  const read = typeof value === "number" ? Money.ofNumber(value) : Money.ofText(value)
+  if (read !== undefined) return read
+  throw new StoredValueRefused(`${column} holds ${value}, which is not an amount`)
+}
+
+/** `amount` for a nullable column. */
+export const amountOrNull = (column: string, value: string | number | null): Money.Amount | null =>
+  value === null ? null : amount(column, value)
 
 /** `exactNumber` for a nullable column. */
 export const exactNumberOrNull = (column: string, value: string | number | null): number | null =>
@@ -131,6 +141,14 @@ const checkOf = (schema: Walkable): Check => {
       const entry = checkOf(def.valueType as Walkable)
       return (value) => isPlainObject(value) && Object.values(value).every(entry)
     }
+    case "pipe": {
+      // A codec field (money) holds its inside form, or the number a release before it wrote.
+      if (typeof def.reverseTransform !== "function") break
+      const written = checkOf(def.in as Walkable)
+      // The inside form's own check (an amount's text is canonical decimal), not just its type.
+      const inside = def.out as { readonly safeParse: (value: unknown) => { readonly success: boolean } }
+      return (value) => written(value) || inside.safeParse(value).success
+    }
     case "object": {
       const fields = Object.entries(def.shape as Readonly<Record<string, Walkable>>).map(
         ([key, field]) => [key, checkOf(field)] as const
@@ -149,9 +167,10 @@ const checkOf = (schema: Walkable): Check => {
 export const jsonOf = <S extends Walkable>(column: string, schema: S): ((stored: unknown) => Output<S>) => {
   const accepts = checkOf(schema)
   const isAccepted = (value: unknown): value is Output<S> => accepts(value)
+  const decode = Wire.storedDecoder(schema) ?? ((value: unknown) => value)
   return (stored) => {
     const value = typeof stored === "string" ? JSON.parse(stored) : stored
-    if (isAccepted(value)) return value
+    if (isAccepted(value)) return decode(value) as Output<S>
     throw new StoredValueRefused(`${column} holds JSON that the core's schema does not accept`)
   }
 }

@@ -8,7 +8,7 @@ import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
-import { at, bill, newId, offer, opportunity, type StoragePorts, seed, todo } from "./Fixtures.js"
+import { amount, at, bill, newId, offer, opportunity, type StoragePorts, seed, todo } from "./Fixtures.js"
 
 const sorted = (values: ReadonlyArray<string>) => [...values].sort()
 const idsOf = (rows: ReadonlyArray<{ readonly id: string }>) => sorted(rows.map((row) => row.id))
@@ -16,7 +16,7 @@ const idsOf = (rows: ReadonlyArray<{ readonly id: string }>) => sorted(rows.map(
 // Deals with a value, issued invoices and accepted quotes (each with a number of its own): what the
 // analytics reads sum and count.
 const deal = (org: Settings.Organisation, overrides: Partial<Deals.Deal> = {}): Deals.Deal =>
-  opportunity(org, { value: 10, ...overrides })
+  opportunity(org, { value: amount(10), ...overrides })
 
 let numbers = 0
 const invoice = (overrides: Partial<Invoicing.Invoice> = {}): Invoicing.Invoice =>
@@ -101,14 +101,14 @@ export const suite = (
         const contact = newId(Contacts.ContactId)
         const company = newId(Companies.CompanyId)
         const issued = invoice({ contact_id: contact })
-        const partial = invoice({ status: "partial", paid_amount: 21, company_id: company })
+        const partial = invoice({ status: "partial", paid_amount: amount(21), company_id: company })
         const overdue = invoice({ status: "overdue", contact_id: contact, company_id: company })
         const others = [
           invoice({ status: "draft", number: undefined }),
-          invoice({ status: "paid", paid_amount: 121 }),
+          invoice({ status: "paid", paid_amount: amount(121) }),
           invoice({ status: "cancelled" }),
           invoice({ kind: "proforma" }),
-          invoice({ kind: "storno", total: -121 })
+          invoice({ kind: "storno", total: amount(-121) })
         ]
         for (const i of [issued, partial, overdue, ...others]) yield* repo.insert(a.id, i)
         yield* repo.insert(b.id, invoice())

@@ -2,13 +2,14 @@
  * The deal port (`DealRepository`): rows round-trip exactly, lists filter and page, stage visits
  * form a history, and `getForUpdate` holds a deal until its unit of work commits.
  */
-import { Access, Companies, Contacts, Deals, Organisation } from "@crm/core"
+import { Access, Companies, Contacts, Deals, Money, Organisation } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
 import {
+  amount,
   at,
   expectHeldUntilCommit,
   ids,
@@ -55,7 +56,7 @@ export const suite = (
         const stages = stagesOf(a)
         const full = opportunity(a, {
           title: "Rollout 2027",
-          value: 1234.5,
+          value: amount(1234.5),
           currency: "CZK",
           status_id: stages.lost,
           status_kind: "lost",
@@ -85,13 +86,14 @@ export const suite = (
 
         // Values are exact, whatever their size or decimals; dates stay the calendar day they were.
         const edges = [
-          opportunity(a, { value: 0, expected_close_date: "2026-01-01" }),
-          opportunity(a, { value: 0.07, expected_close_date: "2027-06-30" }),
-          opportunity(a, { value: 99_999_999.99, expected_close_date: "1999-12-31" }),
-          opportunity(a, { value: 1e15, expected_close_date: "2100-02-28" })
+          opportunity(a, { value: amount(0), expected_close_date: "2026-01-01" }),
+          opportunity(a, { value: amount(0.07), expected_close_date: "2027-06-30" }),
+          opportunity(a, { value: amount(99_999_999.99), expected_close_date: "1999-12-31" }),
+          opportunity(a, { value: amount(1e15), expected_close_date: "2100-02-28" })
         ]
         for (const deal of edges) yield* repo.insert(a.id, deal)
         for (const deal of edges) expect(Option.getOrThrow(yield* repo.get(a.id, deal.id))).toEqual(deal)
+        expect(edges.map((deal) => deal.value)).toEqual(["0", "0.07", "99999999.99", "1000000000000000"])
 
         expect(Option.isNone(yield* repo.get(b.id, full.id))).toBe(true)
         expect(Option.isNone(yield* repo.getForUpdate(b.id, full.id))).toBe(true)
@@ -102,12 +104,39 @@ export const suite = (
     )
 
     test(
+      "an amount with more digits than a double carries is stored and read back as the same text",
+      Effect.gen(function* () {
+        const { a } = yield* seed
+        const repo = yield* Deals.DealRepository
+        // A double holds about 16 significant digits: Number("123456789012345678.01") is 123456789012345680.
+        const wide = [
+          Money.AmountText.parse("123456789012345678.01"),
+          Money.AmountText.parse("-0.000000000000000000123"),
+          Money.AmountText.parse("100000000000000000000000000000.5")
+        ]
+        const deals = wide.map((value, i) => opportunity(a, { title: `Wide ${i}`, value, created_at: at(i) }))
+        for (const deal of deals) yield* repo.insert(a.id, deal)
+        for (const deal of deals) {
+          const got = Option.getOrThrow(yield* repo.get(a.id, deal.id))
+          expect(got).toEqual(deal)
+          expect(Option.getOrThrow(yield* repo.getForUpdate(a.id, deal.id)).value).toBe(deal.value)
+        }
+        expect((yield* repo.list(a.id, {}, page(50))).map((deal) => deal.value)).toEqual([...wide].reverse())
+
+        // An update writes it exactly too.
+        const changed = { ...deals[0]!, value: Money.AmountText.parse("-98765432109876543.21"), updated_at: at(9) }
+        yield* repo.update(a.id, changed)
+        expect(Option.getOrThrow(yield* repo.get(a.id, changed.id)).value).toBe("-98765432109876543.21")
+      })
+    )
+
+    test(
       "update replaces the fields; archive hides the deal from get, getForUpdate and list; neither crosses organisations",
       Effect.gen(function* () {
         const { a, b } = yield* seed
         const repo = yield* Deals.DealRepository
         const stages = stagesOf(a)
-        const deal = opportunity(a, { title: "Rollout", value: 10, created_at: at(1), updated_at: at(1) })
+        const deal = opportunity(a, { title: "Rollout", value: amount(10), created_at: at(1), updated_at: at(1) })
         const other = opportunity(a, { title: "Other", created_at: at(2), updated_at: at(2) })
         yield* repo.insert(a.id, deal)
         yield* repo.insert(a.id, other)
@@ -115,7 +144,7 @@ export const suite = (
         const won: Deal = {
           ...deal,
           title: "Rollout, signed",
-          value: 2500.25,
+          value: amount(2500.25),
           currency: "USD",
           status_id: stages.won,
           status_kind: "won",
@@ -324,9 +353,9 @@ export const suite = (
       Effect.gen(function* () {
         const { a } = yield* seed
         const repo = yield* Deals.DealRepository
-        const deal = opportunity(a, { title: "Contended", value: 100 })
+        const deal = opportunity(a, { title: "Contended", value: amount(100) })
         yield* repo.insert(a.id, deal)
-        const changed = { ...deal, title: "Changed by the first unit", value: 200, updated_at: at(1) }
+        const changed = { ...deal, title: "Changed by the first unit", value: amount(200), updated_at: at(1) }
         yield* expectHeldUntilCommit(repo.getForUpdate(a.id, deal.id), repo.update(a.id, changed), deal, changed)
         expect(Option.getOrThrow(yield* repo.get(a.id, deal.id))).toEqual(changed)
       })

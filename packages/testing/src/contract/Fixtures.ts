@@ -14,6 +14,7 @@ import {
   Ids,
   Invoicing,
   type Kernel,
+  Money,
   Organisation,
   type Pricing,
   Quotes,
@@ -37,6 +38,8 @@ export const at = (ms: number): string => new Date(T0 + ms).toISOString()
 export const page = (limit: number, offset = 0) => ({ limit, offset })
 export const ids = (rows: ReadonlyArray<{ readonly id: string }>): Array<string> => rows.map((row) => row.id)
 export const uuid = (): string => crypto.randomUUID()
+/** The amount a JSON number was written as (`amount(99.99)` is `"99.99"`), for the money fields of records. */
+export const amount = (n: number): Money.Amount => Money.ofNumber(n)
 /** A new id of a kind (`Contacts.ContactId`), for records a contract builds without the kernel. */
 export const newId = <K extends z.ZodType<string>>(kind: K): z.output<K> => Ids.brand(kind, uuid())
 /** A new organisation's id, for tenants a contract makes up without storing an organisation. */
@@ -161,12 +164,12 @@ export const line = (overrides: Partial<Pricing.Line> = {}): Pricing.Line => ({
   name: "Consulting",
   quantity: 1,
   unit: null,
-  unit_price: 100,
+  unit_price: amount(100),
   vat_rate: 21,
   discount_percent: null,
-  net: 100,
-  vat: 21,
-  gross: 121,
+  net: amount(100),
+  vat: amount(21),
+  gross: amount(121),
   ...overrides
 })
 
@@ -177,20 +180,28 @@ export const pricedLines = () => ({
       name: "Audit",
       quantity: 1234.5,
       unit: "h",
-      unit_price: 0.07,
+      unit_price: amount(0.07),
       discount_percent: 12.5,
-      net: 75.61,
-      vat: 15.88,
-      gross: 91.49
+      net: amount(75.61),
+      vat: amount(15.88),
+      gross: amount(91.49)
     }),
-    line({ name: 'Licence\n"pro"', quantity: -1, unit_price: 1e9, vat_rate: 0, net: -1e9, vat: 0, gross: -1e9 })
+    line({
+      name: 'Licence\n"pro"',
+      quantity: -1,
+      unit_price: amount(1e9),
+      vat_rate: 0,
+      net: amount(-1e9),
+      vat: amount(0),
+      gross: amount(-1e9)
+    })
   ],
-  subtotal: 1234.5,
-  vat_total: 0.07,
-  total: 1234.57,
+  subtotal: amount(1234.5),
+  vat_total: amount(0.07),
+  total: amount(1234.57),
   vat_summary: [
-    { vat_rate: 21, net: 75.61, vat: 15.88, gross: 91.49 },
-    { vat_rate: 0, net: -1e9, vat: 0, gross: -1e9 }
+    { vat_rate: 21, net: amount(75.61), vat: amount(15.88), gross: amount(91.49) },
+    { vat_rate: 0, net: amount(-1e9), vat: amount(0), gross: amount(-1e9) }
   ]
 })
 
@@ -203,10 +214,10 @@ export const offer = (overrides: Partial<Quotes.Quote> = {}): Quotes.Quote => ({
   contact_id: null,
   company_id: null,
   items: [line()],
-  subtotal: 100,
-  vat_total: 21,
-  total: 121,
-  vat_summary: [{ vat_rate: 21, net: 100, vat: 21, gross: 121 }],
+  subtotal: amount(100),
+  vat_total: amount(21),
+  total: amount(121),
+  vat_summary: [{ vat_rate: 21, net: amount(100), vat: amount(21), gross: amount(121) }],
   valid_until: null,
   vat_reason: null,
   note: null,
@@ -230,11 +241,11 @@ export const bill = (overrides: Partial<Invoicing.Invoice> = {}): Invoicing.Invo
   company_id: null,
   buyer: { name: null, email: null, vat_number: null, city: null, country: null },
   items: [line()],
-  subtotal: 100,
-  vat_total: 21,
-  total: 121,
-  vat_summary: [{ vat_rate: 21, net: 100, vat: 21, gross: 121 }],
-  paid_amount: 0,
+  subtotal: amount(100),
+  vat_total: amount(21),
+  total: amount(121),
+  vat_summary: [{ vat_rate: 21, net: amount(100), vat: amount(21), gross: amount(121) }],
+  paid_amount: Money.ZERO,
   vat_reason: null,
   note: null,
   quote_id: null,

@@ -21,7 +21,7 @@ import * as Fiber from "effect/Fiber"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
-import { at, Boom, newId, organisationId, page, uuid } from "./Fixtures.js"
+import { amount, at, Boom, newId, organisationId, page, uuid } from "./Fixtures.js"
 
 type Product = Inventory.Product
 type StockMovement = Inventory.StockMovement
@@ -31,7 +31,7 @@ const goods = (overrides: Partial<Product> = {}): Product => ({
   sku: `SKU-${uuid()}`,
   name: "Mug",
   unit: "pcs",
-  unit_price: 12.5,
+  unit_price: amount(12.5),
   currency: "EUR",
   vat_rate: 21,
   active: true,
@@ -51,7 +51,7 @@ const sized = (overrides: Partial<Product> = {}): Product =>
     options: [{ name: "size", values: ["S", "M"] }],
     variants: [
       { id: newId(Inventory.VariantId), sku: "S", options: { size: "S" }, unit_price: null, stock: null },
-      { id: newId(Inventory.VariantId), sku: null, options: { size: "M" }, unit_price: 13.25, stock: null }
+      { id: newId(Inventory.VariantId), sku: null, options: { size: "M" }, unit_price: amount(13.25), stock: null }
     ],
     ...overrides
   })
@@ -107,7 +107,7 @@ export const suite = (
         Effect.gen(function* () {
           const { products } = yield* ports
           const org = organisationId()
-          const shirt = sized({ category: "wear", low_stock_threshold: 2, unit_price: 0.1 })
+          const shirt = sized({ category: "wear", low_stock_threshold: 2, unit_price: amount(0.1) })
           yield* products.insert(org, { ...shirt, stock: 5, variants: shirt.variants.map((v) => ({ ...v, stock: 3 })) })
           expect(Option.getOrThrow(yield* products.get(org, shirt.id))).toEqual(shirt)
           expect(Option.getOrThrow(yield* products.getForUpdate(org, shirt.id))).toEqual(shirt)
@@ -175,7 +175,7 @@ export const suite = (
           const changed: Product = {
             ...shirt,
             name: "Shirt",
-            unit_price: 15,
+            unit_price: amount(15),
             options: [{ name: "size", values: ["S", "L"] }],
             variants: [{ ...small!, stock: 42 }, large],
             stock: 1000,

@@ -2,17 +2,19 @@
  * The invoice port (`InvoiceRepository`): rows and payments round-trip exactly (a draft without a
  * number key), lists filter and page, and `getForUpdate` holds an invoice until its unit commits.
  */
-import { Companies, Contacts, Invoicing, Quotes } from "@crm/core"
+import { Companies, Contacts, Invoicing, Money, Quotes } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
 import {
+  amount,
   at,
   bill,
   expectHeldUntilCommit,
   ids,
+  line,
   newestFirst,
   newId,
   page,
@@ -27,7 +29,7 @@ type Payment = Invoicing.Payment
 const payment = (invoice: Invoice, overrides: Partial<Payment> = {}): Payment => ({
   id: newId(Invoicing.PaymentId),
   invoice_id: invoice.id,
-  amount: 10,
+  amount: amount(10),
   currency: invoice.currency,
   paid_on: "2026-03-10",
   method: null,
@@ -68,7 +70,7 @@ export const suite = (
             country: "CZ"
           },
           ...pricedLines(),
-          paid_amount: 0.07,
+          paid_amount: amount(0.07),
           vat_reason: "reverse charge",
           note: "thank you\nfor your business",
           quote_id: newId(Quotes.QuoteId),
@@ -101,13 +103,35 @@ export const suite = (
 
         // Amounts are exact, whatever their size or decimals; dates stay the calendar day they were.
         const edges = [
-          bill({ total: 0, paid_amount: 0, exchange_rate: 0.07, issue_date: "2026-01-01", due_date: "2026-01-01" }),
-          bill({ total: 1234.5, paid_amount: 1234.5, exchange_rate: 0.15432, fulfilment_date: "2027-06-30" }),
-          bill({ total: 99_999_999.99, paid_amount: 0.01, issue_date: "1999-12-31", due_date: "2000-01-14" }),
-          bill({ total: 1e15, subtotal: -0.07, exchange_rate: 1e9, due_date: "2100-02-28" })
+          bill({
+            total: amount(0),
+            paid_amount: amount(0),
+            exchange_rate: 0.07,
+            issue_date: "2026-01-01",
+            due_date: "2026-01-01"
+          }),
+          bill({
+            total: amount(1234.5),
+            paid_amount: amount(1234.5),
+            exchange_rate: 0.15432,
+            fulfilment_date: "2027-06-30"
+          }),
+          bill({
+            total: amount(99_999_999.99),
+            paid_amount: amount(0.01),
+            issue_date: "1999-12-31",
+            due_date: "2000-01-14"
+          }),
+          bill({ total: amount(1e15), subtotal: amount(-0.07), exchange_rate: 1e9, due_date: "2100-02-28" })
         ]
         for (const invoice of edges) yield* repo.insert(a.id, invoice)
         for (const invoice of edges) expect(Option.getOrThrow(yield* repo.get(a.id, invoice.id))).toEqual(invoice)
+        expect(edges.map((invoice) => [invoice.total, invoice.paid_amount])).toEqual([
+          ["0", "0"],
+          ["1234.5", "1234.5"],
+          ["99999999.99", "0.01"],
+          ["1000000000000000", "0"]
+        ])
 
         expect(Option.getOrThrow(yield* repo.organisationOf(issued.id))).toBe(a.id)
         expect(Option.isNone(yield* repo.organisationOf(newId(Invoicing.InvoiceId)))).toBe(true)
@@ -115,6 +139,49 @@ export const suite = (
         expect(Option.isNone(yield* repo.getForUpdate(b.id, issued.id))).toBe(true)
         expect(Option.isNone(yield* repo.get(a.id, newId(Invoicing.InvoiceId)))).toBe(true)
         expect(yield* repo.list(b.id, {}, page(50))).toEqual([])
+      })
+    )
+
+    test(
+      "amounts with more digits than a double carries round-trip as the same text, in columns, lines and payments",
+      Effect.gen(function* () {
+        const { a } = yield* seed
+        const repo = yield* Invoicing.InvoiceRepository
+        const wide = (text: string) => Money.AmountText.parse(text)
+        const item = line({
+          unit_price: wide("123456789012345678.01"),
+          net: wide("123456789012345678.01"),
+          vat: wide("25925925692592592.38"),
+          gross: wide("149382714704938270.39")
+        })
+        const invoice = bill({
+          status: "partial",
+          number: "W-1",
+          items: [item],
+          subtotal: wide("123456789012345678.01"),
+          vat_total: wide("25925925692592592.38"),
+          total: wide("149382714704938270.39"),
+          vat_summary: [
+            {
+              vat_rate: 21,
+              net: wide("123456789012345678.01"),
+              vat: wide("25925925692592592.38"),
+              gross: wide("149382714704938270.39")
+            }
+          ],
+          paid_amount: wide("-0.000000000000000000123")
+        })
+        yield* repo.insert(a.id, invoice)
+        const got = Option.getOrThrow(yield* repo.get(a.id, invoice.id))
+        expect(got).toEqual(invoice)
+        expect(got.total).toBe("149382714704938270.39")
+        expect(got.items[0]!.unit_price).toBe("123456789012345678.01")
+        expect(got.vat_summary[0]!.gross).toBe("149382714704938270.39")
+        expect(got.paid_amount).toBe("-0.000000000000000000123")
+
+        const paid = payment(invoice, { amount: wide("98765432109876543.21") })
+        yield* repo.addPayment(a.id, paid)
+        expect(yield* repo.payments(a.id, invoice.id)).toEqual([paid])
       })
     )
 
@@ -138,7 +205,7 @@ export const suite = (
           company_id: newId(Companies.CompanyId),
           buyer: { name: "Ann Lee", email: null, vat_number: null, city: "Praha", country: "CZ" },
           ...pricedLines(),
-          paid_amount: 100.5,
+          paid_amount: amount(100.5),
           vat_reason: "exempt",
           note: "issued",
           quote_id: newId(Quotes.QuoteId),
@@ -230,15 +297,15 @@ export const suite = (
         yield* repo.insert(a.id, invoice)
         yield* repo.insert(a.id, neighbour)
         const later = payment(invoice, {
-          amount: 1234.5,
+          amount: amount(1234.5),
           paid_on: "2026-03-31",
           method: "bank transfer",
           reference: "VS 2026000001",
           created_at: at(30)
         })
-        const first = payment(invoice, { amount: 0.07, paid_on: "2026-02-28", created_at: at(10) })
-        const sameInstant = [0.01, 99_999_999.99, 1e12].map((amount) =>
-          payment(invoice, { amount, paid_on: "1999-12-31", created_at: at(20) })
+        const first = payment(invoice, { amount: amount(0.07), paid_on: "2026-02-28", created_at: at(10) })
+        const sameInstant = [0.01, 99_999_999.99, 1e12].map((paid) =>
+          payment(invoice, { amount: amount(paid), paid_on: "1999-12-31", created_at: at(20) })
         )
         for (const paid of [later, first, ...sameInstant]) yield* repo.addPayment(a.id, paid)
         yield* repo.addPayment(a.id, payment(neighbour, { created_at: at(5) }))
@@ -258,7 +325,7 @@ export const suite = (
         const today = "2026-03-10"
         const due = [
           bill({ status: "issued", number: "1", due_date: "2026-03-09" }),
-          bill({ status: "partial", number: "2", due_date: "2025-12-31", paid_amount: 50.5 })
+          bill({ status: "partial", number: "2", due_date: "2025-12-31", paid_amount: amount(50.5) })
         ]
         const kept = [
           bill({ status: "issued", number: "3", due_date: today }),

@@ -9,7 +9,7 @@ import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
-import { at, ids, newId, organisationId, page, type StoragePorts } from "./Fixtures.js"
+import { amount, at, ids, newId, organisationId, page, type StoragePorts } from "./Fixtures.js"
 
 const order = (fields: Partial<Orders.Order> = {}): Orders.Order => ({
   id: newId(Orders.OrderId),
@@ -25,18 +25,18 @@ const order = (fields: Partial<Orders.Order> = {}): Orders.Order => ({
       variant_id: null,
       name: "Mug",
       quantity: 2,
-      unit_price: 10.5,
+      unit_price: amount(10.5),
       vat_rate: 21,
-      net: 21,
-      vat: 4.41,
-      gross: 25.41,
+      net: amount(21),
+      vat: amount(4.41),
+      gross: amount(25.41),
       stock_taken: true
     }
   ],
-  subtotal: 21,
-  vat_total: 4.41,
-  total: 25.41,
-  vat_summary: [{ vat_rate: 21, net: 21, vat: 4.41, gross: 25.41 }],
+  subtotal: amount(21),
+  vat_total: amount(4.41),
+  total: amount(25.41),
+  vat_summary: [{ vat_rate: 21, net: amount(21), vat: amount(4.41), gross: amount(25.41) }],
   tracking_url: null,
   contact_id: newId(Contacts.ContactId),
   deal_id: null,

@@ -9,6 +9,7 @@ import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
 import {
+  amount,
   at,
   expectHeldUntilCommit,
   ids,
@@ -67,13 +68,24 @@ export const suite = (
 
         // Amounts are exact, whatever their size or decimals; dates stay the calendar day they were.
         const edges = [
-          offer({ total: 0, subtotal: 0, vat_total: 0, valid_until: "2026-01-01" }),
-          offer({ total: 0.07, subtotal: 1234.5, vat_total: -0.01, valid_until: "2027-06-30" }),
-          offer({ total: 99_999_999.99, valid_until: "1999-12-31" }),
-          offer({ total: 1e15, valid_until: "2100-02-28" })
+          offer({ total: amount(0), subtotal: amount(0), vat_total: amount(0), valid_until: "2026-01-01" }),
+          offer({
+            total: amount(0.07),
+            subtotal: amount(1234.5),
+            vat_total: amount(-0.01),
+            valid_until: "2027-06-30"
+          }),
+          offer({ total: amount(99_999_999.99), valid_until: "1999-12-31" }),
+          offer({ total: amount(1e15), valid_until: "2100-02-28" })
         ]
         for (const quote of edges) yield* repo.insert(a.id, quote)
         for (const quote of edges) expect(Option.getOrThrow(yield* repo.get(a.id, quote.id))).toEqual(quote)
+        expect(edges.map((quote) => [quote.subtotal, quote.vat_total, quote.total])).toEqual([
+          ["0", "0", "0"],
+          ["1234.5", "-0.01", "0.07"],
+          ["100", "21", "99999999.99"],
+          ["100", "21", "1000000000000000"]
+        ])
 
         expect(Option.getOrThrow(yield* repo.organisationOf(full.id))).toBe(a.id)
         expect(Option.isNone(yield* repo.organisationOf(newId(Quotes.QuoteId)))).toBe(true)

@@ -1,4 +1,4 @@
-import { Deals } from "@crm/core"
+import { Deals, Money } from "@crm/core"
 import * as Effect from "effect/Effect"
 import type fc from "fast-check"
 import { same } from "../Check.js"
@@ -17,7 +17,11 @@ export class CreateDeal implements fc.AsyncCommand<Model, Real> {
     const result = await attempt(
       real,
       Effect.flatMap(Deals.Deals, (deals) =>
-        deals.create(real.organisation, { title: "deal", value: this.value, pipeline_id: pipeline.id }, real.actor)
+        deals.create(
+          real.organisation,
+          { title: "deal", value: this.value === null ? null : Money.ofNumber(this.value), pipeline_id: pipeline.id },
+          real.actor
+        )
       )
     )
     if (result._tag === "Left") throw result.left

@@ -2,7 +2,7 @@
  * The model of deals and tasks the commands are checked against, deliberately simpler than the
  * kernel: where each deal stands, which tasks are done, and the events the log must hold.
  */
-import { type Access, Deals, type Events, type Settings, Tasks } from "@crm/core"
+import { type Access, Deals, type Events, Money, type Settings, Tasks } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { ensure, same, sameEventLog } from "../Check.js"
 import type * as Runner from "../Runner.js"
@@ -36,6 +36,7 @@ export interface ModelDeal {
   readonly id: Deals.DealId
   pipelineId: string
   statusId: string
+  /** The number the deal's value was written as; the kernel holds it as the exact `Money.Amount`. */
   value: number | null
 }
 
@@ -78,7 +79,11 @@ export const checkAgainstModel = async (model: Model, real: Real) => {
         )
         same(
           { pipeline: deal.pipeline_id, status: deal.status_id, value: deal.value },
-          { pipeline: expected.pipelineId, status: expected.statusId, value: expected.value },
+          {
+            pipeline: expected.pipelineId,
+            status: expected.statusId,
+            value: expected.value === null ? null : Money.ofNumber(expected.value)
+          },
           `deal ${deal.id}`
         )
       }

@@ -1,4 +1,4 @@
-import { Deals } from "@crm/core"
+import { Deals, Money } from "@crm/core"
 import * as Effect from "effect/Effect"
 import type fc from "fast-check"
 import { attempt } from "../Runner.js"
@@ -16,7 +16,12 @@ export class PatchDeal implements fc.AsyncCommand<Model, Real> {
     const result = await attempt(
       real,
       Effect.flatMap(Deals.Deals, (deals) =>
-        deals.update(real.organisation, deal.id, { value: this.value }, real.actor)
+        deals.update(
+          real.organisation,
+          deal.id,
+          { value: this.value === null ? null : Money.ofNumber(this.value) },
+          real.actor
+        )
       )
     )
     if (result._tag === "Left") throw result.left

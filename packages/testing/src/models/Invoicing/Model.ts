@@ -4,7 +4,8 @@
  * whole unit prices, so every amount is exact), the counter its number was given, and the events
  * the log must hold.
  */
-import { type Access, type Events, Invoicing } from "@crm/core"
+import { type Access, type Events, Invoicing, Money } from "@crm/core"
+import * as BigDecimal from "effect/BigDecimal"
 import * as Effect from "effect/Effect"
 import { same, sameEventLog } from "../Check.js"
 import type * as Runner from "../Runner.js"
@@ -54,6 +55,9 @@ export const totalCents = (lines: ReadonlyArray<Line>): number =>
 
 export const paidCents = (invoice: ModelInvoice): number => invoice.payments.reduce((sum, cents) => sum + cents, 0)
 
+/** The exact amount a whole number of cents is (`12345` is `"123.45"`), as the kernel's records carry it. */
+export const amountOfCents = (cents: number): Money.Amount => Money.fromDecimal(BigDecimal.make(BigInt(cents), 2))
+
 /** The lines as the service takes them, checked by the wire schema a client's request would meet. */
 export const items = (lines: ReadonlyArray<Line>) =>
   Invoicing.InvoiceCreate.shape.items.parse(
@@ -84,8 +88,8 @@ export const checkAgainstModel = async (model: Model, real: Real) => {
           {
             kind: expected.kind,
             status: expected.status,
-            total: expected.totalCents / 100,
-            paid: paidCents(expected) / 100,
+            total: amountOfCents(expected.totalCents),
+            paid: amountOfCents(paidCents(expected)),
             number:
               expected.counter === null
                 ? null
@@ -98,7 +102,7 @@ export const checkAgainstModel = async (model: Model, real: Real) => {
         const payments = yield* invoicing.payments(organisation, expected.id)
         same(
           payments.map((payment) => payment.amount),
-          expected.payments.map((cents) => cents / 100),
+          expected.payments.map(amountOfCents),
           `payments of invoice ${expected.id}`
         )
       }

@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import type fc from "fast-check"
 import { same } from "../Check.js"
 import { attempt } from "../Runner.js"
-import { checkAgainstModel, type Model, paidCents, pick, type Real } from "./Model.js"
+import { amountOfCents, checkAgainstModel, type Model, paidCents, pick, type Real } from "./Model.js"
 
 /** How much a payment is: a share (0 to 1) of what is outstanding, exactly the rest, or a cent more than the rest. */
 export type Share = { readonly part: number } | "rest" | "over"
@@ -47,7 +47,7 @@ export class PayInvoice implements fc.AsyncCommand<Model, Real> {
       same(result._tag === "Left" && result.left.code, "validation_failed", "a payment above the outstanding amount")
     } else {
       if (result._tag === "Left") throw result.left
-      same(result.right.amount, amount / 100, "the payment's amount")
+      same(result.right.amount, amountOfCents(amount), "the payment's amount")
       invoice.payments.push(amount)
       invoice.status = amount === outstanding ? "paid" : "partial"
       if (invoice.status === "paid") model.events.push(`invoice.paid:${invoice.id}`)
