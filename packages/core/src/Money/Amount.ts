@@ -7,6 +7,7 @@ import * as BigDecimal from "effect/BigDecimal"
 import * as Option from "effect/Option"
 import { z } from "zod"
 
+const CANONICAL = /^(0|-?(0\.\d*[1-9]|[1-9]\d*(\.\d*[1-9])?))$/
 /**
  * An amount inside the kernel: plain decimal text (`"1234.5"`, `"-0.07"`, `"1000000000000000000000"`),
  * no exponent, no trailing zeros, `"0"` for zero. Text keeps every digit a `numeric` column holds, and it
@@ -14,7 +15,7 @@ import { z } from "zod"
  */
 export const AmountText = z
   .string()
-  .regex(/^(0|-?(0\.\d*[1-9]|[1-9]\d*(\.\d*[1-9])?))$/, "must be decimal text without exponent or trailing zeros")
+  .regex(CANONICAL, "must be decimal text without exponent or trailing zeros")
   .brand<"Amount">()
 export type Amount = z.output<typeof AmountText>
 
@@ -48,8 +49,10 @@ export const ofNumber = (n: number): Amount => fromDecimal(decimal(n))
  * else, an exponent included: `1e999999999` would be a billion digits.
  */
 export const ofText = (text: string): Amount | undefined => {
+  // A column keeps the scale it was written with, and the kernel writes canonical text: most reads are that.
+  if (CANONICAL.test(text)) return text as Amount
   if (!/^[+-]?\d+(\.\d+)?$/.test(text)) return undefined
-  return Option.getOrUndefined(Option.map(BigDecimal.fromString(text), fromDecimal))
+  return fromDecimal(BigDecimal.unsafeFromString(text))
 }
 
 /**
@@ -68,19 +71,12 @@ export const toJson = (d: BigDecimal.BigDecimal): number => Number(BigDecimal.fo
  * JSON Schema is the number's (`Wire.asWritten`), in requests and responses alike.
  */
 export const amount = <S extends z.ZodNumber>(wire: S) =>
-  z.codec(wire, AmountText, { decode: ofNumber, encode: (text) => Number(text) as z.output<S> })
+  z.codec(wire, AmountText, { decode: ofNumber, encode: (text) => toNumber(text as Amount) as z.output<S> })
 
 /** An amount in a record or a response: any JSON number. */
 export const Amount = amount(z.number())
 
 export const ZERO: Amount = "0" as Amount
-
-/** The sum of amounts, exact. */
-export const sum = (amounts: Iterable<Amount>): Amount => {
-  let total = BigDecimal.make(0n, 0)
-  for (const a of amounts) total = BigDecimal.sum(total, toDecimal(a))
-  return fromDecimal(total)
-}
 
 /** How many decimals an amount has (`"12.5"`: 1, `"100"`: 0). */
 export const decimalsOf = (amount: Amount): number => {
