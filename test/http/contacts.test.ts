@@ -1,4 +1,5 @@
 import { expect, it } from "vitest"
+import { newestFirst } from "../support/answers.js"
 import { onEveryStore } from "../support/suite.js"
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
@@ -146,10 +147,7 @@ onEveryStore("contacts", (server) => {
     const { client } = await server().tenant()
     const created: Array<{ id: string; created_at: string }> = []
     for (let i = 0; i < 5; i++) created.push((await client.post("/contacts", { first_name: `n${i}` })).body)
-    // Newest first, ties (two creates in one millisecond) by id descending, as the contract orders.
-    const ids = created
-      .sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id))
-      .map((contact) => contact.id)
+    const ids = newestFirst(...created)
     const first = await client.get("/contacts?limit=2")
     expect(first.body).toMatchObject({ limit: 2, offset: 0, has_more: true })
     expect(first.body.data.map((c: any) => c.id)).toEqual([ids[0], ids[1]])

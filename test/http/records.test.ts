@@ -1,4 +1,5 @@
 import { expect, it } from "vitest"
+import { newestFirst } from "../support/answers.js"
 import type { Client } from "../support/server.js"
 import { onEveryStore } from "../support/suite.js"
 
@@ -393,19 +394,19 @@ onEveryStore("records", (server) => {
       expect(page.status, query).toBe(200)
       return page.body.data.map((r: any) => r.id)
     }
-    expect(await ids("")).toEqual([three.body.id, two.body.id, one.body.id])
-    expect(await ids("?type=timesheet")).toEqual([two.body.id, one.body.id])
+    expect(await ids("")).toEqual(newestFirst(one.body, two.body, three.body))
+    expect(await ids("?type=timesheet")).toEqual(newestFirst(one.body, two.body))
     expect(await ids("?type=project")).toEqual([three.body.id])
     expect(await ids(`?contact_id=${contact.body.id}`)).toEqual([one.body.id])
     expect(await ids(`?company_id=${company.body.id}`)).toEqual([two.body.id])
     expect(await ids(`?deal_id=${deal.body.id}`)).toEqual([three.body.id])
-    expect(await ids("?q=WEEK")).toEqual([two.body.id, one.body.id])
+    expect(await ids("?q=WEEK")).toEqual(newestFirst(one.body, two.body))
     expect(await ids("?q=1%25")).toEqual([one.body.id])
     expect(await ids("?q=%25")).toEqual([one.body.id])
     expect(await ids("?type=timesheet&q=2")).toEqual([two.body.id])
     const page = await client.get("/records?limit=1&offset=1")
     expect(page.body).toMatchObject({ limit: 1, offset: 1, has_more: true })
-    expect(page.body.data.map((r: any) => r.id)).toEqual([two.body.id])
+    expect(page.body.data.map((r: any) => r.id)).toEqual([newestFirst(one.body, two.body, three.body)[1]])
     expect(page.body.data[0]).not.toHaveProperty("ignored_fields")
     for (const query of ["?type=invoice", "?contact_id=nope", "?limit=0"]) {
       const refused = await client.get(`/records${query}`)

@@ -23,3 +23,10 @@ export const movements = async (client: Client, id: string, query = ""): Promise
   expect(page.status).toBe(200)
   return page.body.data
 }
+
+/**
+ * The ids of records in the order a default list gives them: newest created first, ties (two creates
+ * in one millisecond) by id descending.
+ */
+export const newestFirst = (...records: ReadonlyArray<{ id: string; created_at: string }>): Array<string> =>
+  [...records].sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id)).map((r) => r.id)
