@@ -249,7 +249,8 @@ interface CodecDef {
   readonly reverseTransform?: (value: unknown, payload: unknown) => unknown
 }
 
-const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
+/** A JSON object: not null, not an array. */
+export const isPlainObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
 /**
@@ -280,7 +281,7 @@ const converter = (schema: Walked, leaf: (def: CodecDef) => Convert): Convert | 
       })
       if (fields.length === 0) return undefined
       return (value) => {
-        if (!isObject(value)) return value
+        if (!isPlainObject(value)) return value
         let out: Record<string, unknown> | undefined
         for (const [key, convert] of fields) {
           const before = value[key]
@@ -303,7 +304,7 @@ const converter = (schema: Walked, leaf: (def: CodecDef) => Convert): Convert | 
           const out = value.map(each)
           return out.every((item, n) => item === value[n]) ? value : out
         }
-        if (!isObject(value) || def.type === "array") return value
+        if (!isPlainObject(value) || def.type === "array") return value
         return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, each(item)]))
       }
     }
@@ -319,7 +320,7 @@ const converter = (schema: Walked, leaf: (def: CodecDef) => Convert): Convert | 
         throw new Error("a union of other schemas than objects, holding codec fields, is not converted")
       }
       return (value) => {
-        if (!isObject(value)) return value
+        if (!isPlainObject(value)) return value
         const keys = Object.keys(value)
         const option = options.find(({ fields }) => keys.every((key) => fields!.has(key)))
         return option?.convert === undefined ? value : option.convert(value)

@@ -6,6 +6,7 @@
 import * as BigDecimal from "effect/BigDecimal"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import { fromDecimal } from "../Money/Amount.js"
 
 export interface PublishedRate {
   /** YYYY-MM-DD, the day the rate was published for. */
@@ -134,16 +135,6 @@ const divideExactly = (rate: BigDecimal.BigDecimal, amount: bigint): Option.Opti
   return Option.some(BigDecimal.make(rate.value * multiplier, rate.scale + shift))
 }
 
-/** Plain decimal text; `BigDecimal.format` switches to exponent notation from 16 decimals on. */
-const plain = (d: BigDecimal.BigDecimal): string => {
-  const n = BigDecimal.normalize(d)
-  const digits = (n.value < 0n ? -n.value : n.value).toString()
-  const sign = n.value < 0n ? "-" : ""
-  if (n.scale <= 0) return sign + digits + "0".repeat(-n.scale)
-  const padded = digits.padStart(n.scale + 1, "0")
-  return `${sign}${padded.slice(0, -n.scale)}.${padded.slice(-n.scale)}`
-}
-
 const CURRENCY = /^[A-Z]{3}$/
 
 // ---- Czech National Bank ---------------------------------------------------------------------------------------
@@ -165,7 +156,7 @@ const cnbRate = (line: Line, date: string, code: string, amountText: string, rat
   const perUnit = Option.getOrElse(divideExactly(rate, BigInt(amountText)), () =>
     fail(CNB, line, `a rate per ${amountText} units is not a finite decimal per unit`)
   )
-  return { date, from: code, to: "CZK", rate: plain(perUnit) }
+  return { date, from: code, to: "CZK", rate: fromDecimal(perUnit) }
 }
 
 const yearlyColumns = (line: Line): ReadonlyArray<YearlyColumn> =>
@@ -272,7 +263,7 @@ export const parseEcb = (text: string): Either.Either<ReadonlyArray<PublishedRat
         // The ECB writes a decimal point; a comma here would be a column separator, so the stricter check.
         const rate = /^\d+(\.\d+)?$/.test(value) ? parseRate(value) : Option.none()
         if (Option.isNone(rate)) fail(ECB, line, `${code} value "${value}" is not a decimal`)
-        rates.push({ date, from: "EUR", to: code, rate: plain(rate.value) })
+        rates.push({ date, from: "EUR", to: code, rate: fromDecimal(rate.value) })
       }
     }
     return rates

@@ -1,7 +1,7 @@
 /** Product and stock-movement rows as the drivers return them, and their domain records. */
-import { type Access, Inventory, type Orders, type PurchaseOrders, type Returns } from "@crm/core"
+import { type Access, Inventory, type Orders, type PurchaseOrders, type Returns, Wire } from "@crm/core"
 import { iso, jsonValue } from "./rows.js"
-import { amount, exactNumber, isPlainObject, jsonOf, literalOf } from "./storedValues.js"
+import { amount, exactNumber, jsonOf, literalOf } from "./storedValues.js"
 
 type Timestamp = Date | string
 type Numeric = string | number
@@ -33,7 +33,7 @@ const productVariants = jsonOf("variants", Inventory.Product.shape.variants)
 /** Variants are stored without their stock (their items' levels hold it): `withLevels` fills it in. */
 const variantsBeforeLevels = (variants: unknown): unknown =>
   Array.isArray(variants)
-    ? variants.map((variant) => (isPlainObject(variant) ? { ...variant, stock: null } : variant))
+    ? variants.map((variant) => (Wire.isPlainObject(variant) ? { ...variant, stock: null } : variant))
     : variants
 
 export const toProduct = (row: ProductRow): Inventory.Product =>

@@ -1,7 +1,17 @@
 /** Rows of the service tables (tickets, returns, purchase orders, survey answers, calls) and their records. */
-import { Calls, type Contacts, type Deals, type Orders, PurchaseOrders, Returns, Surveys, Tickets } from "@crm/core"
+import {
+  Calls,
+  type Contacts,
+  type Deals,
+  type Orders,
+  PurchaseOrders,
+  Returns,
+  Surveys,
+  Tickets,
+  Wire
+} from "@crm/core"
 import { iso, isoOrNull, jsonValue } from "./rows.js"
-import { isPlainObject, jsonOf, literalOf } from "./storedValues.js"
+import { jsonOf, literalOf } from "./storedValues.js"
 
 type Timestamp = Date | string
 
@@ -59,7 +69,7 @@ const returnLines = jsonOf("items", Returns.Return.shape.items)
 /** Returns recorded before returns named their order's lines have no line: theirs reads as null. */
 const itemsWithLine = (items: unknown): unknown =>
   Array.isArray(items)
-    ? items.map((item) => (isPlainObject(item) && item.line === undefined ? { ...item, line: null } : item))
+    ? items.map((item) => (Wire.isPlainObject(item) && item.line === undefined ? { ...item, line: null } : item))
     : items
 
 export const toReturn = (row: ReturnRow): Returns.Return => ({

@@ -99,9 +99,6 @@ type Output<S> = S extends { readonly _zod: { readonly output: infer A } } ? A :
 
 type Check = (value: unknown) => boolean
 
-export const isPlainObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 /**
  * A predicate for what `schema` accepts, made once from its definition: the shape and the types,
  * not the write-time checks (lengths, formats, ranges), so that a rule tightened later does not
@@ -139,7 +136,7 @@ const checkOf = (schema: Walkable): Check => {
     case "record": {
       if ((def.keyType as Walkable)._zod.def.type !== "string") break
       const entry = checkOf(def.valueType as Walkable)
-      return (value) => isPlainObject(value) && Object.values(value).every(entry)
+      return (value) => Wire.isPlainObject(value) && Object.values(value).every(entry)
     }
     case "pipe": {
       // A codec field (money) holds its inside form, or the number a release before it wrote.
@@ -153,7 +150,7 @@ const checkOf = (schema: Walkable): Check => {
       const fields = Object.entries(def.shape as Readonly<Record<string, Walkable>>).map(
         ([key, field]) => [key, checkOf(field)] as const
       )
-      return (value) => isPlainObject(value) && fields.every(([key, field]) => field(value[key]))
+      return (value) => Wire.isPlainObject(value) && fields.every(([key, field]) => field(value[key]))
     }
   }
   throw new Error(`storage-pg has no check for a stored ${def.type} schema`)
