@@ -18,7 +18,7 @@ import { operation } from "./internal/operation.js"
 import type { Organisation, OrganisationId } from "./Organisation.js"
 import type { Actor } from "./Resource.js"
 import { Transaction } from "./Transaction.js"
-import { parse, refuseUnstorable } from "./Validation.js"
+import { parse, parseJson, refuseUnsafe } from "./Validation.js"
 
 export * from "./Import/ImportKinds.js"
 export * as ImportLines from "./Import/ImportLines.js"
@@ -137,12 +137,13 @@ export const make = Effect.gen(function* () {
     ImportServices
   > =>
     Effect.gen(function* () {
-      let value: unknown
-      try {
-        value = JSON.parse(source.text)
-      } catch (error) {
-        return yield* failed(source, null, "invalid_json", `the line is not valid JSON: ${(error as Error).message}`)
+      const parsed = parseJson(source.text)
+      if (Either.isLeft(parsed)) {
+        return yield* parsed.left instanceof SyntaxError
+          ? failed(source, null, "invalid_json", `the line is not valid JSON: ${parsed.left.message}`)
+          : failed(source, null, parsed.left.code, parsed.left.detail)
       }
+      const value = parsed.right
       const refused = (type: string | null) => (error: DomainError) => failed(source, type, error.code, error.detail)
       const envelope = yield* Either.mapLeft(envelopeOf(value), refused(null))
       const { type, ref } = envelope
@@ -160,7 +161,7 @@ export const make = Effect.gen(function* () {
           { path: "ref", message: `ref ${ref} is already used by an earlier line`, code: "duplicate_ref" }
         ])
       }
-      yield* Either.mapLeft(refuseUnstorable(envelope.fields), refused(type))
+      yield* Either.mapLeft(refuseUnsafe(envelope.fields), refused(type))
       const fields = yield* Either.mapLeft(resolveRefs(envelope.fields, ids), refused(type))
       const kind = KINDS[type]
       const refusal = (error: DomainError | StorageError): ImportFailed | StorageError =>
@@ -194,13 +195,9 @@ export const make = Effect.gen(function* () {
     Effect.gen(function* () {
       const names: Array<string> = []
       for (const source of lines) {
-        let value: unknown
-        try {
-          value = JSON.parse(source.text)
-        } catch {
-          continue
-        }
-        const envelope = envelopeOf(value)
+        const value = parseJson(source.text)
+        if (Either.isLeft(value)) continue
+        const envelope = envelopeOf(value.right)
         if (Either.isLeft(envelope) || !isImportType(envelope.right.type)) continue
         const upsert = keyedUpsert(KINDS[envelope.right.type], envelope.right.fields)
         if (upsert !== undefined) names.push(yield* upsert.lockKey(envelope.right.fields[upsert.field] as string))

@@ -71,7 +71,10 @@ export const pipelineCodes = (route: Route, hasPathParam: boolean): Array<ErrorC
   if (route.body !== undefined)
     codes.push("invalid_json", "unsupported_media_type", "payload_too_large", "validation_failed")
   if (route.body?.patch === true) codes.push("no_fields_to_update")
-  if (isWriting(route) && route.guard.kind === "key") codes.push("idempotency_in_progress", "idempotency_key_reused")
+  // A malformed `Idempotency-Key` is `validation_failed` naming the header, on any write.
+  if (isWriting(route) && route.guard.kind === "key") {
+    codes.push("idempotency_in_progress", "idempotency_key_reused", "validation_failed")
+  }
   // Any request may be too long before its route is even known; any that needs the store may
   // find it unreachable.
   codes.push("method_not_allowed", "uri_too_long", "headers_too_large", "internal_error")
@@ -96,7 +99,9 @@ export type PipelineCode<
           | "expired_api_key"
           | `missing_scope:${S}`
           | "rate_limited"
-          | (M extends "GET" ? never : "plan_refused" | "idempotency_in_progress" | "idempotency_key_reused")
+          | (M extends "GET"
+              ? never
+              : "plan_refused" | "idempotency_in_progress" | "idempotency_key_reused" | "validation_failed")
       : G extends AdminGuard
         ? "missing_bearer_token" | "invalid_api_key"
         : never)
@@ -170,8 +175,12 @@ export interface Route {
         readonly schema: z.ZodType
         readonly patch: boolean
         readonly optional: boolean
-        /** `ndjson`: the body is JSON lines, handed to the handler as text (the schema describes that text). */
-        readonly raw: "ndjson" | undefined
+        /**
+         * `ndjson`: the body is JSON lines, handed to the handler as text (the schema describes that
+         * text); `stream`: JSON lines handed over as their bytes arrive (`Stream<Uint8Array>`), up
+         * to `MAX_STREAMED_BODY_BYTES` rather than the JSON limit.
+         */
+        readonly raw: "ndjson" | "stream" | undefined
         /** A batch (`{items: [...]}`): an item's validation issues are that item's `batch_failed`. */
         readonly batch: boolean
       }
@@ -217,7 +226,7 @@ export interface RouteSpec<
   /** The body may be left out entirely, which reads as `{}`. */
   readonly optionalBody?: boolean
   /** The body is JSON lines (`application/x-ndjson` or `application/jsonl`), handed over as text. */
-  readonly rawBody?: "ndjson"
+  readonly rawBody?: "ndjson" | "stream"
   /** The body is a batch (`{items: [...]}`): an item's validation issues are its `batch_failed`. */
   readonly batchBody?: boolean
   readonly success: {

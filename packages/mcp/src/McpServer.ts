@@ -1,13 +1,14 @@
 /**
  * The assistant interface over the Model Context Protocol: one low-level SDK `Server` per
  * connection (per HTTP request when stateless, one per stdio process) answering `tools/list` and
- * `tools/call` from the tool list. A call runs: scope and plan check → refusal of text PostgreSQL
- * cannot store → validation with the tool's zod schema (the REST `validation_failed` detail) →
+ * `tools/call` from the tool list. A call runs: scope and plan check → refusal of what no input may
+ * hold (nesting too deep, text PostgreSQL cannot store) → validation with the tool's zod schema (the REST `validation_failed` detail) →
  * the tool's handler. The core's tagged errors become tool errors `{"error": code, "detail": ...}`;
  * anything else is an `internal_error` whose cause is logged, never shown.
  */
 import { Access, Batch, Validation, Wire } from "@crm/core"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { readRequestBody, requestBodyTooLargeMessage } from "@modelcontextprotocol/sdk/server/requestBody.js"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
@@ -133,11 +134,38 @@ export const callEffect = (
     const fresh = session.beforeCall === undefined ? undefined : yield* session.beforeCall
     const principal = fresh ?? session.principal
     yield* Access.authorize(principal, entry.scope, entry.scope === "write")
-    yield* Validation.refuseUnstorable(args)
+    yield* Validation.refuseUnsafe(args)
     const parsed = Validation.parse(entry.input, args)
     const input = yield* entry.batch ? Either.mapLeft(parsed, Batch.itemRefusal) : parsed
     return yield* entry.run(input, { principal, actor: { keyId: principal.key.id } })
   })
+
+const rpcError = (status: number, code: number, message: string, data?: unknown): Response =>
+  Response.json(
+    { jsonrpc: "2.0", id: null, error: { code, message, ...(data === undefined ? {} : { data }) } },
+    { status }
+  )
+
+/**
+ * A JSON POST's body, read here rather than by the transport so that JSON nested too deeply is
+ * refused (422, the REST `validation_failed` in the error's data) by a linear scan before anything
+ * parses it; other requests (and other media types, which the transport refuses) are left to it.
+ */
+const boundedBody = async (request: Request): Promise<{ readonly value: unknown } | Response | undefined> => {
+  if (request.method !== "POST" || !/^application\/json\s*(?:;|$)/i.test(request.headers.get("content-type") ?? "")) {
+    return undefined
+  }
+  const read = await readRequestBody(request, MAX_BODY_BYTES)
+  if (read.tooLarge) return rpcError(413, -32000, requestBodyTooLargeMessage(MAX_BODY_BYTES))
+  const parsed = Validation.parseJson(read.text)
+  if (Either.isRight(parsed)) return { value: parsed.right }
+  return parsed.left instanceof SyntaxError
+    ? rpcError(400, ErrorCode.ParseError, "Parse error: Invalid JSON")
+    : rpcError(422, ErrorCode.InvalidRequest, "validation_failed", {
+        error: parsed.left.code,
+        detail: parsed.left.detail
+      })
+}
 
 export interface McpKernel {
   /** Every tool, by name (names checked unique when the kernel is made). */
@@ -198,9 +226,11 @@ export const make = (list: ReadonlyArray<Tool> = allTools): McpKernel => {
       enableJsonResponse: true,
       maxRequestBodySize: MAX_BODY_BYTES
     })
+    const body = await boundedBody(request)
+    if (body instanceof Response) return body
     await instance.connect(transport)
     try {
-      return await transport.handleRequest(request)
+      return await transport.handleRequest(request, body === undefined ? {} : { parsedBody: body.value })
     } finally {
       // With JSON responses the answer is complete once returned; nothing outlives the request.
       await instance.close().catch(() => undefined)

@@ -1,6 +1,6 @@
 import { z } from "zod"
 import { ContactId } from "../Contacts/ContactIds.js"
-import { PageQuery, pageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
+import { EmailInput, PageQuery, pageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
 import { BookingId, SeriesId } from "./BookingIds.js"
 
 export * from "./BookingIds.js"
@@ -69,7 +69,7 @@ export const BookingCreate = z.strictObject({
     .describe("which occurrence of the series (1 = the first); only with series_id"),
   contact_id: ContactId.nullable().optional().describe("a contact of the organisation the booking belongs to"),
   name: z.string().trim().min(1).max(200).describe("who booked"),
-  email: z.email().max(320),
+  email: EmailInput,
   starts_at: TimestampInput,
   ends_at: TimestampInput.optional().describe("default starts_at plus the series' duration; required without a series"),
   status: BookingStatus.default("confirmed"),

@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { ArchivedQuery, Custom, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
+import { ArchivedQuery, Custom, EmailInput, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
 import { CompanyId } from "./CompanyIds.js"
 
 export * from "./CompanyIds.js"
@@ -9,7 +9,7 @@ const text = z.string().max(500)
 const fields = {
   name: z.string().min(1).max(500),
   domain: text.nullable().optional(),
-  email: z.email().max(320).nullable().optional(),
+  email: EmailInput.nullable().optional(),
   vat_number: z.string().max(50).nullable().optional(),
   city: text.nullable().optional(),
   country: z

@@ -1,6 +1,6 @@
 import { z } from "zod"
 import { CompanyId } from "../Companies/CompanyIds.js"
-import { ArchivedQuery, Custom, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
+import { ArchivedQuery, Custom, EmailInput, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
 import { ContactId } from "./ContactIds.js"
 
 export * from "./ContactIds.js"
@@ -12,7 +12,7 @@ const text = z.string().max(500)
 const fields = {
   first_name: text.nullable().optional(),
   last_name: text.nullable().optional(),
-  email: z.email().max(320).nullable().optional(),
+  email: EmailInput.nullable().optional(),
   phone: z.string().max(50).nullable().optional(),
   company_id: CompanyId.nullable().optional(),
   status: ContactStatus.optional(),
@@ -28,7 +28,7 @@ export const ContactPatch = z.strictObject(fields)
  */
 export const ContactUpsert = z.strictObject({
   ...fields,
-  email: z.email().max(320).describe("the natural key: the live contact with this address is changed, else created")
+  email: EmailInput.describe("the natural key: the live contact with this address is changed, else created")
 })
 
 export const ContactCreate = z

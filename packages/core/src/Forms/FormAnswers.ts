@@ -4,11 +4,10 @@
  * else, then the fields in the form's order.
  */
 import * as Either from "effect/Either"
-import { z } from "zod"
 import { ContactPatch } from "../Contacts/ContactSchemas.js"
 import { SubmissionRefused } from "../Errors.js"
 import { isCalendarDate } from "../internal/dates.js"
-import { normaliseEmail } from "../Wire.js"
+import { EmailInput, normaliseEmail } from "../Wire.js"
 import { CONTACT_TARGETS, type Form, type FormField } from "./FormDefinitions.js"
 
 export type Reason = "missing_required" | "invalid_value" | "unknown_field" | "invalid_email"
@@ -16,7 +15,7 @@ export type Reason = "missing_required" | "invalid_value" | "unknown_field" | "i
 const refuse = (reason: Reason, field: string) => new SubmissionRefused({ detail: { reason, field } })
 
 const MAX_TEXT = 10_000
-const Email = z.email().max(320)
+const Email = EmailInput
 const PHONE = /^\+?[0-9 ().-]{3,50}$/
 
 // Own keys only: a field named `constructor` or `toString` must not find `Object.prototype`.

@@ -1,13 +1,14 @@
 import { z } from "zod"
 import { ContactId } from "../Contacts/ContactIds.js"
 import { FormId } from "../Forms/FormIds.js"
+import { EmailInput } from "../Wire.js"
 
 /** A lead as an external provider (an ad network's lead form, a marketplace) delivers it. */
 export const LeadInput = z
   .strictObject({
     provider: z.string().min(1).max(100).describe("who delivered the lead, e.g. facebook"),
     external_id: z.string().min(1).max(200).describe("the provider's id of the lead; reported as lead_id"),
-    email: z.email().max(320).optional(),
+    email: EmailInput.optional(),
     first_name: z.string().max(500).optional(),
     last_name: z.string().max(500).optional(),
     phone: z.string().max(50).optional(),

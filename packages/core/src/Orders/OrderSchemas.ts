@@ -5,7 +5,7 @@ import { ProductId, VariantId } from "../Inventory/ProductIds.js"
 import { Amount, amount } from "../Money/Amount.js"
 import { Currency } from "../Money/Currency.js"
 import { DocumentAmounts } from "../Pricing/LineSchemas.js"
-import { PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
+import { EmailInput, PageQuery, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
 import { OrderId } from "./OrderIds.js"
 
 export * from "./OrderIds.js"
@@ -65,7 +65,7 @@ export const OrderLine = z.object({
 export type OrderLine = z.infer<typeof OrderLine>
 
 export const OrderBuyer = z.strictObject({
-  email: z.email().max(320).describe("the live contact with this address (case-insensitive), else a new contact"),
+  email: EmailInput.describe("the live contact with this address (case-insensitive), else a new contact"),
   first_name: name.nullable().optional(),
   last_name: name.nullable().optional()
 })

@@ -4,6 +4,7 @@
  * vocabulary; `Settings` composes them all.
  */
 import { z } from "zod"
+import { EmailInput } from "../Wire.js"
 import { UserId } from "./UserIds.js"
 
 export * from "./UserIds.js"
@@ -65,7 +66,7 @@ export const MAX_USERS = 500
 export const UserInput = z.strictObject({
   id: UserId.optional(),
   name: z.string().min(1).max(200),
-  email: z.email().max(320)
+  email: EmailInput
 })
 
 export const User = z.object({ id: UserId, name: z.string(), email: z.string() })
