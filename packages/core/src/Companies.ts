@@ -14,6 +14,7 @@ import {
   type CompanyPatch,
   type CompanyUpsert
 } from "./Companies/CompanySchemas.js"
+import { Cursors } from "./Cursors.js"
 import type { BatchFailed, PlanRefused, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
@@ -24,7 +25,7 @@ import type { Organisation, OrganisationId } from "./Organisation.js"
 import type { Actor, ResourceService } from "./Resource.js"
 import { Transaction } from "./Transaction.js"
 import { parse } from "./Validation.js"
-import { normaliseEmail, toSyncPage } from "./Wire.js"
+import { normaliseEmail } from "./Wire.js"
 
 export * from "./Companies/CompanyRepository.js"
 export * from "./Companies/CompanySchemas.js"
@@ -82,6 +83,7 @@ const upsertKey = (input: { readonly domain: string }) => `company.domain:${inpu
 export const make = Effect.gen(function* () {
   const ids = yield* Ids
   const repo = yield* CompanyRepository
+  const cursors = yield* Cursors
   const events = yield* EventLog
   const tx = yield* Transaction
 
@@ -161,15 +163,15 @@ export const make = Effect.gen(function* () {
       archiveLive(tx, (at) => repo.archive(organisation.id, id, at), find(organisation.id, id))
     ),
     list: (organisation, query) =>
-      repo
-        .list(
+      cursors.page({ organisationId: organisation.id, list: "companies" }, query, (page) =>
+        repo.list(
           organisation.id,
           {
             ...(query.q !== undefined && query.q !== "" ? { q: query.q } : {})
           },
-          query
+          page
         )
-        .pipe(Effect.map((rows) => toSyncPage(rows, query)))
+      )
   })
 })
 

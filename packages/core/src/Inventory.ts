@@ -7,6 +7,7 @@ import * as Option from "effect/Option"
 import type { z } from "zod"
 import type { KeyId } from "./Access/KeyIds.js"
 import { type Upserted, upsertAll, upsertBy, writeChange } from "./Batch.js"
+import { Cursors } from "./Cursors.js"
 import {
   type BatchFailed,
   type InsufficientStock,
@@ -45,7 +46,7 @@ import type { Actor } from "./Resource.js"
 import type { ReturnId } from "./Returns/ReturnIds.js"
 import { Transaction } from "./Transaction.js"
 import { parse } from "./Validation.js"
-import { encoder, type PageResult, toPage, toSyncPage } from "./Wire.js"
+import { encoder, type PageResult, toPage } from "./Wire.js"
 
 export * from "./Inventory/ProductRepository.js"
 export * as ProductRules from "./Inventory/ProductRules.js"
@@ -126,7 +127,7 @@ export class Inventory extends Context.Tag("@crm/core/Inventory")<
     readonly list: (
       organisation: Organisation,
       query: ProductListQuery
-    ) => Effect.Effect<PageResult<Product>, StorageError>
+    ) => Effect.Effect<PageResult<Product>, ValidationFailed | StorageError>
     /** `POST /products/{id}/stock`: one ledger entry; answers the product with its new stock. Emits nothing. */
     readonly move: (
       organisation: Organisation,
@@ -212,6 +213,7 @@ export const make = Effect.gen(function* () {
   const ids = yield* Ids
   const newVariantId = () => brand(VariantId, ids.next())
   const repo = yield* ProductRepository
+  const cursors = yield* Cursors
   const ledger = yield* StockLedgerStore
   const events = yield* EventLog
   const tx = yield* Transaction
@@ -341,8 +343,8 @@ export const make = Effect.gen(function* () {
       upsertAll(tx, organisation.id, items, upsertKey, (item) => upsert(organisation, item))
     ),
     list: (organisation, query) =>
-      repo
-        .list(
+      cursors.page({ organisationId: organisation.id, list: "products" }, query, (page) =>
+        repo.list(
           organisation.id,
           {
             ...(query.active !== undefined ? { active: query.active } : {}),
@@ -357,9 +359,9 @@ export const make = Effect.gen(function* () {
                 }
               : {})
           },
-          query
+          page
         )
-        .pipe(Effect.map((rows) => toSyncPage(rows, query))),
+      ),
     move: operation("Inventory.move")(function* (organisation, id, request, actor) {
       return yield* tx.run(
         Effect.gen(function* () {

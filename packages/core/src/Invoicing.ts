@@ -13,6 +13,7 @@ import type { CompanyId } from "./Companies/CompanyIds.js"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
 import type { ContactId } from "./Contacts/ContactIds.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
+import { Cursors } from "./Cursors.js"
 import {
   invalidField,
   type NotDraft,
@@ -59,7 +60,7 @@ import { inputOf, price } from "./Pricing/PricedDocument.js"
 import type { QuoteId } from "./Quotes/QuoteIds.js"
 import type { Actor } from "./Resource.js"
 import { Transaction } from "./Transaction.js"
-import { type PageResult, toSyncPage } from "./Wire.js"
+import type { PageResult } from "./Wire.js"
 
 export * from "./Invoicing/ExchangeRateFormats.js"
 export * as ExchangeRateRule from "./Invoicing/ExchangeRateRule.js"
@@ -98,7 +99,7 @@ export class Invoicing extends Context.Tag("@crm/core/Invoicing")<
     readonly list: (
       organisation: Organisation,
       query: InvoiceListQuery
-    ) => Effect.Effect<PageResult<Invoice>, StorageError>
+    ) => Effect.Effect<PageResult<Invoice>, ValidationFailed | StorageError>
     readonly issue: (
       organisation: Organisation,
       id: InvoiceId,
@@ -154,6 +155,7 @@ const zeroRated = (items: ReadonlyArray<LineInput>): ReadonlyArray<LineInput> =>
 export const make = Effect.gen(function* () {
   const ids = yield* Ids
   const repo = yield* InvoiceRepository
+  const cursors = yield* Cursors
   const access = yield* AccessRepository
   const contacts = yield* ContactRepository
   const companies = yield* CompanyRepository
@@ -290,8 +292,8 @@ export const make = Effect.gen(function* () {
       )
     }),
     list: (organisation, query) =>
-      repo
-        .list(
+      cursors.page({ organisationId: organisation.id, list: "invoices" }, query, (page) =>
+        repo.list(
           organisation.id,
           {
             ...(query.status !== undefined ? { status: query.status } : {}),
@@ -299,9 +301,9 @@ export const make = Effect.gen(function* () {
             ...(query.contact_id !== undefined ? { contactId: query.contact_id } : {}),
             ...(query.company_id !== undefined ? { companyId: query.company_id } : {})
           },
-          query
+          page
         )
-        .pipe(Effect.map((rows) => toSyncPage(rows, query))),
+      ),
     issue: operation("Invoicing.issue")(function* (organisation, id, request) {
       return yield* tx.run(
         Effect.gen(function* () {

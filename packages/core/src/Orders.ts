@@ -10,6 +10,7 @@ import type { z } from "zod"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
 import type { Contact } from "./Contacts/ContactSchemas.js"
 import { Contacts } from "./Contacts.js"
+import { Cursors } from "./Cursors.js"
 import { DealRepository } from "./Deals/DealRepository.js"
 import type {
   EmailAlreadyExists,
@@ -42,7 +43,7 @@ import type { Organisation, OrganisationId } from "./Organisation.js"
 import { priceDocument } from "./Pricing/LinePrice.js"
 import type { Actor } from "./Resource.js"
 import { Transaction } from "./Transaction.js"
-import { type PageResult, toSyncPage } from "./Wire.js"
+import type { PageResult } from "./Wire.js"
 
 export * as Fulfilment from "./Orders/Fulfilment.js"
 export * from "./Orders/OrderRepository.js"
@@ -73,7 +74,10 @@ export class Orders extends Context.Tag("@crm/core/Orders")<
       patch: Patch,
       actor: Actor
     ) => Effect.Effect<Order, NotFound | TransitionNotAllowed | ValidationFailed | StockError | StorageError>
-    readonly list: (organisation: Organisation, query: OrderListQuery) => Effect.Effect<PageResult<Order>, StorageError>
+    readonly list: (
+      organisation: Organisation,
+      query: OrderListQuery
+    ) => Effect.Effect<PageResult<Order>, ValidationFailed | StorageError>
   }
 >() {}
 
@@ -124,6 +128,7 @@ const buyerDetails = (buyer: NonNullable<Create["buyer"]>) => ({
 export const make = Effect.gen(function* () {
   const ids = yield* Ids
   const repo = yield* OrderRepository
+  const cursors = yield* Cursors
   const contactRepo = yield* ContactRepository
   const contacts = yield* Contacts
   const deals = yield* DealRepository
@@ -256,17 +261,17 @@ export const make = Effect.gen(function* () {
       )
     }),
     list: (organisation, query) =>
-      repo
-        .list(
+      cursors.page({ organisationId: organisation.id, list: "orders" }, query, (page) =>
+        repo.list(
           organisation.id,
           {
             ...(query.fulfilment !== undefined ? { fulfilment: query.fulfilment } : {}),
             ...(query.payment_status !== undefined ? { paymentStatus: query.payment_status } : {}),
             ...(query.contact_id !== undefined ? { contactId: query.contact_id } : {})
           },
-          query
+          page
         )
-        .pipe(Effect.map((rows) => toSyncPage(rows, query)))
+      )
   })
 })
 

@@ -3,6 +3,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { z } from "zod"
+import { Cursors } from "./Cursors.js"
 import type { NotFound, StorageError, TransitionNotAllowed, ValidationFailed, VariantRequired } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
@@ -25,7 +26,7 @@ import type {
 import * as PurchaseOrderStatus from "./PurchaseOrders/PurchaseOrderStatus.js"
 import type { Actor } from "./Resource.js"
 import { Transaction } from "./Transaction.js"
-import { type PageResult, toSyncPage } from "./Wire.js"
+import type { PageResult } from "./Wire.js"
 
 export * from "./PurchaseOrders/PurchaseOrderRepository.js"
 export * from "./PurchaseOrders/PurchaseOrderSchemas.js"
@@ -69,7 +70,7 @@ export class PurchaseOrders extends Context.Tag("@crm/core/PurchaseOrders")<
     readonly list: (
       organisation: Organisation,
       query: PurchaseOrderListQuery
-    ) => Effect.Effect<PageResult<PurchaseOrder>, StorageError>
+    ) => Effect.Effect<PageResult<PurchaseOrder>, ValidationFailed | StorageError>
   }
 >() {}
 
@@ -78,6 +79,7 @@ const RECEIVED_FIELDS = ["id", "number"] as const
 export const make = Effect.gen(function* () {
   const ids = yield* Ids
   const repo = yield* PurchaseOrderRepository
+  const cursors = yield* Cursors
   const sequence = yield* NumberSequence
   const events = yield* EventLog
   const inventory = yield* Inventory
@@ -180,9 +182,9 @@ export const make = Effect.gen(function* () {
       )
     }),
     list: (organisation, query) =>
-      repo
-        .list(organisation.id, query.status !== undefined ? { status: query.status } : {}, query)
-        .pipe(Effect.map((rows) => toSyncPage(rows, query)))
+      cursors.page({ organisationId: organisation.id, list: "purchase_orders" }, query, (page) =>
+        repo.list(organisation.id, query.status !== undefined ? { status: query.status } : {}, page)
+      )
   })
 })
 

@@ -8,6 +8,7 @@ import { AccessRepository } from "./Access/AccessRepository.js"
 import * as BusinessTime from "./BusinessClock/BusinessTime.js"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
+import { Cursors } from "./Cursors.js"
 import {
   AlreadyInvoiced,
   invalidField,
@@ -45,7 +46,7 @@ import {
 import * as QuoteStatus from "./Quotes/QuoteStatus.js"
 import type { Actor } from "./Resource.js"
 import { Transaction } from "./Transaction.js"
-import { type PageResult, toSyncPage } from "./Wire.js"
+import type { PageResult } from "./Wire.js"
 
 export * from "./Quotes/QuoteRepository.js"
 export * from "./Quotes/QuoteSchemas.js"
@@ -77,7 +78,10 @@ export class Quotes extends Context.Tag("@crm/core/Quotes")<
       patch: z.output<typeof QuotePatch>,
       actor: Actor
     ) => Effect.Effect<Quote, NotFound | NotDraft | ValidationFailed | StorageError>
-    readonly list: (organisation: Organisation, query: QuoteListQuery) => Effect.Effect<PageResult<Quote>, StorageError>
+    readonly list: (
+      organisation: Organisation,
+      query: QuoteListQuery
+    ) => Effect.Effect<PageResult<Quote>, ValidationFailed | StorageError>
     /** Person-side transitions (admin API): send, accept, reject, cancel. */
     readonly transition: (
       organisation: Organisation,
@@ -121,6 +125,7 @@ const requireVatReason = (quote: Quote) =>
 export const make = Effect.gen(function* () {
   const ids = yield* Ids
   const repo = yield* QuoteRepository
+  const cursors = yield* Cursors
   const access = yield* AccessRepository
   const contacts = yield* ContactRepository
   const companies = yield* CompanyRepository
@@ -205,17 +210,17 @@ export const make = Effect.gen(function* () {
       )
     }),
     list: (organisation, query) =>
-      repo
-        .list(
+      cursors.page({ organisationId: organisation.id, list: "quotes" }, query, (page) =>
+        repo.list(
           organisation.id,
           {
             ...(query.status !== undefined ? { status: query.status } : {}),
             ...(query.contact_id !== undefined ? { contactId: query.contact_id } : {}),
             ...(query.company_id !== undefined ? { companyId: query.company_id } : {})
           },
-          query
+          page
         )
-        .pipe(Effect.map((rows) => toSyncPage(rows, query))),
+      ),
     transition: operation("Quotes.transition")(function* (organisation, id, action) {
       return yield* tx.run(
         Effect.gen(function* () {

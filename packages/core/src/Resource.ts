@@ -4,7 +4,7 @@
  */
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
-import type { NotFound, StorageError } from "./Errors.js"
+import type { NotFound, StorageError, ValidationFailed } from "./Errors.js"
 import type { Actor, Organisation, OrganisationId } from "./Organisation.js"
 import type { Page, PageResult } from "./Wire.js"
 
@@ -28,7 +28,11 @@ export interface ResourceService<Create, Patch, Query, A, CreateError = never, U
     actor: Actor
   ) => Effect.Effect<A, UpdateError | NotFound | StorageError>
   readonly archive: (organisation: Organisation, id: IdOf<A>) => Effect.Effect<void, NotFound | StorageError>
-  readonly list: (organisation: Organisation, query: Query) => Effect.Effect<PageResult<A>, StorageError>
+  /** `ValidationFailed` for a query the service itself refuses (a cursor its list did not give out). */
+  readonly list: (
+    organisation: Organisation,
+    query: Query
+  ) => Effect.Effect<PageResult<A>, ValidationFailed | StorageError>
 }
 
 /**

@@ -3,6 +3,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { z } from "zod"
+import { Cursors } from "./Cursors.js"
 import type { NotFound, StorageError, TransitionNotAllowed, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
@@ -21,7 +22,7 @@ import { ReturnRepository } from "./Returns/ReturnRepository.js"
 import type { Return, ReturnCreate, ReturnListQuery, ReturnUpdate } from "./Returns/ReturnSchemas.js"
 import * as ReturnStatus from "./Returns/ReturnStatus.js"
 import { Transaction } from "./Transaction.js"
-import { type PageResult, toSyncPage } from "./Wire.js"
+import type { PageResult } from "./Wire.js"
 
 export * as ReturnLines from "./Returns/ReturnLines.js"
 export * from "./Returns/ReturnRepository.js"
@@ -54,7 +55,7 @@ export class Returns extends Context.Tag("@crm/core/Returns")<
     readonly list: (
       organisation: Organisation,
       query: ReturnListQuery
-    ) => Effect.Effect<PageResult<Return>, StorageError>
+    ) => Effect.Effect<PageResult<Return>, ValidationFailed | StorageError>
   }
 >() {}
 
@@ -64,6 +65,7 @@ const UPDATED_FIELDS = ["id", "status"] as const
 export const make = Effect.gen(function* () {
   const ids = yield* Ids
   const repo = yield* ReturnRepository
+  const cursors = yield* Cursors
   const orders = yield* OrderRepository
   const inventory = yield* Inventory
   const sequence = yield* NumberSequence
@@ -127,17 +129,17 @@ export const make = Effect.gen(function* () {
       )
     }),
     list: (organisation, query) =>
-      repo
-        .list(
+      cursors.page({ organisationId: organisation.id, list: "returns" }, query, (page) =>
+        repo.list(
           organisation.id,
           {
             ...(query.status !== undefined ? { status: query.status } : {}),
             ...(query.order_id !== undefined ? { orderId: query.order_id } : {}),
             ...(query.contact_id !== undefined ? { contactId: query.contact_id } : {})
           },
-          query
+          page
         )
-        .pipe(Effect.map((rows) => toSyncPage(rows, query)))
+      )
   })
 })
 

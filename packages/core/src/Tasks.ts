@@ -7,6 +7,7 @@ import type { z } from "zod"
 import * as BusinessTime from "./BusinessClock/BusinessTime.js"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
+import { Cursors } from "./Cursors.js"
 import { DealRepository } from "./Deals/DealRepository.js"
 import type { NotFound, StorageError, ValidationFailed } from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
@@ -22,7 +23,7 @@ import { type TaskFilter, TaskRepository } from "./Tasks/TaskRepository.js"
 import type { EntityType, Task, TaskCreate, TaskListQuery, TaskPatch } from "./Tasks/TaskSchemas.js"
 import * as TaskState from "./Tasks/TaskState.js"
 import { Transaction } from "./Transaction.js"
-import { type Page, type PageResult, toPage, toSyncPage, toUtc } from "./Wire.js"
+import { type Page, type PageResult, toPage, toUtc } from "./Wire.js"
 
 export * from "./Tasks/TaskRepository.js"
 export * from "./Tasks/TaskSchemas.js"
@@ -75,6 +76,7 @@ const utcOrNull = (value: string | null | undefined) => (value == null ? value :
 export const make = Effect.gen(function* () {
   const ids = yield* Ids
   const repo = yield* TaskRepository
+  const cursors = yield* Cursors
   const contacts = yield* ContactRepository
   const companies = yield* CompanyRepository
   const deals = yield* DealRepository
@@ -163,8 +165,8 @@ export const make = Effect.gen(function* () {
       archiveLive(tx, (at) => repo.archive(organisation.id, id, at), find(organisation.id, id))
     ),
     list: (organisation, query) =>
-      repo
-        .list(
+      cursors.page({ organisationId: organisation.id, list: "tasks" }, query, (page) =>
+        repo.list(
           organisation.id,
           {
             ...(query.done !== undefined ? { done: query.done } : {}),
@@ -172,9 +174,9 @@ export const make = Effect.gen(function* () {
             ...(query.assignee_id !== undefined ? { assigneeId: query.assignee_id } : {}),
             ...(query.entity_id !== undefined ? { entityId: query.entity_id } : {})
           },
-          query
+          page
         )
-        .pipe(Effect.map((rows) => toSyncPage(rows, query)))
+      )
   })
 })
 

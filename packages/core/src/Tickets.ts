@@ -5,6 +5,7 @@ import * as Layer from "effect/Layer"
 import type { z } from "zod"
 import * as BusinessTime from "./BusinessClock/BusinessTime.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
+import { Cursors } from "./Cursors.js"
 import {
   invalidField,
   type NotFound,
@@ -34,7 +35,7 @@ import type {
 import * as TicketSla from "./Tickets/TicketSla.js"
 import * as TicketStatus from "./Tickets/TicketStatus.js"
 import { Transaction } from "./Transaction.js"
-import { normaliseEmail, type PageResult, toSyncPage, toUtc } from "./Wire.js"
+import { normaliseEmail, type PageResult, toUtc } from "./Wire.js"
 
 export * from "./Tickets/TicketRepository.js"
 export * from "./Tickets/TicketSchemas.js"
@@ -60,7 +61,7 @@ export class Tickets extends Context.Tag("@crm/core/Tickets")<
     readonly list: (
       organisation: Organisation,
       query: TicketListQuery
-    ) => Effect.Effect<PageResult<Ticket>, StorageError>
+    ) => Effect.Effect<PageResult<Ticket>, ValidationFailed | StorageError>
     /**
      * Mails the answer to the requester (`Re: [<number>] <subject>`) and moves an open ticket to
      * pending (emitting `ticket.updated`); other statuses stay, and a closed ticket refuses a reply
@@ -99,6 +100,7 @@ const utcOrNull = (value: string | null) => (value === null ? null : toUtc(value
 export const make = Effect.gen(function* () {
   const ids = yield* Ids
   const repo = yield* TicketRepository
+  const cursors = yield* Cursors
   const contacts = yield* ContactRepository
   const sequence = yield* NumberSequence
   const events = yield* EventLog
@@ -193,19 +195,19 @@ export const make = Effect.gen(function* () {
       Effect.gen(function* () {
         // Breach is judged by the business clock (a test clock moved past the SLA breaches it).
         const now = yield* BusinessTime.iso(organisation)
-        const rows = yield* repo.list(
-          organisation.id,
-          {
-            ...(query.status !== undefined ? { status: query.status } : {}),
-            ...(query.channel !== undefined ? { channel: query.channel } : {}),
-            ...(query.contact_id !== undefined ? { contactId: query.contact_id } : {}),
-            ...(query.breached !== undefined ? { breached: { asOf: now, value: query.breached } } : {})
-          },
-          query
-        )
-        return toSyncPage(
-          rows.map((ticket) => withBreach(ticket, now)),
-          query
+        return yield* cursors.page({ organisationId: organisation.id, list: "tickets" }, query, (page) =>
+          repo
+            .list(
+              organisation.id,
+              {
+                ...(query.status !== undefined ? { status: query.status } : {}),
+                ...(query.channel !== undefined ? { channel: query.channel } : {}),
+                ...(query.contact_id !== undefined ? { contactId: query.contact_id } : {}),
+                ...(query.breached !== undefined ? { breached: { asOf: now, value: query.breached } } : {})
+              },
+              page
+            )
+            .pipe(Effect.map((rows) => rows.map((ticket) => withBreach(ticket, now))))
         )
       }),
     reply: operation("Tickets.reply")(function* (organisation, id, input) {

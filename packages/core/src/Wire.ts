@@ -1,5 +1,6 @@
 /** Wire shapes shared by every context: ids, timestamps, pages, and `Given`: a shape as the core hands it out. */
 import { z } from "zod"
+import * as SignedCursor from "./Cursors/SignedCursor.js"
 
 export const Uuid = z.uuid()
 /** An id in a request: PostgreSQL's uuid ignores case and the memory store's keys do not, so ids are lower-cased. */
@@ -7,6 +8,12 @@ export const IdInput = z.uuid().toLowerCase()
 export const Timestamp = z.string().describe("ISO 8601 UTC timestamp with milliseconds")
 /** Requests may carry any offset; responses are always normalised to UTC with milliseconds. */
 export const TimestampInput = z.iso.datetime({ offset: true })
+/**
+ * An email address in a request: addresses are compared trimmed and lower-cased, so one is accepted
+ * with surrounding white space and kept trimmed (its letter case as sent). A check, not a pipe, so
+ * that the OpenAPI document and the tools still describe it as an email.
+ */
+export const EmailInput = z.string().max(320).trim().check(z.email())
 export const Custom = z.record(z.string(), z.unknown()).describe("free-form custom fields")
 
 export const DEFAULT_LIMIT = 50
@@ -37,36 +44,12 @@ export interface PageKey {
   readonly id: string
 }
 
-const ORDER_CODES: Readonly<Record<ListOrder, string>> = { created_at: "c", updated_at: "u" }
-const isoUtcMillis = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
-const lowerUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
-const base64Url = /^[A-Za-z0-9_-]+$/
-
-/** The opaque `cursor`: base64url of `<order code>|<timestamp>|<id>`, with no padding. */
-export const encodeCursor = (key: PageKey): string =>
-  btoa(`${ORDER_CODES[key.order]}|${key.at}|${key.id}`).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "")
-
-/** The key a cursor holds, or undefined for anything `encodeCursor` did not make. */
-export const decodeCursor = (cursor: string): PageKey | undefined => {
-  if (!base64Url.test(cursor)) return undefined
-  let text: string
-  try {
-    text = atob(cursor.replaceAll("-", "+").replaceAll("_", "/"))
-  } catch {
-    return undefined
-  }
-  const [code, at, id, ...rest] = text.split("|")
-  const order = code === "c" ? "created_at" : code === "u" ? "updated_at" : undefined
-  if (order === undefined || rest.length > 0 || at === undefined || id === undefined) return undefined
-  if (!isoUtcMillis.test(at) || Number.isNaN(Date.parse(at)) || !lowerUuid.test(id)) return undefined
-  return { order, at, id }
-}
-
 /**
  * The query fields of a list a client can sync from (`GET /contacts?order=updated_at&cursor=...`):
  * spread into a `*ListQuery` beside `PageQuery`. The rules between them are `refineSyncQuery`, which
  * the transport applies to the whole query (the `*ListQuery` stays unrefined so that MCP tools can
- * pick single fields from it).
+ * pick single fields from it). A cursor is only parsed here: the list's service verifies its MAC
+ * (`Cursors.page`), since only it knows the organisation and the list.
  */
 export const SyncQuery = {
   updated_since: TimestampInput.optional().describe("only records updated at or after this time"),
@@ -80,7 +63,7 @@ export const SyncQuery = {
     .string()
     .max(200)
     .transform((cursor, ctx) => {
-      const key = decodeCursor(cursor)
+      const key = SignedCursor.parse(cursor)
       if (key === undefined) {
         ctx.addIssue({ code: "custom", message: "not a cursor this API gave out (next_cursor)", input: cursor })
         return z.NEVER
@@ -89,7 +72,7 @@ export const SyncQuery = {
     })
     .optional()
     .describe(
-      "opaque: the next_cursor of the previous page, sent with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Not combined with offset"
+      "opaque: the next_cursor of the previous page, sent to the same list with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Signed and bound to the organisation, the list and the order: any other is 422. Not combined with offset"
     )
 }
 
@@ -116,14 +99,16 @@ interface SyncFields {
  * must be 0 beside it (422 naming `offset`).
  */
 export const refineSyncQuery = (query: SyncFields, ctx: z.RefinementCtx): void => {
-  const cursor = query.cursor as PageKey | undefined
+  const cursor = query.cursor as SignedCursor.SentCursor | undefined
   if (cursor === undefined || typeof cursor !== "object") return
   const order: ListOrder = query.order === "updated_at" ? "updated_at" : "created_at"
-  if (cursor.order !== order) {
+  // The order the cursor claims, for a clear message; its MAC, checked later, binds it to the order anyway.
+  const made = cursor.claimed.order
+  if (made !== order) {
     ctx.addIssue({
       code: "custom",
       path: ["cursor"],
-      message: `this cursor was made for ${cursor.order === "created_at" ? "the default order" : `order=${cursor.order}`}, not ${order === "created_at" ? "the default order" : `order=${order}`}`,
+      message: `this cursor was made for ${made === "created_at" ? "the default order" : `order=${made}`}, not ${order === "created_at" ? "the default order" : `order=${order}`}`,
       input: query.order
     })
   }
@@ -152,6 +137,11 @@ export interface Page {
   readonly updated_since?: string | undefined
   /** Archived rows too, each (and each live one) with its `archived_at`. */
   readonly include_archived?: boolean | undefined
+}
+
+/** A sync list's query as its service gets it: the cursor as sent, its MAC not yet verified. */
+export interface SyncRequest extends Omit<Page, "cursor"> {
+  readonly cursor?: SignedCursor.SentCursor | undefined
 }
 
 export interface PageResult<A> {
@@ -210,13 +200,6 @@ export const keyOf = (row: Keyed, page: Pick<Page, "order">): PageKey =>
   page.order === "updated_at"
     ? { order: "updated_at", at: row.updated_at, id: row.id }
     : { order: "created_at", at: row.created_at, id: row.id }
-
-/** `toPage` plus the cursor that continues the walk after its last row. */
-export const toSyncPage = <A extends Keyed>(rows: ReadonlyArray<A>, page: Page): SyncPageResult<A> => {
-  const base = toPage(rows, page)
-  const last = base.data[base.data.length - 1]
-  return { ...base, next_cursor: base.has_more && last !== undefined ? encodeCursor(keyOf(last, page)) : null }
-}
 
 /**
  * A value as a handler may give it for a wire shape: the core hands out read-only arrays and

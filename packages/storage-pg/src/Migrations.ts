@@ -29,6 +29,7 @@ import syncKeyset from "./migrations/0019_sync_keyset.js"
 import testClock from "./migrations/0020_test_clock.js"
 import upsertKeys from "./migrations/0021_upsert_keys.js"
 import idempotencyPayload from "./migrations/0022_idempotency_payload.js"
+import cursorSecret from "./migrations/0023_cursor_secret.js"
 
 export const migrations = {
   "0001_access": access,
@@ -52,7 +53,8 @@ export const migrations = {
   "0019_sync_keyset": syncKeyset,
   "0020_test_clock": testClock,
   "0021_upsert_keys": upsertKeys,
-  "0022_idempotency_payload": idempotencyPayload
+  "0022_idempotency_payload": idempotencyPayload,
+  "0023_cursor_secret": cursorSecret
 }
 
 /** The migrator's record of what is applied (`migration_id`, `name`). */
