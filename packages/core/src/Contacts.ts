@@ -6,6 +6,7 @@ import * as Option from "effect/Option"
 import type { z } from "zod"
 import { type Upserted, upsertAll, upsertBy, writeChange } from "./Batch.js"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
+import type { ContactErasure } from "./Contacts/ContactErasure.js"
 import { ContactId } from "./Contacts/ContactIds.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
 import type {
@@ -15,7 +16,15 @@ import type {
   ContactPatch,
   ContactUpsert
 } from "./Contacts/ContactSchemas.js"
-import type { BatchFailed, EmailAlreadyExists, PlanRefused, StorageError, ValidationFailed } from "./Errors.js"
+import { Cursors } from "./Cursors.js"
+import {
+  type BatchFailed,
+  type EmailAlreadyExists,
+  NotFound,
+  type PlanRefused,
+  type StorageError,
+  type ValidationFailed
+} from "./Errors.js"
 import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
 import { brand, Ids } from "./Ids.js"
@@ -24,8 +33,9 @@ import { archiveLive, merge, nowIso, orNotFound, requireLink, withinLimit } from
 import type { Organisation, OrganisationId } from "./Organisation.js"
 import type { Actor, ResourceService } from "./Resource.js"
 import { Transaction } from "./Transaction.js"
-import { normaliseEmail, toSyncPage } from "./Wire.js"
+import { normaliseEmail } from "./Wire.js"
 
+export * from "./Contacts/ContactErasure.js"
 export * from "./Contacts/ContactRepository.js"
 export * from "./Contacts/ContactSchemas.js"
 
@@ -60,6 +70,16 @@ export class Contacts extends Context.Tag("@crm/core/Contacts")<
     ) => Effect.Effect<ReadonlyArray<Upserted<Contact>>, BatchFailed | StorageError>
     /** The lock an upsert of `input` takes (the import takes them all before its first line). */
     readonly upsertKey: (input: z.output<typeof ContactUpsert>) => string
+    /**
+     * Erases the person for good (see `ContactRepository.erase`) and emits `contact.erased` with
+     * the id only. Idempotent: a repeat answers the same and emits nothing; an id the organisation
+     * never had is `NotFound`.
+     */
+    readonly erase: (
+      organisation: Organisation,
+      id: ContactId,
+      actor: Actor
+    ) => Effect.Effect<ContactErasure, NotFound | StorageError>
   }
 >() {}
 
@@ -84,6 +104,7 @@ const upsertKey = (input: { readonly email: string }) => `contact.email:${normal
 export const make = Effect.gen(function* () {
   const ids = yield* Ids
   const repo = yield* ContactRepository
+  const cursors = yield* Cursors
   const companies = yield* CompanyRepository
   const events = yield* EventLog
   const tx = yield* Transaction
@@ -165,18 +186,30 @@ export const make = Effect.gen(function* () {
     archive: operation("Contacts.archive")((organisation, id) =>
       archiveLive(tx, (at) => repo.archive(organisation.id, id, at), find(organisation.id, id))
     ),
+    erase: operation("Contacts.erase")(
+      function* (organisation, id) {
+        const now = yield* nowIso
+        const outcome = yield* repo.erase(organisation.id, id, now)
+        if (Option.isNone(outcome)) return yield* new NotFound({ detail: "no such contact" })
+        if (outcome.value.changed) {
+          yield* events.append(organisation.id, [{ event: "contact.erased", data: { id } }], now)
+        }
+        return { id, erased: true as const, kept: [...outcome.value.kept] }
+      },
+      (effect) => tx.run(effect)
+    ),
     list: (organisation, query) =>
-      repo
-        .list(
+      cursors.page({ organisationId: organisation.id, list: "contacts" }, query, (page) =>
+        repo.list(
           organisation.id,
           {
             ...(query.email !== undefined ? { email: normaliseEmail(query.email) } : {}),
             ...(query.status !== undefined ? { status: query.status } : {}),
             ...(query.q !== undefined && query.q !== "" ? { q: query.q } : {})
           },
-          query
+          page
         )
-        .pipe(Effect.map((rows) => toSyncPage(rows, query)))
+      )
   })
 })
 

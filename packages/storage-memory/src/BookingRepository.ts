@@ -7,8 +7,8 @@ import { instant, newestFirst, type Store } from "./internal/Store.js"
 
 type Booking = Bookings.Booking
 
-const bookingSeries = LiveRecords.table<Bookings.Series>()
-const bookingRows = LiveRecords.table<Booking>()
+const bookingSeries = LiveRecords.table<Bookings.Series>("booking_series")
+export const bookingRows = LiveRecords.table<Booking>("bookings")
 
 const byId = (a: Booking, b: Booking): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 const soonestFirst = (a: Booking, b: Booking): number => instant(a.starts_at) - instant(b.starts_at) || byId(a, b)

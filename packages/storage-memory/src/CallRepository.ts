@@ -4,7 +4,7 @@ import type * as Context from "effect/Context"
 import * as LiveRecords from "./internal/liveRecords.js"
 import type { Store } from "./internal/Store.js"
 
-const calls = LiveRecords.table<Calls.Call>()
+export const calls = LiveRecords.table<Calls.Call>("calls")
 
 export const make = (store: Store): Context.Tag.Service<typeof Calls.CallRepository> => {
   const live = LiveRecords.make<Calls.Call>(store, { table: calls, noun: "call" })

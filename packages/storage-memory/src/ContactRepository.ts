@@ -4,12 +4,13 @@ import type * as Context from "effect/Context"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
+import { eraseCopies } from "./ContactErasure.js"
 import * as LiveRecords from "./internal/liveRecords.js"
-import { type Store, slot, type Tenant } from "./internal/Store.js"
+import { type Store, slot, type Tenant, tenant, withTenant, write } from "./internal/Store.js"
 
-const contacts = LiveRecords.table<Contacts.Contact>()
+const contacts = LiveRecords.table<Contacts.Contact>("contacts")
 /** Live holder of each address: the uniqueness rule, checked in O(1). */
-const contactEmails = slot(HashMap.empty<string, string>())
+const contactEmails = slot("contacts.emails", HashMap.empty<string, string>())
 
 const taken = (holder: string) =>
   new Errors.EmailAlreadyExists({ detail: { id: holder, message: "a live contact already has this email" } })
@@ -56,6 +57,26 @@ export const make = (store: Store): Context.Tag.Service<typeof Contacts.ContactR
           (filter.email === undefined || contact.email === filter.email) &&
           (filter.status === undefined || contact.status === filter.status)
       ),
-    countLive: live.countLive
+    countLive: live.countLive,
+
+    erase: (organisationId, id, at) =>
+      write<Option.Option<Contacts.ErasureOutcome>, Errors.StorageError>(store, (state) => {
+        const t = tenant(state, organisationId)
+        const row = HashMap.get(contacts.get(t), id)
+        if (Option.isNone(row)) return [Either.right(Option.none()), state]
+        const { record: contact, archivedAt } = row.value
+        const holder = contact.email === null ? Option.none() : HashMap.get(contactEmails.get(t), contact.email)
+        const address = Option.isSome(holder) && holder.value !== id ? null : contact.email
+        const released = archivedAt === null ? releaseEmail(t, contact) : t
+        const erased = eraseCopies(released, contact, address, at)
+        const rowChanged = archivedAt === null || Contacts.holdsPersonalData(contact)
+        const next = rowChanged
+          ? contacts.update(erased.tenant, (rows) =>
+              HashMap.set(rows, id, { record: Contacts.erasedContact(contact, at), archivedAt: archivedAt ?? at })
+            )
+          : erased.tenant
+        const outcome = { changed: rowChanged || erased.changed, kept: erased.kept }
+        return [Either.right(Option.some(outcome)), withTenant(state, organisationId, next)]
+      })
   })
 }

@@ -6,7 +6,7 @@ import * as Option from "effect/Option"
 import * as AppendOnly from "./internal/appendOnly.js"
 import { instant, type Store } from "./internal/Store.js"
 
-const formSubmissions = AppendOnly.table<Forms.Submission>()
+export const formSubmissions = AppendOnly.table<Forms.Submission>("form_submissions")
 
 export const make = (store: Store): Context.Tag.Service<typeof Forms.FormSubmissionRepository> => {
   const rows = AppendOnly.make(store, formSubmissions, "form submission")

@@ -20,9 +20,9 @@ import {
   write
 } from "./internal/Store.js"
 
-const invoices = LiveRecords.table<Invoicing.Invoice>()
+export const invoices = LiveRecords.table<Invoicing.Invoice>("invoices")
 /** Each invoice's payments, in the order they were recorded. */
-const payments = slot(HashMap.empty<string, ReadonlyArray<Invoicing.Payment>>())
+const payments = slot("invoices.payments", HashMap.empty<string, ReadonlyArray<Invoicing.Payment>>())
 
 const paymentsOf = (t: Tenant, invoiceId: string): ReadonlyArray<Invoicing.Payment> =>
   Option.getOrElse(HashMap.get(payments.get(t), invoiceId), () => [])

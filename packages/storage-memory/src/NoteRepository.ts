@@ -6,7 +6,7 @@ import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
 import { copy, copyOut, newestFirst, read, type Store, slot, tenant, withTenant, write } from "./internal/Store.js"
 
-const notes = slot(HashMap.empty<string, Notes.Note>())
+export const notes = slot("notes", HashMap.empty<string, Notes.Note>())
 
 export const make = (store: Store): Context.Tag.Service<typeof Notes.NoteRepository> =>
   Notes.NoteRepository.of({

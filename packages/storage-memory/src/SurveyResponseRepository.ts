@@ -4,7 +4,7 @@ import type * as Context from "effect/Context"
 import * as LiveRecords from "./internal/liveRecords.js"
 import type { Store } from "./internal/Store.js"
 
-const surveyResponses = LiveRecords.table<Surveys.SurveyResponse>()
+export const surveyResponses = LiveRecords.table<Surveys.SurveyResponse>("survey_responses")
 
 export const make = (store: Store): Context.Tag.Service<typeof Surveys.SurveyResponseRepository> => {
   const live = LiveRecords.make<Surveys.SurveyResponse>(store, { table: surveyResponses, noun: "survey response" })

@@ -4,7 +4,7 @@ import type * as Context from "effect/Context"
 import * as LiveRecords from "./internal/liveRecords.js"
 import type { Store } from "./internal/Store.js"
 
-const tickets = LiveRecords.table<Tickets.TicketRecord>()
+export const tickets = LiveRecords.table<Tickets.TicketRecord>("tickets")
 
 export const make = (store: Store): Context.Tag.Service<typeof Tickets.TicketRepository> => {
   const live = LiveRecords.make<Tickets.TicketRecord>(store, { table: tickets, noun: "ticket" })

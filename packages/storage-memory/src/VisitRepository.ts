@@ -6,7 +6,7 @@ import * as Option from "effect/Option"
 import * as AppendOnly from "./internal/appendOnly.js"
 import type { Store } from "./internal/Store.js"
 
-const visits = AppendOnly.table<Visits.Visit>()
+export const visits = AppendOnly.table<Visits.Visit>("visits")
 
 export const make = (store: Store): Context.Tag.Service<typeof Visits.VisitRepository> => {
   const rows = AppendOnly.make(store, visits, "visit")

@@ -3,6 +3,8 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { eraseCopies } from "./ContactErasure.js"
 import { isUniqueViolation, orStorageError } from "./internal/errors.js"
 import * as LiveRecords from "./internal/liveRecords.js"
 import { type ContactRow, toContact } from "./internal/rows.js"
@@ -97,7 +99,33 @@ export const make: Effect.Effect<
         ...(filter.email !== undefined ? [sql`email = ${filter.email}`] : []),
         ...(filter.status !== undefined ? [sql`status = ${filter.status}`] : [])
       ]),
-    countLive: live.countLive
+    countLive: live.countLive,
+
+    // The row locked first: concurrent erasures of one person run one after the other, and the
+    // second finds nothing left to change.
+    erase: (organisationId, id, at) =>
+      Effect.gen(function* () {
+        const rows = yield* sql<ContactRow & { archived: boolean }>`SELECT ${live.selected},
+            archived_at IS NOT NULL AS archived
+          FROM contacts WHERE organisation_id = ${organisationId}::uuid AND id = ${id}::uuid FOR UPDATE`
+        const row = rows[0]
+        if (row === undefined) return Option.none()
+        const contact = toContact(row)
+        const others =
+          contact.email === null
+            ? []
+            : yield* sql`SELECT 1 FROM contacts WHERE ${live.whereLive(organisationId)}
+                AND email = ${contact.email} AND id <> ${id}::uuid`
+        const copies = yield* eraseCopies(sql, organisationId, contact, others.length > 0 ? null : contact.email, at)
+        const rowChanged = !row.archived || Contacts.holdsPersonalData(contact)
+        if (rowChanged) {
+          yield* sql`UPDATE contacts SET first_name = NULL, last_name = NULL, email = NULL, phone = NULL,
+              source = NULL, custom = '{}'::jsonb, updated_at = ${at}::timestamptz,
+              archived_at = coalesce(archived_at, ${at}::timestamptz)
+            WHERE organisation_id = ${organisationId}::uuid AND id = ${id}::uuid`
+        }
+        return Option.some({ changed: rowChanged || copies.changed, kept: copies.kept })
+      }).pipe(orStorageError("ContactRepository.erase"))
   })
 })
 

@@ -5,6 +5,8 @@ import { encoder } from "../Wire.js"
 export const EVENT_NAMES = [
   "contact.created",
   "contact.updated",
+  // An extension to the contract's catalogue: payload `{id}` only, since the person is gone.
+  "contact.erased",
   "company.created",
   "company.updated",
   "deal.created",

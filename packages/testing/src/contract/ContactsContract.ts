@@ -2,14 +2,16 @@
  * The contact port (`ContactRepository`): rows round-trip whole, live contacts keep their addresses
  * unique per organisation, and lists filter, search and page in one order on every adapter.
  */
-import { Companies, Contacts } from "@crm/core"
+import { Companies, Contacts, Events, Forms, Invoicing, Mail, Visits } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
 import {
+  allEvents,
   at,
+  bill,
   expectEmailTaken,
   firm,
   ids,
@@ -22,6 +24,14 @@ import {
 } from "./Fixtures.js"
 
 type Contact = Contacts.Contact
+
+const buyerOf = (name: string, email: string): Invoicing.Buyer => ({
+  name,
+  email,
+  vat_number: null,
+  city: null,
+  country: null
+})
 
 export const suite = (
   name: string,
@@ -321,6 +331,116 @@ export const suite = (
           if (rows.length <= 2) break
         }
         expect(walked).toEqual(expected)
+      })
+    )
+    test(
+      "erases a person everywhere it was copied, keeps issued invoices, and repeats as a no-op",
+      Effect.gen(function* () {
+        const { a, b } = yield* seed
+        const repo = yield* Contacts.ContactRepository
+        const invoices = yield* Invoicing.InvoiceRepository
+        const outbox = yield* Mail.MailOutbox
+        const erin = person({ first_name: "Erin", last_name: "Erasmus", email: "erin@example.com", phone: "+1 555" })
+        const other = person({ first_name: "Olga", email: "olga@example.com" })
+        yield* repo.insert(a.id, { ...erin, custom: { secret: "gold" } })
+        yield* repo.insert(a.id, other)
+        const form = newId(Forms.FormId)
+        yield* (yield* Forms.FormSubmissionRepository).insert(a.id, {
+          id: newId(Forms.SubmissionId),
+          form_id: form,
+          contact_id: erin.id,
+          contact_created: true,
+          fields: { email: "erin@example.com", message: "call me" },
+          visitor_id: "v-erin",
+          created_at: at(1)
+        })
+        yield* (yield* Visits.VisitRepository).insert(a.id, {
+          id: newId(Visits.VisitId),
+          url: "https://example.com/",
+          referrer: null,
+          visitor_id: "v-erin-2",
+          contact_id: erin.id,
+          occurred_at: at(1),
+          created_at: at(1)
+        })
+        const message = (to: string): Mail.MailMessage => ({
+          id: newId(Mail.MailMessageId),
+          to,
+          subject: "Shipped",
+          body: `Dear ${to}`,
+          status: "sent",
+          attempts: 1,
+          last_error: null,
+          next_attempt_at: null,
+          created_at: at(1),
+          sent_at: at(1)
+        })
+        yield* outbox.enqueue(a.id, message("Erin@Example.com"))
+        yield* outbox.enqueue(a.id, message("olga@example.com"))
+        const issued = bill({
+          number: "2026-000001",
+          status: "issued",
+          contact_id: erin.id,
+          buyer: buyerOf("Erin Erasmus", "erin@example.com")
+        })
+        const draft = bill({ contact_id: erin.id, buyer: buyerOf("Erin Erasmus", "erin@example.com") })
+        yield* invoices.insert(a.id, issued)
+        yield* invoices.insert(a.id, draft)
+        yield* (yield* Events.EventLog).append(
+          a.id,
+          [
+            {
+              event: "contact.created",
+              data: { id: erin.id, first_name: "Erin", email: "erin@example.com", custom: { secret: "gold" } }
+            },
+            { event: "form.submitted", data: { form_id: form, contact_id: erin.id, fields: { message: "call me" } } },
+            {
+              event: "contact.created",
+              data: { id: other.id, first_name: "Olga", email: "olga@example.com", custom: {} }
+            }
+          ],
+          at(2)
+        )
+
+        // Another organisation never reaches the person.
+        expect(yield* repo.erase(b.id, erin.id, at(3))).toEqual(Option.none())
+        const outcome = Option.getOrThrow(yield* repo.erase(a.id, erin.id, at(3)))
+        expect(outcome).toEqual({
+          changed: true,
+          kept: [{ what: "invoice", id: issued.id, reason: Contacts.ISSUED_INVOICE_REASON }]
+        })
+
+        expect(yield* repo.get(a.id, erin.id)).toEqual(Option.none())
+        const stored = yield* repo.list(a.id, {}, { ...page(10), include_archived: true })
+        expect(stored.find((row) => row.id === erin.id)).toMatchObject({
+          first_name: null,
+          last_name: null,
+          email: null,
+          phone: null,
+          source: null,
+          custom: {},
+          updated_at: at(3)
+        })
+        const text = JSON.stringify([stored, yield* allEvents(a.id), yield* outbox.list(a.id, {}, page(10))])
+        for (const value of ["Erin", "Erasmus", "erin@example.com", "+1 555", "gold", "call me"]) {
+          expect(text.toLowerCase()).not.toContain(value.toLowerCase())
+        }
+        expect(text).toContain("olga@example.com")
+        const [created, submitted] = yield* allEvents(a.id)
+        expect(created!.data).toEqual({ id: erin.id, first_name: null, email: null, custom: {} })
+        expect(submitted!.data).toEqual({ form_id: form, contact_id: erin.id, fields: {} })
+        const submissions = yield* Forms.FormSubmissionRepository
+        expect((yield* submissions.counts(a.id, form, at(0))).total).toBe(1)
+        expect(yield* submissions.contactOfVisitor(a.id, "v-erin")).toEqual(Option.none())
+        expect(yield* (yield* Visits.VisitRepository).contactOfVisitor(a.id, "v-erin-2")).toEqual(Option.none())
+        expect(Option.getOrThrow(yield* invoices.get(a.id, issued.id)).buyer).toEqual(issued.buyer)
+        expect(Option.getOrThrow(yield* invoices.get(a.id, draft.id)).buyer).toMatchObject({ name: null, email: null })
+        // The address is free again.
+        yield* repo.insert(a.id, person({ email: "erin@example.com" }))
+
+        const again = Option.getOrThrow(yield* repo.erase(a.id, erin.id, at(4)))
+        expect(again).toEqual({ changed: false, kept: outcome.kept })
+        expect(yield* repo.erase(a.id, newId(Contacts.ContactId), at(4))).toEqual(Option.none())
       })
     )
   })
