@@ -18,7 +18,8 @@ const allowed: Record<string, ReadonlyArray<RegExp>> = {
     /^@effect\/(sql|sql-pg|experimental|platform|platform-node)(\/|$)/,
     /^@electric-sql\/pglite(\/|$)/,
     /^pg(\/|$)/,
-    /^node:module$/
+    // PGlite's data directory is files on this host: its template copy and its one-process lock.
+    /^node:(module|fs|os|path|crypto)$/
   ],
   "packages/http": [
     /^@crm\/core$/,

@@ -109,7 +109,7 @@ const crm = (dir: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = 
 
 /**
  * After the bundle, `crm migrate` on a new PGlite data directory, `dist/pglite-template`: a new data
- * directory starts as a copy of it (see `seedDataDir` in src/cli.ts), which spares the first start
+ * directory starts as a copy of it (`templateDir` in src/Serve.ts), which spares the first start
  * PGlite's initdb. It also runs the bundle once: a build whose output cannot migrate fails here.
  */
 const makePgliteTemplate = async (dir: string) => {
@@ -136,8 +136,13 @@ const here = dirname(fileURLToPath(import.meta.url))
 
 export default defineConfig({
   // `crm serve` runs cli.js alone; every other command runs Commands.js, a bundle of its own with
-  // the command-line parser (src/cli.ts).
-  ...bundle(here, { cli: "src/cli.ts", Commands: "src/Commands.ts" }),
+  // the command-line parser (src/cli.ts). pdfWorker.js is the PDF worker threads' entry, which the
+  // HTTP package finds beside the bundle that starts them (see packages/http/src/pdf/PdfWorkers.ts).
+  ...bundle(here, {
+    cli: "src/cli.ts",
+    Commands: "src/Commands.ts",
+    pdfWorker: resolve(here, "../../packages/http/src/pdf/pdfWorker.ts")
+  }),
   onSuccess: async () => {
     await makePgliteTemplate(here)
     await writeOpenApi(here)

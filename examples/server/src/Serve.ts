@@ -3,7 +3,7 @@
  * alone. Loaded at every start, so it imports nothing of the command-line parser (`Commands.ts`).
  */
 
-import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
@@ -44,35 +44,12 @@ const MailConfig = Config.all({
 
 /**
  * `npm run build` leaves an empty, migrated PGlite data directory next to the built command line
- * (`dist/pglite-template`). A new data directory starts as a copy of it: copying takes a fraction
- * of a second where PGlite's initdb and the migrations take several. Migrations added since the
- * build are applied on top as usual. Run from the sources there is no template, and PGlite runs
- * initdb as before; so it does when anything here fails.
+ * (`dist/pglite-template`). A new data directory starts as a copy of it (made by storage-pg under
+ * the directory's lock, so two processes starting at once cannot both copy). Migrations added
+ * since the build are applied on top as usual. Run from the sources there is no template, and
+ * PGlite runs initdb.
  */
-const seedDataDir = (storage: Config.Config.Success<typeof Storage.StorageConfig>) =>
-  Effect.gen(function* () {
-    const onPglite = Option.isNone(storage.databaseUrl) && Option.getOrUndefined(storage.kind) !== "memory"
-    if (!onPglite) return
-    const template = fileURLToPath(new URL("./pglite-template", import.meta.url))
-    const target = storage.dataDir
-    const isNew = !existsSync(target) || readdirSync(target).length === 0
-    if (!isNew || !existsSync(`${template}/PG_VERSION`)) return
-    // Copied beside the target and renamed into place, so a copy cut short never looks like a database.
-    const partial = `${target}.seeding-${process.pid}`
-    yield* Effect.try(() => {
-      cpSync(template, partial, { recursive: true })
-      if (existsSync(target)) rmdirSync(target)
-      renameSync(partial, target)
-    }).pipe(
-      Effect.tap(() => Effect.logDebug(`PGlite data directory ${target} started from ${template}`)),
-      Effect.catchAll((error) =>
-        Effect.zipRight(
-          Effect.sync(() => rmSync(partial, { recursive: true, force: true })),
-          Effect.logWarning(`could not copy ${template} to ${target}; PGlite will run initdb`, error.error)
-        )
-      )
-    )
-  })
+const templateDir = () => fileURLToPath(new URL("./pglite-template", import.meta.url))
 
 /**
  * `npm run build` also leaves the OpenAPI document beside the built command line
@@ -88,7 +65,6 @@ export const serve = Effect.gen(function* () {
   const { publicUrl, metricsPort, allowPrivateTargets, webhookConcurrency, ...options } = yield* ServeConfig
   const openApiDocument = prebuiltOpenApi()
   const storage = yield* Storage.StorageConfig
-  yield* seedDataDir(storage)
   const mail = yield* MailConfig
   yield* Effect.logInfo(`storage: ${Storage.describe(storage)}`)
   return yield* Layer.launch(
@@ -102,7 +78,7 @@ export const serve = Effect.gen(function* () {
         webhooks: { allowPrivateTargets, concurrency: webhookConcurrency },
         mail: Option.isSome(mail.smtpUrl) ? { smtp: { url: mail.smtpUrl.value, from: mail.from } } : {}
       },
-      Storage.layerFrom(storage)
+      Storage.layerFrom(storage, { templateDir: templateDir() })
     )
   ).pipe(
     // Told once everything has closed (requests answered, workers stopped, the database let go).
@@ -112,7 +88,6 @@ export const serve = Effect.gen(function* () {
 
 export const migrate = Effect.gen(function* () {
   const storage = yield* Storage.StorageConfig
-  yield* seedDataDir(storage)
-  yield* Layer.build(Storage.layerFrom(storage)).pipe(Effect.scoped)
+  yield* Layer.build(Storage.layerFrom(storage, { templateDir: templateDir() })).pipe(Effect.scoped)
   yield* Effect.logInfo(`migrations applied: ${Storage.describe(storage)}`)
 })

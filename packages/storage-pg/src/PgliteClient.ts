@@ -40,6 +40,7 @@
  * per statement.
  */
 
+import { cpSync, existsSync, readdirSync, renameSync, rmdirSync, rmSync } from "node:fs"
 import { createRequire } from "node:module"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -56,6 +57,7 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Pg from "pg"
+import * as DataDirLock from "./DataDirLock.js"
 
 // `pg` exports `./lib/*` on purpose but ships no types for `lib/utils`.
 const { prepareValue } = createRequire(import.meta.url)("pg/lib/utils.js") as {
@@ -66,8 +68,17 @@ export const TypeId: unique symbol = Symbol.for("@crm/storage-pg/PgliteClient")
 export type TypeId = typeof TypeId
 
 export interface PgliteClientOptions {
-  /** A directory on disk; in memory when undefined. */
+  /**
+   * A directory on disk; in memory when undefined. One process at a time: it is locked while open
+   * (`DataDirLock`), and another opener is refused with `DataDirLocked`.
+   */
   readonly dataDir?: string | undefined
+  /**
+   * A migrated data directory on disk that a new (absent or empty) `dataDir` starts as a copy of:
+   * copying takes a fraction of a second where initdb and the migrations take several. Ignored
+   * when it holds no database; a copy that fails leaves PGlite to run initdb.
+   */
+  readonly templateDir?: string | undefined
   /** A tarball from `dumpDataDir` to start from (e.g. a migrated template). */
   readonly loadDataDir?: Blob | File | undefined
   /** How values are read, as `pg`'s `types` option: `pg.types` (the global registry) by default. */
@@ -194,6 +205,28 @@ const pgliteOptions = (options: PgliteClientOptions): PGliteOptions => ({
   extensions: { pg_trgm }
 })
 
+/** See `templateDir`. Runs under the directory's lock, so two openers never both copy. */
+const seedDataDir = (dataDir: string, templateDir: string) =>
+  Effect.gen(function* () {
+    const isNew = !existsSync(dataDir) || readdirSync(dataDir).length === 0
+    if (!isNew || !existsSync(`${templateDir}/PG_VERSION`)) return
+    // Copied beside the target and renamed into place, so a copy cut short never looks like a database.
+    const partial = `${dataDir}.seeding-${process.pid}`
+    yield* Effect.try(() => {
+      cpSync(templateDir, partial, { recursive: true })
+      if (existsSync(dataDir)) rmdirSync(dataDir)
+      renameSync(partial, dataDir)
+    }).pipe(
+      Effect.tap(() => Effect.logDebug(`PGlite data directory ${dataDir} started from ${templateDir}`)),
+      Effect.catchAll((error) =>
+        Effect.zipRight(
+          Effect.sync(() => rmSync(partial, { recursive: true, force: true })),
+          Effect.logWarning(`could not copy ${templateDir} to ${dataDir}; PGlite will run initdb`, error.error)
+        )
+      )
+    )
+  })
+
 const makeConnection = (db: PGlite): Connection => {
   // PGlite cannot cancel a running statement, so an interrupted fiber waits
   // for it: the lock is then never released while PGlite is still busy on
@@ -242,8 +275,20 @@ const makeConnection = (db: PGlite): Connection => {
  * connection: code inside a transaction must not wait for another fiber that
  * runs SQL outside it (or calls `sql.reserve`), or it deadlocks.
  */
-export const make = (options: PgliteClientOptions = {}): Effect.Effect<PgliteSqlClient, SqlError, Scope.Scope> =>
+export const make = (
+  options: PgliteClientOptions = {}
+): Effect.Effect<PgliteSqlClient, SqlError | DataDirLock.DataDirLocked, Scope.Scope> =>
   Effect.gen(function* () {
+    const dataDir = options.dataDir
+    if (dataDir !== undefined) {
+      // Taken before anything touches the directory and let go after PGlite has closed it.
+      yield* DataDirLock.acquire(dataDir).pipe(
+        Effect.catchTag("DataDirLockFailed", (error) =>
+          Effect.fail(new SqlError({ cause: error.cause, message: `PgliteClient: ${error.message}` }))
+        )
+      )
+      if (options.templateDir !== undefined) yield* seedDataDir(dataDir, options.templateDir)
+    }
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: () => PGlite.create(pgliteOptions(options)),
@@ -306,7 +351,9 @@ export const make = (options: PgliteClientOptions = {}): Effect.Effect<PgliteSql
   })
 
 /** Provides both `PgliteClient` and `SqlClient`. */
-export const layer = (options: PgliteClientOptions = {}): Layer.Layer<PgliteClient | SqlClient.SqlClient, SqlError> =>
+export const layer = (
+  options: PgliteClientOptions = {}
+): Layer.Layer<PgliteClient | SqlClient.SqlClient, SqlError | DataDirLock.DataDirLocked> =>
   Layer.scopedContext(
     Effect.map(make(options), (client) =>
       Context.make(PgliteClient, client).pipe(Context.add(SqlClient.SqlClient, client))
