@@ -143,4 +143,45 @@ describe("crm, the command line", () => {
     expect(help.stdout).toContain("org create")
     expect(refused.code).toBe(1)
   })
+
+  it("crm org export ORG_ID > file and crm org import < file carry an organisation to another server (as a process: standard output and input)", async () => {
+    const { cli } = await bundled("examples/server", { cli: "src/cli.ts", Commands: "src/Commands.ts" })
+    const entry = `const { main } = await import(${JSON.stringify(pathToFileURL(cli).href)}); main(process.argv.slice(1))`
+    const target = await startServer(memory.fresh())
+    try {
+      const process_ = (url: string, args: ReadonlyArray<string>, input?: string) =>
+        new Promise<Ran>((done) => {
+          const child = execFile(
+            process.execPath,
+            ["--input-type=module", "-e", entry, "--", ...args],
+            {
+              cwd: root,
+              env: {
+                PATH: process.env.PATH ?? "",
+                CRM_LOG_LEVEL: "silent",
+                CRM_URL: url,
+                CRM_ADMIN_TOKEN: ADMIN_TOKEN
+              },
+              maxBuffer: 64 * 1024 * 1024
+            },
+            (error, stdout, stderr) => done({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr })
+          )
+          child.stdin?.end(input ?? "")
+        })
+      const { organisation, client, key } = await server.tenant()
+      const contact = await client.post("/contacts", { first_name: "Ada", email: "ada@example.test" })
+      const exported = await process_(server.url, ["org", "export", organisation.id])
+      expect(exported.code, exported.stderr).toBe(0)
+      expect(JSON.parse(exported.stdout.split("\n")[0]!).organisation_id).toBe(organisation.id)
+      const imported = await process_(target.url, ["org", "import"], exported.stdout)
+      expect(imported.code, imported.stderr).toBe(0)
+      expect(JSON.parse(imported.stdout).organisation_id).toBe(organisation.id)
+      expect((await target.as(key).get(`/contacts/${contact.body.id}`)).body).toEqual(contact.body)
+      const again = await process_(target.url, ["org", "import"], exported.stdout)
+      expect(again.code).toBe(1)
+      expect(again.stdout).toContain("organisation_exists")
+    } finally {
+      await target.close()
+    }
+  })
 })

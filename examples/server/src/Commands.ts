@@ -6,6 +6,9 @@
  */
 
 import { readFileSync } from "node:fs"
+import { Readable } from "node:stream"
+import { pipeline } from "node:stream/promises"
+import type { ReadableStream as NodeReadableStream } from "node:stream/web"
 import { Api } from "@crm/http"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
@@ -31,6 +34,7 @@ const ENVIRONMENT = `Environment:
   CRM_PUBLIC_URL (where the CRM is served; https there makes webhook targets https-only),
   CRM_WEBHOOK_ALLOW_PRIVATE_TARGETS (1 lets webhooks target private addresses: local development only),
   CRM_WEBHOOK_CONCURRENCY (hooks in delivery at once per process, default 16),
+  CRM_STATEMENT_TIMEOUT_MS (PostgreSQL: longest a statement may run before it answers 503, default 30000; 0: none),
   CRM_METRICS_PORT (serves GET /metrics without the admin token on this port, on HOST),
   CRM_LOG_LEVEL (trace|debug|info|warn|error|silent, default info),
   CRM_LOG_FORMAT (json|pretty; default pretty on a terminal, JSON otherwise)
@@ -41,24 +45,36 @@ class CliError {
   constructor(readonly message: string) {}
 }
 
-const adminCall = (method: string, path: string, body?: unknown) =>
+/** A request to the admin API of the server `CRM_URL` names, with the admin token. */
+const adminFetch = (
+  method: string,
+  path: string,
+  init: { headers?: Record<string, string>; body?: RequestInit["body"] }
+) =>
   Effect.gen(function* () {
     const options = yield* ServeConfig
     const base = yield* Config.string("CRM_URL").pipe(Config.withDefault(`http://${options.host}:${options.port}`))
     const token = options.adminToken
     if (Option.isNone(token)) return yield* Effect.fail(new CliError("set CRM_ADMIN_TOKEN to use the admin commands"))
-    const response = yield* Effect.tryPromise({
+    return yield* Effect.tryPromise({
       try: () =>
         fetch(`${base}/admin/v1${path}`, {
           method,
-          headers: {
-            authorization: `Bearer ${Redacted.value(token.value)}`,
-            ...(body === undefined ? {} : { "content-type": "application/json" })
-          },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) })
-        }),
+          headers: { authorization: `Bearer ${Redacted.value(token.value)}`, ...init.headers },
+          // A stream body (`crm org import`) is sent as it is read.
+          ...(init.body === undefined ? {} : { body: init.body, duplex: "half" })
+        } as RequestInit),
       catch: (error) => new CliError(`cannot reach ${base}: ${String(error)}`)
     })
+  })
+
+const adminCall = (method: string, path: string, body?: unknown) =>
+  Effect.gen(function* () {
+    const response = yield* adminFetch(
+      method,
+      path,
+      body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }
+    )
     const text = yield* Effect.promise(() => response.text())
     console.log(text === "" ? JSON.stringify({ status: response.status }) : text)
     if (!response.ok) return yield* Effect.fail(new CliError(`the server answered ${response.status}`))
@@ -139,7 +155,46 @@ const org = Command.make("org").pipe(
     ).pipe(Command.withDescription("a test-mode organisation's clock: --frozen-at ISO | --advance-by P3D | --reset")),
     Command.make("settings", { id: idArg("ORG_ID"), file: Options.file("file", { exists: "yes" }) }, ({ id, file }) =>
       Effect.flatMap(readJson(file), (document) => adminCall("PUT", `/organisations/${id}/settings`, document))
-    ).pipe(Command.withDescription("replace the settings document"))
+    ).pipe(Command.withDescription("replace the settings document")),
+    Command.make(
+      "export",
+      { id: idArg("ORG_ID"), includeSecrets: Options.boolean("include-secrets") },
+      ({ id, includeSecrets }) =>
+        Effect.gen(function* () {
+          const response = yield* adminFetch(
+            "GET",
+            `/organisations/${id}/export${includeSecrets ? "?include_secrets=true" : ""}`,
+            {}
+          )
+          if (!response.ok || response.body === null) {
+            console.error(yield* Effect.promise(() => response.text()))
+            return yield* Effect.fail(new CliError(`the server answered ${response.status}`))
+          }
+          // Written as it arrives: an export may be larger than this process should hold.
+          const body = response.body
+          yield* Effect.tryPromise({
+            try: () => pipeline(Readable.fromWeb(body as NodeReadableStream), process.stdout),
+            catch: (error) => new CliError(`the export was cut short: ${String(error)}`)
+          })
+        })
+    ).pipe(
+      Command.withDescription(
+        "write the organisation as JSON lines to standard output (--include-secrets: hooks' secrets too)"
+      )
+    ),
+    Command.make("import", {}, () =>
+      Effect.flatMap(
+        adminFetch("POST", "/organisations/import", {
+          headers: { "content-type": "application/x-ndjson" },
+          body: Readable.toWeb(process.stdin) as ReadableStream
+        }),
+        (response) =>
+          Effect.gen(function* () {
+            console.log(yield* Effect.promise(() => response.text()))
+            if (!response.ok) return yield* Effect.fail(new CliError(`the server answered ${response.status}`))
+          })
+      )
+    ).pipe(Command.withDescription("import an organisation exported by `crm org export`, read from standard input"))
   ])
 )
 

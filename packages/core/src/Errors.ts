@@ -75,6 +75,8 @@ export class SlugAlreadyExists extends coded("SlugAlreadyExists", "slug_already_
 export class DomainAlreadyExists extends coded("DomainAlreadyExists", "domain_already_exists") {}
 /** A batch refused by one of its items; `detail` is `{index, error, detail}` (nothing was written). */
 export class BatchFailed extends coded("BatchFailed", "batch_failed") {}
+/** An organisation import whose organisation id the store already holds; `detail` is `{organisation_id, message}`. */
+export class OrganisationExists extends coded("OrganisationExists", "organisation_exists") {}
 
 /** A test clock asked of an organisation not created in test mode (its time is always the real time). */
 export class NotTestMode extends coded("NotTestMode", "not_test_mode") {}

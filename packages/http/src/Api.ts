@@ -20,6 +20,7 @@ import { recordRoutes } from "./routes/records.js"
 import { returnRoutes } from "./routes/returns.js"
 import { taskRoutes } from "./routes/tasks.js"
 import { ticketRoutes } from "./routes/tickets.js"
+import { transferRoutes } from "./routes/transfer.js"
 import { visitRoutes } from "./routes/visits.js"
 
 export const API_PREFIX = "/api/v1"
@@ -56,7 +57,13 @@ export const makeTable = (options: TableOptions = {}): ReadonlyArray<Mounted> =>
       eventsRoute,
       openApiRoute(() => (cached ??= JSON.stringify(OpenApi.document(table))))
     ]),
-    ...mount(ADMIN_PREFIX, [...adminRoutes, ...importRoutes, ...adminMailRoutes, ...adminHookRoutes]),
+    ...mount(ADMIN_PREFIX, [
+      ...adminRoutes,
+      ...importRoutes,
+      ...transferRoutes,
+      ...adminMailRoutes,
+      ...adminHookRoutes
+    ]),
     ...mount("", healthRoutes)
   ]
   return table

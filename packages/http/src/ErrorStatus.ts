@@ -33,6 +33,7 @@ export const STATUS_BY_CODE = {
   slug_already_exists: 409,
   domain_already_exists: 409,
   not_test_mode: 409,
+  organisation_exists: 409,
   payload_too_large: 413,
   uri_too_long: 414,
   unsupported_media_type: 415,

@@ -228,7 +228,7 @@ const operation = (mounted: Mounted, shapes: Shapes): Json => {
           requestBody: {
             required: !route.body.patch && !route.body.optional,
             content: {
-              [route.body.raw === "ndjson" ? "application/x-ndjson" : "application/json"]: {
+              [route.body.raw === undefined ? "application/json" : "application/x-ndjson"]: {
                 schema: shapes.of(route.body.schema, "input")
               }
             }

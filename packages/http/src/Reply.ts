@@ -11,6 +11,8 @@ export interface Reply<A = unknown> {
   readonly json?: string
   /** A body that is not JSON (a PDF), sent as these bytes under the `content-type` of `headers`. */
   readonly bytes?: Uint8Array
+  /** A body written as it is made (an organisation's export), under the `content-type` of `headers`. */
+  readonly stream?: ReadableStream<Uint8Array>
   readonly headers?: Readonly<Record<string, string>>
 }
 

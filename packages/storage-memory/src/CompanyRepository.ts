@@ -4,7 +4,7 @@ import type * as Context from "effect/Context"
 import * as LiveRecords from "./internal/liveRecords.js"
 import type { Store } from "./internal/Store.js"
 
-const companies = LiveRecords.table<Companies.Company>()
+const companies = LiveRecords.table<Companies.Company>("companies")
 
 export const make = (store: Store): Context.Tag.Service<typeof Companies.CompanyRepository> => {
   const live = LiveRecords.make<Companies.Company>(store, {

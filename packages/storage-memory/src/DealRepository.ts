@@ -20,9 +20,9 @@ import {
   write
 } from "./internal/Store.js"
 
-const deals = LiveRecords.table<Deals.Deal>()
+const deals = LiveRecords.table<Deals.Deal>("deals")
 /** Each deal's stage visits, in the order they were recorded. */
-const dealVisits = slot(HashMap.empty<string, ReadonlyArray<Deals.StageVisit>>())
+const dealVisits = slot("deals.stage_visits", HashMap.empty<string, ReadonlyArray<Deals.StageVisit>>())
 
 const visitsOf = (t: Tenant, dealId: string): ReadonlyArray<Deals.StageVisit> =>
   Option.getOrElse(HashMap.get(dealVisits.get(t), dealId), () => [])

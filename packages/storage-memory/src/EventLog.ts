@@ -7,13 +7,21 @@ import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
+import * as Iterable from "effect/Iterable"
 import * as Order from "effect/Order"
 import * as RedBlackTree from "effect/RedBlackTree"
 import { copy, copyOut, instant, read, type Store, slot, tenant, withTenant, write } from "./internal/Store.js"
 import { deliveriesFor, deliveryRows } from "./WebhookRepository.js"
 
 /** Each organisation's events by id, so `after` is one descent. */
-export const history = slot(RedBlackTree.empty<bigint, Events.EventEnvelope>(Order.bigint))
+export const history = slot("events", RedBlackTree.empty<bigint, Events.EventEnvelope>(Order.bigint), {
+  entries: (tree) => Iterable.map(tree, ([id, envelope]) => [id.toString(), envelope] as const),
+  fromEntries: (entries) =>
+    RedBlackTree.fromIterable(
+      entries.map(([id, envelope]) => [BigInt(id), envelope as Events.EventEnvelope] as const),
+      Order.bigint
+    )
+})
 
 export const make = (store: Store): Context.Tag.Service<typeof Events.EventLog> =>
   Events.EventLog.of({

@@ -7,7 +7,7 @@ import * as Option from "effect/Option"
 import { copyOut, type Store, slot, tenant, withTenant, write } from "./internal/Store.js"
 
 /** Provider leads by provider and provider id; null while claimed by the running unit of work. */
-const leads = slot(HashMap.empty<string, Leads.LeadReceived | null>())
+const leads = slot("leads", HashMap.empty<string, Leads.LeadReceived | null>())
 
 // One key for the pair; JSON keeps them apart whatever characters either holds.
 const keyOf = (provider: string, externalId: string) => JSON.stringify([provider, externalId])

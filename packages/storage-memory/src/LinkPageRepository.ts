@@ -5,7 +5,7 @@ import * as LiveRecords from "./internal/liveRecords.js"
 import type { Store } from "./internal/Store.js"
 import { uniqueKey } from "./internal/uniqueKeys.js"
 
-const linkPages = LiveRecords.table<LinkPages.LinkPage>()
+const linkPages = LiveRecords.table<LinkPages.LinkPage>("link_pages")
 
 export const make = (store: Store): Context.Tag.Service<typeof LinkPages.LinkPageRepository> => {
   const live = LiveRecords.make<LinkPages.LinkPage, Errors.SlugAlreadyExists>(store, {

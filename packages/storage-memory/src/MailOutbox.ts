@@ -18,7 +18,7 @@ import {
   write
 } from "./internal/Store.js"
 
-export const mail = slot(HashMap.empty<string, Mail.MailMessage>())
+export const mail = slot("mail", HashMap.empty<string, Mail.MailMessage>())
 
 const dueFirst = earliestFirst<Mail.MailMessage>((message) => message.next_attempt_at ?? "")
 

@@ -7,7 +7,7 @@ import * as Option from "effect/Option"
 import { type Store, slot, tenant, withTenant, write } from "./internal/Store.js"
 
 /** The last number given, per series and year. */
-const numberSequences = slot(HashMap.empty<string, number>())
+const numberSequences = slot("number_sequences", HashMap.empty<string, number>())
 
 // The year has no separator in it, so any series text after the first one is unambiguous.
 const sequenceKey = (series: string, year: number): string => `${year}/${series}`

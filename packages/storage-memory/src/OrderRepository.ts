@@ -8,9 +8,9 @@ import * as Option from "effect/Option"
 import * as LiveRecords from "./internal/liveRecords.js"
 import { type Store, slot, type Tenant } from "./internal/Store.js"
 
-const orders = LiveRecords.table<Orders.Order>()
+const orders = LiveRecords.table<Orders.Order>("orders")
 /** The order holding each `external_id`: the uniqueness rule, checked in O(1). */
-const orderExternalIds = slot(HashMap.empty<string, string>())
+const orderExternalIds = slot("orders.external_ids", HashMap.empty<string, string>())
 
 // An order's external id never changes, so only an insert can meet another holder.
 const indexExternalId = (

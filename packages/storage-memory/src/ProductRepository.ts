@@ -11,9 +11,9 @@ import { copy, type Store, slot, type Tenant, tenant, withTenant, write } from "
 type Product = Inventory.Product
 
 /** Products with their stock levels in place (`stock`, each variant's `stock`), which the stock ledger moves. */
-export const products = LiveRecords.table<Product>()
+export const products = LiveRecords.table<Product>("products")
 /** The product holding each SKU: the uniqueness rule, checked in O(1). */
-const productSkus = slot(HashMap.empty<string, string>())
+const productSkus = slot("products.skus", HashMap.empty<string, string>())
 
 const skuTaken = Errors.invalidField("sku", "another product of the organisation has this SKU", "sku_taken")
 

@@ -4,7 +4,7 @@ import type * as Context from "effect/Context"
 import * as LiveRecords from "./internal/liveRecords.js"
 import type { Store } from "./internal/Store.js"
 
-const purchaseOrders = LiveRecords.table<PurchaseOrders.PurchaseOrder>()
+const purchaseOrders = LiveRecords.table<PurchaseOrders.PurchaseOrder>("purchase_orders")
 
 export const make = (store: Store): Context.Tag.Service<typeof PurchaseOrders.PurchaseOrderRepository> => {
   const live = LiveRecords.make<PurchaseOrders.PurchaseOrder>(store, {

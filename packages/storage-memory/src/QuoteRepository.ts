@@ -19,9 +19,9 @@ import {
   write
 } from "./internal/Store.js"
 
-const quotes = LiveRecords.table<Quotes.Quote>()
+const quotes = LiveRecords.table<Quotes.Quote>("quotes")
 /** Each quote's frozen revisions, in the order they were recorded. */
-const quoteRevisions = slot(HashMap.empty<string, ReadonlyArray<Quotes.QuoteRevision>>())
+const quoteRevisions = slot("quotes.revisions", HashMap.empty<string, ReadonlyArray<Quotes.QuoteRevision>>())
 
 const revisionsOf = (t: Tenant, quoteId: string): ReadonlyArray<Quotes.QuoteRevision> =>
   Option.getOrElse(HashMap.get(quoteRevisions.get(t), quoteId), () => [])

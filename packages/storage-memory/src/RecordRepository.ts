@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as LiveRecords from "./internal/liveRecords.js"
 import type { Store } from "./internal/Store.js"
 
-const records = LiveRecords.table<Records.CustomRecord>()
+const records = LiveRecords.table<Records.CustomRecord>("custom_records")
 
 export const make = (store: Store): Context.Tag.Service<typeof Records.RecordRepository> => {
   const live = LiveRecords.make<Records.CustomRecord>(store, {

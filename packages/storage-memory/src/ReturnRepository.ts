@@ -4,7 +4,7 @@ import type * as Context from "effect/Context"
 import * as LiveRecords from "./internal/liveRecords.js"
 import { newestFirst, type Store } from "./internal/Store.js"
 
-const returns = LiveRecords.table<Returns.Return>()
+const returns = LiveRecords.table<Returns.Return>("returns")
 
 export const make = (store: Store): Context.Tag.Service<typeof Returns.ReturnRepository> => {
   const live = LiveRecords.make<Returns.Return>(store, { table: returns, noun: "return" })

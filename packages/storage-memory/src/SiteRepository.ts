@@ -5,9 +5,9 @@ import * as LiveRecords from "./internal/liveRecords.js"
 import type { Store } from "./internal/Store.js"
 import { uniqueKey } from "./internal/uniqueKeys.js"
 
-const siteRows = LiveRecords.table<Sites.Site>()
-const sitePages = LiveRecords.table<Sites.Page>()
-const sitePosts = LiveRecords.table<Sites.Post>()
+const siteRows = LiveRecords.table<Sites.Site>("sites")
+const sitePages = LiveRecords.table<Sites.Page>("site_pages")
+const sitePosts = LiveRecords.table<Sites.Post>("site_posts")
 
 export const make = (store: Store): Context.Tag.Service<typeof Sites.SiteRepository> => {
   const sites = LiveRecords.make<Sites.Site, Errors.DomainAlreadyExists>(store, {

@@ -11,7 +11,7 @@ import { products } from "./ProductRepository.js"
 const { ProductRules, StockLedger } = Inventory
 
 /** Each product's stock ledger, in the order the movements were recorded. */
-const stockMovements = slot(HashMap.empty<string, ReadonlyArray<Inventory.StockMovement>>())
+const stockMovements = slot("stock_movements", HashMap.empty<string, ReadonlyArray<Inventory.StockMovement>>())
 
 const refuse = (message: string) =>
   Either.left(new Errors.StorageError({ message: `StockLedgerStore.append: ${message}` }))

@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as LiveRecords from "./internal/liveRecords.js"
 import { instant, type Store } from "./internal/Store.js"
 
-const tasks = LiveRecords.table<Tasks.Task>()
+const tasks = LiveRecords.table<Tasks.Task>("tasks")
 
 /** Soonest `due_at` first, tasks without a due date last; equal times by id ascending. */
 const soonestDue = (a: Tasks.Task, b: Tasks.Task): number => {

@@ -37,9 +37,17 @@ export interface DeliveryRow {
   readonly attempts: ReadonlyArray<Webhooks.DeliveryAttempt>
 }
 
-const hookRows = slot(HashMap.empty<string, HookRow>())
+const hookRows = slot("webhook_hooks", HashMap.empty<string, HookRow>(), {
+  entries: (rows) => rows,
+  fromEntries: (entries) => HashMap.fromIterable(entries as ReadonlyArray<readonly [string, HookRow]>),
+  // An import gives a hook exported without its secret a new one (see `TransferStore`).
+  withoutSecrets: (row) => {
+    const { record } = row as HookRow
+    return { ...(row as HookRow), record: { ...record, secret: null, previous_secret: null } }
+  }
+})
 /** The webhook outbox: one row per event and matching hook, written by the event log's `append`. */
-export const deliveryRows = slot(HashMap.empty<string, DeliveryRow>())
+export const deliveryRows = slot("webhook_deliveries", HashMap.empty<string, DeliveryRow>())
 
 const ownedHook = (t: Tenant, owner: Webhooks.HookOwner, id: string): Option.Option<HookRow> =>
   HashMap.get(hookRows.get(t), id).pipe(Option.filter((row) => row.record.key_id === owner.keyId))

@@ -10,6 +10,7 @@ import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
 import type * as RedBlackTree from "effect/RedBlackTree"
 import * as Ref from "effect/Ref"
 import * as FifoLock from "./FifoLock.js"
@@ -39,18 +40,44 @@ export interface Tenant {
  * still captures every slot.
  */
 export interface Slot<A> {
+  /** What an organisation's export calls the slot's lines (`contacts`, `contacts.emails`). */
+  readonly name: string
   readonly get: (t: Tenant) => A
   readonly set: (t: Tenant, value: A) => Tenant
   readonly update: (t: Tenant, f: (value: A) => A) => Tenant
+  readonly codec: SlotCodec<A>
+}
+
+/**
+ * How a slot's value is written out as entries (a key and a JSON value each) and read back, for an
+ * organisation's export; a value that is a `HashMap` of string keys needs none of its own.
+ */
+export interface SlotCodec<A> {
+  readonly entries: (value: A) => Iterable<readonly [string, unknown]>
+  readonly fromEntries: (entries: ReadonlyArray<readonly [string, unknown]>) => A
+  /** The entry as an export without secrets writes it. */
+  readonly withoutSecrets?: (entry: unknown) => unknown
+}
+
+const hashMapCodec: SlotCodec<HashMap.HashMap<string, unknown>> = {
+  entries: (value) => value,
+  fromEntries: (entries) => HashMap.fromIterable(entries)
 }
 
 let slotsDeclared = 0
+const declared: Array<Slot<unknown>> = []
+
+/** Every slot declared, for an organisation's export. */
+export const slots = (): ReadonlyArray<Slot<unknown>> => declared
 
 /**
- * A new slot, whose value in a tenant that never set it is `empty`. Declare it once, at module
- * level: each call takes another index for the life of the process.
+ * A new slot, whose value in a tenant that never set it is `empty`, named for an export (unique).
+ * Declare it once, at module level: each call takes another index for the life of the process.
  */
-export const slot = <A extends NonNullable<unknown>>(empty: A): Slot<A> => {
+export function slot<V>(name: string, empty: HashMap.HashMap<string, V>): Slot<HashMap.HashMap<string, V>>
+export function slot<A extends NonNullable<unknown>>(name: string, empty: A, codec: SlotCodec<A>): Slot<A>
+export function slot<A extends NonNullable<unknown>>(name: string, empty: A, codec?: SlotCodec<A>): Slot<A> {
+  if (declared.some((other) => other.name === name)) throw new Error(`two memory slots are named ${name}`)
   const index = slotsDeclared++
   // An index past the end, or a hole, is a slot this tenant never set.
   const get = (t: Tenant): A => (t.slots[index] ?? empty) as A
@@ -59,7 +86,15 @@ export const slot = <A extends NonNullable<unknown>>(empty: A): Slot<A> => {
     slots[index] = value
     return { slots }
   }
-  return { get, set, update: (t, f) => set(t, f(get(t))) }
+  const made: Slot<A> = {
+    name,
+    get,
+    set,
+    update: (t, f) => set(t, f(get(t))),
+    codec: codec ?? (hashMapCodec as unknown as SlotCodec<A>)
+  }
+  declared.push(made as unknown as Slot<unknown>)
+  return made
 }
 
 export interface State {
@@ -73,6 +108,8 @@ export interface State {
   readonly idempotency: HashMap.HashMap<string, Idempotency.IdempotencyRecord>
   /** Published rates per currency pair, by date. Shared by every organisation. */
   readonly exchangeRates: HashMap.HashMap<string, RedBlackTree.RedBlackTree<string, string>>
+  /** What every cursor is signed with; none until the first cursor is given out. */
+  readonly cursorSecret: Redacted.Redacted<string> | undefined
 }
 
 /**
@@ -105,7 +142,8 @@ const emptyState: State = {
   lastEventId: 0n,
   rateWindows: HashMap.empty(),
   idempotency: HashMap.empty(),
-  exchangeRates: HashMap.empty()
+  exchangeRates: HashMap.empty(),
+  cursorSecret: undefined
 }
 
 export const make: Effect.Effect<Store> = Effect.sync(() => ({

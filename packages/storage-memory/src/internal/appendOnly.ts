@@ -22,7 +22,7 @@ import {
 } from "./Store.js"
 
 /** A new table of rows by id; declare it at module level, beside the repository that owns it (see `slot`). */
-export const table = <A>(): Slot<HashMap.HashMap<string, A>> => slot(HashMap.empty<string, A>())
+export const table = <A>(name: string): Slot<HashMap.HashMap<string, A>> => slot(name, HashMap.empty<string, A>())
 
 export const make = <A extends { readonly id: string; readonly created_at: string }>(
   store: Store,

@@ -36,7 +36,7 @@ export interface LiveRecord {
 export type Table<A> = Slot<HashMap.HashMap<string, Row<A>>>
 
 /** A new table; declare it at module level, beside the repository that owns it (see `Store.slot`). */
-export const table = <A>(): Table<A> => slot(HashMap.empty<string, Row<A>>())
+export const table = <A>(name: string): Table<A> => slot(name, HashMap.empty<string, Row<A>>())
 
 export interface LiveFilter {
   readonly updatedSince?: string

@@ -9,7 +9,7 @@ import * as Option from "effect/Option"
 import { slot, type Tenant } from "./Store.js"
 
 /** Holder of each unique site value (site domain, page path and post slug per site, link page slug). */
-const siteKeys = slot(HashMap.empty<string, string>())
+const siteKeys = slot("unique_keys", HashMap.empty<string, string>())
 
 export const uniqueKey =
   <A extends { readonly id: string }, E>(key: (record: A) => string | null, refuse: (holder: string, record: A) => E) =>
