@@ -425,6 +425,36 @@ onEveryStore("deals", (server) => {
     expect(moved.body).toMatchObject({ status_id: ids.contract, status_kind: "open" })
   })
 
+  it("counts blank text and an empty list as missing for a stage's required field, as records do", async () => {
+    const { ids, settings } = fixture()
+    const { client } = await server().tenant({ settings })
+    const contact = await client.post("/contacts", { first_name: "Ada" })
+    const filled = { value: 500, contact_id: contact.body.id, expected_close_date: "2026-12-31" }
+
+    for (const blank of ["", "  \t", []]) {
+      const created = await client.post("/deals", {
+        title: "Blank",
+        status_id: ids.contract,
+        ...filled,
+        custom: { segment: blank }
+      })
+      expect(created.status).toBe(422)
+      expect(paths(created)).toEqual(["custom.segment"])
+
+      const deal = await client.post("/deals", { title: "Blank", ...filled, custom: { segment: blank } })
+      expect(deal.status).toBe(201)
+      const refused = await client.post(`/deals/${deal.body.id}/status`, { status_id: ids.contract })
+      expect(refused.status).toBe(422)
+      expect(refused.body.detail).toEqual([
+        { path: "custom.segment", message: "required by stage 'Contract'", code: "required_by_stage" }
+      ])
+      expect((await client.get(`/deals/${deal.body.id}`)).body.status_id).toBe(ids.lead)
+    }
+
+    const deal = await client.post("/deals", { title: "Listed", ...filled, custom: { segment: ["smb"] } })
+    expect((await client.post(`/deals/${deal.body.id}/status`, { status_id: ids.contract })).status).toBe(200)
+  })
+
   it("keeps the stage history oldest first, with the key that made each move", async () => {
     const { ids, settings } = fixture()
     const { client, keyId, organisation } = await server().tenant({ settings })

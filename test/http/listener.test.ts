@@ -8,6 +8,7 @@ import { Listener } from "@crm/http"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import { expect, it } from "vitest"
 
 it("finishes a request whose client went away before its answer", async () => {
@@ -57,4 +58,40 @@ it("names the refusals node makes before a request reaches the pipeline", () => 
   expect(refused("ERR_HTTP_REQUEST_TIMEOUT")).toBe("request_timeout")
   expect(refused("HPE_CHUNK_EXTENSIONS_OVERFLOW")).toBe("payload_too_large")
   expect(refused("HPE_INVALID_METHOD")).toBe("bad_request")
+})
+
+it("answers a pipeline that dies with a 500 carrying a request id, in the body and the header", async () => {
+  const answers = await Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const app = () => Effect.die(new Error("the pipeline itself broke"))
+        const context = yield* Layer.build(
+          Listener.layer(app, { host: "127.0.0.1", port: 0 }).pipe(
+            Layer.provide(Logger.replace(Logger.defaultLogger, Logger.none))
+          )
+        )
+        const { port } = yield* Effect.provide(Listener.Address, context)
+        const ask = (headers: Record<string, string>) =>
+          Effect.promise(async () => {
+            const response = await fetch(`http://127.0.0.1:${port}/anything`, { headers })
+            return {
+              status: response.status,
+              requestId: response.headers.get("x-request-id"),
+              body: await response.json()
+            }
+          })
+        return [yield* ask({}), yield* ask({ "x-request-id": "client-chosen-1" })]
+      })
+    )
+  )
+  for (const answer of answers) {
+    expect(answer.status).toBe(500)
+    expect(answer.body).toEqual({
+      error: "internal_error",
+      detail: "an unexpected error occurred; quote the request id when reporting it",
+      request_id: answer.requestId
+    })
+  }
+  expect(answers[0]!.requestId).toMatch(/^[0-9a-f-]{36}$/)
+  expect(answers[1]!.requestId).toBe("client-chosen-1")
 })

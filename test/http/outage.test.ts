@@ -176,3 +176,71 @@ for (const storage of storages) {
     })
   })
 }
+
+for (const storage of storages) {
+  describe(`workers meeting an unreachable store [${storage.name}]`, () => {
+    const WEBHOOKS = "@crm/core/WebhookRepository"
+    const MAIL = "@crm/core/MailOutbox"
+    let down = false
+    const asked = new Map<string, number>()
+    const on: Switch = {
+      blocked: (tagKey) => {
+        asked.set(tagKey, (asked.get(tagKey) ?? 0) + 1)
+        return down
+      }
+    }
+    const lines: Array<Line> = []
+    let server: TestServer | undefined
+    const logged = (level: string, fragment: string) =>
+      lines.filter((line) => line.level === level && line.text.startsWith(fragment))
+    const asks = (tagKey: string) => asked.get(tagKey) ?? 0
+    const until = async (condition: () => boolean) => {
+      while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    // Until each worker has been to the store `rounds` more times.
+    const rounds = async (rounds: number) => {
+      const webhooks = asks(WEBHOOKS)
+      const mail = asks(MAIL)
+      await until(() => asks(WEBHOOKS) >= webhooks + rounds && asks(MAIL) >= mail + rounds)
+    }
+
+    beforeAll(async () => {
+      server = await startServer(behind(on, storage.fresh()), {
+        webhooks: { pollIntervalMs: 10 },
+        mail: { every: "10 millis" },
+        logger: Logger.make(({ logLevel, message }) => {
+          lines.push({ level: logLevel.label, text: textOf(message) })
+        })
+      })
+    })
+    afterAll(async () => {
+      down = false
+      await server?.close()
+    })
+
+    it("log an outage once when it begins and once when it ends, not at every poll", async () => {
+      await rounds(1)
+      lines.length = 0
+      down = true
+      await rounds(5)
+      for (const worker of ["webhook delivery", "mail delivery"]) {
+        const began = logged("WARN", `${worker}: the database cannot be reached`)
+        expect(began).toHaveLength(1)
+        expect(began[0]!.text).toContain("ECONNREFUSED")
+      }
+      expect(lines.filter((line) => line.level !== "INFO")).toHaveLength(2)
+
+      down = false
+      await until(() => logged("INFO", "mail delivery: the database answers again").length > 0)
+      await until(() => logged("INFO", "webhook delivery: the database answers again").length > 0)
+      await rounds(5)
+      for (const worker of ["webhook delivery", "mail delivery"]) {
+        expect(logged("WARN", `${worker}: the database cannot be reached`)).toHaveLength(1)
+        const ended = logged("INFO", `${worker}: the database answers again`)
+        expect(ended).toHaveLength(1)
+        expect(ended[0]!.text).toMatch(/"rounds_refused":([5-9]|\d\d+)/)
+      }
+      expect(lines.filter((line) => line.level !== "INFO")).toHaveLength(2)
+    })
+  })
+}

@@ -1,5 +1,6 @@
 /** The mail outbox worker: every few seconds, sends what is due and records the outcome. */
 import { Mail } from "@crm/core"
+import { Outage } from "@crm/http"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -20,7 +21,7 @@ export const worker = (settings: MailSettings = {}) =>
   Layer.scopedDiscard(
     Effect.forkScoped(
       Effect.repeat(
-        Mail.deliverDue(BATCH).pipe(
+        Outage.round(Outage.make(Outage.forWorker("mail delivery")), Mail.deliverDue(BATCH)).pipe(
           Effect.catchAll((error) => Effect.logWarning("mail delivery failed; retrying at the next round", error)),
           // A defect in one round must not end mail delivery for the life of the process.
           Effect.catchAllDefect((defect) =>

@@ -4,7 +4,7 @@
  */
 
 import { Access, BusinessClock, Events, Idempotency, Kernel, Webhooks } from "@crm/core"
-import { Api, App, Listener, Metrics, Pages } from "@crm/http"
+import { Api, App, Listener, Metrics, Outage, Pages, PdfWorkers } from "@crm/http"
 import type { McpServer } from "@crm/mcp"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -78,13 +78,16 @@ const housekeeping = Layer.scopedDiscard(
     const calendar = Effect.flatMap(access.organisations, (organisations) =>
       Effect.forEach(organisations, (organisation) => clock.runDueJobs(organisation))
     )
-    const sweep = Effect.all([events.purge, webhooks.purge, idempotency.purge, calendar]).pipe(
-      Effect.flatMap(([eventsPurged, deliveriesPurged, idempotencyPurged]) =>
-        Effect.logInfo("housekeeping done", {
-          events_purged: eventsPurged,
-          webhook_deliveries_purged: deliveriesPurged,
-          idempotency_records_purged: idempotencyPurged
-        })
+    const outage = Outage.make(Outage.forWorker("housekeeping"))
+    const sweep = Outage.round(outage, Effect.all([events.purge, webhooks.purge, idempotency.purge, calendar])).pipe(
+      Effect.flatMap((purged) =>
+        purged === undefined
+          ? Effect.void
+          : Effect.logInfo("housekeeping done", {
+              events_purged: purged[0],
+              webhook_deliveries_purged: purged[1],
+              idempotency_records_purged: purged[2]
+            })
       ),
       Effect.catchAll((error) => Effect.logWarning("housekeeping failed; retrying at the next run", error)),
       Effect.catchAllDefect((defect) => Effect.logError("housekeeping crashed; retrying at the next run", defect))
@@ -153,7 +156,8 @@ export const http = (options: ServerOptions, metrics?: Metrics.Metrics) =>
         { port: options.port, host: options.host, tracing: false }
       )
     )
-  ).pipe(Layer.provide(requestServices))
+    // The PDF workers end with the server, after its last request (see `PdfWorkers`).
+  ).pipe(Layer.provide(Layer.mergeAll(requestServices, Layer.scopedDiscard(PdfWorkers.hold))))
 
 /** Where the metrics port listens (the port bound, so 0 reads back as the real one). */
 export class MetricsAddress extends Context.Tag("@crm/server/MetricsAddress")<

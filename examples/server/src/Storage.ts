@@ -12,7 +12,11 @@ export type StoragePorts = Kernel.StoragePorts
 export const StorageConfig = Config.all({
   databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
   dataDir: Config.string("CRM_DATA_DIR").pipe(Config.withDefault("./data")),
-  kind: Config.literal("pglite", "postgres", "memory")("CRM_STORAGE").pipe(Config.option)
+  kind: Config.literal("pglite", "postgres", "memory")("CRM_STORAGE").pipe(Config.option),
+  statementTimeoutMs: Config.integer("CRM_STATEMENT_TIMEOUT_MS").pipe(
+    Config.validate({ message: "must be 0 (no limit) or more", validation: (ms) => ms >= 0 }),
+    Config.withDefault(StoragePg.DEFAULT_STATEMENT_TIMEOUT_MS)
+  )
 })
 
 export const describe = (config: Config.Config.Success<typeof StorageConfig>): string =>
@@ -22,9 +26,18 @@ export const describe = (config: Config.Config.Success<typeof StorageConfig>): s
       ? "PostgreSQL (DATABASE_URL)"
       : `PGlite in ${config.dataDir}`
 
-export const layerFrom = (config: Config.Config.Success<typeof StorageConfig>): Layer.Layer<StoragePorts, unknown> => {
+/** `templateDir`: a migrated PGlite data directory a new `CRM_DATA_DIR` starts as a copy of. */
+export const layerFrom = (
+  config: Config.Config.Success<typeof StorageConfig>,
+  options: { readonly templateDir?: string } = {}
+): Layer.Layer<StoragePorts, unknown> => {
   if (Option.isSome(config.kind) && config.kind.value === "memory") return StorageMemory.layer
-  return StoragePg.layerFor({ url: config.databaseUrl, dataDir: config.dataDir })
+  return StoragePg.layerFor({
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    statementTimeoutMs: config.statementTimeoutMs,
+    ...options
+  })
 }
 
 export const layerConfig: Layer.Layer<StoragePorts, unknown> = Layer.unwrapEffect(Effect.map(StorageConfig, layerFrom))

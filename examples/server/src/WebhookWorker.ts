@@ -4,6 +4,7 @@
  * off and call `Webhooks.dispatch` themselves, under a clock of their own.
  */
 import { Webhooks } from "@crm/core"
+import { Outage } from "@crm/http"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
@@ -58,9 +59,12 @@ export const worker = (settings: WebhookSettings) =>
             inFlight--
             return Queue.offer(freed, undefined)
           })
-          const fill = Effect.suspend(() =>
+          // Polled every quarter second: an outage is logged when it begins and ends, not at every poll.
+          const outage = Outage.make(Outage.forWorker("webhook delivery"))
+          const claim = Effect.suspend(() =>
             settings.concurrency > inFlight ? webhooks.claimWork(settings.concurrency - inFlight) : Effect.succeed([])
-          ).pipe(
+          )
+          const fill = Effect.map(Outage.round(outage, claim), (works) => works ?? []).pipe(
             Effect.flatMap((works) =>
               Effect.forEach(
                 works,

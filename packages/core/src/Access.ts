@@ -43,6 +43,7 @@ import { RecordRepository } from "./Records/RecordRepository.js"
 import * as SettingsRemovals from "./Settings/SettingsRemovals.js"
 import type { Organisation, OrganisationCreate, SettingsInput } from "./Settings/SettingsSchemas.js"
 import * as Settings from "./Settings.js"
+import { Transaction } from "./Transaction.js"
 import { type PageResult, toPage } from "./Wire.js"
 
 export * from "./Access/AccessRepository.js"
@@ -164,6 +165,7 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
     const limiter = yield* RateLimiter
     const deals = yield* DealRepository
     const records = yield* RecordRepository
+    const tx = yield* Transaction
     // The ids of new pipelines and stages come from the same source as every other id.
     const complete = (name: string, input: z.output<typeof SettingsInput>) =>
       Effect.provideService(Settings.complete(name, input), Ids.Ids, ids)
@@ -302,20 +304,28 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
       listOrganisations: (query) => Effect.map(repo.organisationPage(query), (rows) => toPage(rows, query)),
       getOrganisation,
       replaceSettings: operation("Access.replaceSettings")(function* (id, input) {
-        const current = yield* repo.getOrganisation(id)
-        if (Option.isNone(current)) return yield* new NotFound({ detail: "no such organisation" })
-        const settings = yield* complete(current.value.name, input)
-        // Counted before the write, not in one transaction with it: a settings write outside one
-        // is what waits until every process caches the new settings (AccessRepository).
-        const removed = SettingsRemovals.between(current.value.settings, settings)
-        const stages = removed.stages.map((stage) => stage.stage_id)
-        yield* SettingsRemovals.check(
-          removed,
-          stages.length === 0 ? [] : yield* deals.countByStage(id, stages),
-          removed.fields.length === 0 ? [] : yield* records.countHolding(id, removed.fields)
+        // Counted and written in one unit holding the organisation: a deal entering a stage, or a
+        // record taking a field's value, holds it too (`holdOrganisation`), so it either commits
+        // before the count sees it or reads the settings written here.
+        const updated = yield* tx.run(
+          Effect.gen(function* () {
+            const current = yield* repo.holdOrganisation(id, "replace")
+            if (Option.isNone(current)) return yield* new NotFound({ detail: "no such organisation" })
+            const settings = yield* complete(current.value.name, input)
+            const removed = SettingsRemovals.between(current.value.settings, settings)
+            const stages = removed.stages.map((stage) => stage.stage_id)
+            yield* SettingsRemovals.check(
+              removed,
+              stages.length === 0 ? [] : yield* deals.countByStage(id, stages),
+              removed.fields.length === 0 ? [] : yield* records.countHolding(id, removed.fields)
+            )
+            const written = yield* repo.updateSettings(id, settings)
+            return Option.getOrElse(written, () => ({ ...current.value, name: settings.name, settings }))
+          })
         )
-        const updated = yield* repo.updateSettings(id, settings)
-        return Option.getOrElse(updated, () => ({ ...current.value, name: settings.name, settings }))
+        // Inside the unit the write could not wait for every process to apply it; after it, it does.
+        yield* repo.announceOrganisation(id)
+        return updated
       }),
       createKey,
       revokeKey: operation("Access.revokeKey")(function* (id) {

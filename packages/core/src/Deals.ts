@@ -3,9 +3,11 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { z } from "zod"
+import { AccessRepository } from "./Access/AccessRepository.js"
 import * as BusinessTime from "./BusinessClock/BusinessTime.js"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
+import { Cursors } from "./Cursors.js"
 import { closingNotice } from "./Deals/ClosingNotice.js"
 import { DealId } from "./Deals/DealIds.js"
 import { type DealFilter, DealRepository } from "./Deals/DealRepository.js"
@@ -26,14 +28,14 @@ import { payloadOf, pick } from "./Events/EventCatalogue.js"
 import { EventLog, type NewEvent } from "./Events/EventLog.js"
 import { brand, Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
-import { archiveLive, merge, nowIso, orNotFound, partyLinks } from "./internal/records.js"
+import { archiveLive, heldOrganisation, merge, nowIso, orNotFound, partyLinks } from "./internal/records.js"
 import { Mailer } from "./Mail.js"
 import { checkPrecision } from "./Money/Currency.js"
 import type { Organisation, OrganisationId } from "./Organisation.js"
 import type { Actor, ResourceService } from "./Resource.js"
 import type { Task } from "./Tasks/TaskSchemas.js"
 import { Transaction } from "./Transaction.js"
-import { type Page, type PageResult, toPage, toSyncPage } from "./Wire.js"
+import { type Page, type PageResult, toPage } from "./Wire.js"
 
 export * from "./Deals/ClosingNotice.js"
 export * from "./Deals/DealRepository.js"
@@ -127,12 +129,14 @@ const visitOf = (deal: Deal, from: StageId | null, at: string, actor: Actor): St
 export const make = Effect.gen(function* () {
   const ids = yield* Ids
   const repo = yield* DealRepository
+  const cursors = yield* Cursors
   const contacts = yield* ContactRepository
   const companies = yield* CompanyRepository
   const automations = yield* StageAutomations
   const events = yield* EventLog
   const tx = yield* Transaction
   const mailer = yield* Mailer
+  const access = yield* AccessRepository
 
   const find = (organisationId: OrganisationId, id: DealId) => repo.get(organisationId, id).pipe(orNotFound("deal"))
   const lock = (organisationId: OrganisationId, id: DealId) =>
@@ -141,9 +145,10 @@ export const make = Effect.gen(function* () {
   const requireLinks = partyLinks(contacts, companies)
 
   return Deals.of({
-    create: operation("Deals.create")(function* (organisation, input, actor) {
+    create: operation("Deals.create")(function* (requested, input, actor) {
       return yield* tx.run(
         Effect.gen(function* () {
+          const organisation = yield* heldOrganisation(access, requested)
           const { pipeline, stage } = yield* DealStage.place(organisation.settings, input)
           yield* requireLinks(organisation.id, input)
           const now = yield* nowIso
@@ -195,9 +200,10 @@ export const make = Effect.gen(function* () {
         })
       )
     }),
-    move: operation("Deals.move")(function* (organisation, id, request, actor) {
+    move: operation("Deals.move")(function* (requested, id, request, actor) {
       return yield* tx.run(
         Effect.gen(function* () {
+          const organisation = yield* heldOrganisation(access, requested)
           const current = yield* lock(organisation.id, id)
           const now = yield* nowIso
           const move = yield* DealStage.move(organisation.settings, current, request, now)
@@ -237,8 +243,8 @@ export const make = Effect.gen(function* () {
       archiveLive(tx, (at) => repo.archive(organisation.id, id, at), find(organisation.id, id))
     ),
     list: (organisation, query) =>
-      repo
-        .list(
+      cursors.page({ organisationId: organisation.id, list: "deals" }, query, (page) =>
+        repo.list(
           organisation.id,
           {
             ...(query.status_kind !== undefined ? { statusKind: query.status_kind } : {}),
@@ -246,9 +252,9 @@ export const make = Effect.gen(function* () {
             ...(query.company_id !== undefined ? { companyId: query.company_id } : {}),
             ...(query.pipeline_id !== undefined ? { pipelineId: query.pipeline_id } : {})
           },
-          query
+          page
         )
-        .pipe(Effect.map((rows) => toSyncPage(rows, query)))
+      )
   })
 })
 

@@ -6,10 +6,12 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { z } from "zod"
+import { AccessRepository } from "./Access/AccessRepository.js"
 import type { CompanyId } from "./Companies/CompanyIds.js"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
 import type { ContactId } from "./Contacts/ContactIds.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
+import { Cursors } from "./Cursors.js"
 import type { DealId } from "./Deals/DealIds.js"
 import { DealRepository } from "./Deals/DealRepository.js"
 import { invalidField, type NotFound, type StorageError, type ValidationFailed } from "./Errors.js"
@@ -17,7 +19,15 @@ import { pick } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
 import { brand, Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
-import { merge, nowIso, orNotFound, partyByKind, partyLinks, requireLink } from "./internal/records.js"
+import {
+  heldOrganisation,
+  merge,
+  nowIso,
+  orNotFound,
+  partyByKind,
+  partyLinks,
+  requireLink
+} from "./internal/records.js"
 import type { Organisation, OrganisationId } from "./Organisation.js"
 import * as RecordFields from "./Records/RecordFields.js"
 import { RecordId } from "./Records/RecordIds.js"
@@ -32,7 +42,7 @@ import type {
 import { isBuiltInTarget, type RecordType } from "./Records/RecordTypes.js"
 import type { Actor } from "./Resource.js"
 import { Transaction } from "./Transaction.js"
-import { type PageResult, toSyncPage } from "./Wire.js"
+import type { PageResult } from "./Wire.js"
 
 export * as Formula from "./Records/Formula.js"
 export * as RecordFields from "./Records/RecordFields.js"
@@ -78,11 +88,13 @@ const typeOf = (organisation: Organisation, record: CustomRecord): Option.Option
 export const make = Effect.gen(function* () {
   const ids = yield* Ids
   const repo = yield* RecordRepository
+  const cursors = yield* Cursors
   const contacts = yield* ContactRepository
   const companies = yield* CompanyRepository
   const deals = yield* DealRepository
   const events = yield* EventLog
   const tx = yield* Transaction
+  const access = yield* AccessRepository
   const parties = partyLinks(contacts, companies)
   const party = partyByKind(contacts, companies, deals)
 
@@ -167,11 +179,12 @@ export const make = Effect.gen(function* () {
     Effect.map(presentOne(organisation, record), (shown): WrittenRecord => ({ ...shown, ignored_fields: [...ignored] }))
 
   return Records.of({
-    create: operation("Records.create")(function* (organisation, input) {
-      const type = yield* typeByKey(organisation, input.type)
-      const normalised = yield* RecordFields.normalise(type, input.custom ?? {})
+    create: operation("Records.create")(function* (requested, input) {
       return yield* tx.run(
         Effect.gen(function* () {
+          const organisation = yield* heldOrganisation(access, requested)
+          const type = yield* typeByKey(organisation, input.type)
+          const normalised = yield* RecordFields.normalise(type, input.custom ?? {})
           yield* links(organisation.id, input)
           yield* references(organisation, normalised.references)
           const now = yield* nowIso
@@ -195,9 +208,10 @@ export const make = Effect.gen(function* () {
       )
     }),
     get: (organisation, id) => Effect.flatMap(find(organisation.id, id), (record) => presentOne(organisation, record)),
-    update: operation("Records.update")(function* (organisation, id, patch) {
+    update: operation("Records.update")(function* (requested, id, patch) {
       return yield* tx.run(
         Effect.gen(function* () {
+          const organisation = yield* heldOrganisation(access, requested)
           const current = yield* repo.getForUpdate(organisation.id, id).pipe(orNotFound("record"))
           const type = yield* Option.match(typeOf(organisation, current), {
             onNone: () =>
@@ -229,19 +243,20 @@ export const make = Effect.gen(function* () {
     list: (organisation, query) =>
       Effect.gen(function* () {
         const type = query.type === undefined ? undefined : yield* typeByKey(organisation, query.type)
-        const rows = yield* repo.list(
-          organisation.id,
-          {
-            ...(type !== undefined ? { typeId: type.id } : {}),
-            ...(query.contact_id !== undefined ? { contactId: query.contact_id } : {}),
-            ...(query.company_id !== undefined ? { companyId: query.company_id } : {}),
-            ...(query.deal_id !== undefined ? { dealId: query.deal_id } : {}),
-            ...(query.q !== undefined && query.q !== "" ? { q: query.q } : {})
-          },
-          query
+        const listed = yield* cursors.page({ organisationId: organisation.id, list: "records" }, query, (page) =>
+          repo.list(
+            organisation.id,
+            {
+              ...(type !== undefined ? { typeId: type.id } : {}),
+              ...(query.contact_id !== undefined ? { contactId: query.contact_id } : {}),
+              ...(query.company_id !== undefined ? { companyId: query.company_id } : {}),
+              ...(query.deal_id !== undefined ? { dealId: query.deal_id } : {}),
+              ...(query.q !== undefined && query.q !== "" ? { q: query.q } : {})
+            },
+            page
+          )
         )
-        const page = toSyncPage(rows, query)
-        return { ...page, data: yield* present(organisation, page.data) }
+        return { ...listed, data: yield* present(organisation, listed.data) }
       })
   })
 })

@@ -19,6 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
 import { statusOf } from "./ErrorStatus.js"
 import type { Metrics } from "./Metrics.js"
 import * as Outage from "./Outage.js"
@@ -99,7 +100,7 @@ export const MAX_HEADER_BYTES = 16 * 1024
 
 type Stored = StoredResponse.StoredResponse
 /** A response as a handler's reply renders: JSON text, or the bytes of a file. */
-type Rendered = Omit<Stored, "body"> & { readonly body: string | Uint8Array }
+type Rendered = Omit<Stored, "body"> & { readonly body: string | Uint8Array | Response }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -124,17 +125,21 @@ export const requestIdOf = (given: string | undefined): string =>
 
 /** `encode` is the route's: money leaves the records as text and is written as JSON numbers. */
 const render = (reply: Reply, encode: Wire.Convert | undefined): Rendered =>
-  reply.bytes !== undefined
-    ? { status: reply.status, headers: reply.headers ?? {}, body: reply.bytes }
-    : {
-        status: reply.status,
-        headers: Object.assign({}, reply.headers, reply.status === 204 ? undefined : JSON_HEADERS),
-        body:
-          reply.status === 204
-            ? ""
-            : (reply.json ??
-              (reply.body === undefined ? "" : JSON.stringify(encode === undefined ? reply.body : encode(reply.body))))
-      }
+  reply.stream !== undefined
+    ? { status: reply.status, headers: reply.headers ?? {}, body: new Response(reply.stream) }
+    : reply.bytes !== undefined
+      ? { status: reply.status, headers: reply.headers ?? {}, body: reply.bytes }
+      : {
+          status: reply.status,
+          headers: Object.assign({}, reply.headers, reply.status === 204 ? undefined : JSON_HEADERS),
+          body:
+            reply.status === 204
+              ? ""
+              : (reply.json ??
+                (reply.body === undefined
+                  ? ""
+                  : JSON.stringify(encode === undefined ? reply.body : encode(reply.body))))
+        }
 
 /** What the idempotency store keeps is text: a route that answers a write with bytes is a defect. */
 const storedOf =
@@ -241,6 +246,24 @@ const readBody = (incoming: IncomingMessage, limit: number): Effect.Effect<Buffe
     incoming.on("close", fail)
   })
 
+/** The largest body a streamed route reads (an organisation's import): 1 GiB. */
+export const MAX_STREAMED_BODY_BYTES = 1024 * 1024 * 1024
+
+/** The body's bytes as they arrive; past `limit` it fails with 413 and the rest is not read. */
+const bodyStream = (incoming: IncomingMessage, limit: number): Stream.Stream<Uint8Array, HttpFailure> => {
+  const tooLarge = () => HttpFailure.of("payload_too_large", `the body exceeds the limit of ${limit} bytes`)
+  if (Number(incoming.headers["content-length"] ?? "0") > limit) return Stream.fail(tooLarge())
+  let size = 0
+  return Stream.fromAsyncIterable(incoming as AsyncIterable<Buffer>, () =>
+    HttpFailure.of("invalid_json", "the request body could not be read")
+  ).pipe(
+    Stream.mapEffect((chunk) => {
+      size += chunk.length
+      return size > limit ? Effect.fail(tooLarge()) : Effect.succeed(chunk as Uint8Array)
+    })
+  )
+}
+
 const bearerToken = (header: string | undefined): string | undefined => {
   if (header === undefined) return undefined
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
@@ -271,7 +294,7 @@ const sameSecret = (given: string, expected: string): boolean => {
 }
 
 /** A header as one string: node gives an array only for headers that may repeat, none of which we read. */
-const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {
+export const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {
   const value = headers[name]
   return Array.isArray(value) ? value[0] : value
 }
@@ -392,14 +415,18 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
     }
     seen.route = found.mounted.template
     const params: Record<string, string> = {}
+    let keyed = false
     for (const [name, value] of Object.entries(found.params)) {
-      if (!isIdParam(name)) params[name] = value
+      if (!isIdParam(name)) {
+        params[name] = value
+        keyed = true
+      }
       // A malformed id can name no record: the same answer as a missing one.
       else if (!UUID.test(value)) return HttpFailure.of("not_found", "no such record")
       // Ids are stored in lower case: PostgreSQL's uuid type ignores case, the memory store's keys do not.
       else params[name] = value.toLowerCase()
     }
-    return { route: found.mounted.route, params }
+    return { route: found.mounted.route, params, keyed }
   }
 
   /** Stage: the route's guard (a key with its budget, scope and plan; the admin token; or no one). */
@@ -419,11 +446,23 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
 
   /** Stage: the body read and the query and body validated against the route's schemas. */
   const readInput = Effect.fnUntraced(function* (route: Route, incoming: IncomingMessage, url: URL) {
+    // A streamed body is the handler's to read, as it arrives, within its own bound.
+    if (route.body?.raw === "stream") {
+      const contentType = header(incoming.headers, "content-type")
+      if (contentType === undefined || !NDJSON_TYPE.test(contentType)) {
+        return yield* HttpFailure.of("unsupported_media_type", "send the body as Content-Type: application/x-ndjson")
+      }
+      const query =
+        route.query === undefined
+          ? undefined
+          : yield* Validation.parse(route.query, Object.fromEntries(url.searchParams))
+      return { raw: undefined, query, body: bodyStream(incoming, MAX_STREAMED_BODY_BYTES) } satisfies Input
+    }
     const raw = route.body === undefined ? undefined : yield* readBody(incoming, options.maxBodyBytes)
     const params = Object.fromEntries(url.searchParams)
     // `GET /events` answers its own 400 `invalid_parameter` for any `since` or `event` it cannot use
     // (the contract's status for that endpoint) and reads nothing else from its query.
-    if (route.query !== undefined && route.path !== "/events") yield* Validation.refuseUnstorable(params)
+    if (route.query !== undefined && route.path !== "/events") yield* Validation.refuseUnsafe(params)
     const query = route.query === undefined ? undefined : yield* Validation.parse(route.query, params)
     if (route.body === undefined) return { raw, query, body: undefined } satisfies Input
     const contentType = header(incoming.headers, "content-type")
@@ -438,14 +477,16 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
       if (contentType === undefined || !JSON_TYPE.test(contentType)) {
         return yield* HttpFailure.of("unsupported_media_type", "send the body as Content-Type: application/json")
       }
-      try {
-        value = JSON.parse(raw.toString("utf8"))
-      } catch (error) {
-        return yield* HttpFailure.of("invalid_json", `the body is not valid JSON: ${(error as Error).message}`)
+      const parsed = Validation.parseJson(raw.toString("utf8"))
+      if (Either.isLeft(parsed)) {
+        return yield* parsed.left instanceof SyntaxError
+          ? HttpFailure.of("invalid_json", `the body is not valid JSON: ${parsed.left.message}`)
+          : Effect.fail(parsed.left)
       }
+      value = parsed.right
     }
     if (value === undefined && route.body.optional) value = {}
-    yield* Validation.refuseUnstorable(value)
+    yield* Validation.refuseUnsafe(value)
     const body = route.body.patch
       ? yield* Validation.parsePatch(route.body.schema as never, value)
       : route.body.batch
@@ -506,6 +547,8 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
     if (matched instanceof HttpFailure) return yield* matched
     const { route, params } = matched
     const caller = yield* admitTo(route, incoming, headers, seen)
+    // A natural key in the path (`/products/by-sku/{sku}`) reaches storage as any body string does.
+    if (matched.keyed) yield* Validation.refuseUnsafe(params)
     const input = yield* readInput(route, incoming, url)
     const served = yield* execute(route, caller, params, input, incoming, url, requestId)
     // A route that needs the store and succeeded has reached it.

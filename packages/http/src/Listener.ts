@@ -6,15 +6,16 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http"
 import type { AddressInfo } from "node:net"
-import { type Duplex, Readable } from "node:stream"
+import { type Duplex, pipeline, Readable } from "node:stream"
 import type { ReadableStream as NodeReadableStream } from "node:stream/web"
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
-import { type Answer, errorBody, MAX_HEADER_BYTES, MAX_URL_BYTES, requestIdOf } from "./App.js"
+import { type Answer, errorBody, header, MAX_HEADER_BYTES, MAX_URL_BYTES, requestIdOf } from "./App.js"
 import { type ErrorCode, STATUS_BY_CODE } from "./ErrorStatus.js"
 import { useLinkedFiberRoots } from "./FiberRoots.js"
 import * as TurnScheduler from "./TurnScheduler.js"
@@ -60,13 +61,32 @@ const write = (response: ServerResponse, answer: Answer) => {
   })
   response.writeHead(answer.status, Object.assign(headers, answer.headers))
   if (web.body === null) response.end()
-  else Readable.fromWeb(web.body as NodeReadableStream).pipe(response)
+  // A client gone mid-body cancels the stream, so that its producer (an export's snapshot) ends too.
+  else pipeline(Readable.fromWeb(web.body as NodeReadableStream), response, () => {})
 }
 
-// The pipeline renders every failure itself; this is for a defect in writing, never a client's error.
-const crashed = (response: ServerResponse) => {
+/**
+ * The pipeline renders every failure itself; this is for a defect in it or in writing its answer,
+ * never a client's error. Like every other error it carries a request id, the one the log names.
+ */
+const crashed = (incoming: IncomingMessage, response: ServerResponse): string => {
+  const requestId = requestIdOf(header(incoming.headers, "x-request-id"))
   if (response.headersSent) response.destroy()
-  else response.writeHead(500, { "content-type": "application/json; charset=utf-8" }).end('{"error":"internal_error"}')
+  else {
+    const body = errorBody(
+      "internal_error",
+      "an unexpected error occurred; quote the request id when reporting it",
+      requestId
+    )
+    response
+      .writeHead(500, {
+        "content-type": "application/json; charset=utf-8",
+        "content-length": Buffer.byteLength(body),
+        "x-request-id": requestId
+      })
+      .end(body)
+  }
+  return requestId
 }
 
 /** Node's defaults, stated so that what the OpenAPI document says holds whatever node's flags are. */
@@ -164,10 +184,19 @@ export const layer = <R>(
         // when every pooled connection belonged to a request whose client had gone (a load
         // balancer's timeout, a benchmark's end), every cancel waited for a connection that only a
         // cancel could free, and the server stood still for the cancels' five-second timeout.
+        const fail = (cause: Cause.Cause<unknown>) => {
+          const requestId = crashed(incoming, response)
+          run(Effect.logError("request failed", { request_id: requestId, cause: Cause.pretty(cause) }))
+        }
         run(app(incoming), {
           onExit: (exit) => {
-            if (Exit.isSuccess(exit)) write(response, exit.value)
-            else if (!Exit.isInterrupted(exit)) crashed(response)
+            if (Exit.isSuccess(exit)) {
+              try {
+                write(response, exit.value)
+              } catch (error) {
+                fail(Cause.die(error))
+              }
+            } else if (!Exit.isInterrupted(exit)) fail(exit.cause)
           }
         })
       })

@@ -4,7 +4,7 @@
  * The requests in between answer 503 and log nothing each: an outage of a minute under load would
  * otherwise be thousands of identical lines burying the one that says why.
  */
-import type { Errors } from "@crm/core"
+import { Errors } from "@crm/core"
 import * as Effect from "effect/Effect"
 
 export interface Outage {
@@ -16,7 +16,27 @@ export interface Outage {
   readonly answered: Effect.Effect<void>
 }
 
-export const make = (): Outage => {
+/** What the two lines say, and what the count of refusals in between is called in the second. */
+export interface Wording {
+  readonly began: string
+  readonly ended: string
+  readonly counted: string
+}
+
+const REQUESTS: Wording = {
+  began: "the database cannot be reached: requests that need it answer 503 service_unavailable until it can",
+  ended: "the database answers again",
+  counted: "requests_refused"
+}
+
+/** The same two lines for a worker polling the store (mail, webhooks, housekeeping): a round stands for a request. */
+export const forWorker = (worker: string): Wording => ({
+  began: `${worker}: the database cannot be reached; retrying at every round, logged again only when it answers`,
+  ended: `${worker}: the database answers again`,
+  counted: "rounds_refused"
+})
+
+export const make = (wording: Wording = REQUESTS): Outage => {
   let since: number | undefined
   let refusals = 0
   return {
@@ -26,10 +46,7 @@ export const make = (): Outage => {
         refusals++
         if (since !== undefined) return Effect.void
         since = Date.now()
-        return Effect.logWarning(
-          "the database cannot be reached: requests that need it answer 503 service_unavailable until it can",
-          { cause: error.message }
-        )
+        return Effect.logWarning(wording.began, { cause: error.message })
       }),
     answered: Effect.suspend(() => {
       if (since === undefined) return Effect.void
@@ -37,7 +54,23 @@ export const make = (): Outage => {
       const refused = refusals
       since = undefined
       refusals = 0
-      return Effect.logInfo("the database answers again", { outage_ms: lasted, requests_refused: refused })
+      return Effect.logInfo(wording.ended, { outage_ms: lasted, [wording.counted]: refused })
     })
   }
 }
+
+/**
+ * One round of a worker under `outage`: a round the store refuses counts toward the outage (logged
+ * when it begins), one it answers ends it; other failures are left to the worker.
+ */
+export const round = <A, E, R>(
+  outage: Outage,
+  self: Effect.Effect<A, E, R>
+): Effect.Effect<A | undefined, Exclude<E, Errors.StorageUnavailable>, R> =>
+  self.pipe(
+    Effect.tap(() => outage.answered),
+    Effect.catchIf(
+      (error): error is Extract<E, Errors.StorageUnavailable> => error instanceof Errors.StorageUnavailable,
+      (error) => Effect.as(outage.refused(error), undefined)
+    )
+  ) as Effect.Effect<A | undefined, Exclude<E, Errors.StorageUnavailable>, R>

@@ -1,5 +1,5 @@
 /** Organisations and API keys in memory; keys are found by the hash of the token, never the token. */
-import { Access, Errors } from "@crm/core"
+import { Access, Errors, type Organisation } from "@crm/core"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -9,8 +9,10 @@ import { copy, copyOut, instant, newestFirst, read, type Store, write } from "./
 
 const refused = (message: string) => Either.left(new Errors.StorageError({ message }))
 
-export const make = (store: Store): Context.Tag.Service<typeof Access.AccessRepository> =>
-  Access.AccessRepository.of({
+export const make = (store: Store): Context.Tag.Service<typeof Access.AccessRepository> => {
+  const getOrganisation = (id: Organisation.OrganisationId) =>
+    read(store, (state) => Option.map(HashMap.get(state.organisations, id), (row) => copyOut(row.organisation)))
+  return Access.AccessRepository.of({
     insertOrganisation: (input, at) =>
       Effect.flatMap(copy(input), (organisation) =>
         write(store, (state) =>
@@ -26,8 +28,13 @@ export const make = (store: Store): Context.Tag.Service<typeof Access.AccessRepo
         )
       ),
 
-    getOrganisation: (id) =>
-      read(store, (state) => Option.map(HashMap.get(state.organisations, id), (row) => copyOut(row.organisation))),
+    getOrganisation,
+
+    // Units of work here run one at a time: what a unit reads stays true until it ends.
+    holdOrganisation: getOrganisation,
+
+    // One process: nothing else caches the organisation.
+    announceOrganisation: () => Effect.void,
 
     // The organisation's name lives in its settings document: replacing one renames it.
     updateSettings: (id, input) =>
@@ -129,3 +136,4 @@ export const make = (store: Store): Context.Tag.Service<typeof Access.AccessRepo
         return [Either.right(true), { ...state, keys: HashMap.set(state.keys, id, { ...key.value, revoked_at: at }) }]
       })
   })
+}

@@ -118,6 +118,20 @@ export const makeWith = (
           Effect.flatMap((rows) => (rows.length === 0 ? Effect.succeedNone : Effect.asSome(toOrganisation(rows[0]))))
         ),
 
+      // FOR NO KEY UPDATE, what the settings UPDATE takes anyway: it waits for the FOR SHARE of
+      // writes in flight, yet not for the key-share locks that inserts referencing the row take.
+      // A holder that had to wait reads the row as the other committed it.
+      holdOrganisation: (id, mode) =>
+        (mode === "share"
+          ? sql<OrganisationRow>`SELECT id, name, settings, test_mode, clock_frozen_at FROM organisations
+              WHERE id = ${id}::uuid FOR SHARE`
+          : sql<OrganisationRow>`SELECT id, name, settings, test_mode, clock_frozen_at FROM organisations
+              WHERE id = ${id}::uuid FOR NO KEY UPDATE`
+        ).pipe(
+          orStorageError("AccessRepository.holdOrganisation"),
+          Effect.flatMap((rows) => (rows.length === 0 ? Effect.succeedNone : Effect.asSome(toOrganisation(rows[0]))))
+        ),
+
       // The organisation's name lives in its settings document; the column mirrors it.
       updateSettings: (id, settings) =>
         announced((suffix) =>
@@ -132,6 +146,15 @@ export const makeWith = (
           orStorageError("AccessRepository.updateSettings"),
           Effect.flatMap((rows) => (rows.length === 0 ? Effect.succeedNone : Effect.asSome(toOrganisation(rows[0]))))
         ),
+
+      // NOTIFYs arrive in commit order: once every process has applied this one, it has applied
+      // the change the unit committed before it too.
+      announceOrganisation: (id) =>
+        announced((suffix) =>
+          sql`SELECT pg_notify('crm_access', 'org:' || ${id} || ${suffix}) AS notified`.pipe(
+            Effect.tap(forget("org", id))
+          )
+        ).pipe(Effect.asVoid, orStorageError("AccessRepository.announceOrganisation")),
 
       // Compare and set: `IS NOT DISTINCT FROM` so that null (real time) compares equal to null.
       setTestClock: (id, expected, frozenAt) =>

@@ -42,6 +42,9 @@ const unreachable: Record<string, unknown> = {
   "server shutting down (57P02)": onStatement(serverError("57P02", "terminating connection because of crash")),
   "server starting up (57P03)": onConnect(serverError("57P03", "the database system is starting up")),
   "connection failure (08006)": onStatement(serverError("08006", "connection failure")),
+  "statement past the statement timeout (57014)": onStatement(
+    serverError("57014", "canceling statement due to statement timeout")
+  ),
   "too many clients (53300)": onConnect(serverError("53300", "sorry, too many clients already")),
   "database not taking connections, on connect": onConnect(
     serverError("55000", 'database "crm" is not currently accepting connections')
@@ -59,7 +62,6 @@ const unreachable: Record<string, unknown> = {
 const failedStatements: Record<string, unknown> = {
   "unique violation (23505)": onStatement(serverError("23505", "duplicate key value violates unique constraint")),
   "undefined table (42P01)": onStatement(serverError("42P01", 'relation "nowhere" does not exist')),
-  "statement cancelled (57014)": onStatement(serverError("57014", "canceling statement due to user request")),
   "serialization failure (40001)": onStatement(serverError("40001", "could not serialize access")),
   "not in the required state, on a statement (55000)": onStatement(
     serverError("55000", "currval of sequence is not yet defined in this session")

@@ -30,6 +30,16 @@ export class AccessRepository extends Context.Tag("@crm/core/AccessRepository")<
     readonly insertOrganisation: (organisation: Organisation, at: string) => Effect.Effect<void, StorageError>
     readonly getOrganisation: (id: OrganisationId) => Effect.Effect<Option.Option<Organisation>, StorageError>
     /**
+     * Inside a unit of work: the organisation as committed, held until the unit ends, across every
+     * process. `share` is taken by a write that acts on the settings (a deal entering a stage, a
+     * record holding a field's value); `replace` by a settings replacement, which so waits for
+     * those in flight and makes those that come later wait and then read what it wrote.
+     */
+    readonly holdOrganisation: (
+      id: OrganisationId,
+      mode: "share" | "replace"
+    ) => Effect.Effect<Option.Option<Organisation>, StorageError>
+    /**
      * Outside a transaction, returns once every process sharing the store sees the new settings in
      * `findKeyByHash` (a plan turned read-only refuses the next write, whichever process takes it).
      */
@@ -37,6 +47,12 @@ export class AccessRepository extends Context.Tag("@crm/core/AccessRepository")<
       id: OrganisationId,
       settings: Settings
     ) => Effect.Effect<Option.Option<Organisation>, StorageError>
+    /**
+     * Outside a transaction, returns once every process sharing the store has let go of what it
+     * cached of the organisation: what follows a committed unit of work that changed it (a settings
+     * write inside one does not wait).
+     */
+    readonly announceOrganisation: (id: OrganisationId) => Effect.Effect<void, StorageError>
     /**
      * Moves a test-mode organisation's clock (`frozenAt` null: back to real time), if it still stands
      * at `expected` (compare and set, so two concurrent changes cannot lose one). False when it has

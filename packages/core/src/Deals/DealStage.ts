@@ -4,6 +4,7 @@
  */
 import * as Either from "effect/Either"
 import { ValidationFailed, type ValidationIssue } from "../Errors.js"
+import { isEmptyValue } from "../internal/emptyValue.js"
 import type { Deal } from "./DealSchemas.js"
 // The rules read the deals' part of the settings only.
 import type { DealSettings as Settings } from "./DealSettings.js"
@@ -47,7 +48,7 @@ export const place = (
   return Either.right({ pipeline, stage })
 }
 
-const isMissing = (value: unknown): boolean => value === null || value === undefined || value === ""
+const isMissing = (value: unknown): boolean => value === null || value === undefined || isEmptyValue(value)
 
 /** Every field the stage requires that the deal lacks, by the names settings use. */
 export const missingFields = (stage: Stage, deal: Deal): ReadonlyArray<string> =>

@@ -7,6 +7,7 @@
 import * as Either from "effect/Either"
 import { ValidationFailed, type ValidationIssue } from "../Errors.js"
 import { isCalendarDate } from "../internal/dates.js"
+import { isEmptyValue } from "../internal/emptyValue.js"
 import * as Formula from "./Formula.js"
 import type { Aggregate, RecordField, RecordType } from "./RecordTypes.js"
 
@@ -70,10 +71,6 @@ const check = (field: Exclude<RecordField, Computed>, value: unknown): Either.Ei
   }
 }
 
-/** What a required field may not hold: blank text, or a list of nothing. */
-const isEmpty = (value: unknown): boolean =>
-  (typeof value === "string" && value.trim() === "") || (Array.isArray(value) && value.length === 0)
-
 /**
  * `current` is the stored `custom` of the record being changed (absent on create). A key sent
  * replaces its value and `null` clears it; keys not sent keep theirs. A required field must have
@@ -110,7 +107,7 @@ export const normalise = (
       issues.push({ path, message: checked.left, code: "invalid_value" })
       continue
     }
-    if (field.required && isEmpty(checked.right)) {
+    if (field.required && isEmptyValue(checked.right)) {
       issues.push({ path, message: "is required: an empty value does not count", code: "required" })
       continue
     }

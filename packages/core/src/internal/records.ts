@@ -1,5 +1,7 @@
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import type { AccessRepository } from "../Access/AccessRepository.js"
 import { CompanyId } from "../Companies/CompanyIds.js"
 import { ContactId } from "../Contacts/ContactIds.js"
 import { DealId } from "../Deals/DealIds.js"
@@ -23,6 +25,21 @@ export const orNotFound =
         onSome: Effect.succeed
       })
     )
+
+/**
+ * Inside a unit of work: the organisation as committed, held until the unit ends. A write that
+ * acts on the settings (a deal entering a stage, a record holding a field's value) uses it, not
+ * the copy its request authenticated with: a settings replacement committed meanwhile is then
+ * what it reads, and one still to come waits for it and counts what it wrote.
+ */
+export const heldOrganisation = (
+  access: Context.Tag.Service<typeof AccessRepository>,
+  organisation: Organisation
+): Effect.Effect<Organisation, StorageError> =>
+  Effect.map(
+    access.holdOrganisation(organisation.id, "share"),
+    Option.getOrElse(() => organisation)
+  )
 
 /** The record a required link points at: a live record of the same organisation (else 422 naming the field). */
 export const linked = <I extends string, A, E, R>(

@@ -42,9 +42,10 @@ const UNREACHABLE_ERRNO = new Set([
   "EAI_AGAIN"
 ])
 
-// SQLSTATEs of a server that is shutting down, starting up, out of connection slots, or of a
-// connection that broke (class 08).
-const UNREACHABLE_STATE = /^(?:08...|57P0[123]|53300)$/
+// SQLSTATEs of a server that is shutting down, starting up, out of connection slots, of a
+// connection that broke (class 08), or of a statement it cancelled (57014: past the statement
+// timeout, or cancelled by an operator): a database that does not answer in time is out of reach.
+const UNREACHABLE_STATE = /^(?:08...|57P0[123]|57014|53300)$/
 
 // `@effect/sql-pg` reports every failure to get a connection (whatever the server said: not
 // accepting connections, too many clients, the pool's own timeout) and every error event of a

@@ -2,7 +2,7 @@
  * The access port (`AccessRepository`): organisations with their settings and test clocks, and API
  * keys found by hash with their organisation, paged and revoked.
  */
-import { Access, Records, type Settings } from "@crm/core"
+import { Access, Records, type Settings, Transaction } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -115,6 +115,29 @@ export const suite = (
         expect(Option.getOrThrow(yield* access.getOrganisation(b.id))).toEqual(b)
         expect(Option.isNone(yield* access.updateSettings(organisationId(), settings))).toBe(true)
         expect(yield* access.countOrganisations).toBe(2)
+      })
+    )
+
+    test(
+      "holdOrganisation reads the organisation as committed, inside a unit of work, in either mode; announceOrganisation after it returns",
+      Effect.gen(function* () {
+        const { a, b } = yield* seed
+        const access = yield* Access.AccessRepository
+        const tx = yield* Transaction.Transaction
+        const renamed = { ...a.settings, name: "Held" }
+        const held = yield* tx.run(
+          Effect.gen(function* () {
+            const before = yield* access.holdOrganisation(a.id, "replace")
+            yield* access.updateSettings(a.id, renamed)
+            return { before, shared: yield* access.holdOrganisation(b.id, "share") }
+          })
+        )
+        expect(Option.getOrThrow(held.before)).toEqual(a)
+        expect(Option.getOrThrow(held.shared)).toEqual(b)
+        yield* access.announceOrganisation(a.id)
+        const after = yield* tx.run(access.holdOrganisation(a.id, "share"))
+        expect(Option.getOrThrow(after)).toEqual({ ...a, name: "Held", settings: renamed })
+        expect(Option.isNone(yield* tx.run(access.holdOrganisation(organisationId(), "share")))).toBe(true)
       })
     )
 
