@@ -76,6 +76,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/contacts/{id}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Erase a person for good (the right to be forgotten), live or archived: the contact's personal fields are removed, not archived, and so are the copies in the event history and webhook deliveries (payload keys stay, values become null), mail to its address, its form submissions' answers, visits, notes, survey comments, call numbers and transcripts, ticket requester and text, bookings and draft invoices' buyer; the contact then answers 404 and its email is free. Issued invoices keep their frozen buyer for the books and are listed in `kept` with the reason. Emits contact.erased with the id only. Idempotent: a repeat answers the same 200 and emits nothing; an id the organisation never had is 404 */
+        post: operations["eraseContact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/companies": {
         parameters: {
             query?: never;
@@ -1295,6 +1312,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/organisations/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Export everything the organisation owns as JSON lines, streamed from one consistent view of the store: a header {"format": "crm-organisation-export", "version": 1, "store", "schema", "organisation_id", "exported_at", "secrets"}, then one line per stored row in an order an import replays (the organisation and its settings, API keys with their hashes, records of every kind, the stock ledger, numbering state, events, hooks and their deliveries), then {"type": "end", "items": n}. Hooks' signing secrets are null unless include_secrets=true. The rows are the store's own: a file imports into a store of the same kind and schema (PGlite and PostgreSQL are one kind). */
+        get: operations["adminExportOrganisation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/organisations/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Import an organisation from an export, all or nothing, into the organisation of the same id with every id, number and total kept. A line the store cannot take (or a file cut short, without its end line) is 422 import_failed with detail {line, type, error, detail}; an organisation id the store already holds is 409 organisation_exists. Hooks exported without secrets get new ones. */
+        post: operations["adminImportOrganisation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/organisations/{id}/mail": {
         parameters: {
             query?: never;
@@ -1745,7 +1796,7 @@ export interface components {
             /** @description the event's id (its cursor), also sent as X-Service-Event-Id */
             event_id: string;
             /** @enum {string} */
-            event: "contact.created" | "contact.updated" | "company.created" | "company.updated" | "deal.created" | "deal.updated" | "deal.status_changed" | "deal.won" | "deal.lost" | "task.created" | "task.completed" | "quote.created" | "quote.accepted" | "quote.rejected" | "invoice.issued" | "invoice.paid" | "product.created" | "product.updated" | "record.created" | "record.updated" | "form.submitted" | "webshop.order" | "order.paid" | "lead.received" | "call.ended" | "call.missed" | "call.transcribed" | "survey.answered" | "ticket.created" | "ticket.updated" | "return.created" | "return.updated" | "purchase_order.received";
+            event: "contact.created" | "contact.updated" | "contact.erased" | "company.created" | "company.updated" | "deal.created" | "deal.updated" | "deal.status_changed" | "deal.won" | "deal.lost" | "task.created" | "task.completed" | "quote.created" | "quote.accepted" | "quote.rejected" | "invoice.issued" | "invoice.paid" | "product.created" | "product.updated" | "record.created" | "record.updated" | "form.submitted" | "webshop.order" | "order.paid" | "lead.received" | "call.ended" | "call.missed" | "call.transcribed" | "survey.answered" | "ticket.created" | "ticket.updated" | "return.created" | "return.updated" | "purchase_order.received";
             status: components["schemas"]["DeliveryStatus"];
             attempt_count: number;
             /** @description when the next attempt is due; null unless pending */
@@ -1788,7 +1839,7 @@ export interface components {
             /** @description numeric cursor, as a string */
             id: string;
             /** @enum {string} */
-            event: "contact.created" | "contact.updated" | "company.created" | "company.updated" | "deal.created" | "deal.updated" | "deal.status_changed" | "deal.won" | "deal.lost" | "task.created" | "task.completed" | "quote.created" | "quote.accepted" | "quote.rejected" | "invoice.issued" | "invoice.paid" | "product.created" | "product.updated" | "record.created" | "record.updated" | "form.submitted" | "webshop.order" | "order.paid" | "lead.received" | "call.ended" | "call.missed" | "call.transcribed" | "survey.answered" | "ticket.created" | "ticket.updated" | "return.created" | "return.updated" | "purchase_order.received";
+            event: "contact.created" | "contact.updated" | "contact.erased" | "company.created" | "company.updated" | "deal.created" | "deal.updated" | "deal.status_changed" | "deal.won" | "deal.lost" | "task.created" | "task.completed" | "quote.created" | "quote.accepted" | "quote.rejected" | "invoice.issued" | "invoice.paid" | "product.created" | "product.updated" | "record.created" | "record.updated" | "form.submitted" | "webshop.order" | "order.paid" | "lead.received" | "call.ended" | "call.missed" | "call.transcribed" | "survey.answered" | "ticket.created" | "ticket.updated" | "return.created" | "return.updated" | "purchase_order.received";
             data: {
                 [key: string]: unknown;
             };
@@ -1865,7 +1916,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             target_url: string;
-            events: ("contact.created" | "contact.updated" | "company.created" | "company.updated" | "deal.created" | "deal.updated" | "deal.status_changed" | "deal.won" | "deal.lost" | "task.created" | "task.completed" | "quote.created" | "quote.accepted" | "quote.rejected" | "invoice.issued" | "invoice.paid" | "product.created" | "product.updated" | "record.created" | "record.updated" | "form.submitted" | "webshop.order" | "order.paid" | "lead.received" | "call.ended" | "call.missed" | "call.transcribed" | "survey.answered" | "ticket.created" | "ticket.updated" | "return.created" | "return.updated" | "purchase_order.received")[];
+            events: ("contact.created" | "contact.updated" | "contact.erased" | "company.created" | "company.updated" | "deal.created" | "deal.updated" | "deal.status_changed" | "deal.won" | "deal.lost" | "task.created" | "task.completed" | "quote.created" | "quote.accepted" | "quote.rejected" | "invoice.issued" | "invoice.paid" | "product.created" | "product.updated" | "record.created" | "record.updated" | "form.submitted" | "webshop.order" | "order.paid" | "lead.received" | "call.ended" | "call.missed" | "call.transcribed" | "survey.answered" | "ticket.created" | "ticket.updated" | "return.created" | "return.updated" | "purchase_order.received")[];
             active: boolean;
             /** @description why deliveries stopped (410 Gone, five days of failures) */
             disabled_reason: string | null;
@@ -1898,7 +1949,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             target_url: string;
-            events: ("contact.created" | "contact.updated" | "company.created" | "company.updated" | "deal.created" | "deal.updated" | "deal.status_changed" | "deal.won" | "deal.lost" | "task.created" | "task.completed" | "quote.created" | "quote.accepted" | "quote.rejected" | "invoice.issued" | "invoice.paid" | "product.created" | "product.updated" | "record.created" | "record.updated" | "form.submitted" | "webshop.order" | "order.paid" | "lead.received" | "call.ended" | "call.missed" | "call.transcribed" | "survey.answered" | "ticket.created" | "ticket.updated" | "return.created" | "return.updated" | "purchase_order.received")[];
+            events: ("contact.created" | "contact.updated" | "contact.erased" | "company.created" | "company.updated" | "deal.created" | "deal.updated" | "deal.status_changed" | "deal.won" | "deal.lost" | "task.created" | "task.completed" | "quote.created" | "quote.accepted" | "quote.rejected" | "invoice.issued" | "invoice.paid" | "product.created" | "product.updated" | "record.created" | "record.updated" | "form.submitted" | "webshop.order" | "order.paid" | "lead.received" | "call.ended" | "call.missed" | "call.transcribed" | "survey.answered" | "ticket.created" | "ticket.updated" | "return.created" | "return.updated" | "purchase_order.received")[];
             active: boolean;
             /** @description why deliveries stopped (410 Gone, five days of failures) */
             disabled_reason: string | null;
@@ -3541,7 +3592,7 @@ export interface operations {
                 updated_since?: string;
                 /** @description updated_at: oldest change first, ties by id (for syncing; with include_archived, archiving counts as a change); omitted: newest created first, ties by id */
                 order?: "updated_at";
-                /** @description opaque: the next_cursor of the previous page, sent with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Not combined with offset */
+                /** @description opaque: the next_cursor of the previous page, sent to the same list with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Signed and bound to the organisation, the list and the order: any other is 422. Not combined with offset */
                 cursor?: string;
                 /** @description true: archived records are listed too, each row then carrying archived_at (null while live), so a sync client sees deletions */
                 include_archived?: "true" | "false";
@@ -4301,7 +4352,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description idempotency_key_reused */
+            /** @description idempotency_key_reused, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4309,7 +4360,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        error?: "idempotency_key_reused";
+                        error?: "idempotency_key_reused" | "validation_failed";
                     } & components["schemas"]["Error"];
                 };
             };
@@ -4782,6 +4833,180 @@ export interface operations {
             };
         };
     };
+    eraseContact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters; a repeat within 24 hours replays the first response */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description what was erased, and what was kept and why */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @constant */
+                        erased: true;
+                        /** @description copies that stay, each with its reason; the same list on every repeat of the erasure */
+                        kept: {
+                            /**
+                             * @description the kind of record that still holds a copy of the person's data
+                             * @enum {string}
+                             */
+                            what: "invoice";
+                            /** Format: uuid */
+                            id: string;
+                            /** @description why the copy stays */
+                            reason: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description missing_bearer_token, invalid_api_key, expired_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "missing_bearer_token" | "invalid_api_key" | "expired_api_key";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description missing_scope:write, plan_refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "missing_scope:write" | "plan_refused";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "not_found";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "method_not_allowed";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_in_progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "idempotency_in_progress";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "uri_too_long";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_key_reused, validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "idempotency_key_reused" | "validation_failed";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "headers_too_large";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listCompanys: {
         parameters: {
             query?: {
@@ -4791,7 +5016,7 @@ export interface operations {
                 updated_since?: string;
                 /** @description updated_at: oldest change first, ties by id (for syncing; with include_archived, archiving counts as a change); omitted: newest created first, ties by id */
                 order?: "updated_at";
-                /** @description opaque: the next_cursor of the previous page, sent with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Not combined with offset */
+                /** @description opaque: the next_cursor of the previous page, sent to the same list with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Signed and bound to the organisation, the list and the order: any other is 422. Not combined with offset */
                 cursor?: string;
                 /** @description true: archived records are listed too, each row then carrying archived_at (null while live), so a sync client sees deletions */
                 include_archived?: "true" | "false";
@@ -5547,7 +5772,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description idempotency_key_reused */
+            /** @description idempotency_key_reused, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5555,7 +5780,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        error?: "idempotency_key_reused";
+                        error?: "idempotency_key_reused" | "validation_failed";
                     } & components["schemas"]["Error"];
                 };
             };
@@ -6035,7 +6260,7 @@ export interface operations {
                 updated_since?: string;
                 /** @description updated_at: oldest change first, ties by id (for syncing; with include_archived, archiving counts as a change); omitted: newest created first, ties by id */
                 order?: "updated_at";
-                /** @description opaque: the next_cursor of the previous page, sent with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Not combined with offset */
+                /** @description opaque: the next_cursor of the previous page, sent to the same list with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Signed and bound to the organisation, the list and the order: any other is 422. Not combined with offset */
                 cursor?: string;
                 /** @description true: archived records are listed too, each row then carrying archived_at (null while live), so a sync client sees deletions */
                 include_archived?: "true" | "false";
@@ -6771,7 +6996,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description idempotency_key_reused */
+            /** @description idempotency_key_reused, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6779,7 +7004,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        error?: "idempotency_key_reused";
+                        error?: "idempotency_key_reused" | "validation_failed";
                     } & components["schemas"]["Error"];
                 };
             };
@@ -7501,7 +7726,7 @@ export interface operations {
                 updated_since?: string;
                 /** @description updated_at: oldest change first, ties by id (for syncing; with include_archived, archiving counts as a change); omitted: newest created first, ties by id */
                 order?: "updated_at";
-                /** @description opaque: the next_cursor of the previous page, sent with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Not combined with offset */
+                /** @description opaque: the next_cursor of the previous page, sent to the same list with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Signed and bound to the organisation, the list and the order: any other is 422. Not combined with offset */
                 cursor?: string;
                 /** @description true: archived records are listed too, each row then carrying archived_at (null while live), so a sync client sees deletions */
                 include_archived?: "true" | "false";
@@ -8237,7 +8462,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description idempotency_key_reused */
+            /** @description idempotency_key_reused, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8245,7 +8470,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        error?: "idempotency_key_reused";
+                        error?: "idempotency_key_reused" | "validation_failed";
                     } & components["schemas"]["Error"];
                 };
             };
@@ -8591,7 +8816,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description idempotency_key_reused */
+            /** @description idempotency_key_reused, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8599,7 +8824,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        error?: "idempotency_key_reused";
+                        error?: "idempotency_key_reused" | "validation_failed";
                     } & components["schemas"]["Error"];
                 };
             };
@@ -8667,7 +8892,7 @@ export interface operations {
                 updated_since?: string;
                 /** @description updated_at: oldest change first, ties by id (for syncing; with include_archived, archiving counts as a change); omitted: newest created first, ties by id */
                 order?: "updated_at";
-                /** @description opaque: the next_cursor of the previous page, sent with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Not combined with offset */
+                /** @description opaque: the next_cursor of the previous page, sent to the same list with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Signed and bound to the organisation, the list and the order: any other is 422. Not combined with offset */
                 cursor?: string;
                 /** @description page size, 1..200, default 50 */
                 limit?: number;
@@ -10025,7 +10250,7 @@ export interface operations {
                 updated_since?: string;
                 /** @description updated_at: oldest change first, ties by id (for syncing; with include_archived, archiving counts as a change); omitted: newest created first, ties by id */
                 order?: "updated_at";
-                /** @description opaque: the next_cursor of the previous page, sent with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Not combined with offset */
+                /** @description opaque: the next_cursor of the previous page, sent to the same list with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Signed and bound to the organisation, the list and the order: any other is 422. Not combined with offset */
                 cursor?: string;
                 /** @description page size, 1..200, default 50 */
                 limit?: number;
@@ -11095,7 +11320,7 @@ export interface operations {
                 updated_since?: string;
                 /** @description updated_at: oldest change first, ties by id (for syncing; with include_archived, archiving counts as a change); omitted: newest created first, ties by id */
                 order?: "updated_at";
-                /** @description opaque: the next_cursor of the previous page, sent with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Not combined with offset */
+                /** @description opaque: the next_cursor of the previous page, sent to the same list with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Signed and bound to the organisation, the list and the order: any other is 422. Not combined with offset */
                 cursor?: string;
                 /** @description page size, 1..200, default 50 */
                 limit?: number;
@@ -12403,7 +12628,7 @@ export interface operations {
                 updated_since?: string;
                 /** @description updated_at: oldest change first, ties by id (for syncing; with include_archived, archiving counts as a change); omitted: newest created first, ties by id */
                 order?: "updated_at";
-                /** @description opaque: the next_cursor of the previous page, sent with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Not combined with offset */
+                /** @description opaque: the next_cursor of the previous page, sent to the same list with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Signed and bound to the organisation, the list and the order: any other is 422. Not combined with offset */
                 cursor?: string;
                 /** @description page size, 1..200, default 50 */
                 limit?: number;
@@ -13856,7 +14081,7 @@ export interface operations {
                 updated_since?: string;
                 /** @description updated_at: oldest change first, ties by id (for syncing; with include_archived, archiving counts as a change); omitted: newest created first, ties by id */
                 order?: "updated_at";
-                /** @description opaque: the next_cursor of the previous page, sent with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Not combined with offset */
+                /** @description opaque: the next_cursor of the previous page, sent to the same list with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Signed and bound to the organisation, the list and the order: any other is 422. Not combined with offset */
                 cursor?: string;
                 /** @description page size, 1..200, default 50 */
                 limit?: number;
@@ -14508,7 +14733,7 @@ export interface operations {
                 updated_since?: string;
                 /** @description updated_at: oldest change first, ties by id (for syncing; with include_archived, archiving counts as a change); omitted: newest created first, ties by id */
                 order?: "updated_at";
-                /** @description opaque: the next_cursor of the previous page, sent with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Not combined with offset */
+                /** @description opaque: the next_cursor of the previous page, sent to the same list with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Signed and bound to the organisation, the list and the order: any other is 422. Not combined with offset */
                 cursor?: string;
                 /** @description page size, 1..200, default 50 */
                 limit?: number;
@@ -15158,7 +15383,7 @@ export interface operations {
                 updated_since?: string;
                 /** @description updated_at: oldest change first, ties by id (for syncing; with include_archived, archiving counts as a change); omitted: newest created first, ties by id */
                 order?: "updated_at";
-                /** @description opaque: the next_cursor of the previous page, sent with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Not combined with offset */
+                /** @description opaque: the next_cursor of the previous page, sent to the same list with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Signed and bound to the organisation, the list and the order: any other is 422. Not combined with offset */
                 cursor?: string;
                 /** @description page size, 1..200, default 50 */
                 limit?: number;
@@ -15698,7 +15923,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description idempotency_key_reused */
+            /** @description idempotency_key_reused, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15706,7 +15931,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        error?: "idempotency_key_reused";
+                        error?: "idempotency_key_reused" | "validation_failed";
                     } & components["schemas"]["Error"];
                 };
             };
@@ -15855,7 +16080,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description idempotency_key_reused */
+            /** @description idempotency_key_reused, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15863,7 +16088,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        error?: "idempotency_key_reused";
+                        error?: "idempotency_key_reused" | "validation_failed";
                     } & components["schemas"]["Error"];
                 };
             };
@@ -16125,7 +16350,7 @@ export interface operations {
                 updated_since?: string;
                 /** @description updated_at: oldest change first, ties by id (for syncing; with include_archived, archiving counts as a change); omitted: newest created first, ties by id */
                 order?: "updated_at";
-                /** @description opaque: the next_cursor of the previous page, sent with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Not combined with offset */
+                /** @description opaque: the next_cursor of the previous page, sent to the same list with the same order and filters; the page starts right after that page's last record, at the same cost however deep (keyset). Signed and bound to the organisation, the list and the order: any other is 422. Not combined with offset */
                 cursor?: string;
                 /** @description page size, 1..200, default 50 */
                 limit?: number;
@@ -17135,7 +17360,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description idempotency_key_reused */
+            /** @description idempotency_key_reused, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17143,7 +17368,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        error?: "idempotency_key_reused";
+                        error?: "idempotency_key_reused" | "validation_failed";
                     } & components["schemas"]["Error"];
                 };
             };
@@ -17489,7 +17714,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description idempotency_key_reused */
+            /** @description idempotency_key_reused, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17497,7 +17722,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        error?: "idempotency_key_reused";
+                        error?: "idempotency_key_reused" | "validation_failed";
                     } & components["schemas"]["Error"];
                 };
             };
@@ -17794,7 +18019,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description idempotency_key_reused */
+            /** @description idempotency_key_reused, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17802,7 +18027,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        error?: "idempotency_key_reused";
+                        error?: "idempotency_key_reused" | "validation_failed";
                     } & components["schemas"]["Error"];
                 };
             };
@@ -20359,6 +20584,292 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error?: "method_not_allowed";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "payload_too_large";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "uri_too_long";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "unsupported_media_type";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description import_failed, validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "import_failed" | "validation_failed";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "headers_too_large";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminExportOrganisation: {
+        parameters: {
+            query?: {
+                /** @description true: hooks' signing secrets are written as they are; otherwise null, and an import gives each hook a new one */
+                include_secrets?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the organisation as JSON lines */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description missing_bearer_token, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "missing_bearer_token" | "invalid_api_key";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "not_found";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "method_not_allowed";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "uri_too_long";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "validation_failed";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "headers_too_large";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminImportOrganisation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-ndjson": string;
+            };
+        };
+        responses: {
+            /** @description the organisation imported */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        organisation_id: string;
+                        /** @description lines imported between the header and the end line */
+                        items: number;
+                        /** @description imported lines per type */
+                        by_type: {
+                            [key: string]: number;
+                        };
+                    };
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "invalid_json";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description missing_bearer_token, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "missing_bearer_token" | "invalid_api_key";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "method_not_allowed";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description organisation_exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "organisation_exists";
                     } & components["schemas"]["Error"];
                 };
             };

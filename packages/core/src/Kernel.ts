@@ -10,6 +10,7 @@ import * as BusinessClock from "./BusinessClock.js"
 import * as Calls from "./Calls.js"
 import * as Companies from "./Companies.js"
 import * as Contacts from "./Contacts.js"
+import * as Cursors from "./Cursors.js"
 import * as Playbooks from "./Deals/Playbooks.js"
 import * as Deals from "./Deals.js"
 import * as Events from "./Events.js"
@@ -33,6 +34,7 @@ import * as Sites from "./Sites.js"
 import * as Surveys from "./Surveys.js"
 import * as Tasks from "./Tasks.js"
 import * as Tickets from "./Tickets.js"
+import * as Transfer from "./Transfer.js"
 import * as Visits from "./Visits.js"
 import type { WebhookRepository } from "./Webhooks/WebhookRepository.js"
 
@@ -56,7 +58,10 @@ const dealsWithPlaybooks = Deals.layer.pipe(
   Layer.provide(Mail.layer)
 )
 
-/** Every service but the import, which runs their operations. */
+/**
+ * Every service but the import, which runs their operations. One `Cursors` under them all, so that
+ * the process reads the cursor secret once.
+ */
 const services = (options: KernelOptions) =>
   Layer.mergeAll(
     Access.layerWith(options),
@@ -98,8 +103,9 @@ const services = (options: KernelOptions) =>
     LinkPages.layer,
     // A call note logs its call through `Calls`, with its event.
     Notes.layer.pipe(Layer.provide(Calls.layer)),
-    Activity.layer
-  )
+    Activity.layer,
+    Transfer.layer
+  ).pipe(Layer.provide(Cursors.layer))
 
 export const layerWith = (options: KernelOptions) => Import.layer.pipe(Layer.provideMerge(services(options)))
 
@@ -145,6 +151,7 @@ export const serviceTags = [
   Surveys.Surveys,
   Tasks.Tasks,
   Tickets.Tickets,
+  Transfer.Transfer,
   Visits.Visits
 ] as const
 

@@ -5,6 +5,7 @@ import {
   Calls,
   Companies,
   Contacts,
+  Cursors,
   Deals,
   Events,
   Forms,
@@ -27,6 +28,7 @@ import {
   Tasks,
   Tickets,
   Transaction,
+  Transfer,
   Visits,
   Webhooks
 } from "@crm/core"
@@ -38,6 +40,7 @@ import * as BookingRepository from "./BookingRepository.js"
 import * as CallRepository from "./CallRepository.js"
 import * as CompanyRepository from "./CompanyRepository.js"
 import * as ContactRepository from "./ContactRepository.js"
+import * as CursorSecret from "./CursorSecret.js"
 import * as DealRepository from "./DealRepository.js"
 import * as EventLog from "./EventLog.js"
 import * as ExchangeRates from "./ExchangeRates.js"
@@ -65,6 +68,7 @@ import * as SurveyResponseRepository from "./SurveyResponseRepository.js"
 import * as TaskRepository from "./TaskRepository.js"
 import * as TicketRepository from "./TicketRepository.js"
 import * as MemoryTransaction from "./Transaction.js"
+import * as TransferStore from "./TransferStore.js"
 import * as VisitRepository from "./VisitRepository.js"
 import * as WebhookRepository from "./WebhookRepository.js"
 
@@ -108,7 +112,9 @@ export const make: Effect.Effect<Context.Context<Ports>> = Effect.map(Store.make
       Context.add(Bookings.BookingRepository, BookingRepository.make(store)),
       Context.add(LinkPages.LinkPageRepository, LinkPageRepository.make(store)),
       Context.add(Health.StoreProbe, StoreProbe.make()),
-      Context.add(Health.StoreGauges, StoreGauges.make(store))
+      Context.add(Health.StoreGauges, StoreGauges.make(store)),
+      Context.add(Transfer.TransferStore, TransferStore.make(store)),
+      Context.add(Cursors.CursorSecret, CursorSecret.make(store))
     )
 )
 

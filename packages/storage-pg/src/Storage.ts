@@ -15,6 +15,7 @@ import * as BookingRepository from "./BookingRepository.js"
 import * as CallRepository from "./CallRepository.js"
 import * as CompanyRepository from "./CompanyRepository.js"
 import * as ContactRepository from "./ContactRepository.js"
+import * as CursorSecret from "./CursorSecret.js"
 import * as DealRepository from "./DealRepository.js"
 import * as EventLog from "./EventLog.js"
 import * as ExchangeRates from "./ExchangeRates.js"
@@ -47,6 +48,7 @@ import * as SurveyResponseRepository from "./SurveyResponseRepository.js"
 import * as TaskRepository from "./TaskRepository.js"
 import * as TicketRepository from "./TicketRepository.js"
 import * as TransactionPort from "./Transaction.js"
+import * as TransferStore from "./TransferStore.js"
 import * as VisitRepository from "./VisitRepository.js"
 import * as WebhookRepository from "./WebhookRepository.js"
 
@@ -89,7 +91,9 @@ export const layerWith = (options: LayerOptions = {}): Layer.Layer<Ports, never,
     LinkPageRepository.layer,
     NoteRepository.layer,
     StoreProbe.layer,
-    StoreGauges.layer
+    StoreGauges.layer,
+    TransferStore.layer,
+    CursorSecret.layer
   )
 
 export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient> = layerWith()
@@ -112,10 +116,21 @@ export interface ServerOptions extends LayerOptions {
   readonly url: Redacted.Redacted | string
   /** Pool size (default 10). */
   readonly maxConnections?: number
+  /**
+   * The longest a statement may run, waits for a lock included, before the server cancels it and
+   * the request answers 503 (default 30 s; 0: no limit). Set per connection, so it also bounds
+   * the housekeeping's purges and the migrations.
+   */
+  readonly statementTimeoutMs?: number
 }
+
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000
 
 /** How long a statement waits for a connection, new or pooled, before the store counts as unreachable. */
 const CONNECT_TIMEOUT_MS = 5000
+
+/** Idle time on a connection before TCP keep-alive probes its peer. */
+const KEEP_ALIVE_DELAY_MS = 10_000
 
 /**
  * The pool, as `@effect/sql-pg` would make it, but with clients that prepare their statements
@@ -132,6 +147,12 @@ const pool = (options: ServerOptions) =>
           // pg waits forever by default, for a connection to a server that drops every packet as for
           // a turn at a pool whose connections all hang: a request should get its 503 instead.
           connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+          // A statement or a connection that goes silent must end too: the server cancels a
+          // statement past the timeout, and TCP keep-alive finds a connection whose peer is gone
+          // (a failover, a cut network) where the socket would otherwise wait for ever.
+          statement_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+          keepAlive: true,
+          keepAliveInitialDelayMillis: KEEP_ALIVE_DELAY_MS,
           // The store's reading of each type (`internal/types.ts`), which PGlite is given too.
           types: storeTypes,
           Client: PreparingClient
@@ -166,8 +187,13 @@ export const layerServer = (options: ServerOptions): Layer.Layer<Ports | SqlClie
   )
 
 export interface PgliteOptions extends LayerOptions {
-  /** Where the database lives on disk; in memory when omitted. */
+  /**
+   * Where the database lives on disk; in memory when omitted. Held by one process at a time: a
+   * second opener fails with a `StorageError` naming the holder (`DataDirLock`).
+   */
   readonly dataDir?: string
+  /** A migrated data directory on disk that a new `dataDir` starts as a copy of (`PgliteClient`'s `templateDir`). */
+  readonly templateDir?: string
   /** A data directory dumped by `PgliteClient.dumpDataDir` to start from (tests load a migrated template). */
   readonly loadDataDir?: Blob | File
 }
@@ -193,6 +219,7 @@ export const layerPglite = (
     PgliteClient.layer({
       types: storeTypes,
       ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
+      ...(options.templateDir !== undefined ? { templateDir: options.templateDir } : {}),
       ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {})
     }),
     options
@@ -200,10 +227,20 @@ export const layerPglite = (
 
 /**
  * The deployment rule both example apps follow: the PostgreSQL server when a URL is given, else
- * embedded PGlite in `dataDir`.
+ * embedded PGlite in `dataDir` (started from `templateDir` when new).
  */
 export const layerFor = (options: {
   readonly url: Option.Option<Redacted.Redacted>
   readonly dataDir: string
+  readonly templateDir?: string
+  readonly statementTimeoutMs?: number
 }): Layer.Layer<Ports | SqlClient.SqlClient, Errors.StorageError> =>
-  Option.isSome(options.url) ? layerServer({ url: options.url.value }) : layerPglite({ dataDir: options.dataDir })
+  Option.isSome(options.url)
+    ? layerServer({
+        url: options.url.value,
+        ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs })
+      })
+    : layerPglite({
+        dataDir: options.dataDir,
+        ...(options.templateDir !== undefined ? { templateDir: options.templateDir } : {})
+      })

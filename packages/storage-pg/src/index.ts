@@ -1,7 +1,9 @@
+export * as DataDirLock from "./DataDirLock.js"
 export { emptying } from "./Emptying.js"
 export { migrate, migrations } from "./Migrations.js"
 export * as PgliteClient from "./PgliteClient.js"
 export {
+  DEFAULT_STATEMENT_TIMEOUT_MS,
   type LayerOptions,
   layer,
   layerFor,

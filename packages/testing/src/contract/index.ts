@@ -14,6 +14,7 @@ import * as Analytics from "./AnalyticsContract.js"
 import * as Companies from "./CompaniesContract.js"
 import * as Contacts from "./ContactsContract.js"
 import type { ContractOptions } from "./ContractCases.js"
+import * as CursorSecret from "./CursorSecretContract.js"
 import * as Deals from "./DealsContract.js"
 import * as EventLog from "./EventLogContract.js"
 import * as ExchangeRates from "./ExchangeRatesContract.js"
@@ -31,6 +32,7 @@ import * as ServiceEntities from "./ServiceEntitiesContract.js"
 import * as Sites from "./SitesContract.js"
 import * as Tasks from "./TasksContract.js"
 import * as Transaction from "./TransactionContract.js"
+import * as Transfer from "./TransferContract.js"
 import * as Webhooks from "./WebhooksContract.js"
 
 export type { ContractOptions } from "./ContractCases.js"
@@ -68,7 +70,9 @@ export const suites = {
   records: Records.suite,
   serviceEntities: ServiceEntities.suite,
   sites: Sites.suite,
-  webhooks: Webhooks.suite
+  webhooks: Webhooks.suite,
+  cursorSecret: CursorSecret.suite,
+  transfer: Transfer.suite
 } satisfies Record<string, Suite>
 
 export type SuiteName = keyof typeof suites
