@@ -125,8 +125,10 @@ describe("one process per PGlite data directory", () => {
   })
   afterAll(() => rmSync(dataDirs, { recursive: true, force: true }))
 
+  // One server's life, so that a run starts as few processes as the cases need: each start of a
+  // bundled server on PGlite costs seconds on a loaded machine.
   it(
-    "refuses a second server at once, naming the first, which keeps serving and keeps what it acknowledged",
+    "refuses a second server, crm migrate and the stdio entry at once, naming the first, which keeps what it acknowledged; a killed server's lock is taken over",
     async () => {
       const dataDir = newDataDir()
       const first = await serving(dataDir)
@@ -140,56 +142,32 @@ describe("one process per PGlite data directory", () => {
       expect(await second.listening).toBeUndefined()
       expectRefusedFor(second.output(), dataDir, first)
 
-      expect(await contactNames(first.url, key)).toEqual(["Ada", "Edsger", "Grace"])
-      await stop(first)
-      expect(existsSync(`${dataDir}.lock`)).toBe(false)
-
-      // Once the first has stopped, a start succeeds, on everything the first acknowledged.
-      const again = await serving(dataDir)
-      expect(await contactNames(again.url, key)).toEqual(["Ada", "Edsger", "Grace"])
-      await stop(again)
-    },
-    SLOW
-  )
-
-  it(
-    "refuses crm migrate and the stdio entry beside a running server; a run on the memory store takes no lock",
-    async () => {
-      const dataDir = newDataDir()
-      const server = await serving(dataDir)
-
       const migrate = crm(["migrate"], { CRM_DATA_DIR: dataDir })
       expect(await migrate.exited).toBe(1)
-      expectRefusedFor(migrate.output(), dataDir, server)
+      expectRefusedFor(migrate.output(), dataDir, first)
 
       const assistant = start(process.execPath, [stdio], { CRM_API_KEY: "mck_any", CRM_DATA_DIR: dataDir })
       expect(await assistant.exited).toBe(1)
-      expectRefusedFor(assistant.output(), dataDir, server)
+      expectRefusedFor(assistant.output(), dataDir, first)
       expect(assistant.output()).toContain("crm-mcp: ")
 
+      // A run on the memory store opens no directory, so takes no lock.
       const memory = crm(["migrate"], { CRM_DATA_DIR: dataDir, CRM_STORAGE: "memory" })
       expect(await memory.exited, memory.output()).toBe(0)
 
-      expect((await fetch(`${server.url}/readyz`)).status).toBe(200)
-      await stop(server)
-    },
-    SLOW
-  )
-
-  it(
-    "takes over the lock of a server that was killed, saying so in the log",
-    async () => {
-      const dataDir = newDataDir()
-      const killed = await serving(dataDir)
-      killed.child.kill("SIGKILL")
-      await killed.exited
+      expect(await contactNames(first.url, key)).toEqual(["Ada", "Edsger", "Grace"])
+      first.child.kill("SIGKILL")
+      await first.exited
       expect(existsSync(`${dataDir}.lock`)).toBe(true)
 
+      // The killed server's lock is taken over, and the next server has everything it acknowledged.
       const next = await serving(dataDir)
       expect(next.output()).toMatch(
-        new RegExp(`took over the lock ${dataDir}\\.lock of pid ${killed.child.pid} on .*, which no longer runs`)
+        new RegExp(`took over the lock ${dataDir}\\.lock of pid ${first.child.pid} on .*, which no longer runs`)
       )
+      expect(await contactNames(next.url, key)).toEqual(["Ada", "Edsger", "Grace"])
       await stop(next)
+      expect(existsSync(`${dataDir}.lock`)).toBe(false)
     },
     SLOW
   )
