@@ -33,7 +33,9 @@ const allowed: Record<string, ReadonlyArray<RegExp>> = {
     // The pages (`Pages.ts`) read their files, and Redoc's, from the installed packages.
     /^node:(fs\/promises|path|util|zlib)$/,
     // The metrics (`Metrics.ts`), in Prometheus's text format.
-    /^prom-client$/
+    /^prom-client$/,
+    // The PDF workers (pdf/PdfWorkers.ts): a thread pool, its entry found beside this module.
+    /^node:(worker_threads|os|fs|url)$/
   ],
   "packages/mcp": [/^@crm\/core$/, /^effect(\/|$)/, /^zod$/, /^@modelcontextprotocol\/sdk\//],
   // The kit drives the kernel (any storage) from fast-check, and runs the contract suite on vitest

@@ -4,7 +4,7 @@
  */
 
 import { Access, BusinessClock, Events, Idempotency, Kernel, Webhooks } from "@crm/core"
-import { Api, App, Listener, Metrics, Outage, Pages } from "@crm/http"
+import { Api, App, Listener, Metrics, Outage, Pages, PdfWorkers } from "@crm/http"
 import type { McpServer } from "@crm/mcp"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -156,7 +156,8 @@ export const http = (options: ServerOptions, metrics?: Metrics.Metrics) =>
         { port: options.port, host: options.host, tracing: false }
       )
     )
-  ).pipe(Layer.provide(requestServices))
+    // The PDF workers end with the server, after its last request (see `PdfWorkers`).
+  ).pipe(Layer.provide(Layer.mergeAll(requestServices, Layer.scopedDiscard(PdfWorkers.hold))))
 
 /** Where the metrics port listens (the port bound, so 0 reads back as the real one). */
 export class MetricsAddress extends Context.Tag("@crm/server/MetricsAddress")<

@@ -7,20 +7,22 @@
  * own directory, so the server bundle leaves it in node_modules). The text is set in DejaVu Sans
  * (regular and bold, from the `dejavu-fonts-ttf` package) for Czech and every other Latin script.
  * The same document gives the same bytes: the PDF's dates and identifier are made from the
- * document's own `updated_at`, not the time of the request.
+ * document's own `updated_at`, not the time of the request. A worker thread renders it, off the
+ * event loop (see `PdfWorkers`).
  */
 import { createRequire } from "node:module"
 import { type Invoicing, Money, type Quotes, type Settings } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { file, type Reply } from "../Reply.js"
+import * as PdfWorkers from "./PdfWorkers.js"
 
 type Pdf = PDFKit.PDFDocument
 type Buyer = Invoicing.Buyer
 type Line = Invoicing.Invoice["items"][number]
 type Amounts = Pick<Invoicing.Invoice, "subtotal" | "vat_total" | "total" | "vat_summary">
 
-/** What a page shows, in the order it shows it: every text already final. */
-interface Sheet {
+/** What a page shows, in the order it shows it: every text already final, and plain data. */
+export interface Sheet {
   readonly title: string
   /** The document's number, else `DRAFT`. */
   readonly number: string
@@ -457,7 +459,7 @@ const footers = (doc: Pdf, sheet: Sheet) => {
 }
 
 /** The sheet as the bytes of a PDF file. */
-const render = async (sheet: Sheet): Promise<Uint8Array> => {
+export const render = async (sheet: Sheet): Promise<Uint8Array> => {
   const PDFDocument = await loadPdfkit()
   const made = new Date(sheet.updatedAt)
   const doc = new PDFDocument({
@@ -495,6 +497,9 @@ const render = async (sheet: Sheet): Promise<Uint8Array> => {
   return Buffer.concat(chunks)
 }
 
+const rendered = (sheet: Sheet): Promise<Uint8Array> =>
+  PdfWorkers.pool === undefined ? render(sheet) : PdfWorkers.pool.run(sheet)
+
 /** A character a file name on some system cannot hold (a number series may use `/`) becomes `-`. */
 const fileNameOf = (sheet: Sheet, id: string) =>
   `${(sheet.draft ? `DRAFT-${id}` : sheet.number).replace(/[^A-Za-z0-9._-]/g, "-")}.pdf`
@@ -502,6 +507,6 @@ const fileNameOf = (sheet: Sheet, id: string) =>
 /** The reply of a PDF route: the file, shown in the browser, saved under the document's number. */
 export const pdfReply = (sheet: Sheet, id: string): Effect.Effect<Reply> =>
   Effect.map(
-    Effect.promise(() => render(sheet)),
+    Effect.promise(() => rendered(sheet)),
     (bytes) => file("application/pdf", bytes, { "content-disposition": `inline; filename="${fileNameOf(sheet, id)}"` })
   )
