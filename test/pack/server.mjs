@@ -48,7 +48,7 @@ try {
       body: JSON.stringify(body)
     }).then((response) => response.json())
   const org = await admin("/organisations", { name: "Pack" })
-  const { key } = await admin(`/organisations/${org.id}/keys`, { scopes: ["read", "write"] })
+  const { key } = await admin(`/organisations/${org.id}/keys`, { scopes: ["read", "write", "invoices:write"] })
   const api = (path, init = {}) =>
     fetch(`${base}${path}`, {
       ...init,
@@ -59,6 +59,14 @@ try {
     body: JSON.stringify({ first_name: "Ada", email: "ada@example.com" })
   })
   check(`creates a contact (${created.status})`, created.status === 201)
+  // Rendered by the bundle's PDF worker (dist/pdfWorker.js).
+  const invoice = await api("/api/v1/invoices", {
+    method: "POST",
+    body: JSON.stringify({ items: [{ name: "Work", quantity: 1, unit_price: 10, vat_rate: 21 }] })
+  }).then((response) => response.json())
+  const pdf = await api(`/api/v1/invoices/${invoice.id}/pdf`)
+  const pdfBytes = Buffer.from(await pdf.arrayBuffer())
+  check(`renders an invoice PDF (${pdf.status})`, pdf.ok && pdfBytes.subarray(0, 5).toString("latin1") === "%PDF-")
   const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`)
   check(
     `serves the metrics (${metrics.status})`,
@@ -76,4 +84,4 @@ try {
 } finally {
   server.kill("SIGTERM")
 }
-console.log("pack: the built server served REST, admin, metrics and MCP, and its command line ran")
+console.log("pack: the built server served REST, admin, a PDF, metrics and MCP, and its command line ran")
