@@ -40,14 +40,19 @@ export const ISSUED_INVOICE_REASON =
 export const keepsBuyer = (invoice: { readonly number?: string | undefined | null }): boolean =>
   invoice.number !== undefined && invoice.number !== null
 
-/** The erased value of each personal key an event payload of the catalogue may carry. */
-const ERASED_PAYLOAD: Readonly<Record<string, unknown>> = {
+/** The contact's own personal fields, erased. */
+const ERASED_CONTACT = {
   first_name: null,
   last_name: null,
   email: null,
   phone: null,
   source: null,
-  custom: {},
+  custom: {}
+} as const
+
+/** The erased value of each personal key an event payload of the catalogue may carry. */
+const ERASED_PAYLOAD: Readonly<Record<string, unknown>> = {
+  ...ERASED_CONTACT,
   fields: {},
   subject: null,
   requester_email: null,
@@ -82,12 +87,7 @@ export const erasePayload = (data: Readonly<Record<string, unknown>>): Readonly<
 /** The contact row as it stays: its id, status, links and times, no personal field. */
 export const erasedContact = (contact: Contact, at: string): Contact => ({
   ...contact,
-  first_name: null,
-  last_name: null,
-  email: null,
-  phone: null,
-  source: null,
-  custom: {},
+  ...ERASED_CONTACT,
   updated_at: at
 })
 
