@@ -12,6 +12,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
+import * as CursorHmac from "./CursorHmac.js"
 import * as Log from "./Log.js"
 import * as MailWorker from "./MailWorker.js"
 import type { StoragePorts } from "./Storage.js"
@@ -99,7 +100,7 @@ const housekeeping = Layer.scopedDiscard(
 )
 
 export const kernel = <E, R>(storage: Layer.Layer<StoragePorts, E, R>, options: Kernel.KernelOptions) =>
-  Kernel.layerWith(options).pipe(Layer.provideMerge(storage))
+  Kernel.layerWith(options).pipe(Layer.provideMerge(storage), Layer.provide(CursorHmac.layer))
 
 /**
  * The assistant interface at `/api/mcp`, behind the REST pipeline's authentication and budget:

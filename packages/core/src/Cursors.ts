@@ -6,11 +6,14 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { CursorHmac, webCrypto } from "./Cursors/CursorHmac.js"
 import { CursorSecret } from "./Cursors/CursorSecret.js"
 import * as SignedCursor from "./Cursors/SignedCursor.js"
 import { invalidField, type StorageError, type ValidationFailed } from "./Errors.js"
 import { type Keyed, keyOf, type Page, type SyncPageResult, type SyncRequest, toPage } from "./Wire.js"
 
+export * from "./Cursors/CursorHmac.js"
 export * from "./Cursors/CursorSecret.js"
 export * from "./Cursors/SignedCursor.js"
 
@@ -34,15 +37,16 @@ const NOT_OURS = "not a cursor this API gave out for this list, organisation and
 
 export const make: Effect.Effect<Context.Tag.Service<typeof Cursors>, never, CursorSecret> = Effect.gen(function* () {
   const store = yield* CursorSecret
+  const hmac = Option.getOrElse(yield* Effect.serviceOption(CursorHmac), () => webCrypto)
   // The stored secret never changes, so one read per process is enough: a request pays for it only
-  // until the first has it. Kept as a key Web Crypto will not export, never as text that could be logged.
+  // until the first has it. Kept only inside the keyed MAC, never as text that could be logged.
   let cached: SignedCursor.SigningKey | undefined
   const secret: Effect.Effect<SignedCursor.SigningKey, StorageError> = Effect.suspend(() =>
     cached !== undefined
       ? Effect.succeed(cached)
       : SignedCursor.generateSecret.pipe(
           Effect.flatMap(store.get),
-          Effect.flatMap(SignedCursor.importSecret),
+          Effect.flatMap((secret) => SignedCursor.importSecret(hmac, secret)),
           Effect.tap((key) => {
             cached = key
           })

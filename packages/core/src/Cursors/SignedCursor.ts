@@ -4,12 +4,15 @@
  * HMAC-SHA256 (32) under the server's cursor secret of those 25 bytes with the organisation and
  * the list before them. The MAC is what makes the cursor opaque: one re-encoded with another time
  * or id, cut short, or sent to another organisation, list or order does not verify. Computation
- * only (Web Crypto), no I/O.
+ * only (the HMAC is `CursorHmac`'s), no I/O.
  */
+
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import type { OrganisationId } from "../Organisation.js"
 import type { ListOrder, PageKey } from "../Wire.js"
+import type { CursorHmac, Mac } from "./CursorHmac.js"
 
 /** The lists that give out cursors: a cursor of one is refused by every other. */
 export type ListName =
@@ -42,8 +45,8 @@ export interface SentCursor {
   readonly mac: Uint8Array
 }
 
-/** Web Crypto's key, named through the global `crypto` since the core's compiler settings carry no DOM types. */
-export type SigningKey = Awaited<ReturnType<typeof globalThis.crypto.subtle.importKey>>
+/** The MAC under the cursor secret, keyed once per process. */
+export type SigningKey = Mac
 
 const SECRET_BYTES = 32
 const KEY_BYTES = 1 + 8 + 16
@@ -67,21 +70,19 @@ export const generateSecret: Effect.Effect<Redacted.Redacted<string>> = Effect.s
 })
 
 /** The signing key for a secret from `generateSecret`; not extractable, so it cannot leak back out. */
-export const importSecret = (secret: Redacted.Redacted<string>): Effect.Effect<SigningKey> =>
-  Effect.promise(() =>
-    globalThis.crypto.subtle.importKey(
-      "raw",
-      fromHex(Redacted.value(secret)),
-      { name: "HMAC", hash: "SHA-256" },
-      false,
-      ["sign", "verify"]
-    )
-  )
+export const importSecret = (
+  hmac: Context.Tag.Service<typeof CursorHmac>,
+  secret: Redacted.Redacted<string>
+): Effect.Effect<SigningKey> => hmac.keyed(fromHex(Redacted.value(secret)))
 
 const hex = (bytes: Uint8Array): string => Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("")
 
-const fromHex = (text: string): Uint8Array =>
-  Uint8Array.from(text.match(/../g) ?? [], (pair) => Number.parseInt(pair, 16))
+// Every signed or verified cursor reads a uuid this way: a loop, not a regular expression's array.
+const fromHex = (text: string): Uint8Array => {
+  const bytes = new Uint8Array(text.length >> 1)
+  for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(text.slice(2 * i, 2 * i + 2), 16)
+  return bytes
+}
 
 const keyBytes = (key: PageKey): Uint8Array => {
   const bytes = new Uint8Array(KEY_BYTES)
@@ -121,15 +122,13 @@ const toBase64Url = (bytes: Uint8Array): string =>
 
 /** The cursor that continues a walk of `scope`'s list after the row `key` names. */
 export const sign = (secret: SigningKey, scope: CursorScope, key: PageKey): Effect.Effect<string> =>
-  Effect.promise(async () => {
-    const mac = new Uint8Array(await globalThis.crypto.subtle.sign("HMAC", secret, signedBytes(scope, key)))
+  Effect.map(secret(signedBytes(scope, key)), (mac) => {
     const bytes = new Uint8Array(KEY_BYTES + MAC_BYTES)
     bytes.set(keyBytes(key))
     bytes.set(mac, KEY_BYTES)
     return toBase64Url(bytes)
   })
 
-/** The cursor's claim and MAC, or undefined for text that no `sign` could have made. Checks no MAC. */
 export const parse = (text: string): SentCursor | undefined => {
   if (text.length !== LENGTH || !base64Url.test(text)) return undefined
   const bytes = Uint8Array.from(atob(text.replaceAll("-", "+").replaceAll("_", "/")), (char) => char.charCodeAt(0))
@@ -140,7 +139,7 @@ export const parse = (text: string): SentCursor | undefined => {
 /**
  * The key of a cursor that `sign` made for this scope and `order`, or undefined. The order is the
  * query's, not the cursor's own byte, so a cursor sent with another order does not verify.
- * Web Crypto's `verify` compares in constant time.
+ * The MACs are compared in constant time.
  */
 export const verify = (
   secret: SigningKey,
@@ -149,8 +148,13 @@ export const verify = (
   sent: SentCursor
 ): Effect.Effect<PageKey | undefined> => {
   const key: PageKey = { ...sent.claimed, order }
-  return Effect.map(
-    Effect.promise(() => globalThis.crypto.subtle.verify("HMAC", secret, sent.mac, signedBytes(scope, key))),
-    (valid) => (valid ? key : undefined)
-  )
+  return Effect.map(secret(signedBytes(scope, key)), (mac) => (sameBytes(mac, sent.mac) ? key : undefined))
+}
+
+/** Equal in time that does not depend on where two MACs first differ. */
+const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => {
+  if (a.length !== b.length) return false
+  let differ = 0
+  for (let i = 0; i < a.length; i++) differ |= a[i]! ^ b[i]!
+  return differ === 0
 }
