@@ -3,7 +3,7 @@
  * not HTTP) get the API's own error body with a request id, not node's bare status line.
  */
 import { connect } from "node:net"
-import { App } from "@crm/http"
+import { Edge } from "@crm/http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { checkedFetch } from "../support/responseCheck.js"
 import { startServer, type TestServer } from "../support/server.js"
@@ -45,11 +45,11 @@ describe("requests refused before any route", () => {
     expect(await response.json()).toEqual({ error: code, detail: expect.any(String), request_id: id })
   }
 
-  it(`serves a URL of ${App.MAX_URL_BYTES} bytes and answers a longer one 414 uri_too_long`, async () => {
+  it(`serves a URL of ${Edge.MAX_URL_BYTES} bytes and answers a longer one 414 uri_too_long`, async () => {
     const at = (length: number) => `/healthz?q=${"a".repeat(length - "/healthz?q=".length)}`
-    expect((await checkedFetch(url(at(App.MAX_URL_BYTES)))).status).toBe(200)
+    expect((await checkedFetch(url(at(Edge.MAX_URL_BYTES)))).status).toBe(200)
     await expectOurs(
-      await checkedFetch(url(at(App.MAX_URL_BYTES + 1)), { headers: { "x-request-id": "long-url" } }),
+      await checkedFetch(url(at(Edge.MAX_URL_BYTES + 1)), { headers: { "x-request-id": "long-url" } }),
       414,
       "uri_too_long",
       "long-url"
@@ -68,7 +68,7 @@ describe("requests refused before any route", () => {
     )
   })
 
-  it(`answers headers over ${App.MAX_HEADER_BYTES} bytes 431 headers_too_large`, async () => {
+  it(`answers headers over ${Edge.MAX_HEADER_BYTES} bytes 431 headers_too_large`, async () => {
     await expectOurs(
       await checkedFetch(url("/api/v1/contacts"), {
         headers: { "x-request-id": "big-headers", "x-big": "b".repeat(100_000) }

@@ -8,7 +8,7 @@
  * Shared by the suite (`test/http/fuzz.test.ts`, a fixed seed) and the benchmark scripts
  * (`npm run bench:fuzz`, a larger run).
  */
-import { App } from "@crm/http"
+import { Edge } from "@crm/http"
 import fc from "fast-check"
 import { jsonOf, responseDrift } from "./responseCheck.js"
 import { ADMIN_TOKEN, type TestServer } from "./server.js"
@@ -294,7 +294,7 @@ export const send = async (base: string, request: FuzzRequest): Promise<Outcome>
     // A request line past the header limit is answered 431 and the connection closed at once (the
     // README says so), which a client still sending may see as a reset. Any other request left
     // without an answer is as wrong as a 5xx.
-    const overLimit = request.target.length > App.MAX_HEADER_BYTES
+    const overLimit = request.target.length > Edge.MAX_HEADER_BYTES
     return {
       request,
       status: 0,

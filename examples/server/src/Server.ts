@@ -4,7 +4,7 @@
  */
 
 import { Access, BusinessClock, Events, Idempotency, Kernel, Webhooks } from "@crm/core"
-import { Api, App, Listener, Metrics, Outage, Pages, PdfWorkers } from "@crm/http"
+import { Api, App, Edge, Listener, Metrics, Outage, Pages, PdfWorkers } from "@crm/http"
 import type { McpServer } from "@crm/mcp"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -147,7 +147,7 @@ export const http = (options: ServerOptions, metrics?: Metrics.Metrics) =>
           App.makeApp(options.openApiDocument === undefined ? Api.table : Api.makeTable(options), {
             adminToken: options.adminToken,
             trustedProxies: options.trustedProxies,
-            maxBodyBytes: App.MAX_BODY_BYTES,
+            maxBodyBytes: Edge.MAX_BODY_BYTES,
             endpoints: [mcpEndpoint()],
             ...(metrics === undefined ? {} : { metrics }),
             ...(log === undefined ? {} : { requestLog: log })

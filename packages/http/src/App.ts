@@ -10,8 +10,8 @@
  * spans cost more CPU than the statements a request needs (see docs/benchmarks.md).
  */
 
-import { createHash, randomUUID, timingSafeEqual } from "node:crypto"
-import type { IncomingHttpHeaders, IncomingMessage } from "node:http"
+import { createHash, timingSafeEqual } from "node:crypto"
+import type { IncomingMessage } from "node:http"
 import { Readable } from "node:stream"
 import { Access, Batch, Errors, Idempotency, Validation, type Wire } from "@crm/core"
 import * as Cause from "effect/Cause"
@@ -20,6 +20,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
+import { type Answer, errorBody, header, MAX_STREAMED_BODY_BYTES, MAX_URL_BYTES, METRICS_PATH, requestIdOf } from "./Edge.js"
 import { statusOf } from "./ErrorStatus.js"
 import type { Metrics } from "./Metrics.js"
 import * as Outage from "./Outage.js"
@@ -60,13 +61,6 @@ export interface Endpoint<R = never> {
   readonly handle: (request: Request, principal: Access.Principal) => Effect.Effect<Response, unknown, Services | R>
 }
 
-/** What the pipeline answers: a rendered body, or an endpoint's web `Response` to stream as it is. */
-export interface Answer {
-  readonly status: number
-  readonly headers: Readonly<Record<string, string>>
-  readonly body: string | Uint8Array | Response
-}
-
 /**
  * What the request log learns of a request while the pipeline serves it: one record per request,
  * filled in by the stages that know (the route match, authentication), read once it is answered.
@@ -89,21 +83,11 @@ export interface RequestLine {
   readonly key_id: string | null
 }
 
-/** Where the metrics are served: beside the health checks, outside the versioned APIs. */
-export const METRICS_PATH = "/metrics"
-
-export const MAX_BODY_BYTES = 1024 * 1024
-/** The request target (path and query); a longer one is 414 `uri_too_long` (RFC 9110 asks for at least 8000). */
-export const MAX_URL_BYTES = 8192
-/** The request line and headers together; more is 431 `headers_too_large` (see `Listener`). */
-export const MAX_HEADER_BYTES = 16 * 1024
-
 type Stored = StoredResponse.StoredResponse
 /** A response as a handler's reply renders: JSON text, or the bytes of a file. */
 type Rendered = Omit<Stored, "body"> & { readonly body: string | Uint8Array | Response }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
 const NDJSON_TYPE = /^application\/(?:x-ndjson|jsonl|x-jsonlines)\s*(?:;|$)/i
 
@@ -115,13 +99,6 @@ const REPLAYED_HEADERS = { "idempotency-replayed": "true" }
 // a non-empty one and then given more properties gets hidden classes of its own on every call,
 // made in the old generation, and each request's headers and what they reached were promoted with
 // them instead of dying young (docs/benchmarks.md, seventh pass).
-
-export const errorBody = (code: string, detail: unknown, requestId: string): string =>
-  JSON.stringify({ error: code, detail, request_id: requestId })
-
-/** The client's `X-Request-Id` when it is a sane token, else a new one. */
-export const requestIdOf = (given: string | undefined): string =>
-  given !== undefined && SANE_REQUEST_ID.test(given) ? given : randomUUID()
 
 /** `encode` is the route's: money leaves the records as text and is written as JSON numbers. */
 const render = (reply: Reply, encode: Wire.Convert | undefined): Rendered =>
@@ -246,9 +223,6 @@ const readBody = (incoming: IncomingMessage, limit: number): Effect.Effect<Buffe
     incoming.on("close", fail)
   })
 
-/** The largest body a streamed route reads (an organisation's import): 1 GiB. */
-export const MAX_STREAMED_BODY_BYTES = 1024 * 1024 * 1024
-
 /** The body's bytes as they arrive; past `limit` it fails with 413 and the rest is not read. */
 const bodyStream = (incoming: IncomingMessage, limit: number): Stream.Stream<Uint8Array, HttpFailure> => {
   const tooLarge = () => HttpFailure.of("payload_too_large", `the body exceeds the limit of ${limit} bytes`)
@@ -291,12 +265,6 @@ const sameSecret = (given: string, expected: string): boolean => {
   const a = createHash("sha256").update(given).digest()
   const b = createHash("sha256").update(expected).digest()
   return timingSafeEqual(a, b)
-}
-
-/** A header as one string: node gives an array only for headers that may repeat, none of which we read. */
-export const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {
-  const value = headers[name]
-  return Array.isArray(value) ? value[0] : value
 }
 
 /** The request as a web `Request`, for an endpoint that speaks the fetch API (the MCP SDK). */

@@ -12,7 +12,7 @@ import type { IncomingMessage } from "node:http"
 import { Errors, Health } from "@crm/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import { type Answer, errorBody, METRICS_PATH, requestIdOf } from "./App.js"
+import { type Answer, errorBody, METRICS_PATH, requestIdOf } from "./Edge.js"
 
 export interface Metrics {
   /** One request answered: a counter increment and a histogram observation, nothing more. */

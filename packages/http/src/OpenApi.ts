@@ -5,7 +5,7 @@
  */
 import { Wire } from "@crm/core"
 import { z } from "zod"
-import { MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_URL_BYTES } from "./App.js"
+import { MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_URL_BYTES } from "./Edge.js"
 import { type ErrorCode, STATUS_BY_CODE } from "./ErrorStatus.js"
 import { isWriting, pipelineCodes } from "./Route.js"
 import { isIdParam, type Mounted } from "./Router.js"

@@ -22,7 +22,7 @@ import { promisify } from "node:util"
 import { gzip } from "node:zlib"
 import { Access, Events } from "@crm/core"
 import * as Effect from "effect/Effect"
-import { type Answer, errorBody, requestIdOf } from "./App.js"
+import { type Answer, errorBody, requestIdOf } from "./Edge.js"
 
 export interface PagesOptions {
   /**

@@ -34,7 +34,7 @@ import {
 } from "@crm/core"
 import { z } from "zod"
 
-/** The body of every error answer (`App.errorBody` writes it). */
+/** The body of every error answer (`Edge.errorBody` writes it). */
 export const ErrorBody = z.object({
   error: z.string().describe("the error code"),
   detail: z

@@ -1,5 +1,6 @@
 export * as Api from "./Api.js"
 export * as App from "./App.js"
+export * as Edge from "./Edge.js"
 export * as ErrorStatus from "./ErrorStatus.js"
 export * as FiberRoots from "./FiberRoots.js"
 export * as Listener from "./Listener.js"
