@@ -4,6 +4,7 @@
  */
 import type * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
+import type { Scope } from "./Access/AccessSchemas.js"
 
 export interface ValidationIssue {
   readonly path: string
@@ -88,8 +89,8 @@ export class ValidationFailed extends Data.TaggedError("ValidationFailed")<{
 }
 
 /** `missing_scope:<scope>`: the code itself names the scope the key lacks. */
-export class MissingScope extends Data.TaggedError("MissingScope")<{ readonly scope: string }> {
-  get code(): string {
+export class MissingScope extends Data.TaggedError("MissingScope")<{ readonly scope: Scope }> {
+  get code(): `missing_scope:${Scope}` {
     return `missing_scope:${this.scope}`
   }
   get detail(): string {

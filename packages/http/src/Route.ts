@@ -130,7 +130,7 @@ export type PipelineCode<
  * failing (a 500, or the 503 of an outage). Anything else a handler could fail with would be an
  * undocumented answer, so the compiler refuses it (`route`).
  */
-export type Failure<Code extends string> = { readonly code: Code } | Errors.StorageError
+export type Failure<Code extends string> = { readonly code: Code; readonly detail: unknown } | Errors.StorageError
 
 /** The names of a path template's `{name}` segments (any name, for a template built at run time). */
 export type PathParamName<P extends string> = string extends P
@@ -170,6 +170,11 @@ export interface Route {
   readonly tag: string
   readonly guard: Guard
   readonly query: z.ZodObject | undefined
+  /**
+   * What a query the route cannot use is refused with, where it holds what no store could keep:
+   * `validation_failed`, or the contract's 400 `invalid_parameter` for `GET /events`.
+   */
+  readonly queryRefusal: "validation_failed" | "invalid_parameter"
   readonly body:
     | {
         readonly schema: z.ZodType
@@ -197,7 +202,7 @@ export interface Route {
     readonly encode: Wire.Convert | undefined
   }
   readonly errors: ReadonlyArray<ErrorCode>
-  readonly handle: (context: Context<unknown, unknown>) => Effect.Effect<Reply, Failure<string>, Services>
+  readonly handle: (context: Context<unknown, unknown>) => Effect.Effect<Reply, Failure<ErrorCode>, Services>
 }
 
 export interface RouteSpec<
@@ -220,6 +225,8 @@ export interface RouteSpec<
   readonly tag: string
   readonly guard: G
   readonly query?: Q
+  /** `invalid_parameter` where the route answers an unusable parameter so (the default is `validation_failed`). */
+  readonly queryRefusal?: "invalid_parameter"
   readonly body?: B
   /** A PATCH body: no known field is `no_fields_to_update` rather than `validation_failed`. */
   readonly patch?: Patch
@@ -277,6 +284,7 @@ export const route = <
   tag: spec.tag,
   guard: spec.guard,
   query: spec.query,
+  queryRefusal: spec.queryRefusal ?? "validation_failed",
   body:
     spec.body === undefined
       ? undefined

@@ -25,6 +25,7 @@ export const eventsRoute = route({
   guard: read(),
   summary: "Events after the cursor, oldest first; follow next_cursor to never miss one",
   query: Events.EventsQuery,
+  queryRefusal: "invalid_parameter",
   success: { status: 200, schema: Events.EventPage, description: "a page of events" },
   errors: ["invalid_parameter", "validation_failed"],
   handle: ({ principal, query }) =>
