@@ -106,13 +106,3 @@ export const answer = (reached: Reached, served: Served): Answer => ({
   ),
   body: served.body
 })
-
-/** A failure rendered as an answer that was not replayed. */
-export const failed = (
-  reached: Reached,
-  cause: Cause.Cause<EdgeFailure>,
-  outage: Outage.Outage
-): Effect.Effect<Answer> =>
-  Effect.map(renderFailure(cause, reached.requestId, outage), (stored) =>
-    answer(reached, Object.assign({ replayed: false }, stored))
-  )
