@@ -1,5 +1,5 @@
 # The CRM server as a container image: built JavaScript only, run as the unprivileged `node` user.
-# See the README, "Run in a container":
+# See docs/hosting.md, "Run in a container":
 #
 #   docker build -t crm .
 #   docker run --rm -p 3000:3000 -v crm-data:/data -e CRM_ADMIN_TOKEN=... crm    # PGlite in the volume
