@@ -5,22 +5,29 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { z } from "zod"
-import type { KeyId } from "./Access/KeyIds.js"
 import { type Upserted, upsertAll, upsertBy, writeChange } from "./Batch.js"
 import { Cursors } from "./Cursors.js"
 import {
   type BatchFailed,
-  type InsufficientStock,
   invalidField,
   type NotFound,
-  type StockNotTracked,
   type StorageError,
   ValidationFailed,
-  VariantRequired
+  type VariantRequired
 } from "./Errors.js"
 import { payloadOf } from "./Events/EventCatalogue.js"
 import { EventLog } from "./Events/EventLog.js"
 import { brand, Ids } from "./Ids.js"
+import {
+  type DocumentContext,
+  type DocumentLine,
+  type DocumentMovement,
+  givesBack,
+  itemOf,
+  levelOf,
+  moveOf,
+  type StockError
+} from "./Inventory/DocumentStock.js"
 import { ProductId, StockMovementId, VariantId } from "./Inventory/ProductIds.js"
 import { ProductRepository } from "./Inventory/ProductRepository.js"
 import * as ProductRules from "./Inventory/ProductRules.js"
@@ -39,54 +46,19 @@ import { StockLedgerStore } from "./Inventory/StockLedgerStore.js"
 import { operation } from "./internal/operation.js"
 import { merge, nowIso, orNotFound } from "./internal/records.js"
 import { ZERO } from "./Money/Amount.js"
-import type { OrderId } from "./Orders/OrderIds.js"
 import type { Organisation, OrganisationId } from "./Organisation.js"
-import type { PurchaseOrderId } from "./PurchaseOrders/PurchaseOrderIds.js"
 import type { Actor } from "./Resource.js"
-import type { ReturnId } from "./Returns/ReturnIds.js"
 import { Transaction } from "./Transaction.js"
 import { parse } from "./Validation.js"
 import { encoder, type PageResult, toPage } from "./Wire.js"
 
+export { type DocumentContext, type DocumentLine, type DocumentMovement, goodsIn } from "./Inventory/DocumentStock.js"
 export * from "./Inventory/ProductRepository.js"
 export * as ProductRules from "./Inventory/ProductRules.js"
 export * from "./Inventory/ProductSchemas.js"
 export * as StockLedger from "./Inventory/StockLedger.js"
 export * from "./Inventory/StockLedgerStore.js"
 export * from "./Inventory/StockSettings.js"
-
-/** One line of a document (an order, a purchase order, a return); a line without a product moves nothing. */
-export interface DocumentLine {
-  readonly product_id: ProductId | null
-  readonly variant_id: VariantId | null
-  readonly quantity: number
-}
-
-/**
- * What a document does to stock: a sale takes it, a cancelled sale gives it back, a purchase
- * order's receipt and a received return bring goods in.
- */
-export type DocumentMovement = "sale" | "cancel" | "receipt" | "return"
-
-/** The document the movements belong to (recorded on each ledger entry), who made them, and when. */
-export interface DocumentContext {
-  readonly keyId: KeyId | null
-  readonly at: string
-  readonly orderId?: OrderId
-  readonly purchaseOrderId?: PurchaseOrderId
-  readonly returnId?: ReturnId
-}
-
-type StockError = InsufficientStock | StockNotTracked | VariantRequired | ValidationFailed
-
-/**
- * Goods coming in (a purchase order's receipt, a received return) add to tracked stock and leave
- * untracked stock alone, so the ledger's refusals of taking stock out cannot reach them; the ledger
- * names those refusals because one `moveForDocument` serves sales too. One that arrives all the
- * same is a defect, not an answer the document's operation gives.
- */
-export const goodsIn = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.catchTags(effect, { InsufficientStock: Effect.die, StockNotTracked: Effect.die })
 
 export class Inventory extends Context.Tag("@crm/core/Inventory")<
   Inventory,
@@ -168,42 +140,6 @@ const CREATED_FIELDS = ["id", "sku", "name", "unit", "unit_price", "currency", "
 const UPDATED_FIELDS = ["id", "sku", "name", "unit_price", "active"] as const
 const createdPayload = payloadOf(Product, CREATED_FIELDS)
 const updatedPayload = payloadOf(Product, UPDATED_FIELDS)
-
-/**
- * Which item of `product` a request names. `at` prefixes the reported paths (`items.3.` for an
- * order line), so that a client sees which of its fields to fix.
- */
-const itemOf = (
-  product: Product,
-  variantId: VariantId | null | undefined,
-  at = ""
-): Either.Either<StockLedger.Item, VariantRequired | ValidationFailed> => {
-  if (product.options.length === 0) {
-    return variantId == null
-      ? Either.right({ product_id: product.id, variant_id: null })
-      : Either.left(invalidField(`${at}variant_id`, "the product has no variants", "unknown_reference"))
-  }
-  if (variantId == null) {
-    return Either.left(
-      new VariantRequired({ detail: { product_id: product.id, message: "the product is sold in variants" } })
-    )
-  }
-  return product.variants.some((variant) => variant.id === variantId)
-    ? Either.right({ product_id: product.id, variant_id: variantId })
-    : Either.left(invalidField(`${at}variant_id`, "not a variant of this product", "unknown_reference"))
-}
-
-const levelOf = (product: Product, item: StockLedger.Item): StockLedger.Level =>
-  item.variant_id === null
-    ? product.stock
-    : (product.variants.find((variant) => variant.id === item.variant_id)?.stock ?? null)
-
-const givesBack = (kind: DocumentMovement): boolean => kind === "cancel" || kind === "return"
-
-const moveOf = (request: StockMove): StockLedger.Move =>
-  request.delta !== undefined
-    ? { kind: request.reason ?? "adjust", delta: request.delta }
-    : { kind: "count", count: request.count ?? null }
 
 const upsertKey = (input: { readonly sku: string }) => `product.sku:${input.sku}`
 // An upsert that creates is checked as a create is, which reads the request as written (its price a number).

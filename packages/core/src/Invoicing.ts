@@ -9,9 +9,7 @@ import * as Option from "effect/Option"
 import type { z } from "zod"
 import { AccessRepository } from "./Access/AccessRepository.js"
 import * as BusinessTime from "./BusinessClock/BusinessTime.js"
-import type { CompanyId } from "./Companies/CompanyIds.js"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
-import type { ContactId } from "./Contacts/ContactIds.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
 import { Cursors } from "./Cursors.js"
 import {
@@ -29,7 +27,7 @@ import { EventLog } from "./Events/EventLog.js"
 import { brand, Ids } from "./Ids.js"
 import { requireProducts } from "./Inventory/ProductLinks.js"
 import { ProductRepository } from "./Inventory/ProductRepository.js"
-import { buyerOf } from "./Invoicing/BuyerOf.js"
+import { deriveDraft } from "./Invoicing/DeriveDraft.js"
 import { parseCnb, parseEcb } from "./Invoicing/ExchangeRateFormats.js"
 import * as ExchangeRateRule from "./Invoicing/ExchangeRateRule.js"
 import { ExchangeRates } from "./Invoicing/ExchangeRates.js"
@@ -48,14 +46,13 @@ import {
 } from "./Invoicing/InvoiceSchemas.js"
 import * as InvoiceStatus from "./Invoicing/InvoiceStatus.js"
 import { NumberSequence } from "./Invoicing/NumberSequence.js"
-import { exemptionOf } from "./Invoicing/VatExemption.js"
 import { addDays, yearOf } from "./internal/dates.js"
 import { operation } from "./internal/operation.js"
-import { merge, nowIso, orNotFound, owningOrganisation, requireLink } from "./internal/records.js"
+import { merge, nowIso, orNotFound, owningOrganisation } from "./internal/records.js"
 import { fromDecimal, toDecimal, ZERO } from "./Money/Amount.js"
 import { checkPrecision } from "./Money/Currency.js"
 import type { Organisation, OrganisationId } from "./Organisation.js"
-import { type LineInput, lacksVatReason } from "./Pricing/LineSchemas.js"
+import { lacksVatReason } from "./Pricing/LineSchemas.js"
 import { inputOf, price } from "./Pricing/PricedDocument.js"
 import type { QuoteId } from "./Quotes/QuoteIds.js"
 import type { Actor } from "./Resource.js"
@@ -149,16 +146,12 @@ const PAID_FIELDS = ["id", "number", "total", "paid_amount", "currency", "contac
 const issuedPayload = payloadOf(Invoice, ISSUED_FIELDS)
 const paidPayload = payloadOf(Invoice, PAID_FIELDS)
 
-const zeroRated = (items: ReadonlyArray<LineInput>): ReadonlyArray<LineInput> =>
-  items.map((item) => ({ ...item, vat_rate: 0 }))
-
 export const make = Effect.gen(function* () {
   const ids = yield* Ids
   const repo = yield* InvoiceRepository
   const cursors = yield* Cursors
   const access = yield* AccessRepository
-  const contacts = yield* ContactRepository
-  const companies = yield* CompanyRepository
+  const derive = deriveDraft({ contacts: yield* ContactRepository, companies: yield* CompanyRepository })
   const products = yield* ProductRepository
   const sequence = yield* NumberSequence
   const rates = yield* ExchangeRates
@@ -171,38 +164,6 @@ export const make = Effect.gen(function* () {
     repo.getForUpdate(organisationId, id).pipe(orNotFound("invoice"))
   // Default dates and the overdue job follow the organisation's business clock (a test clock may move it).
   const today = BusinessTime.today
-
-  const linked = <I extends string, A>(
-    field: string,
-    id: I | null,
-    lookup: (id: I) => Effect.Effect<Option.Option<A>, StorageError>
-  ) =>
-    id === null
-      ? Effect.succeed(undefined)
-      : Effect.zipRight(requireLink(field, id, lookup), Effect.map(lookup(id), Option.getOrUndefined))
-
-  /** Links, buyer, exemption and prices: everything a draft derives from what the client sent. */
-  const derive = (
-    organisation: Organisation,
-    draft: {
-      readonly contact_id: ContactId | null
-      readonly company_id: CompanyId | null
-      readonly currency: string
-      readonly items: ReadonlyArray<LineInput>
-      readonly vat_reason: string | null
-    }
-  ) =>
-    Effect.gen(function* () {
-      const contact = yield* linked("contact_id", draft.contact_id, (id) => contacts.get(organisation.id, id))
-      const company = yield* linked("company_id", draft.company_id, (id) => companies.get(organisation.id, id))
-      const exemption = exemptionOf(organisation.settings.country, company)
-      const items = exemption === null ? draft.items : zeroRated(draft.items)
-      return {
-        buyer: buyerOf(contact, company),
-        vat_reason: exemption !== null && draft.vat_reason === null ? exemption : draft.vat_reason,
-        ...price(items, draft.currency)
-      }
-    })
 
   const createDraft = (organisation: Organisation, input: Create, quoteId: QuoteId | null) =>
     tx.run(

@@ -1,7 +1,8 @@
 /**
  * Notes: what happened with a contact, company, deal or custom record, written by a person or an
  * assistant. A `call` note also logs the call (through `Calls.log`, with its event) in the same unit
- * of work; plain notes emit no event (the catalogue has none).
+ * of work; plain notes emit no event (the catalogue has none). A note stays as written; only its
+ * pin moves.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -12,14 +13,14 @@ import { Calls } from "./Calls.js"
 import { CompanyRepository } from "./Companies/CompanyRepository.js"
 import { ContactRepository } from "./Contacts/ContactRepository.js"
 import { DealRepository } from "./Deals/DealRepository.js"
-import { invalidField, type StorageError, type ValidationFailed } from "./Errors.js"
+import { invalidField, type NotFound, type StorageError, type ValidationFailed } from "./Errors.js"
 import { brand, Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
-import { nowIso } from "./internal/records.js"
+import { nowIso, orNotFound } from "./internal/records.js"
 import { type EntitySummary, findEntity } from "./Notes/NoteEntities.js"
 import { NoteId } from "./Notes/NoteIds.js"
 import { NoteRepository } from "./Notes/NoteRepository.js"
-import type { Note, NoteCreate, NoteListQuery } from "./Notes/NoteSchemas.js"
+import type { Note, NoteCreate, NoteListQuery, NotePatch } from "./Notes/NoteSchemas.js"
 import type { Organisation } from "./Organisation.js"
 import { RecordRepository } from "./Records/RecordRepository.js"
 import type { Actor } from "./Resource.js"
@@ -45,8 +46,15 @@ export class Notes extends Context.Tag("@crm/core/Notes")<
       input: NoteCreate,
       actor: Actor
     ) => Effect.Effect<LoggedNote, ValidationFailed | StorageError>
-    /** The notes on one entity, newest first. */
+    /** The notes of the organisation, or of one entity, newest first. */
     readonly list: (organisation: Organisation, query: NoteListQuery) => Effect.Effect<PageResult<Note>, StorageError>
+    readonly get: (organisation: Organisation, id: NoteId) => Effect.Effect<Note, NotFound | StorageError>
+    /** Pins or unpins a note; a patch that moves nothing answers the note as it is. */
+    readonly update: (
+      organisation: Organisation,
+      id: NoteId,
+      patch: NotePatch
+    ) => Effect.Effect<Note, NotFound | StorageError>
   }
 >() {}
 
@@ -102,6 +110,7 @@ export const make = Effect.gen(function* () {
             body: input.body,
             call_id: call?.id ?? null,
             author_key_id: actor.keyId,
+            pinned: input.pinned,
             created_at: now
           }
           yield* repo.insert(organisation.id, note)
@@ -111,8 +120,22 @@ export const make = Effect.gen(function* () {
     }),
     list: (organisation, query) =>
       repo
-        .list(organisation.id, { entityType: query.entity_type, entityId: query.entity_id }, query)
-        .pipe(Effect.map((rows) => toPage(rows, query)))
+        .list(
+          organisation.id,
+          {
+            ...(query.entity_type === undefined ? {} : { entityType: query.entity_type }),
+            ...(query.entity_id === undefined ? {} : { entityId: query.entity_id }),
+            ...(query.pinned === undefined ? {} : { pinned: query.pinned })
+          },
+          query
+        )
+        .pipe(Effect.map((rows) => toPage(rows, query))),
+    get: (organisation, id) => repo.get(organisation.id, id).pipe(orNotFound("note")),
+    update: operation("Notes.update")((organisation, id, patch) =>
+      (patch.pinned === undefined ? repo.get(organisation.id, id) : repo.pin(organisation.id, id, patch.pinned)).pipe(
+        orNotFound("note")
+      )
+    )
   })
 })
 

@@ -1,6 +1,7 @@
 /** Wire shapes shared by every context: ids, timestamps, pages, and `Given`: a shape as the core hands it out. */
 import { z } from "zod"
 import * as SignedCursor from "./Cursors/SignedCursor.js"
+import * as SchemaWalk from "./SchemaWalk.js"
 
 export const Uuid = z.uuid()
 /** An id in a request: PostgreSQL's uuid ignores case and the memory store's keys do not, so ids are lower-cased. */
@@ -30,19 +31,9 @@ export const PageQuery = {
   offset: z.coerce.number().int().min(0).default(0).describe("records to skip, 0 or more")
 }
 
-/**
- * The orders a sync-capable list walks in: `created_at` is the default (newest created first, ties
- * by id descending), `updated_at` the sync order (oldest change first, ties by id ascending).
- */
-export type ListOrder = "created_at" | "updated_at"
+import type { ListOrder, PageKey } from "./Cursors/PageKey.js"
 
-/** Where a keyset page starts: rows strictly after this one in `order` (a decoded `cursor`). */
-export interface PageKey {
-  readonly order: ListOrder
-  /** The row's `created_at` or `updated_at` (as `order` says), ISO 8601 UTC with milliseconds. */
-  readonly at: string
-  readonly id: string
-}
+export type { ListOrder, PageKey }
 
 /**
  * The query fields of a list a client can sync from (`GET /contacts?order=updated_at&cursor=...`):
@@ -220,46 +211,51 @@ export const normaliseEmail = (email: string): string => email.trim().toLowerCas
 /** A value changed from one form of a shape into another (`encoder`, `storedDecoder`). */
 export type Convert = (value: unknown) => unknown
 
-interface Walked {
-  readonly _zod: { readonly def: { readonly type: string } }
-}
-
-interface CodecDef {
-  readonly type: "pipe"
-  readonly in: Walked
-  readonly out: Walked
-  readonly transform: (value: unknown, payload: unknown) => unknown
-  readonly reverseTransform?: (value: unknown, payload: unknown) => unknown
-}
-
 /** A JSON object: not null, not an array. */
 export const isPlainObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
+
+const notConverted = (walked: SchemaWalk.Node): never => {
+  throw new Error(`a ${SchemaWalk.nameOf(walked)} schema is not converted`)
+}
+
+const wrapped = (
+  walked: { readonly inner: SchemaWalk.Schema },
+  self: (schema: SchemaWalk.Schema) => Convert | undefined
+) => self(walked.inner)
+
+/** The items of an array, or the entries of a record, each converted by `convert`. */
+const eachOf = (convert: Convert | undefined, record: boolean): Convert | undefined => {
+  if (convert === undefined) return undefined
+  const each = (value: unknown) => (value === null || value === undefined ? value : convert(value))
+  return (value) => {
+    if (Array.isArray(value)) {
+      const out = value.map(each)
+      return out.every((item, n) => item === value[n]) ? value : out
+    }
+    if (!isPlainObject(value) || !record) return value
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, each(item)]))
+  }
+}
 
 /**
  * Made once from a schema: a function that converts every codec field of a value of it by `leaf`,
  * copying only the objects and arrays on the way to a field it changed. Undefined for a schema that
  * holds no codec: its values need no converting at all.
  */
-const converter = (schema: Walked, leaf: (def: CodecDef) => Convert): Convert | undefined => {
-  const def = schema._zod.def as Walked["_zod"]["def"] & Readonly<Record<string, unknown>>
-  const inner = (of: unknown) => converter(of as Walked, leaf)
-  switch (def.type) {
-    case "pipe": {
-      const pipe = def as unknown as CodecDef
-      return pipe.reverseTransform === undefined ? inner(pipe.out) : leaf(pipe)
-    }
-    case "optional":
-    case "nullable":
-    case "default":
-    case "prefault":
-    case "nonoptional":
-    case "readonly":
-    case "catch":
-      return inner(def.innerType)
-    case "object": {
-      const fields = Object.entries(def.shape as Readonly<Record<string, Walked>>).flatMap(([key, field]) => {
-        const convert = inner(field)
+const converter = (leaf: (codec: SchemaWalk.Codec, pipe: SchemaWalk.NodeOf<"pipe">) => Convert) =>
+  SchemaWalk.fold<Convert | undefined>({
+    pipe: (pipe, self) => (pipe.codec === undefined ? self(pipe.out) : leaf(pipe.codec, pipe)),
+    optional: wrapped,
+    nullable: wrapped,
+    default: wrapped,
+    prefault: wrapped,
+    nonoptional: wrapped,
+    readonly: wrapped,
+    catch: wrapped,
+    object: ({ fields: shape }, self) => {
+      const fields = shape.flatMap(({ key, schema }) => {
+        const convert = self(schema)
         return convert === undefined ? [] : [[key, convert] as const]
       })
       if (fields.length === 0) return undefined
@@ -276,25 +272,16 @@ const converter = (schema: Walked, leaf: (def: CodecDef) => Convert): Convert | 
         }
         return out ?? value
       }
-    }
-    case "record":
-    case "array": {
-      const convert = inner(def.type === "array" ? def.element : def.valueType)
-      if (convert === undefined) return undefined
-      const each = (value: unknown) => (value === null || value === undefined ? value : convert(value))
-      return (value) => {
-        if (Array.isArray(value)) {
-          const out = value.map(each)
-          return out.every((item, n) => item === value[n]) ? value : out
+    },
+    array: ({ element }, self) => eachOf(self(element), false),
+    record: ({ value }, self) => eachOf(self(value), true),
+    union: ({ options: schemas }, self) => {
+      const options = schemas.map((option) => {
+        const walked = SchemaWalk.node(option)
+        return {
+          fields: walked.kind === "object" ? new Set(walked.fields.map(({ key }) => key)) : undefined,
+          convert: self(option)
         }
-        if (!isPlainObject(value) || def.type === "array") return value
-        return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, each(item)]))
-      }
-    }
-    case "union": {
-      const options = (def.options as ReadonlyArray<Walked>).map((option) => {
-        const { type, shape } = option._zod.def as { readonly type: string; readonly shape?: object }
-        return { fields: type === "object" ? new Set(Object.keys(shape!)) : undefined, convert: inner(option) }
       })
       if (options.every((option) => option.convert === undefined)) return undefined
       // A value is converted as the first option that names every field it has (records of different
@@ -308,43 +295,42 @@ const converter = (schema: Walked, leaf: (def: CodecDef) => Convert): Convert | 
         const option = options.find(({ fields }) => keys.every((key) => fields!.has(key)))
         return option?.convert === undefined ? value : option.convert(value)
       }
-    }
-    case "lazy":
-    case "intersection":
-    case "tuple":
-    case "map":
-    case "set":
-      throw new Error(`a ${def.type} schema is not converted`)
-  }
-  return undefined
-}
+    },
+    lazy: notConverted,
+    intersection: notConverted,
+    tuple: notConverted,
+    other: (walked) => (walked.name === "map" || walked.name === "set" ? notConverted(walked) : undefined),
+    otherwise: () => undefined
+  })
+
+const encoding = converter((codec) => codec.encode)
 
 /**
  * The renderer of a response's values: each codec field (a money `Amount`) becomes its wire form (a
  * JSON number). Undefined when the shape holds none, which is most of them.
  */
-export const encoder = (schema: Walked): Convert | undefined =>
-  converter(schema, (def) => (value) => def.reverseTransform!(value, { value, issues: [] }))
+export const encoder = (schema: SchemaWalk.Schema): Convert | undefined => encoding(schema)
+
+const storedDecoding = converter((codec, pipe) => {
+  const wire = SchemaWalk.nameOf(SchemaWalk.node(pipe.in))
+  return (value) => (typeof value === wire ? codec.decode(value) : value)
+})
 
 /**
  * The reader of a document a store keeps as JSON: a codec field holds its inside form (an `Amount`'s
  * text), or its wire form where a release before the field had a codec wrote it (a number), which is
  * decoded. Undefined when the shape holds no codec.
  */
-export const storedDecoder = (schema: Walked): Convert | undefined =>
-  converter(schema, (def) => {
-    const wire = def.in._zod.def.type
-    return (value) => (typeof value === wire ? def.transform(value, { value, issues: [] }) : value)
-  })
+export const storedDecoder = (schema: SchemaWalk.Schema): Convert | undefined => storedDecoding(schema)
 
 /**
  * A `z.toJSONSchema` override: a codec is described as it is written, in responses too (a money field
  * is a JSON number, not the text it is held as).
  */
 export const asWritten = (ctx: { readonly zodSchema: unknown; readonly jsonSchema: Record<string, unknown> }) => {
-  const def = (ctx.zodSchema as Walked)._zod.def as Partial<CodecDef>
-  if (def.type !== "pipe" || def.reverseTransform === undefined) return
-  const { $schema: _dialect, ...written } = z.toJSONSchema(def.in as z.ZodType, { io: "input" })
+  const walked = SchemaWalk.node(ctx.zodSchema as SchemaWalk.Schema)
+  if (walked.kind !== "pipe" || walked.codec === undefined) return
+  const { $schema: _dialect, ...written } = z.toJSONSchema(walked.in, { io: "input" })
   const { description } = ctx.jsonSchema
   for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key]
   Object.assign(ctx.jsonSchema, written, description === undefined ? {} : { description })

@@ -10,9 +10,8 @@
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import type { OrganisationId } from "../Organisation.js"
-import type { ListOrder, PageKey } from "../Wire.js"
 import type { CursorHmac, Mac } from "./CursorHmac.js"
+import type { ListOrder, PageKey } from "./PageKey.js"
 
 /** The lists that give out cursors: a cursor of one is refused by every other. */
 export type ListName =
@@ -29,9 +28,12 @@ export type ListName =
   | "tickets"
   | "purchase_orders"
 
-/** Whose list a cursor belongs to: bound into its MAC, not written into it. */
+/**
+ * Whose list a cursor belongs to: bound into its MAC, not written into it. The organisation's id
+ * as a plain string, because its branded type lives above the wire, which reads cursors.
+ */
 export interface CursorScope {
-  readonly organisationId: OrganisationId
+  readonly organisationId: string
   readonly list: ListName
 }
 

@@ -8,19 +8,13 @@ import { PurchaseOrderId } from "../PurchaseOrders/PurchaseOrderIds.js"
 import { ReturnId } from "../Returns/ReturnIds.js"
 import { IdInput, PageQuery, pageEnvelope, SyncQuery, syncPageEnvelope, Timestamp } from "../Wire.js"
 import { ProductId, StockMovementId, VariantId } from "./ProductIds.js"
-import { MAX_LEVEL } from "./StockLedger.js"
+import { MAX_LEVEL, MovementKind, StockBand } from "./StockLedger.js"
 
 export * from "./ProductIds.js"
+export { MovementKind, StockBand } from "./StockLedger.js"
 
 export const ProductKind = z.enum(["physical", "service", "digital", "dropship", "gift_card"])
 export type ProductKind = z.infer<typeof ProductKind>
-
-/** What a stock movement was: the first three come from `delta`, `count` from a stocktake, the last two from orders. */
-export const MovementKind = z.enum(["restock", "return", "adjust", "count", "sale", "cancel", "receipt"])
-export type MovementKind = z.infer<typeof MovementKind>
-
-export const StockBand = z.enum(["untracked", "out", "low", "ok"])
-export type StockBand = z.infer<typeof StockBand>
 
 const Sku = z.string().trim().min(1).max(100)
 const Price = amount(z.number().min(0).max(1e12))

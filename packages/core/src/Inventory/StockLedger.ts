@@ -7,11 +7,18 @@
  * 0 with quantity n. So the level is also Σ quantity since tracking last (re)started.
  */
 import * as Either from "effect/Either"
+import { z } from "zod"
 import { InsufficientStock, invalidField, StockNotTracked, type ValidationFailed } from "../Errors.js"
 import type { ProductId, VariantId } from "./ProductIds.js"
-import type { MovementKind, StockBand } from "./ProductSchemas.js"
 
 export type Level = number | null
+
+/** What a stock movement was: the first three come from `delta`, `count` from a stocktake, the last two from orders. */
+export const MovementKind = z.enum(["restock", "return", "adjust", "count", "sale", "cancel", "receipt"])
+export type MovementKind = z.infer<typeof MovementKind>
+
+export const StockBand = z.enum(["untracked", "out", "low", "ok"])
+export type StockBand = z.infer<typeof StockBand>
 
 /** Which stock a movement touches: a product without variants, or one variant of a product. */
 export interface Item {

@@ -37,7 +37,8 @@ export const NoteCreate = z
     entity_id: IdInput.describe("a live contact, company, deal or custom record of the organisation"),
     type: NoteType.default("note").describe("note, call, meeting or email; a call note also logs a call"),
     body: z.string().min(1).max(MAX_NOTE_BODY),
-    call: NoteCall.optional().describe("details of the call a `call` note logs; only with type call")
+    call: NoteCall.optional().describe("details of the call a `call` note logs; only with type call"),
+    pinned: z.boolean().default(false).describe("a pinned note is one to keep in view; default false")
   })
   .refine((input) => input.call === undefined || input.type === "call", {
     message: "only a note of type call logs a call",
@@ -53,10 +54,24 @@ export const Note = z.object({
   body: z.string(),
   call_id: CallId.nullable().describe("the call a call note logged"),
   author_key_id: KeyId.nullable().describe("the API key that wrote the note"),
+  pinned: z.boolean(),
   created_at: Timestamp
 })
 export type Note = z.infer<typeof Note>
 export const NotePage = pageEnvelope(Note)
 
-export const NoteListQuery = z.object({ entity_type: NoteEntityType, entity_id: IdInput, ...PageQuery })
+/** A note's body and kind are its history and stay as written; only its pin moves. */
+export const NotePatch = z.strictObject({ pinned: z.boolean().optional() })
+export type NotePatch = z.output<typeof NotePatch>
+
+export const NoteListQuery = z.object({
+  entity_type: NoteEntityType.optional(),
+  entity_id: IdInput.optional().describe("the contact, company, deal or custom record the notes are on"),
+  pinned: z
+    .enum(["true", "false"])
+    .transform((value) => value === "true")
+    .optional()
+    .describe("true: only the pinned notes; false: only the others"),
+  ...PageQuery
+})
 export type NoteListQuery = z.output<typeof NoteListQuery>

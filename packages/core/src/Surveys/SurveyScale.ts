@@ -1,5 +1,8 @@
 /** The answer scale of each survey kind, as data: a score outside its kind's scale is refused. */
-import type { SurveyKind } from "./SurveySchemas.js"
+import { z } from "zod"
+
+export const SurveyKind = z.enum(["nps", "csat", "ces"])
+export type SurveyKind = z.infer<typeof SurveyKind>
 
 export const SCALES: { readonly [K in SurveyKind]: { readonly min: number; readonly max: number } } = {
   // Net Promoter Score: how likely to recommend, 0 to 10.

@@ -3,12 +3,10 @@ import { ContactId } from "../Contacts/ContactIds.js"
 import { DealId } from "../Deals/DealIds.js"
 import { PageQuery, pageEnvelope, Timestamp } from "../Wire.js"
 import { SurveyId, SurveyResponseId } from "./SurveyIds.js"
-import { inScale, SCALES } from "./SurveyScale.js"
+import { inScale, SCALES, SurveyKind } from "./SurveyScale.js"
 
 export * from "./SurveyIds.js"
-
-export const SurveyKind = z.enum(["nps", "csat", "ces"])
-export type SurveyKind = z.infer<typeof SurveyKind>
+export { SurveyKind } from "./SurveyScale.js"
 
 export const SurveyAnswer = z
   .strictObject({

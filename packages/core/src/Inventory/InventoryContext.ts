@@ -1,0 +1,4 @@
+import { Inventory, layer } from "../Inventory.js"
+import { defineContext } from "../internal/defineContext.js"
+
+export const InventoryContext = defineContext(Inventory, layer)
