@@ -23,8 +23,15 @@ import {
   type ListenerOptions,
   makeListener
 } from "./internal/KeyCache.js"
-import { type ApiKeyRow, count, iso, type OrganisationRow, toApiKey, toOrganisation } from "./internal/rows.js"
-import { json, textArray } from "./internal/values.js"
+import {
+  type ApiKeyRow,
+  apiKeyTable,
+  type OrganisationRow,
+  organisationTable,
+  toApiKey,
+  toOrganisation
+} from "./internal/rows.js"
+import { count, iso } from "./internal/storedValues.js"
 import { PgliteClient } from "./PgliteClient.js"
 
 interface KeyWithOrganisationRow extends ApiKeyRow {
@@ -57,6 +64,8 @@ export const makeWith = (
     // A client that is neither PgClient nor PGlite gets a cache that never answers.
     const embedded = Option.isNone(pg) && Option.isSome(yield* Effect.serviceOption(PgliteClient))
     const cache = new KeyCache(options.cache ?? defaultCacheOptions, embedded)
+    const organisationColumns = sql.literal(organisationTable.selected)
+    const keyColumns = sql.literal(apiKeyTable.selected)
     const listener = Option.map(pg, (client) =>
       makeListener(
         cache,
@@ -105,15 +114,20 @@ export const makeWith = (
     return Access.AccessRepository.of({
       // A new organisation has no keys, so nothing cached can be about it: no NOTIFY.
       insertOrganisation: (organisation, at) =>
-        sql`INSERT INTO organisations (id, name, settings, created_at, test_mode, clock_frozen_at)
-        VALUES (${organisation.id}::uuid, ${organisation.name}, ${json(organisation.settings)}::jsonb, ${at}::timestamptz,
-          ${organisation.test_clock !== undefined}, ${organisation.test_clock?.frozen_at ?? null}::timestamptz)`.pipe(
-          Effect.asVoid,
-          orStorageError("AccessRepository.insertOrganisation")
-        ),
+        sql`INSERT INTO organisations ${organisationTable.insert(
+          sql,
+          {
+            id: organisation.id,
+            name: organisation.name,
+            settings: organisation.settings,
+            test_mode: organisation.test_clock !== undefined,
+            clock_frozen_at: organisation.test_clock?.frozen_at ?? null
+          },
+          { created_at: sql`${at}::timestamptz` }
+        )}`.pipe(Effect.asVoid, orStorageError("AccessRepository.insertOrganisation")),
 
       getOrganisation: (id) =>
-        sql<OrganisationRow>`SELECT id, name, settings, test_mode, clock_frozen_at FROM organisations WHERE id = ${id}::uuid`.pipe(
+        sql<OrganisationRow>`SELECT ${organisationColumns} FROM organisations WHERE id = ${id}::uuid`.pipe(
           orStorageError("AccessRepository.getOrganisation"),
           Effect.flatMap((rows) => (rows.length === 0 ? Effect.succeedNone : Effect.asSome(toOrganisation(rows[0]))))
         ),
@@ -123,9 +137,9 @@ export const makeWith = (
       // A holder that had to wait reads the row as the other committed it.
       holdOrganisation: (id, mode) =>
         (mode === "share"
-          ? sql<OrganisationRow>`SELECT id, name, settings, test_mode, clock_frozen_at FROM organisations
+          ? sql<OrganisationRow>`SELECT ${organisationColumns} FROM organisations
               WHERE id = ${id}::uuid FOR SHARE`
-          : sql<OrganisationRow>`SELECT id, name, settings, test_mode, clock_frozen_at FROM organisations
+          : sql<OrganisationRow>`SELECT ${organisationColumns} FROM organisations
               WHERE id = ${id}::uuid FOR NO KEY UPDATE`
         ).pipe(
           orStorageError("AccessRepository.holdOrganisation"),
@@ -136,10 +150,10 @@ export const makeWith = (
       updateSettings: (id, settings) =>
         announced((suffix) =>
           sql<OrganisationRow>`WITH updated AS (
-              UPDATE organisations SET name = ${settings.name}, settings = ${json(settings)}::jsonb
-              WHERE id = ${id}::uuid RETURNING id, name, settings, test_mode, clock_frozen_at
+              UPDATE organisations SET ${organisationTable.assignments(sql, { name: settings.name, settings })}
+              WHERE id = ${id}::uuid RETURNING ${organisationColumns}
             )
-            SELECT id, name, settings, test_mode, clock_frozen_at, pg_notify('crm_access', 'org:' || id || ${suffix}) AS notified FROM updated`.pipe(
+            SELECT ${organisationColumns}, pg_notify('crm_access', 'org:' || id || ${suffix}) AS notified FROM updated`.pipe(
             Effect.tap(forget("org", id))
           )
         ).pipe(
@@ -177,7 +191,7 @@ export const makeWith = (
         orStorageError("AccessRepository.countOrganisations")
       ),
 
-      listOrganisations: sql<OrganisationRow>`SELECT id, name, settings, test_mode, clock_frozen_at FROM organisations
+      listOrganisations: sql<OrganisationRow>`SELECT ${organisationColumns} FROM organisations
           ORDER BY created_at, id`.pipe(
         orStorageError("AccessRepository.listOrganisations"),
         Effect.flatMap(Effect.forEach(toOrganisation))
@@ -196,11 +210,7 @@ export const makeWith = (
       // true should negative answers ever be cached.
       insertKey: (key) =>
         sql`WITH inserted AS (
-            INSERT INTO api_keys (id, organisation_id, name, hash, scopes, allowed_ips, expires_at, revoked_at,
-              created_at, owner_id)
-            VALUES (${key.id}::uuid, ${key.organisation_id}::uuid, ${key.name}, ${key.hash},
-              ${textArray(key.scopes)}::text[], ${textArray(key.allowed_ips)}::text[], ${key.expires_at}::timestamptz,
-              ${key.revoked_at}::timestamptz, ${key.created_at}::timestamptz, ${key.owner_id}::uuid)
+            INSERT INTO api_keys ${apiKeyTable.insert(sql, key)}
             RETURNING id
           )
           SELECT pg_notify('crm_access', 'key:' || id) AS notified FROM inserted`.pipe(
@@ -210,8 +220,7 @@ export const makeWith = (
         ),
 
       keyPage: (organisationId, page) =>
-        sql<ApiKeyRow>`SELECT id, organisation_id, name, hash, scopes, allowed_ips, expires_at, revoked_at, created_at,
-            owner_id
+        sql<ApiKeyRow>`SELECT ${keyColumns}
           FROM api_keys WHERE organisation_id = ${organisationId}::uuid
           ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1} OFFSET ${page.offset}`.pipe(
           Effect.map((rows) => rows.map(toApiKey)),

@@ -5,23 +5,11 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { orStorageError } from "./internal/errors.js"
 import * as LiveRecords from "./internal/liveRecords.js"
-import { type BookingRow, type SeriesRow, toBooking, toSeries } from "./internal/siteRows.js"
-import { json } from "./internal/values.js"
+import { type BookingRow, bookingTable, seriesTable, toBooking, toSeries } from "./internal/siteRows.js"
 
-const series: LiveRecords.LiveTable<SeriesRow, Bookings.Series> = {
-  table: "booking_series",
-  columns: "id, name, duration_minutes, location, questions, created_at, updated_at",
-  toRecord: toSeries,
-  repository: "BookingRepository"
-}
+const series = LiveRecords.liveTable({ table: seriesTable, toRecord: toSeries, repository: "BookingRepository" })
 
-const bookings: LiveRecords.LiveTable<BookingRow, Bookings.Booking> = {
-  table: "bookings",
-  columns: `id, series_id, series_seq, contact_id, name, email, starts_at, ends_at, status, answers, created_at,
-    updated_at`,
-  toRecord: toBooking,
-  repository: "BookingRepository"
-}
+const bookings = LiveRecords.liveTable({ table: bookingTable, toRecord: toBooking, repository: "BookingRepository" })
 
 export const make: Effect.Effect<
   Context.Tag.Service<typeof Bookings.BookingRepository>,
@@ -33,32 +21,21 @@ export const make: Effect.Effect<
   const live = LiveRecords.make(sql, bookings)
 
   return Bookings.BookingRepository.of({
-    insertSeries: (organisationId, record) =>
-      seriesRows.insert(
-        organisationId,
-        sql`${record.id}::uuid, ${record.name}, ${record.duration_minutes}::integer, ${record.location},
-          ${json(record.questions)}::jsonb, ${record.created_at}::timestamptz, ${record.updated_at}::timestamptz`
-      ),
+    insertSeries: (organisationId, record) => seriesRows.insert(organisationId, record),
     getSeries: seriesRows.get,
     listSeries: (organisationId, page) => seriesRows.list(organisationId, {}, page),
-    insert: (organisationId, booking) =>
-      live.insert(
-        organisationId,
-        sql`${booking.id}::uuid, ${booking.series_id}::uuid, ${booking.series_seq}::integer,
-          ${booking.contact_id}::uuid, ${booking.name}, ${booking.email}, ${booking.starts_at}::timestamptz,
-          ${booking.ends_at}::timestamptz, ${booking.status}, ${json(booking.answers)}::jsonb,
-          ${booking.created_at}::timestamptz, ${booking.updated_at}::timestamptz`
-      ),
+    insert: (organisationId, booking) => live.insert(organisationId, booking),
     get: live.get,
     getForUpdate: live.getForUpdate,
     update: (organisationId, booking) =>
-      live.update(
-        organisationId,
-        booking.id,
-        sql`status = ${booking.status}, starts_at = ${booking.starts_at}::timestamptz,
-          ends_at = ${booking.ends_at}::timestamptz, contact_id = ${booking.contact_id}::uuid,
-          answers = ${json(booking.answers)}::jsonb, updated_at = ${booking.updated_at}::timestamptz`
-      ),
+      live.update(organisationId, booking.id, {
+        status: booking.status,
+        starts_at: booking.starts_at,
+        ends_at: booking.ends_at,
+        contact_id: booking.contact_id,
+        answers: booking.answers,
+        updated_at: booking.updated_at
+      }),
     list: (organisationId, filter, page) => {
       const conditions = [
         live.whereLive(organisationId),

@@ -4,16 +4,14 @@ import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as LiveRecords from "./internal/liveRecords.js"
-import { type CompanyRow, toCompany } from "./internal/rows.js"
-import { json } from "./internal/values.js"
+import { companyTable, toCompany } from "./internal/rows.js"
 
-const companies: LiveRecords.LiveTable<CompanyRow, Companies.Company> = {
-  table: "companies",
-  columns: "id, name, domain, email, vat_number, city, country, custom, created_at, updated_at",
+const companies = LiveRecords.liveTable({
+  table: companyTable,
   toRecord: toCompany,
   searchable: ["name", "domain", "email"],
   repository: "CompanyRepository"
-}
+})
 
 export const make: Effect.Effect<
   Context.Tag.Service<typeof Companies.CompanyRepository>,
@@ -24,24 +22,11 @@ export const make: Effect.Effect<
   const live = LiveRecords.make(sql, companies)
 
   return Companies.CompanyRepository.of({
-    insert: (organisationId, company) =>
-      live.insert(
-        organisationId,
-        sql`${company.id}::uuid, ${company.name}, ${company.domain}, ${company.email}, ${company.vat_number},
-          ${company.city}, ${company.country}, ${json(company.custom)}::jsonb,
-          ${company.created_at}::timestamptz, ${company.updated_at}::timestamptz`
-      ),
+    insert: (organisationId, company) => live.insert(organisationId, company),
     get: live.get,
     findByDomain: (organisationId, domain) =>
       live.findBy(organisationId, sql`lower(domain) = ${domain.toLowerCase()}`, "findByDomain", false),
-    update: (organisationId, company) =>
-      live.update(
-        organisationId,
-        company.id,
-        sql`name = ${company.name}, domain = ${company.domain}, email = ${company.email},
-          vat_number = ${company.vat_number}, city = ${company.city}, country = ${company.country},
-          custom = ${json(company.custom)}::jsonb, updated_at = ${company.updated_at}::timestamptz`
-      ),
+    update: (organisationId, company) => live.update(organisationId, company.id, company),
     archive: live.archive,
     list: live.list,
     countLive: live.countLive

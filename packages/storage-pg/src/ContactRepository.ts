@@ -7,18 +7,16 @@ import * as Option from "effect/Option"
 import { eraseCopies } from "./ContactErasure.js"
 import { isUniqueViolation, orStorageError } from "./internal/errors.js"
 import * as LiveRecords from "./internal/liveRecords.js"
-import { type ContactRow, toContact } from "./internal/rows.js"
-import { json } from "./internal/values.js"
+import { type ContactRow, contactTable, toContact } from "./internal/rows.js"
 
 const LIVE_EMAIL = "contacts_live_email"
 
-const contacts: LiveRecords.LiveTable<ContactRow, Contacts.Contact> = {
-  table: "contacts",
-  columns: "id, first_name, last_name, email, phone, company_id, status, source, custom, created_at, updated_at",
+const contacts = LiveRecords.liveTable({
+  table: contactTable,
   toRecord: toContact,
   searchable: ["first_name", "last_name", "email", "phone"],
   repository: "ContactRepository"
-}
+})
 
 export const make: Effect.Effect<
   Context.Tag.Service<typeof Contacts.ContactRepository>,
@@ -54,28 +52,14 @@ export const make: Effect.Effect<
             )
           )
 
-  // In the order of the columns; the arbiter is the partial unique index LIVE_EMAIL, named by its
-  // columns and predicate.
+  // The arbiter is the partial unique index LIVE_EMAIL, named by its columns and predicate.
   const insertUnlessTaken = live.insertUnlessTaken(
-    ["::uuid", "", "", "", "", "::uuid", "", "", "::jsonb", "::timestamptz", "::timestamptz"],
     "(organisation_id, email) WHERE archived_at IS NULL AND email IS NOT NULL"
   )
 
   return Contacts.ContactRepository.of({
     insert: (organisationId, contact) =>
-      insertUnlessTaken(organisationId, [
-        contact.id,
-        contact.first_name,
-        contact.last_name,
-        contact.email,
-        contact.phone,
-        contact.company_id,
-        contact.status,
-        contact.source,
-        json(contact.custom),
-        contact.created_at,
-        contact.updated_at
-      ]).pipe(
+      insertUnlessTaken(organisationId, contact).pipe(
         Effect.flatMap((inserted) =>
           inserted || contact.email === null ? Effect.void : taken(organisationId, contact.email)
         ),
@@ -84,15 +68,7 @@ export const make: Effect.Effect<
     get: live.get,
     findByEmail: (organisationId, email) => live.findBy(organisationId, sql`email = ${email}`, "findByEmail", true),
     update: (organisationId, contact) =>
-      live.update(
-        organisationId,
-        contact.id,
-        sql`first_name = ${contact.first_name}, last_name = ${contact.last_name},
-          email = ${contact.email}, phone = ${contact.phone}, company_id = ${contact.company_id}::uuid,
-          status = ${contact.status}, source = ${contact.source}, custom = ${json(contact.custom)}::jsonb,
-          updated_at = ${contact.updated_at}::timestamptz`,
-        guardEmail(organisationId, contact.email)
-      ),
+      live.update(organisationId, contact.id, contact, guardEmail(organisationId, contact.email)),
     archive: live.archive,
     list: (organisationId, filter, page) =>
       live.list(organisationId, filter, page, [

@@ -5,17 +5,11 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { orStorageError } from "./internal/errors.js"
 import * as LiveRecords from "./internal/liveRecords.js"
-import { count, type DealRow, type StageVisitRow, toDeal, toStageVisit } from "./internal/rows.js"
-import { containsPattern, json, textArray } from "./internal/values.js"
+import { type DealRow, dealTable, type StageVisitRow, stageVisitTable, toDeal, toStageVisit } from "./internal/rows.js"
+import { count } from "./internal/storedValues.js"
+import { containsPattern, textArray } from "./internal/values.js"
 
-const deals: LiveRecords.LiveTable<DealRow, Deals.Deal> = {
-  table: "deals",
-  columns: `id, title, value, currency, pipeline_id, status_id, status_kind, contact_id, company_id, owner_id,
-    expected_close_date, lost_reason, closed_at, custom, created_at, updated_at`,
-  readAs: { expected_close_date: "expected_close_date::text" },
-  toRecord: toDeal,
-  repository: "DealRepository"
-}
+const deals = LiveRecords.liveTable({ table: dealTable, toRecord: toDeal, repository: "DealRepository" })
 
 export const make: Effect.Effect<
   Context.Tag.Service<typeof Deals.DealRepository>,
@@ -24,6 +18,7 @@ export const make: Effect.Effect<
 > = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const live = LiveRecords.make(sql, deals)
+  const visits = sql.literal(stageVisitTable.selected)
 
   const conditions = (filter: Deals.DealFilter) => [
     ...(filter.statusKind !== undefined ? [sql`status_kind = ${filter.statusKind}`] : []),
@@ -37,29 +32,10 @@ export const make: Effect.Effect<
   ]
 
   return Deals.DealRepository.of({
-    insert: (organisationId, deal) =>
-      live.insert(
-        organisationId,
-        sql`${deal.id}::uuid, ${deal.title}, ${deal.value}::numeric, ${deal.currency}, ${deal.pipeline_id}::uuid,
-          ${deal.status_id}::uuid, ${deal.status_kind}, ${deal.contact_id}::uuid, ${deal.company_id}::uuid,
-          ${deal.owner_id}::uuid, ${deal.expected_close_date}::date, ${deal.lost_reason},
-          ${deal.closed_at}::timestamptz, ${json(deal.custom)}::jsonb,
-          ${deal.created_at}::timestamptz, ${deal.updated_at}::timestamptz`
-      ),
+    insert: (organisationId, deal) => live.insert(organisationId, deal),
     get: live.get,
     getForUpdate: live.getForUpdate,
-    update: (organisationId, deal) =>
-      live.update(
-        organisationId,
-        deal.id,
-        sql`title = ${deal.title}, value = ${deal.value}::numeric, currency = ${deal.currency},
-          pipeline_id = ${deal.pipeline_id}::uuid, status_id = ${deal.status_id}::uuid,
-          status_kind = ${deal.status_kind}, contact_id = ${deal.contact_id}::uuid,
-          company_id = ${deal.company_id}::uuid, owner_id = ${deal.owner_id}::uuid,
-          expected_close_date = ${deal.expected_close_date}::date, lost_reason = ${deal.lost_reason},
-          closed_at = ${deal.closed_at}::timestamptz, custom = ${json(deal.custom)}::jsonb,
-          updated_at = ${deal.updated_at}::timestamptz`
-      ),
+    update: (organisationId, deal) => live.update(organisationId, deal.id, deal),
     archive: live.archive,
     list: (organisationId, filter, page) =>
       filter.order === "updated"
@@ -74,14 +50,12 @@ export const make: Effect.Effect<
       Effect.zipRight(
         sql`UPDATE deal_stage_visits SET left_at = ${visit.entered_at}::timestamptz
           WHERE organisation_id = ${organisationId}::uuid AND deal_id = ${visit.deal_id}::uuid AND left_at IS NULL`,
-        sql`INSERT INTO deal_stage_visits
-            (organisation_id, deal_id, pipeline_id, from_status_id, status_id, status_kind, entered_at, left_at, key_id)
-          VALUES (${organisationId}::uuid, ${visit.deal_id}::uuid, ${visit.pipeline_id}::uuid,
-            ${visit.from_status_id}::uuid, ${visit.status_id}::uuid, ${visit.status_kind},
-            ${visit.entered_at}::timestamptz, ${visit.left_at}::timestamptz, ${visit.key_id}::uuid)`
+        sql`INSERT INTO deal_stage_visits ${stageVisitTable.insert(sql, visit, {
+          organisation_id: sql`${organisationId}::uuid`
+        })}`
       ).pipe(Effect.asVoid, orStorageError("DealRepository.enterStage")),
     history: (organisationId, dealId) =>
-      sql<StageVisitRow>`SELECT deal_id, pipeline_id, from_status_id, status_id, status_kind, entered_at, left_at, key_id
+      sql<StageVisitRow>`SELECT ${visits}
         FROM deal_stage_visits WHERE organisation_id = ${organisationId}::uuid AND deal_id = ${dealId}::uuid
         ORDER BY entered_at, id`.pipe(
         Effect.map((rows) => rows.map(toStageVisit)),
@@ -95,8 +69,7 @@ export const make: Effect.Effect<
         orStorageError("DealRepository.countByStage")
       ),
     visits: (organisationId) =>
-      sql<StageVisitRow>`SELECT deal_id, pipeline_id, from_status_id, status_id, status_kind, entered_at, left_at, key_id
-        FROM deal_stage_visits WHERE organisation_id = ${organisationId}::uuid`.pipe(
+      sql<StageVisitRow>`SELECT ${visits} FROM deal_stage_visits WHERE organisation_id = ${organisationId}::uuid`.pipe(
         Effect.map((rows) => rows.map(toStageVisit)),
         orStorageError("DealRepository.visits")
       ),

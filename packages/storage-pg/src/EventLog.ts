@@ -6,7 +6,8 @@ import * as Layer from "effect/Layer"
 import { orStorageError } from "./internal/errors.js"
 import { deferOn, executeOn } from "./internal/execute.js"
 import { organisationLock } from "./internal/organisationLock.js"
-import { count, type EventRow, iso, toEvent } from "./internal/rows.js"
+import { type EventRow, eventTable, toEvent } from "./internal/rows.js"
+import { count, iso } from "./internal/storedValues.js"
 import { json } from "./internal/values.js"
 
 export interface EventLogOptions {
@@ -19,10 +20,10 @@ export interface EventLogOptions {
 
 // Polled all the time, so sent as they are (`internal/execute.ts`). Why the organisation is a range: see `after` below.
 // The payload as text: the column is `json`, so that is the text appended, passed on unparsed (`Events.renderEventPage`).
-const AFTER = `SELECT id, event, data::text AS data, created_at FROM events
+const AFTER = `SELECT ${eventTable.selected} FROM events
   WHERE organisation_id >= $1::uuid AND organisation_id <= $1::uuid AND id > $2::bigint
   ORDER BY organisation_id, id LIMIT $3`
-const AFTER_OF_EVENT = `SELECT id, event, data::text AS data, created_at FROM events
+const AFTER_OF_EVENT = `SELECT ${eventTable.selected} FROM events
   WHERE organisation_id >= $1::uuid AND organisation_id <= $1::uuid AND id > $2::bigint AND event = $4
   ORDER BY organisation_id, id LIMIT $3`
 

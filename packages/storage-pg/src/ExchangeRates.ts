@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { orStorageError } from "./internal/errors.js"
-import { type ExchangeRateRow, toPublishedRate } from "./internal/rows.js"
+import { type ExchangeRateRow, exchangeRateTable, toPublishedRate } from "./internal/rows.js"
 import { textArray } from "./internal/values.js"
 
 /**
@@ -40,7 +40,7 @@ export const make: Effect.Effect<
       )
     },
     latest: (from, to, date) =>
-      sql<ExchangeRateRow>`SELECT date::text AS date, from_currency, to_currency, rate::text AS rate
+      sql<ExchangeRateRow>`SELECT ${sql.literal(exchangeRateTable.selected)}
         FROM exchange_rates WHERE from_currency = ${from} AND to_currency = ${to} AND date <= ${date}::date
         ORDER BY date DESC LIMIT 1`.pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toPublishedRate)),

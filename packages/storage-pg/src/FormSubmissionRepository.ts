@@ -5,9 +5,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { orStorageError } from "./internal/errors.js"
-import { type FormCountsRow, toFormCounts } from "./internal/recordRows.js"
-import { iso } from "./internal/rows.js"
-import { json } from "./internal/values.js"
+import { type FormCountsRow, formSubmissionTable, toFormCounts } from "./internal/recordRows.js"
+import { iso } from "./internal/storedValues.js"
 
 export const make: Effect.Effect<
   Context.Tag.Service<typeof Forms.FormSubmissionRepository>,
@@ -18,13 +17,9 @@ export const make: Effect.Effect<
 
   return Forms.FormSubmissionRepository.of({
     insert: (organisationId, submission) =>
-      sql`INSERT INTO form_submissions (id, organisation_id, form_id, contact_id, contact_created, fields, visitor_id, created_at)
-        VALUES (${submission.id}::uuid, ${organisationId}::uuid, ${submission.form_id}::uuid, ${submission.contact_id}::uuid,
-          ${submission.contact_created}::boolean, ${json(submission.fields)}::jsonb, ${submission.visitor_id},
-          ${submission.created_at}::timestamptz)`.pipe(
-        Effect.asVoid,
-        orStorageError("FormSubmissionRepository.insert")
-      ),
+      sql`INSERT INTO form_submissions ${formSubmissionTable.insert(sql, submission, {
+        organisation_id: sql`${organisationId}::uuid`
+      })}`.pipe(Effect.asVoid, orStorageError("FormSubmissionRepository.insert")),
 
     counts: (organisationId, formId, since) =>
       sql<FormCountsRow>`SELECT count(*) AS total,

@@ -6,7 +6,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { orStorageError } from "./internal/errors.js"
 import { executeOn } from "./internal/execute.js"
-import { count, type IdempotencyRow, toIdempotencyRecord } from "./internal/rows.js"
+import { type IdempotencyRow, idempotencyTable, toIdempotencyRecord } from "./internal/rows.js"
+import { count } from "./internal/storedValues.js"
 
 // A different seed from the event log's, so the two lock families do not share a hash space.
 const LOCK_SEED = "1917"
@@ -22,11 +23,11 @@ const CLAIM = `SELECT pg_try_advisory_xact_lock(hashtextextended($1::text || ':'
     AS locked, i.fingerprint, i.payload, i.created_at
   FROM (VALUES (1)) AS one
   LEFT JOIN idempotency i ON i.key_id = $1 AND i.idem_key = $2 AND i.created_at >= $3::timestamptz`
-const SAVE = `INSERT INTO idempotency (key_id, idem_key, fingerprint, payload, created_at)
-  VALUES ($1, $2, $3, $4, $5::timestamptz)
+const SAVE = `INSERT INTO idempotency (key_id, idem_key, ${idempotencyTable.list})
+  VALUES ($1, $2, ${idempotencyTable.placeholders(3)})
   ON CONFLICT (key_id, idem_key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, payload = EXCLUDED.payload,
     created_at = EXCLUDED.created_at
-    WHERE idempotency.created_at < $6::timestamptz
+    WHERE idempotency.created_at < $${3 + idempotencyTable.width}::timestamptz
   RETURNING 1 AS saved`
 
 /** The lock's answer, and the stored record's columns (all null when there is none). */
@@ -57,7 +58,7 @@ export const make: Effect.Effect<
 
     // An expired record under the same key is replaced: the key is free again after the window.
     save: ({ idempotencyKey, keyId }, record, notBefore) =>
-      execute(SAVE, [keyId, idempotencyKey, record.fingerprint, record.payload, record.created_at, notBefore]).pipe(
+      execute(SAVE, [keyId, idempotencyKey, ...idempotencyTable.values(record), notBefore]).pipe(
         Effect.map((rows) => rows.length > 0),
         orStorageError("IdempotencyStore.save")
       ),

@@ -4,16 +4,14 @@ import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as LiveRecords from "./internal/liveRecords.js"
-import { type LinkPageRow, toLinkPage } from "./internal/siteRows.js"
+import { linkPageTable, toLinkPage } from "./internal/siteRows.js"
 import { uniqueGuard } from "./internal/uniqueGuard.js"
-import { json } from "./internal/values.js"
 
-const linkPages: LiveRecords.LiveTable<LinkPageRow, LinkPages.LinkPage> = {
-  table: "link_pages",
-  columns: "id, slug, title, description, links, status, created_at, updated_at",
+const linkPages = LiveRecords.liveTable({
+  table: linkPageTable,
   toRecord: toLinkPage,
   repository: "LinkPageRepository"
-}
+})
 
 export const make: Effect.Effect<
   Context.Tag.Service<typeof LinkPages.LinkPageRepository>,
@@ -26,8 +24,7 @@ export const make: Effect.Effect<
     insert: (organisationId, page) =>
       live.insert(
         organisationId,
-        sql`${page.id}::uuid, ${page.slug}, ${page.title}, ${page.description}, ${json(page.links)}::jsonb,
-          ${page.status}, ${page.created_at}::timestamptz, ${page.updated_at}::timestamptz`,
+        page,
         uniqueGuard(
           sql,
           "link_pages_slug",

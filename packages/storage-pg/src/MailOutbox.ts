@@ -4,21 +4,16 @@ import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { orStorageError } from "./internal/errors.js"
-import { type MailRow, toMailMessage } from "./internal/rows.js"
-
-const COLUMNS =
-  "id, organisation_id, recipient, subject, body, status, attempts, last_error, next_attempt_at, created_at, sent_at"
+import { type MailRow, mailColumns, mailTable, toMailMessage } from "./internal/rows.js"
 
 export const make: Effect.Effect<Context.Tag.Service<typeof Mail.MailOutbox>, never, SqlClient.SqlClient> = Effect.gen(
   function* () {
     const sql = yield* SqlClient.SqlClient
-    const columns = sql.literal(COLUMNS)
+    const columns = sql.literal(mailTable.selected)
 
     return Mail.MailOutbox.of({
       enqueue: (organisationId, message) =>
-        sql`INSERT INTO mail_outbox (${columns}) VALUES (${message.id}::uuid, ${organisationId}::uuid, ${message.to},
-        ${message.subject}, ${message.body}, ${message.status}, ${message.attempts}::integer, ${message.last_error},
-        ${message.next_attempt_at}::timestamptz, ${message.created_at}::timestamptz, ${message.sent_at}::timestamptz)`.pipe(
+        sql`INSERT INTO mail_outbox ${mailTable.insert(sql, mailColumns(organisationId, message))}`.pipe(
           Effect.asVoid,
           orStorageError("MailOutbox.enqueue")
         ),
@@ -48,9 +43,13 @@ export const make: Effect.Effect<Context.Tag.Service<typeof Mail.MailOutbox>, ne
         ),
 
       record: (organisationId, message) =>
-        sql`UPDATE mail_outbox SET status = ${message.status}, attempts = ${message.attempts}::integer,
-        last_error = ${message.last_error}, next_attempt_at = ${message.next_attempt_at}::timestamptz,
-        sent_at = ${message.sent_at}::timestamptz
+        sql`UPDATE mail_outbox SET ${mailTable.assignments(sql, {
+          status: message.status,
+          attempts: message.attempts,
+          last_error: message.last_error,
+          next_attempt_at: message.next_attempt_at,
+          sent_at: message.sent_at
+        })}
         WHERE organisation_id = ${organisationId}::uuid AND id = ${message.id}::uuid`.pipe(
           Effect.asVoid,
           orStorageError("MailOutbox.record")

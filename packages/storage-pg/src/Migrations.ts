@@ -1,6 +1,7 @@
 /**
- * The schema, as numbered migrations applied in order. Listed by hand (`fromRecord`) rather than
- * found on disk, so that a bundled server carries them.
+ * The schema, as numbered migrations applied in order: those written before the ports brought
+ * their own, listed here, and those each port module brings (`PortModules.ts`). Listed by hand
+ * (`fromRecord`) rather than found on disk, so that a bundled server carries them.
  */
 import type { Errors } from "@crm/core"
 import * as Migrator from "@effect/sql/Migrator"
@@ -30,8 +31,9 @@ import testClock from "./migrations/0020_test_clock.js"
 import upsertKeys from "./migrations/0021_upsert_keys.js"
 import idempotencyPayload from "./migrations/0022_idempotency_payload.js"
 import cursorSecret from "./migrations/0023_cursor_secret.js"
+import { type Migration, portMigrations } from "./PortModules.js"
 
-export const migrations = {
+const written: Readonly<Record<string, Migration>> = {
   "0001_access": access,
   "0002_rate_limit": rateLimit,
   "0003_idempotency": idempotency,
@@ -56,6 +58,19 @@ export const migrations = {
   "0022_idempotency_payload": idempotencyPayload,
   "0023_cursor_secret": cursorSecret
 }
+
+/** Every migration by name; throws at load when two share a number, which the migrator would apply as one. */
+export const migrations: Readonly<Record<string, Migration>> = (() => {
+  const all = [...Object.entries(written), ...portMigrations]
+  const numbers = new Map<number, string>()
+  for (const [name] of all) {
+    const number = Number.parseInt(name, 10)
+    const other = numbers.get(number)
+    if (other !== undefined) throw new Error(`two migrations are numbered ${number}: ${other} and ${name}`)
+    numbers.set(number, name)
+  }
+  return Object.fromEntries(all)
+})()
 
 /** The migrator's record of what is applied (`migration_id`, `name`). */
 export const TABLE = "crm_migrations"

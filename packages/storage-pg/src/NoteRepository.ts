@@ -1,34 +1,29 @@
-/** Notes in PostgreSQL: written once, never changed or archived. */
+/** Notes in PostgreSQL: written once, never changed but for their pin, never archived. */
 import { type Access, type Calls, Notes } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { boolean, literal, nullable, type RowOfTable, table, text, timestamp, uuid } from "./internal/columns.js"
 import { orStorageError } from "./internal/errors.js"
-import { iso } from "./internal/rows.js"
+import notesPinned from "./migrations/0024_notes_pinned.js"
 
-interface NoteRow {
-  readonly id: Notes.NoteId
-  readonly entity_type: string
-  readonly entity_id: string
-  readonly type: string
-  readonly body: string
-  readonly call_id: Calls.CallId | null
-  readonly author_key_id: Access.KeyId | null
-  readonly created_at: Date | string
-}
+export const migrations = { "0024_notes_pinned": notesPinned }
 
-// The columns are written only from the validated enums.
-const toNote = (row: NoteRow): Notes.Note => ({
-  id: row.id,
-  entity_type: row.entity_type as Notes.NoteEntityType,
-  entity_id: row.entity_id,
-  type: row.type as Notes.NoteType,
-  body: row.body,
-  call_id: row.call_id,
-  author_key_id: row.author_key_id,
-  created_at: iso(row.created_at)
+const noteTable = table("notes", {
+  id: uuid<Notes.NoteId>(),
+  entity_type: literal(Notes.NoteEntityType),
+  entity_id: uuid(),
+  type: literal(Notes.NoteType),
+  body: text(),
+  call_id: nullable(uuid<Calls.CallId>()),
+  author_key_id: nullable(uuid<Access.KeyId>()),
+  pinned: boolean(),
+  created_at: timestamp()
 })
+type NoteRow = RowOfTable<typeof noteTable>
+const toNote = (row: NoteRow): Notes.Note => noteTable.read(row)
 
 export const make: Effect.Effect<
   Context.Tag.Service<typeof Notes.NoteRepository>,
@@ -36,23 +31,37 @@ export const make: Effect.Effect<
   SqlClient.SqlClient
 > = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const columns = sql.literal(noteTable.selected)
 
   return Notes.NoteRepository.of({
     insert: (organisationId, note) =>
-      sql`INSERT INTO notes (id, organisation_id, entity_type, entity_id, type, body, call_id, author_key_id, created_at)
-        VALUES (${note.id}::uuid, ${organisationId}::uuid, ${note.entity_type}, ${note.entity_id}::uuid, ${note.type},
-          ${note.body}, ${note.call_id}::uuid, ${note.author_key_id}::uuid, ${note.created_at}::timestamptz)`.pipe(
+      sql`INSERT INTO notes ${noteTable.insert(sql, note, { organisation_id: sql`${organisationId}::uuid` })}`.pipe(
         Effect.asVoid,
         orStorageError("NoteRepository.insert")
+      ),
+
+    get: (organisationId, id) =>
+      sql<NoteRow>`SELECT ${columns} FROM notes
+        WHERE organisation_id = ${organisationId}::uuid AND id = ${id}::uuid`.pipe(
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toNote)),
+        orStorageError("NoteRepository.get")
+      ),
+
+    pin: (organisationId, id, pinned) =>
+      sql<NoteRow>`UPDATE notes SET pinned = ${pinned}
+        WHERE organisation_id = ${organisationId}::uuid AND id = ${id}::uuid RETURNING ${columns}`.pipe(
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toNote)),
+        orStorageError("NoteRepository.pin")
       ),
 
     list: (organisationId, filter, page) => {
       const conditions = [
         sql`organisation_id = ${organisationId}::uuid`,
         ...(filter.entityType !== undefined ? [sql`entity_type = ${filter.entityType}`] : []),
-        ...(filter.entityId !== undefined ? [sql`entity_id = ${filter.entityId}::uuid`] : [])
+        ...(filter.entityId !== undefined ? [sql`entity_id = ${filter.entityId}::uuid`] : []),
+        ...(filter.pinned !== undefined ? [sql`pinned = ${filter.pinned}`] : [])
       ]
-      return sql<NoteRow>`SELECT id, entity_type, entity_id, type, body, call_id, author_key_id, created_at
+      return sql<NoteRow>`SELECT ${columns}
         FROM notes WHERE ${sql.and(conditions)}
         ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1} OFFSET ${page.offset}`.pipe(
         Effect.map((rows) => rows.map(toNote)),

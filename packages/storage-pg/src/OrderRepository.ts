@@ -5,18 +5,11 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { isUniqueViolation } from "./internal/errors.js"
 import * as LiveRecords from "./internal/liveRecords.js"
-import { type OrderRow, toOrder } from "./internal/rows.js"
-import { json } from "./internal/values.js"
+import { orderTable, toOrder } from "./internal/rows.js"
 
 const EXTERNAL_ID = "orders_external_id"
 
-const orders: LiveRecords.LiveTable<OrderRow, Orders.Order> = {
-  table: "orders",
-  columns: `id, order_number, external_id, fulfilment, payment_status, payment_method, currency, items, subtotal,
-    vat_total, total, vat_summary, tracking_url, contact_id, deal_id, created_at, updated_at`,
-  toRecord: toOrder,
-  repository: "OrderRepository"
-}
+const orders = LiveRecords.liveTable({ table: orderTable, toRecord: toOrder, repository: "OrderRepository" })
 
 export const make: Effect.Effect<
   Context.Tag.Service<typeof Orders.OrderRepository>,
@@ -49,26 +42,18 @@ export const make: Effect.Effect<
 
   return Orders.OrderRepository.of({
     insert: (organisationId, order) =>
-      live.insert(
-        organisationId,
-        sql`${order.id}::uuid, ${order.order_number}, ${order.external_id}, ${order.fulfilment},
-          ${order.payment_status}, ${order.payment_method}, ${order.currency}, ${json(order.items)}::jsonb,
-          ${order.subtotal}::numeric, ${order.vat_total}::numeric, ${order.total}::numeric,
-          ${json(order.vat_summary)}::jsonb, ${order.tracking_url}, ${order.contact_id}::uuid, ${order.deal_id}::uuid,
-          ${order.created_at}::timestamptz, ${order.updated_at}::timestamptz`,
-        guardExternalId(organisationId, order.external_id)
-      ),
+      live.insert(organisationId, order, guardExternalId(organisationId, order.external_id)),
     get: live.get,
     getForUpdate: live.getForUpdate,
     // The fields an order can change after it is placed (number, buyer and amounts never do).
     update: (organisationId, order) =>
-      live.update(
-        organisationId,
-        order.id,
-        sql`fulfilment = ${order.fulfilment}, payment_status = ${order.payment_status},
-          tracking_url = ${order.tracking_url}, items = ${json(order.items)}::jsonb,
-          updated_at = ${order.updated_at}::timestamptz`
-      ),
+      live.update(organisationId, order.id, {
+        fulfilment: order.fulfilment,
+        payment_status: order.payment_status,
+        tracking_url: order.tracking_url,
+        items: order.items,
+        updated_at: order.updated_at
+      }),
     list: (organisationId, filter, page) =>
       live.list(organisationId, {}, page, [
         ...(filter.fulfilment !== undefined ? [sql`fulfilment = ${filter.fulfilment}`] : []),

@@ -5,23 +5,19 @@ import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { isUniqueViolation, orStorageError } from "./internal/errors.js"
-import { type ProductRow, toProduct } from "./internal/inventoryRows.js"
+import { productLevels, productTable, toProduct } from "./internal/inventoryRows.js"
 import * as LiveRecords from "./internal/liveRecords.js"
-import { json, textArray } from "./internal/values.js"
+import { textArray } from "./internal/values.js"
 
 const LIVE_SKU = "products_sku"
 
-const products: LiveRecords.LiveTable<ProductRow, Inventory.Product> = {
-  table: "products",
-  columns: `id, sku, name, unit, unit_price, currency, vat_rate, active, kind, category, low_stock_threshold, options,
-    variants, levels, created_at, updated_at`,
+const products = LiveRecords.liveTable({
+  table: productTable,
   // The levels of the product's items, read in the same statement as the product (and under its lock).
-  readAs: {
-    levels: "(SELECT json_object_agg(item_id, level) FROM stock_levels WHERE stock_levels.product_id = products.id)"
-  },
+  computed: productLevels,
   toRecord: toProduct,
   repository: "ProductRepository"
-}
+})
 
 const skuTaken = Errors.invalidField("sku", "another product of the organisation has this SKU", "sku_taken")
 
@@ -60,26 +56,15 @@ export const make: Effect.Effect<
         WHERE id = ${product.id}::uuid`
     ])
 
-  const fields = (product: Inventory.Product) =>
-    sql`sku = ${product.sku}, name = ${product.name}, unit = ${product.unit},
-      unit_price = ${product.unit_price}::numeric, currency = ${product.currency}, vat_rate = ${product.vat_rate}::numeric,
-      active = ${product.active}::boolean, kind = ${product.kind}, category = ${product.category},
-      low_stock_threshold = ${product.low_stock_threshold}::integer, options = ${json(product.options)}::jsonb,
-      variants = ${json(product.variants.map(({ stock: _, ...variant }) => variant))}::jsonb,
-      updated_at = ${product.updated_at}::timestamptz`
-
   return Inventory.ProductRepository.of({
     insert: (organisationId, product) =>
       guardSku(
         Effect.zipRight(
-          sql`INSERT INTO products (id, organisation_id, sku, name, unit, unit_price, currency, vat_rate, active, kind,
-              category, low_stock_threshold, stock, options, variants, created_at, updated_at)
-            VALUES (${product.id}::uuid, ${organisationId}::uuid, ${product.sku}, ${product.name}, ${product.unit},
-              ${product.unit_price}::numeric, ${product.currency}, ${product.vat_rate}::numeric,
-              ${product.active}::boolean, ${product.kind}, ${product.category},
-              ${product.low_stock_threshold}::integer, NULL, ${json(product.options)}::jsonb,
-              ${json(product.variants.map(({ stock: _, ...variant }) => variant))}::jsonb,
-              ${product.created_at}::timestamptz, ${product.updated_at}::timestamptz)`,
+          // The total in `stock` is the items' (`syncItems`), none yet.
+          sql`INSERT INTO products ${productTable.insert(sql, product, {
+            organisation_id: sql`${organisationId}::uuid`,
+            stock: sql`NULL`
+          })}`,
           syncItems(organisationId, product)
         )
       ).pipe(Effect.asVoid, orStorageError("ProductRepository.insert")),
@@ -95,7 +80,7 @@ export const make: Effect.Effect<
     update: (organisationId, product) =>
       guardSku(
         Effect.flatMap(
-          sql`UPDATE products SET ${fields(product)}
+          sql`UPDATE products SET ${productTable.assignments(sql, product, ["id", "created_at"])}
             WHERE organisation_id = ${organisationId}::uuid AND id = ${product.id}::uuid AND archived_at IS NULL
             RETURNING id`,
           // Like the other repositories, an unknown id is left alone.

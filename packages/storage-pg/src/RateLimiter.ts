@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { orStorageError } from "./internal/errors.js"
 import { executeOn } from "./internal/execute.js"
-import { count } from "./internal/rows.js"
+import { count } from "./internal/storedValues.js"
 
 interface DecisionRow {
   readonly admitted: boolean

@@ -5,17 +5,16 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { orStorageError } from "./internal/errors.js"
 import * as LiveRecords from "./internal/liveRecords.js"
-import { type CustomRecordRow, toCustomRecord } from "./internal/recordRows.js"
-import { count } from "./internal/rows.js"
-import { json, textArray } from "./internal/values.js"
+import { type CustomRecordRow, customRecordTable, toCustomRecord } from "./internal/recordRows.js"
+import { count } from "./internal/storedValues.js"
+import { textArray } from "./internal/values.js"
 
-const records: LiveRecords.LiveTable<CustomRecordRow, Records.CustomRecord> = {
-  table: "custom_records",
-  columns: "id, type_id, type_key, title, owner_id, custom, contact_id, company_id, deal_id, created_at, updated_at",
+const records = LiveRecords.liveTable({
+  table: customRecordTable,
   toRecord: toCustomRecord,
   searchable: ["title"],
   repository: "RecordRepository"
-}
+})
 
 export const make: Effect.Effect<
   Context.Tag.Service<typeof Records.RecordRepository>,
@@ -26,13 +25,7 @@ export const make: Effect.Effect<
   const live = LiveRecords.make(sql, records)
 
   return Records.RecordRepository.of({
-    insert: (organisationId, record) =>
-      live.insert(
-        organisationId,
-        sql`${record.id}::uuid, ${record.type_id}::uuid, ${record.type_key}, ${record.title}, ${record.owner_id}::uuid,
-          ${json(record.custom)}::jsonb, ${record.contact_id}::uuid, ${record.company_id}::uuid, ${record.deal_id}::uuid,
-          ${record.created_at}::timestamptz, ${record.updated_at}::timestamptz`
-      ),
+    insert: (organisationId, record) => live.insert(organisationId, record),
     get: live.get,
     getForUpdate: live.getForUpdate,
     getMany: (organisationId, ids) =>
@@ -43,15 +36,8 @@ export const make: Effect.Effect<
             Effect.map((rows) => rows.map(toCustomRecord)),
             orStorageError("RecordRepository.getMany")
           ),
-    update: (organisationId, record) =>
-      live.update(
-        organisationId,
-        record.id,
-        sql`type_key = ${record.type_key}, title = ${record.title}, owner_id = ${record.owner_id}::uuid,
-          custom = ${json(record.custom)}::jsonb, contact_id = ${record.contact_id}::uuid,
-          company_id = ${record.company_id}::uuid, deal_id = ${record.deal_id}::uuid,
-          updated_at = ${record.updated_at}::timestamptz`
-      ),
+    // A record keeps the type it was created with.
+    update: (organisationId, { type_id: _type, ...record }) => live.update(organisationId, record.id, record),
     countHolding: (organisationId, fields) =>
       fields.length === 0
         ? Effect.succeed([])

@@ -5,15 +5,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { orStorageError } from "./internal/errors.js"
 import * as LiveRecords from "./internal/liveRecords.js"
-import { type ReturnRow, toReturn } from "./internal/serviceRows.js"
-import { json } from "./internal/values.js"
+import { type ReturnRow, returnTable, toReturn } from "./internal/serviceRows.js"
 
-const returns: LiveRecords.LiveTable<ReturnRow, Returns.Return> = {
-  table: "returns",
-  columns: "id, number, order_id, contact_id, status, reason, items, created_at, updated_at",
-  toRecord: toReturn,
-  repository: "ReturnRepository"
-}
+const returns = LiveRecords.liveTable({ table: returnTable, toRecord: toReturn, repository: "ReturnRepository" })
 
 export const make: Effect.Effect<
   Context.Tag.Service<typeof Returns.ReturnRepository>,
@@ -24,22 +18,10 @@ export const make: Effect.Effect<
   const live = LiveRecords.make(sql, returns)
 
   return Returns.ReturnRepository.of({
-    insert: (organisationId, rma) =>
-      live.insert(
-        organisationId,
-        sql`${rma.id}::uuid, ${rma.number}, ${rma.order_id}::uuid, ${rma.contact_id}::uuid, ${rma.status},
-          ${rma.reason}, ${json(rma.items)}::jsonb, ${rma.created_at}::timestamptz, ${rma.updated_at}::timestamptz`
-      ),
+    insert: (organisationId, rma) => live.insert(organisationId, rma),
     get: live.get,
     getForUpdate: live.getForUpdate,
-    update: (organisationId, rma) =>
-      live.update(
-        organisationId,
-        rma.id,
-        sql`number = ${rma.number}, order_id = ${rma.order_id}::uuid, contact_id = ${rma.contact_id}::uuid,
-          status = ${rma.status}, reason = ${rma.reason}, items = ${json(rma.items)}::jsonb,
-          updated_at = ${rma.updated_at}::timestamptz`
-      ),
+    update: (organisationId, rma) => live.update(organisationId, rma.id, rma),
     ofOrder: (organisationId, orderId) =>
       sql<ReturnRow>`SELECT ${live.selected} FROM returns
         WHERE ${live.whereLive(organisationId)} AND order_id = ${orderId}::uuid

@@ -4,30 +4,15 @@ import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as LiveRecords from "./internal/liveRecords.js"
-import { type PageRow, type PostRow, type SiteRow, toPage, toPost, toSite } from "./internal/siteRows.js"
+import { pageTable, postTable, siteTable, toPage, toPost, toSite } from "./internal/siteRows.js"
 import { uniqueGuard } from "./internal/uniqueGuard.js"
 import { json } from "./internal/values.js"
 
-const sites: LiveRecords.LiveTable<SiteRow, Sites.Site> = {
-  table: "sites",
-  columns: "id, name, domain, language, created_at, updated_at",
-  toRecord: toSite,
-  repository: "SiteRepository"
-}
+const sites = LiveRecords.liveTable({ table: siteTable, toRecord: toSite, repository: "SiteRepository" })
 
-const pages: LiveRecords.LiveTable<PageRow, Sites.Page> = {
-  table: "site_pages",
-  columns: "id, site_id, path, title, status, sections, published_at, created_at, updated_at",
-  toRecord: toPage,
-  repository: "SiteRepository"
-}
+const pages = LiveRecords.liveTable({ table: pageTable, toRecord: toPage, repository: "SiteRepository" })
 
-const posts: LiveRecords.LiveTable<PostRow, Sites.Post> = {
-  table: "site_posts",
-  columns: "id, site_id, slug, title, excerpt, body, status, published_at, tags, created_at, updated_at",
-  toRecord: toPost,
-  repository: "SiteRepository"
-}
+const posts = LiveRecords.liveTable({ table: postTable, toRecord: toPost, repository: "SiteRepository" })
 
 export const make: Effect.Effect<
   Context.Tag.Service<typeof Sites.SiteRepository>,
@@ -43,8 +28,7 @@ export const make: Effect.Effect<
     insertSite: (organisationId, site) =>
       siteRows.insert(
         organisationId,
-        sql`${site.id}::uuid, ${site.name}, ${site.domain}, ${site.language}, ${site.created_at}::timestamptz,
-          ${site.updated_at}::timestamptz`,
+        site,
         uniqueGuard(
           sql,
           "sites_domain",
@@ -58,9 +42,7 @@ export const make: Effect.Effect<
     insertPage: (organisationId, page) =>
       pageRows.insert(
         organisationId,
-        sql`${page.id}::uuid, ${page.site_id}::uuid, ${page.path}, ${page.title}, ${page.status},
-          ${json(page.sections)}::jsonb, ${page.published_at}::timestamptz, ${page.created_at}::timestamptz,
-          ${page.updated_at}::timestamptz`,
+        page,
         uniqueGuard(
           sql,
           "site_pages_path",
@@ -77,9 +59,7 @@ export const make: Effect.Effect<
     insertPost: (organisationId, post) =>
       postRows.insert(
         organisationId,
-        sql`${post.id}::uuid, ${post.site_id}::uuid, ${post.slug}, ${post.title}, ${post.excerpt}, ${post.body},
-          ${post.status}, ${post.published_at}::timestamptz, ${json(post.tags)}::jsonb,
-          ${post.created_at}::timestamptz, ${post.updated_at}::timestamptz`,
+        post,
         uniqueGuard(
           sql,
           "site_posts_slug",

@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { atomically } from "./internal/atomically.js"
 import { orStorageError } from "./internal/errors.js"
-import { type StockMovementRow, toStockMovement } from "./internal/inventoryRows.js"
+import { type StockMovementRow, stockMovementTable, toStockMovement } from "./internal/inventoryRows.js"
 
 const stale = (message: string) =>
   Effect.fail(new Errors.StorageError({ message: `StockLedgerStore.append: ${message}` }))
@@ -33,13 +33,9 @@ export const make: Effect.Effect<
                 AND COALESCE(level, 0) = ${(movement.level ?? 0) - movement.quantity}::integer
               RETURNING item_id`
           if (moved.length === 0) return yield* stale(`the level of ${key} is not the one the movement started from`)
-          yield* sql`INSERT INTO stock_movements (id, organisation_id, product_id, variant_id, kind, quantity, level,
-                key_id, order_id, purchase_order_id, return_id, note, created_at)
-              VALUES (${movement.id}::uuid, ${organisationId}::uuid, ${movement.product_id}::uuid,
-                ${movement.variant_id}::uuid, ${movement.kind}, ${movement.quantity}::integer,
-                ${movement.level}::integer, ${movement.key_id}::uuid, ${movement.order_id}::uuid,
-                ${movement.purchase_order_id}::uuid, ${movement.return_id}::uuid, ${movement.note},
-                ${movement.created_at}::timestamptz)`
+          yield* sql`INSERT INTO stock_movements ${stockMovementTable.insert(sql, movement, {
+            organisation_id: sql`${organisationId}::uuid`
+          })}`
           // Clamped like ProductRepository's: the filter column is an integer, a variant sum may pass it.
           yield* sql`UPDATE products
               SET stock = (SELECT CASE WHEN sum(level) > 2147483647 THEN 2147483647 ELSE sum(level) END
@@ -48,8 +44,7 @@ export const make: Effect.Effect<
         })
       ).pipe(orStorageError("StockLedgerStore.append")),
     list: (organisationId, productId, filter, page) =>
-      sql<StockMovementRow>`SELECT id, product_id, variant_id, kind, quantity, level, key_id, order_id, purchase_order_id,
-          return_id, note, created_at
+      sql<StockMovementRow>`SELECT ${sql.literal(stockMovementTable.selected)}
         FROM stock_movements
         WHERE ${sql.and([
           sql`organisation_id = ${organisationId}::uuid AND product_id = ${productId}::uuid`,

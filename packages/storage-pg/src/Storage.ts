@@ -10,47 +10,17 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Pg from "pg"
-import * as AccessRepository from "./AccessRepository.js"
-import * as BookingRepository from "./BookingRepository.js"
-import * as CallRepository from "./CallRepository.js"
-import * as CompanyRepository from "./CompanyRepository.js"
-import * as ContactRepository from "./ContactRepository.js"
-import * as CursorSecret from "./CursorSecret.js"
-import * as DealRepository from "./DealRepository.js"
 import * as EventLog from "./EventLog.js"
-import * as ExchangeRates from "./ExchangeRates.js"
-import * as FormSubmissionRepository from "./FormSubmissionRepository.js"
-import * as IdempotencyStore from "./IdempotencyStore.js"
-import * as InvoiceRepository from "./InvoiceRepository.js"
 import { toStorageError } from "./internal/errors.js"
-import { registerPool } from "./internal/execute.js"
+import { useFastPath } from "./internal/execute.js"
 import { PreparingClient } from "./internal/preparedStatements.js"
+import { ServerPool } from "./internal/serverPool.js"
 import { storeTypes } from "./internal/types.js"
-import * as LeadRepository from "./LeadRepository.js"
-import * as LinkPageRepository from "./LinkPageRepository.js"
-import * as MailOutbox from "./MailOutbox.js"
 import { migrate } from "./Migrations.js"
-import * as NoteRepository from "./NoteRepository.js"
-import * as NumberSequence from "./NumberSequence.js"
-import * as OrderRepository from "./OrderRepository.js"
 import * as PgliteClient from "./PgliteClient.js"
-import * as ProductRepository from "./ProductRepository.js"
-import * as PurchaseOrderRepository from "./PurchaseOrderRepository.js"
-import * as QuoteRepository from "./QuoteRepository.js"
-import * as RateLimiter from "./RateLimiter.js"
-import * as RecordRepository from "./RecordRepository.js"
-import * as ReturnRepository from "./ReturnRepository.js"
-import * as SiteRepository from "./SiteRepository.js"
-import * as StockLedgerStore from "./StockLedgerStore.js"
-import * as StoreGauges from "./StoreGauges.js"
+import * as PortModules from "./PortModules.js"
 import * as StoreProbe from "./StoreProbe.js"
-import * as SurveyResponseRepository from "./SurveyResponseRepository.js"
-import * as TaskRepository from "./TaskRepository.js"
-import * as TicketRepository from "./TicketRepository.js"
-import * as TransactionPort from "./Transaction.js"
 import * as TransferStore from "./TransferStore.js"
-import * as VisitRepository from "./VisitRepository.js"
-import * as WebhookRepository from "./WebhookRepository.js"
 
 export type Ports = Kernel.StoragePorts
 
@@ -58,43 +28,7 @@ export interface LayerOptions extends EventLog.EventLogOptions {}
 
 /** The ports alone, on whatever `SqlClient` is provided; the schema must already be migrated. */
 export const layerWith = (options: LayerOptions = {}): Layer.Layer<Ports, never, SqlClient.SqlClient> =>
-  Layer.mergeAll(
-    TransactionPort.layer,
-    AccessRepository.layer,
-    RateLimiter.layer,
-    IdempotencyStore.layer,
-    EventLog.layer(options),
-    ContactRepository.layer,
-    CompanyRepository.layer,
-    DealRepository.layer,
-    TaskRepository.layer,
-    ProductRepository.layer,
-    StockLedgerStore.layer,
-    RecordRepository.layer,
-    FormSubmissionRepository.layer,
-    VisitRepository.layer,
-    LeadRepository.layer,
-    QuoteRepository.layer,
-    InvoiceRepository.layer,
-    NumberSequence.layer,
-    ExchangeRates.layer,
-    TicketRepository.layer,
-    ReturnRepository.layer,
-    PurchaseOrderRepository.layer,
-    SurveyResponseRepository.layer,
-    CallRepository.layer,
-    WebhookRepository.layer,
-    OrderRepository.layer,
-    MailOutbox.layer,
-    SiteRepository.layer,
-    BookingRepository.layer,
-    LinkPageRepository.layer,
-    NoteRepository.layer,
-    StoreProbe.layer,
-    StoreGauges.layer,
-    TransferStore.layer,
-    CursorSecret.layer
-  )
+  Layer.mergeAll(EventLog.layer(options), StoreProbe.layer, TransferStore.layer, PortModules.layer)
 
 export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient> = layerWith()
 
@@ -112,8 +46,21 @@ const onClient = <E>(
 
 const isStorageError = (error: unknown): error is Errors.StorageError => error instanceof Errors.StorageError
 
+/**
+ * How the PostgreSQL server store sends its statements. "fast": the hottest statements and every
+ * unit of work skip `@effect/sql`'s per-statement work, a unit's `BEGIN` and its event append ride
+ * with its first statement and its `COMMIT`, and statements are prepared once per connection; this
+ * reaches into `pg`'s undocumented state (`internal/execute.ts` and `internal/preparedStatements.ts`
+ * say how, why, and what they wait for). "plain": every statement through `@effect/sql-pg` over a
+ * stock `pg` pool, nothing of `pg`'s or Effect's internals touched, more CPU and round trips per
+ * request. Both pass the same storage contract.
+ */
+export type Statements = "fast" | "plain"
+
 export interface ServerOptions extends LayerOptions {
   readonly url: Redacted.Redacted | string
+  /** See `Statements` (default "fast"). */
+  readonly statements?: Statements
   /** Pool size (default 10). */
   readonly maxConnections?: number
   /**
@@ -133,10 +80,11 @@ const CONNECT_TIMEOUT_MS = 5000
 const KEEP_ALIVE_DELAY_MS = 10_000
 
 /**
- * The pool, as `@effect/sql-pg` would make it, but with clients that prepare their statements
- * (`internal/preparedStatements.ts`). Connected once before use, so a wrong URL fails the start.
+ * The pool, as `@effect/sql-pg` would make it, with clients that prepare their statements on the
+ * fast path (`internal/preparedStatements.ts`). Connected once before use, so a wrong URL fails the
+ * start.
  */
-const pool = (options: ServerOptions) =>
+const pool = (options: ServerOptions, statements: Statements) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
@@ -155,7 +103,7 @@ const pool = (options: ServerOptions) =>
           keepAliveInitialDelayMillis: KEEP_ALIVE_DELAY_MS,
           // The store's reading of each type (`internal/types.ts`), which PGlite is given too.
           types: storeTypes,
-          Client: PreparingClient
+          ...(statements === "fast" ? { Client: PreparingClient } : {})
         })
         // An idle client's error (the server restarted) is the pool's to handle: it drops the client.
         pool.on("error", () => {})
@@ -172,15 +120,20 @@ const pool = (options: ServerOptions) =>
     (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(1000))
   )
 
-/** A PostgreSQL server: a pool, the migrations, the ports. */
+/** A PostgreSQL server: a pool, the migrations, the ports, on the statement path asked for. */
 export const layerServer = (options: ServerOptions): Layer.Layer<Ports | SqlClient.SqlClient, Errors.StorageError> =>
   onClient(
     Layer.scopedContext(
       Effect.gen(function* () {
-        const opened = yield* pool(options)
+        const statements = options.statements ?? "fast"
+        const opened = yield* pool(options, statements)
         const client = yield* PgClient.fromPool({ acquire: Effect.succeed(opened), applicationName: "crm" })
-        registerPool(client, opened)
-        return Context.make(PgClient.PgClient, client).pipe(Context.add(SqlClient.SqlClient, client))
+        if (statements === "fast") useFastPath(client, opened)
+        // The pool rides along for the gauges (`StoreGauges`), whichever the path.
+        return Context.make(PgClient.PgClient, client).pipe(
+          Context.add(SqlClient.SqlClient, client),
+          Context.add(ServerPool, opened)
+        )
       })
     ).pipe(Layer.provide(Reactivity.layer)),
     options
@@ -234,11 +187,13 @@ export const layerFor = (options: {
   readonly dataDir: string
   readonly templateDir?: string
   readonly statementTimeoutMs?: number
+  readonly statements?: Statements
 }): Layer.Layer<Ports | SqlClient.SqlClient, Errors.StorageError> =>
   Option.isSome(options.url)
     ? layerServer({
         url: options.url.value,
-        ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs })
+        ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
+        ...(options.statements === undefined ? {} : { statements: options.statements })
       })
     : layerPglite({
         dataDir: options.dataDir,

@@ -1,7 +1,8 @@
 /**
  * The backlogs, one statement each: the pending deliveries and the queued mail through their
  * partial indexes (`WHERE status = ...`), the event log's head through its primary key. The pool's
- * use is read from the pool itself, without a statement.
+ * use is read from the pool itself (`ServerPool`, there on the PostgreSQL server only), without a
+ * statement.
  */
 import { Health } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -10,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { orStorageError } from "./internal/errors.js"
-import { poolOf } from "./internal/execute.js"
+import { ServerPool } from "./internal/serverPool.js"
 
 interface BacklogRow {
   readonly count: number | string
@@ -27,7 +28,7 @@ export const make: Effect.Effect<
   Context.Tag.Service<typeof Health.StoreGauges>,
   never,
   SqlClient.SqlClient
-> = Effect.map(SqlClient.SqlClient, (sql) =>
+> = Effect.map(Effect.all([SqlClient.SqlClient, Effect.serviceOption(ServerPool)]), ([sql, pool]) =>
   Health.StoreGauges.of({
     webhookDeliveries: sql<BacklogRow>`
       SELECT count(*) AS count, min(created_at) AS oldest FROM webhook_deliveries WHERE status = 'pending'`.pipe(
@@ -43,12 +44,9 @@ export const make: Effect.Effect<
       Effect.map((rows) => BigInt(rows[0]?.head ?? 0)),
       orStorageError("StoreGauges.eventsHead")
     ),
-    connections: Effect.sync(() => {
-      const pool = poolOf(sql)
-      return pool === undefined
-        ? Option.none()
-        : Option.some({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount })
-    })
+    connections: Effect.sync(() =>
+      Option.map(pool, (pool) => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }))
+    )
   })
 )
 

@@ -4,14 +4,13 @@ import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as LiveRecords from "./internal/liveRecords.js"
-import { type SurveyResponseRow, toSurveyResponse } from "./internal/serviceRows.js"
+import { surveyResponseTable, toSurveyResponse } from "./internal/serviceRows.js"
 
-const responses: LiveRecords.LiveTable<SurveyResponseRow, Surveys.SurveyResponse> = {
-  table: "survey_responses",
-  columns: "id, survey_id, kind, score, comment, contact_id, deal_id, created_at, updated_at",
+const responses = LiveRecords.liveTable({
+  table: surveyResponseTable,
   toRecord: toSurveyResponse,
   repository: "SurveyResponseRepository"
-}
+})
 
 export const make: Effect.Effect<
   Context.Tag.Service<typeof Surveys.SurveyResponseRepository>,
@@ -22,13 +21,7 @@ export const make: Effect.Effect<
   const live = LiveRecords.make(sql, responses)
 
   return Surveys.SurveyResponseRepository.of({
-    insert: (organisationId, response) =>
-      live.insert(
-        organisationId,
-        sql`${response.id}::uuid, ${response.survey_id}::uuid, ${response.kind}, ${response.score}::integer,
-          ${response.comment}, ${response.contact_id}::uuid, ${response.deal_id}::uuid,
-          ${response.created_at}::timestamptz, ${response.updated_at}::timestamptz`
-      ),
+    insert: (organisationId, response) => live.insert(organisationId, response),
     get: live.get,
     list: (organisationId, filter, page) =>
       live.list(organisationId, {}, page, [

@@ -5,15 +5,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { orStorageError } from "./internal/errors.js"
 import * as LiveRecords from "./internal/liveRecords.js"
-import { type TaskRow, toTask } from "./internal/rows.js"
+import { type TaskRow, taskTable, toTask } from "./internal/rows.js"
 
-const tasks: LiveRecords.LiveTable<TaskRow, Tasks.Task> = {
-  table: "tasks",
-  columns: `id, title, type, priority, due_at, done, completed_at, assignee_id, entity_type, entity_id, description,
-    created_at, updated_at`,
-  toRecord: toTask,
-  repository: "TaskRepository"
-}
+const tasks = LiveRecords.liveTable({ table: taskTable, toRecord: toTask, repository: "TaskRepository" })
 
 export const make: Effect.Effect<
   Context.Tag.Service<typeof Tasks.TaskRepository>,
@@ -35,25 +29,10 @@ export const make: Effect.Effect<
   ]
 
   return Tasks.TaskRepository.of({
-    insert: (organisationId, task) =>
-      live.insert(
-        organisationId,
-        sql`${task.id}::uuid, ${task.title}, ${task.type}, ${task.priority}, ${task.due_at}::timestamptz,
-          ${task.done}::boolean, ${task.completed_at}::timestamptz, ${task.assignee_id}::uuid, ${task.entity_type},
-          ${task.entity_id}::uuid, ${task.description}, ${task.created_at}::timestamptz, ${task.updated_at}::timestamptz`
-      ),
+    insert: (organisationId, task) => live.insert(organisationId, task),
     get: live.get,
     getForUpdate: live.getForUpdate,
-    update: (organisationId, task) =>
-      live.update(
-        organisationId,
-        task.id,
-        sql`title = ${task.title}, type = ${task.type}, priority = ${task.priority},
-          due_at = ${task.due_at}::timestamptz, done = ${task.done}::boolean, completed_at = ${task.completed_at}::timestamptz,
-          assignee_id = ${task.assignee_id}::uuid, entity_type = ${task.entity_type},
-          entity_id = ${task.entity_id}::uuid, description = ${task.description},
-          updated_at = ${task.updated_at}::timestamptz`
-      ),
+    update: (organisationId, task) => live.update(organisationId, task.id, task),
     archive: live.archive,
     list: (organisationId, filter, page) =>
       filter.order === "due"

@@ -5,7 +5,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { orStorageError } from "./internal/errors.js"
-import { iso } from "./internal/rows.js"
+import { visitTable } from "./internal/recordRows.js"
+import { iso } from "./internal/storedValues.js"
 
 export const make: Effect.Effect<
   Context.Tag.Service<typeof Visits.VisitRepository>,
@@ -16,9 +17,7 @@ export const make: Effect.Effect<
 
   return Visits.VisitRepository.of({
     insert: (organisationId, visit) =>
-      sql`INSERT INTO visits (id, organisation_id, url, referrer, visitor_id, contact_id, occurred_at, created_at)
-        VALUES (${visit.id}::uuid, ${organisationId}::uuid, ${visit.url}, ${visit.referrer}, ${visit.visitor_id},
-          ${visit.contact_id}::uuid, ${visit.occurred_at}::timestamptz, ${visit.created_at}::timestamptz)`.pipe(
+      sql`INSERT INTO visits ${visitTable.insert(sql, visit, { organisation_id: sql`${organisationId}::uuid` })}`.pipe(
         Effect.asVoid,
         orStorageError("VisitRepository.insert")
       ),

@@ -13,82 +13,17 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { atomically } from "./internal/atomically.js"
 import { orStorageError } from "./internal/errors.js"
-import { count, decimal, iso, isoOrNull } from "./internal/rows.js"
+import { count, decimal } from "./internal/storedValues.js"
 import { textArray } from "./internal/values.js"
-
-type Timestamp = Date | string
-
-interface HookRow {
-  readonly id: Webhooks.HookId
-  readonly organisation_id: Organisation.OrganisationId
-  readonly key_id: Access.KeyId
-  readonly target_url: string
-  readonly events: ReadonlyArray<string>
-  readonly active: boolean
-  readonly disabled_reason: string | null
-  readonly secret: string
-  readonly previous_secret: string | null
-  readonly previous_secret_expires_at: Timestamp | null
-  readonly failing_since: Timestamp | null
-  readonly unanswered_attempts: number | string
-  readonly paused_until: Timestamp | null
-  readonly created_at: Timestamp
-  readonly updated_at: Timestamp
-}
-
-const toHook = (row: HookRow): Webhooks.HookRecord => ({
-  id: row.id,
-  organisation_id: row.organisation_id,
-  key_id: row.key_id,
-  target_url: row.target_url,
-  // Written only from names the service checked against the catalogue.
-  events: row.events as ReadonlyArray<Webhooks.HookRecord["events"][number]>,
-  active: row.active,
-  disabled_reason: row.disabled_reason,
-  secret: row.secret,
-  previous_secret: row.previous_secret,
-  previous_secret_expires_at: isoOrNull(row.previous_secret_expires_at),
-  failing_since: isoOrNull(row.failing_since),
-  unanswered_attempts: count(row.unanswered_attempts),
-  paused_until: isoOrNull(row.paused_until),
-  created_at: iso(row.created_at),
-  updated_at: iso(row.updated_at)
-})
-
-interface DeliveryRow {
-  readonly id: Webhooks.DeliveryId
-  readonly hook_id: Webhooks.HookId
-  readonly event_id: string | number | bigint
-  readonly event: string
-  readonly status: string
-  readonly attempt_count: number | string
-  readonly next_attempt_at: Timestamp | null
-  readonly created_at: Timestamp
-  readonly attempts: unknown
-}
-
-interface AttemptJson {
-  readonly attempted_at: string
-  readonly status_code: number | null
-  readonly duration_ms: number
-  readonly response_excerpt: string | null
-  readonly error: string | null
-}
-
-const toDelivery = (row: DeliveryRow): Webhooks.Delivery => {
-  const attempts = (typeof row.attempts === "string" ? JSON.parse(row.attempts) : row.attempts) as Array<AttemptJson>
-  return {
-    id: row.id,
-    hook_id: row.hook_id,
-    event_id: decimal(row.event_id),
-    event: row.event as Webhooks.Delivery["event"],
-    status: row.status as Webhooks.DeliveryStatus,
-    attempt_count: count(row.attempt_count),
-    next_attempt_at: isoOrNull(row.next_attempt_at),
-    created_at: iso(row.created_at),
-    attempts: attempts.map((attempt) => ({ ...attempt, attempted_at: iso(attempt.attempted_at) }))
-  }
-}
+import {
+  type DeliveryRow,
+  deliveryTable,
+  HOOK_KEPT,
+  type HookRow,
+  hookTable,
+  toDelivery,
+  toHook
+} from "./internal/webhookRows.js"
 
 interface DueRow {
   readonly hook_id: Webhooks.HookId
@@ -98,8 +33,10 @@ interface DueRow {
   readonly attempt_count: number | string
 }
 
-const HOOK_COLUMNS = `id, organisation_id, key_id, target_url, events, active, disabled_reason, secret, previous_secret,
-  previous_secret_expires_at, failing_since, unanswered_attempts, paused_until, created_at, updated_at`
+const DELIVERY_COLUMNS = deliveryTable.list
+  .split(", ")
+  .map((column) => `d.${column}`)
+  .join(", ")
 
 export const make: Effect.Effect<
   Context.Tag.Service<typeof Webhooks.WebhookRepository>,
@@ -107,7 +44,7 @@ export const make: Effect.Effect<
   SqlClient.SqlClient
 > = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const columns = sql.literal(HOOK_COLUMNS)
+  const columns = sql.literal(hookTable.selected)
   const owned = (owner: Webhooks.HookOwner, id: string) =>
     sql`organisation_id = ${owner.organisationId}::uuid AND key_id = ${owner.keyId}::uuid AND id = ${id}::uuid`
 
@@ -119,8 +56,7 @@ export const make: Effect.Effect<
 
   // Attempts folded into each delivery row, oldest first, so a page costs one statement.
   const deliveryRows = (where: Statement.Statement<unknown>, tail: Statement.Statement<unknown>) =>
-    sql<DeliveryRow>`SELECT d.id, d.hook_id, d.event_id, d.event, d.status, d.attempt_count, d.next_attempt_at,
-        d.created_at,
+    sql<DeliveryRow>`SELECT ${sql.literal(DELIVERY_COLUMNS)},
         COALESCE((SELECT json_agg(json_build_object('attempted_at', a.attempted_at, 'status_code', a.status_code,
             'duration_ms', a.duration_ms, 'response_excerpt', a.response_excerpt, 'error', a.error) ORDER BY a.id)
           FROM webhook_attempts a WHERE a.delivery_id = d.id), '[]'::json) AS attempts
@@ -162,12 +98,7 @@ export const make: Effect.Effect<
           const [held] = yield* sql<{ n: string }>`SELECT count(*) AS n FROM webhook_hooks
               WHERE key_id = ${hook.key_id}::uuid`
           if (count(held!.n) >= limit) return false
-          yield* sql`INSERT INTO webhook_hooks (${columns}) VALUES (${hook.id}::uuid, ${hook.organisation_id}::uuid,
-              ${hook.key_id}::uuid, ${hook.target_url}, ${textArray(hook.events)}::text[], ${hook.active},
-              ${hook.disabled_reason}, ${hook.secret}, ${hook.previous_secret},
-              ${hook.previous_secret_expires_at}::timestamptz, ${hook.failing_since}::timestamptz,
-              ${hook.unanswered_attempts}::integer, ${hook.paused_until}::timestamptz,
-              ${hook.created_at}::timestamptz, ${hook.updated_at}::timestamptz)`
+          yield* sql`INSERT INTO webhook_hooks ${hookTable.insert(sql, hook)}`
           return true
         })
       ).pipe(orStorageError("WebhookRepository.insert")),
@@ -176,13 +107,7 @@ export const make: Effect.Effect<
     getForUpdate: selectHook("getForUpdate", " FOR UPDATE"),
 
     update: (hook) =>
-      sql`UPDATE webhook_hooks SET target_url = ${hook.target_url}, events = ${textArray(hook.events)}::text[],
-          active = ${hook.active}, disabled_reason = ${hook.disabled_reason}, secret = ${hook.secret},
-          previous_secret = ${hook.previous_secret},
-          previous_secret_expires_at = ${hook.previous_secret_expires_at}::timestamptz,
-          failing_since = ${hook.failing_since}::timestamptz,
-          unanswered_attempts = ${hook.unanswered_attempts}::integer, paused_until = ${hook.paused_until}::timestamptz,
-          updated_at = ${hook.updated_at}::timestamptz
+      sql`UPDATE webhook_hooks SET ${hookTable.assignments(sql, hook, HOOK_KEPT)}
         WHERE id = ${hook.id}::uuid`.pipe(Effect.asVoid, orStorageError("WebhookRepository.update")),
 
     remove: (owner, id) =>

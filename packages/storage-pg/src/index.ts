@@ -13,5 +13,6 @@ export {
   type PgliteOptions,
   type Ports,
   pgliteTemplate,
-  type ServerOptions
+  type ServerOptions,
+  type Statements
 } from "./Storage.js"

@@ -118,11 +118,17 @@ const suite = (it: Vitest.MethodsNonLive<Services>, concurrentConnections: boole
           owner_id: null
         })
       )
+      // A refusal of the statement, not an outage (a StorageUnavailable is a StorageError too).
       expect(error).toBeInstanceOf(Errors.StorageError)
+      expect(error).not.toBeInstanceOf(Errors.StorageUnavailable)
+      expect(error.message).toMatch(/^AccessRepository\.insertKey: .*violates foreign key constraint/)
       const contacts = yield* Contacts.ContactRepository
       const twice = contact()
       yield* contacts.insert(organisationId(), twice)
-      expect(yield* Effect.flip(contacts.insert(organisationId(), twice))).toBeInstanceOf(Errors.StorageError)
+      const duplicate = yield* Effect.flip(contacts.insert(organisationId(), twice))
+      expect(duplicate).toBeInstanceOf(Errors.StorageError)
+      expect(duplicate).not.toBeInstanceOf(Errors.StorageUnavailable)
+      expect(duplicate.message).toMatch(/^ContactRepository\.insert: duplicate key value violates unique constraint/)
     })
   )
 

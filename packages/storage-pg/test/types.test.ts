@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import fc from "fast-check"
 import * as Pg from "pg"
 import { pgliteTemplate } from "../../../test/support/storages.js"
-import { iso } from "../src/internal/rows.js"
+import { iso } from "../src/internal/storedValues.js"
 import { storeTypes, timestamptz } from "../src/internal/types.js"
 import * as PgliteClient from "../src/PgliteClient.js"
 

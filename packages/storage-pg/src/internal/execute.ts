@@ -1,15 +1,46 @@
 /**
- * The hottest statements (reading one record, the rate take, polling events, the idempotency
- * lock and record, the contact insert and the event append) run through `execute` instead of
- * `sql.unsafe`. `@effect/sql` wraps every statement in a span, a scope (a copy of the fiber's
- * whole context) and a compile of its fragments: 25–45 µs of CPU per statement, measured, for
- * texts that are already final. `execute` sends the text and its parameters as they are, on the
- * transaction's connection when there is one (`SqlClient.TransactionConnection`, the hook
- * `@effect/sql` itself uses) and otherwise straight to the pool, with the same `SqlError` on
- * failure. `transaction` likewise opens a unit of work without `sql.withTransaction`'s span, scope
- * and context copies; statements inside it, `@effect/sql`'s included, find its connection the usual
- * way. On a client without a pool of ours (PGlite, or a `SqlClient` a user provides) both fall back
- * to `@effect/sql`.
+ * The fast statement path of the PostgreSQL server store: `Storage.ServerOptions.statements`,
+ * "fast" by default. With "plain" nothing here is used: every statement goes through `@effect/sql`.
+ *
+ * What it does. The hottest statements (reading one record, the rate take, polling events, the
+ * idempotency lock and record, the contact insert and the event append) run through `execute`
+ * instead of `sql.unsafe`: the text and its parameters are sent as they are, on the transaction's
+ * connection when there is one (`SqlClient.TransactionConnection`, the hook `@effect/sql` itself
+ * uses) and otherwise straight to the pool, with the same `SqlError` on failure. `transaction` opens
+ * a unit of work without `sql.withTransaction`'s span, scope and context copies; statements inside
+ * it, `@effect/sql`'s included, find its connection the usual way. Its `BEGIN` goes out in one write
+ * with its first statement, and `deferOn` holds the event append back to go out with its `COMMIT`.
+ * On a client without the fast path (PGlite, the plain path, a `SqlClient` a user provides) all
+ * three fall back to `@effect/sql`.
+ *
+ * Why it exists (docs/benchmarks.md, and the passes of its history by title). `@effect/sql` costs
+ * 25-45 µs of CPU per statement over the raw driver, for a span, a scope with a copy of the fiber's
+ * context and a compile of a text that is already final ("Second pass"). Sent as they are,
+ * `GET /contacts/{id}` did 1.37x the requests at 0.73x the server CPU, the idempotent create 1.28x,
+ * and units of work of their own 1.08x on creates ("Third pass", items 1 and 2). The event append
+ * sent with `COMMIT` holds the organisation's event lock for no round trip of ours: creates 1.85x
+ * the requests at 0.65x the server CPU ("Fourth pass", step 3). `BEGIN` with the first statement
+ * saves a round trip per write, within noise alone (the same pass, step 2).
+ *
+ * Where it reaches past public APIs. `pg` has pipeline mode only as a constructor option (`pipeline`,
+ * read-only in its types): a unit's client is switched into it after checkout and back, idle, before
+ * release, by writing that field. `BEGIN` and the first statement are corked into one write through
+ * `client.connection.stream`, which @types/pg declares and pg does not document. The path is found
+ * from the `SqlClient` through `fastPaths`, written only when the store is made with it.
+ *
+ * What removing it costs: the figures above; a create then takes five round trips where it takes
+ * three ("Fourth pass", "Statements per request now"). `statements: "plain"` is that removal: the
+ * storage contract runs on both paths, and the bench can compare them.
+ *
+ * What it waits for. Switching an idle client's pipeline mode: brianc/node-postgres#3766 (a setter
+ * that throws unless the client is idle; closed, not merged,
+ * https://github.com/brianc/node-postgres/pull/3766) and its types, DefinitelyTyped#75499 (open,
+ * https://github.com/DefinitelyTyped/DefinitelyTyped/pull/75499). Pipeline mode itself came with
+ * https://github.com/brianc/node-postgres/pull/3652. Corking several queries into one write: no
+ * upstream issue found (pg corks the messages of one query since
+ * https://github.com/brianc/node-postgres/pull/3402). `@effect/sql`'s per-statement cost: no issue
+ * found for Effect 3; Effect 4's SQL module propagates a span per statement only when asked
+ * (https://github.com/Effect-TS/effect/pull/7493).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { Connection } from "@effect/sql/SqlConnection"
@@ -26,17 +57,16 @@ export type Execute = <A extends object = Record<string, unknown>>(
 ) => Effect.Effect<ReadonlyArray<A>, SqlError>
 
 /**
- * The pools behind the clients that `Storage.layerServer` makes. Keyed by the client, which every
- * repository already receives, so the pool travels with it; a client without one (PGlite, or a
- * `SqlClient` a user provides) runs the same texts through `sql.unsafe`.
+ * The pools of the clients that `Storage.layerServer` makes with the fast path. Keyed by the
+ * client, which every repository already receives, so the pool travels with it; any other client
+ * runs the same texts through `sql.unsafe`.
  */
-const pools = new WeakMap<SqlClient.SqlClient, Pg.Pool>()
+const fastPaths = new WeakMap<SqlClient.SqlClient, Pg.Pool>()
 
-export const registerPool = (sql: SqlClient.SqlClient, pool: Pg.Pool): void => {
-  pools.set(sql, pool)
+/** Sends `sql`'s statements and units of work this file's way, on `pool` (the pool under `sql`). */
+export const useFastPath = (sql: SqlClient.SqlClient, pool: Pg.Pool): void => {
+  fastPaths.set(sql, pool)
 }
-
-export const poolOf = (sql: SqlClient.SqlClient): Pg.Pool | undefined => pools.get(sql)
 
 const failed = (cause: unknown) => new SqlError({ cause, message: "Failed to execute statement" })
 
@@ -68,9 +98,6 @@ interface Statement {
 }
 
 const COMMIT: Statement = { text: "COMMIT", params: [] }
-
-/** The unit behind each connection that `transaction` hands out (how `deferOn` finds it). */
-const units = new WeakMap<Connection, Unit>()
 
 /** What `pg` has but its types do not show (`pipeline` is read-only there). */
 type Pipelining = Pg.PoolClient & {
@@ -157,34 +184,45 @@ const query = (target: Pg.PoolClient | Unit, text: string, params: ReadonlyArray
     )
   )
 
-/** The `Connection` that statements inside `transaction` find, over its one pooled client. */
-const connectionOf = (unit: Unit): Connection => {
-  const execute: Connection["execute"] = (text, params, transformRows) =>
-    Effect.map(query(unit, text, params), (rows) =>
+type TransformRows = Parameters<Connection["execute"]>[2]
+
+/**
+ * The `Connection` that statements inside `transaction` find, over its one pooled client; `deferOn`
+ * finds the unit through it. `@effect/sql` calls these as methods.
+ */
+class UnitConnection implements Connection {
+  constructor(readonly unit: Unit) {}
+
+  execute(text: string, params: ReadonlyArray<unknown>, transformRows: TransformRows) {
+    return Effect.map(query(this.unit, text, params), (rows) =>
       transformRows === undefined ? rows : transformRows(rows as ReadonlyArray<object>)
     )
-  const connection: Connection = {
-    execute,
-    // `@effect/sql` opens a nested unit with a SAVEPOINT. What was deferred belongs to the outer
-    // unit, so it goes out first: rolled back to the savepoint, it would be lost.
-    executeUnprepared: (text, params, transformRows) =>
-      unit.deferred.length > 0 && text.startsWith("SAVEPOINT ")
-        ? Effect.as(sendAll(unit, [...unit.deferred.splice(0), { text, params }]), [])
-        : execute(text, params, transformRows),
-    executeRaw: (text, params) =>
-      Effect.async<unknown, SqlError>((resume) => {
-        send(unit, text, params, undefined, (error, result) =>
-          resume(error ? Effect.fail(failed(error)) : Effect.succeed(result))
-        )
-      }),
-    executeValues: (text, params) =>
-      query(unit, text, params, "array") as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError>,
-    // Nothing here streams inside a unit of work; the rows are read at once, as on PGlite.
-    executeStream: (text, params, transformRows) =>
-      Stream.unwrap(Effect.map(execute(text, params, transformRows), (rows) => Stream.fromIterable(rows)))
   }
-  units.set(connection, unit)
-  return connection
+
+  // `@effect/sql` opens a nested unit with a SAVEPOINT. What was deferred belongs to the outer
+  // unit, so it goes out first: rolled back to the savepoint, it would be lost.
+  executeUnprepared(text: string, params: ReadonlyArray<unknown>, transformRows: TransformRows) {
+    return this.unit.deferred.length > 0 && text.startsWith("SAVEPOINT ")
+      ? Effect.as(sendAll(this.unit, [...this.unit.deferred.splice(0), { text, params }]), [])
+      : this.execute(text, params, transformRows)
+  }
+
+  executeRaw(text: string, params: ReadonlyArray<unknown>) {
+    return Effect.async<unknown, SqlError>((resume) => {
+      send(this.unit, text, params, undefined, (error, result) =>
+        resume(error ? Effect.fail(failed(error)) : Effect.succeed(result))
+      )
+    })
+  }
+
+  executeValues(text: string, params: ReadonlyArray<unknown>) {
+    return query(this.unit, text, params, "array") as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError>
+  }
+
+  // Nothing here streams inside a unit of work; the rows are read at once, as on PGlite.
+  executeStream(text: string, params: ReadonlyArray<unknown>, transformRows: TransformRows) {
+    return Stream.unwrap(Effect.map(this.execute(text, params, transformRows), (rows) => Stream.fromIterable(rows)))
+  }
 }
 
 /**
@@ -217,7 +255,7 @@ const checkOut = (
 export type Transact = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
 
 export const transactionOn = (sql: SqlClient.SqlClient): Transact => {
-  const pool = pools.get(sql)
+  const pool = fastPaths.get(sql)
   if (pool === undefined) return sql.withTransaction
 
   return <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -254,7 +292,7 @@ export const transactionOn = (sql: SqlClient.SqlClient): Transact => {
                 ? exit
                 : Effect.zipRight(Effect.ignore(query(client, "ROLLBACK", [])), exit)
           return restore(
-            Effect.provideService(effect, SqlClient.TransactionConnection, [connectionOf(unit), 0] as const)
+            Effect.provideService(effect, SqlClient.TransactionConnection, [new UnitConnection(unit), 0] as const)
           ).pipe(Effect.exit, Effect.flatMap(end), Effect.ensuring(Effect.sync(release)))
         }
       )
@@ -262,7 +300,7 @@ export const transactionOn = (sql: SqlClient.SqlClient): Transact => {
 }
 
 export const executeOn = (sql: SqlClient.SqlClient): Execute => {
-  const pool = pools.get(sql)
+  const pool = fastPaths.get(sql)
   if (pool === undefined) return (text, params) => sql.unsafe(text, params)
 
   // Not interruptible by design: `@effect/sql-pg` cancels an interrupted statement through the
@@ -298,7 +336,10 @@ export const deferOn = (sql: SqlClient.SqlClient) => {
   return (text: string, params: ReadonlyArray<unknown>): Effect.Effect<void, SqlError> =>
     Effect.withFiberRuntime((fiber) => {
       const open = Context.getOption(fiber.currentContext, SqlClient.TransactionConnection)
-      const unit = open._tag === "Some" && open.value[1] === 0 ? units.get(open.value[0]) : undefined
+      const unit =
+        open._tag === "Some" && open.value[1] === 0 && open.value[0] instanceof UnitConnection
+          ? open.value[0].unit
+          : undefined
       if (unit === undefined) return Effect.asVoid(execute(text, params))
       unit.deferred.push({ text, params })
       return Effect.void

@@ -1,34 +1,20 @@
-/** Product and stock-movement rows as the drivers return them, and their domain records. */
+/** The product and stock-movement tables, each declared once, and their domain records. */
 import { type Access, Inventory, type Orders, type PurchaseOrders, type Returns, Wire } from "@crm/core"
-import { iso, jsonValue } from "./rows.js"
-import { amount, exactNumber, jsonOf, literalOf } from "./storedValues.js"
-
-type Timestamp = Date | string
-type Numeric = string | number
-
-export interface ProductRow {
-  readonly id: Inventory.ProductId
-  readonly sku: string
-  readonly name: string
-  readonly unit: string
-  readonly unit_price: Numeric
-  readonly currency: string
-  readonly vat_rate: Numeric
-  readonly active: boolean
-  readonly kind: string
-  readonly category: string | null
-  readonly low_stock_threshold: number | null
-  readonly options: unknown
-  readonly variants: unknown
-  /** `{item_id: level}` of the product's stock items (JSON), NULL when it has none. */
-  readonly levels: unknown
-  readonly created_at: Timestamp
-  readonly updated_at: Timestamp
-}
-
-const productKind = literalOf("kind", Inventory.ProductKind)
-const productOptions = jsonOf("options", Inventory.Product.shape.options)
-const productVariants = jsonOf("variants", Inventory.Product.shape.variants)
+import {
+  boolean,
+  exact,
+  integer,
+  json,
+  literal,
+  money,
+  nullable,
+  type RowOfTable,
+  table,
+  text,
+  timestamp,
+  uuid
+} from "./columns.js"
+import { jsonValue } from "./storedValues.js"
 
 /** Variants are stored without their stock (their items' levels hold it): `withLevels` fills it in. */
 const variantsBeforeLevels = (variants: unknown): unknown =>
@@ -36,57 +22,55 @@ const variantsBeforeLevels = (variants: unknown): unknown =>
     ? variants.map((variant) => (Wire.isPlainObject(variant) ? { ...variant, stock: null } : variant))
     : variants
 
-export const toProduct = (row: ProductRow): Inventory.Product =>
-  Inventory.ProductRules.withLevels(
-    {
-      id: row.id,
-      sku: row.sku,
-      name: row.name,
-      unit: row.unit,
-      unit_price: amount("unit_price", row.unit_price),
-      currency: row.currency,
-      vat_rate: exactNumber("vat_rate", row.vat_rate),
-      active: row.active,
-      kind: productKind(row.kind),
-      category: row.category,
-      low_stock_threshold: row.low_stock_threshold === null ? null : Number(row.low_stock_threshold),
-      stock: null,
-      options: productOptions(row.options),
-      variants: productVariants(variantsBeforeLevels(jsonValue<unknown>(row.variants))),
-      created_at: iso(row.created_at),
-      updated_at: iso(row.updated_at)
-    },
-    new Map(Object.entries(jsonValue<Record<string, number | null> | null>(row.levels) ?? {}))
-  )
+export const productTable = table("products", {
+  id: uuid<Inventory.ProductId>(),
+  sku: text(),
+  name: text(),
+  unit: text(),
+  unit_price: money(),
+  currency: text(),
+  vat_rate: exact(),
+  active: boolean(),
+  kind: literal(Inventory.ProductKind),
+  category: nullable(text()),
+  low_stock_threshold: nullable(integer()),
+  options: json(Inventory.Product.shape.options),
+  variants: json(Inventory.Product.shape.variants, {
+    before: variantsBeforeLevels,
+    stored: (variants) => variants.map(({ stock: _, ...variant }) => variant)
+  }),
+  created_at: timestamp(),
+  updated_at: timestamp()
+})
 
-export interface StockMovementRow {
-  readonly id: Inventory.StockMovementId
-  readonly product_id: Inventory.ProductId
-  readonly variant_id: Inventory.VariantId | null
-  readonly kind: string
-  readonly quantity: number
-  readonly level: number | null
-  readonly key_id: Access.KeyId | null
-  readonly order_id: Orders.OrderId | null
-  readonly purchase_order_id: PurchaseOrders.PurchaseOrderId | null
-  readonly return_id: Returns.ReturnId | null
-  readonly note: string | null
-  readonly created_at: Timestamp
+/** `{item_id: level}` of the product's stock items (JSON), NULL when it has none. */
+export const productLevels = {
+  levels: "(SELECT json_object_agg(item_id, level) FROM stock_levels WHERE stock_levels.product_id = products.id)"
 }
 
-const movementKind = literalOf("kind", Inventory.MovementKind)
+export type ProductRow = RowOfTable<typeof productTable> & { readonly levels: unknown }
 
-export const toStockMovement = (row: StockMovementRow): Inventory.StockMovement => ({
-  id: row.id,
-  product_id: row.product_id,
-  variant_id: row.variant_id,
-  kind: movementKind(row.kind),
-  quantity: Number(row.quantity),
-  level: row.level === null ? null : Number(row.level),
-  key_id: row.key_id,
-  order_id: row.order_id,
-  purchase_order_id: row.purchase_order_id,
-  return_id: row.return_id,
-  note: row.note,
-  created_at: iso(row.created_at)
+export const toProduct = (row: ProductRow): Inventory.Product => {
+  const { options, variants, created_at, updated_at, ...product } = productTable.read(row)
+  return Inventory.ProductRules.withLevels(
+    { ...product, stock: null, options, variants, created_at, updated_at },
+    new Map(Object.entries(jsonValue<Record<string, number | null> | null>(row.levels) ?? {}))
+  )
+}
+
+export const stockMovementTable = table("stock_movements", {
+  id: uuid<Inventory.StockMovementId>(),
+  product_id: uuid<Inventory.ProductId>(),
+  variant_id: nullable(uuid<Inventory.VariantId>()),
+  kind: literal(Inventory.MovementKind),
+  quantity: integer(),
+  level: nullable(integer()),
+  key_id: nullable(uuid<Access.KeyId>()),
+  order_id: nullable(uuid<Orders.OrderId>()),
+  purchase_order_id: nullable(uuid<PurchaseOrders.PurchaseOrderId>()),
+  return_id: nullable(uuid<Returns.ReturnId>()),
+  note: nullable(text()),
+  created_at: timestamp()
 })
+export type StockMovementRow = RowOfTable<typeof stockMovementTable>
+export const toStockMovement = (row: StockMovementRow): Inventory.StockMovement => stockMovementTable.read(row)

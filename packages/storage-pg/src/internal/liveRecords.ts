@@ -9,54 +9,60 @@ import type { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import type { Columns, RowOf, Table, WriteOf } from "./columns.js"
 import { orStorageError } from "./errors.js"
 import { executeOn } from "./execute.js"
-import { count, isoOrNull } from "./rows.js"
+import { count, isoOrNull } from "./storedValues.js"
 import { containsPattern } from "./values.js"
 
-export interface LiveTable<Row extends object, A> {
-  readonly table: string
-  /** Comma-separated, as in SQL: read back by every query (see `readAs`) and written, in this order, by `insert`. */
-  readonly columns: string
-  /**
-   * Columns read through an expression instead of as stored, e.g. `{ expected_close_date:
-   * "expected_close_date::text" }`: the drivers parse `date` into a local-time `Date`.
-   */
-  readonly readAs?: Readonly<Record<string, string>>
-  readonly toRecord: (row: Row) => A
+export interface LiveTable<C extends Columns, A, X extends object = object> {
+  /** Its columns: read back by every query, written by `insert` and `update`. */
+  readonly table: Table<C>
+  /** Read beside the columns by every query, by name, e.g. what another table holds for the row. */
+  readonly computed?: { readonly [K in keyof X]: string }
+  /** The record of a row (`table.read`, or a record built around it). */
+  readonly toRecord: (row: RowOf<C> & NoInfer<X>) => A
   /** The columns `q` looks into; none for a resource without text search. */
-  readonly searchable?: ReadonlyArray<string>
+  readonly searchable?: ReadonlyArray<keyof C & string>
   /** Prefix of the operation named in storage errors, e.g. `ContactRepository`. */
   readonly repository: string
 }
+
+/** A `LiveTable`, its types taken from its table (so that `searchable` is checked against its columns). */
+export const liveTable = <C extends Columns, A, X extends object = object>(
+  spec: LiveTable<C, A, X>
+): LiveTable<C, A, X> => spec
 
 export interface LiveFilter {
   readonly updatedSince?: string
   readonly q?: string
 }
 
+/** What an update never rewrites, whatever record it is given. */
+const KEPT = ["id", "created_at"]
+
 /** How a repository runs a write statement, e.g. in a savepoint that turns a constraint into a domain error. */
 export type Guard<E> = (write: Effect.Effect<void, SqlError>) => Effect.Effect<void, E | SqlError>
 
-export interface LiveRecords<A> {
+export interface LiveRecords<C extends Columns, A> {
   /** The rows the port can see, for a repository's own queries. */
   readonly whereLive: (organisationId: string) => Statement.Fragment
-  /** The columns as every query reads them (`readAs` applied), for a repository's own queries. */
+  /** The columns as every query reads them (`readAs` and `computed` applied), for a repository's own queries. */
   readonly selected: Statement.Fragment
-  /** `values` lists the record's values in the order of `columns`; the organisation is appended here. */
+  /** The record's columns, by name, in the organisation. */
   readonly insert: <E = never>(
     organisationId: string,
-    values: Statement.Fragment,
+    record: WriteOf<C>,
     guard?: Guard<E>
   ) => Effect.Effect<void, Exclude<E, SqlError> | Errors.StorageError>
   readonly insertUnlessTaken: (
-    casts: ReadonlyArray<string>,
     conflict: string
-  ) => (organisationId: string, values: ReadonlyArray<unknown>) => Effect.Effect<boolean, Errors.StorageError>
+  ) => (organisationId: string, record: WriteOf<C>) => Effect.Effect<boolean, Errors.StorageError>
+  /** Sets the columns `changes` gives, by name (NULL included); never the key or the creation time. */
   readonly update: <E = never>(
     organisationId: string,
     id: string,
-    assignments: Statement.Fragment,
+    changes: Partial<WriteOf<C>>,
     guard?: Guard<E>
   ) => Effect.Effect<void, Exclude<E, SqlError> | Errors.StorageError>
   readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<A>, Errors.StorageError>
@@ -84,17 +90,14 @@ export interface LiveRecords<A> {
   readonly countLive: (organisationId: string) => Effect.Effect<number, Errors.StorageError>
 }
 
-export const make = <Row extends object, A>(sql: SqlClient.SqlClient, spec: LiveTable<Row, A>): LiveRecords<A> => {
-  const table = sql(spec.table)
-  const columns = sql.literal(spec.columns)
-  const selectedText = spec.columns
-    .split(",")
-    .map((listed) => {
-      const column = listed.trim()
-      const expression = spec.readAs?.[column]
-      return expression === undefined ? column : `${expression} AS ${column}`
-    })
-    .join(", ")
+export const make = <C extends Columns, A, X extends object = object>(
+  sql: SqlClient.SqlClient,
+  spec: LiveTable<C, A, X>
+): LiveRecords<C, A> => {
+  type Row = RowOf<C> & X
+  const table = sql(spec.table.name)
+  const computed = Object.entries<string>(spec.computed ?? {}).map(([name, expression]) => `, ${expression} AS ${name}`)
+  const selectedText = spec.table.selected + computed.join("")
   const selected = sql.literal(selectedText)
   const live = (organisationId: string) => sql`organisation_id = ${organisationId}::uuid AND archived_at IS NULL`
   const one = (organisationId: string, id: string) => sql`${live(organisationId)} AND id = ${id}::uuid`
@@ -105,7 +108,7 @@ export const make = <Row extends object, A>(sql: SqlClient.SqlClient, spec: Live
   // Made once per table and sent as it is (`execute.ts`): reading one record is the commonest
   // statement there is.
   const selectOne = (method: string, lock: "" | " FOR UPDATE") => {
-    const text = `SELECT ${selectedText} FROM "${spec.table}"
+    const text = `SELECT ${selectedText} FROM "${spec.table.name}"
       WHERE organisation_id = $1::uuid AND archived_at IS NULL AND id = $2::uuid${lock}`
     return (organisationId: string, id: string) =>
       execute<Row>(text, [organisationId, id]).pipe(
@@ -118,35 +121,32 @@ export const make = <Row extends object, A>(sql: SqlClient.SqlClient, spec: Live
     /** The rows the port can see, for a repository's own queries. */
     whereLive: live,
 
-    /** The columns as every query reads them (`readAs` applied), for a repository's own queries. */
+    /** The columns as every query reads them (`readAs` and `computed` applied), for a repository's own queries. */
     selected,
 
-    /** `values` lists the record's values in the order of `columns`; the organisation is appended here. */
-    insert: <E = never>(organisationId: string, values: Statement.Fragment, guard: Guard<E> = unguarded) =>
+    insert: <E = never>(organisationId: string, record: WriteOf<C>, guard: Guard<E> = unguarded) =>
       guard(
         Effect.asVoid(
-          sql`INSERT INTO ${table} (${columns}, organisation_id) VALUES (${values}, ${organisationId}::uuid)`
+          sql`INSERT INTO ${table} ${spec.table.insert(sql, record, { organisation_id: sql`${organisationId}::uuid` })}`
         )
       ).pipe(operation("insert")),
 
     /**
-     * An insert a unique index may refuse, made once: `casts` holds each column's cast (`""` for
-     * none), in the order of `columns`, and `conflict` the unique index's columns and predicate.
-     * The insert answers `false` when the index refused it. `ON CONFLICT DO NOTHING` leaves the
-     * caller's transaction usable (a violation would abort it), so no savepoint is needed; it also
-     * waits for a concurrent holder to commit, so the caller can then read who holds the value.
-     * Its text is sent as it is (`execute.ts`).
+     * An insert a unique index may refuse, made once: `conflict` names the unique index's columns
+     * and predicate. The insert answers `false` when the index refused it. `ON CONFLICT DO NOTHING`
+     * leaves the caller's transaction usable (a violation would abort it), so no savepoint is
+     * needed; it also waits for a concurrent holder to commit, so the caller can then read who
+     * holds the value. Its text is sent as it is (`execute.ts`).
      */
-    insertUnlessTaken: (casts: ReadonlyArray<string>, conflict: string) => {
-      if (casts.length !== spec.columns.split(",").length) {
-        throw new Error(`${spec.repository}: ${casts.length} casts for the columns ${spec.columns}`)
-      }
-      const placeholders = casts.map((cast, n) => `$${n + 1}${cast}`)
-      const text = `INSERT INTO "${spec.table}" (${spec.columns}, organisation_id)
-        VALUES (${placeholders.join(", ")}, $${casts.length + 1}::uuid)
+    insertUnlessTaken: (conflict: string) => {
+      const { list, values, width } = spec.table
+      const placeholders = spec.table.placeholders(1)
+      const organisation = `$${width + 1}::uuid`
+      const text = `INSERT INTO "${spec.table.name}" (${list}, organisation_id)
+        VALUES (${placeholders}, ${organisation})
         ON CONFLICT ${conflict} DO NOTHING RETURNING id`
-      return (organisationId: string, values: ReadonlyArray<unknown>) =>
-        execute(text, [...values, organisationId]).pipe(
+      return (organisationId: string, record: WriteOf<C>) =>
+        execute(text, [...values(record), organisationId]).pipe(
           Effect.map((rows) => rows.length > 0),
           operation("insert")
         )
@@ -156,12 +156,14 @@ export const make = <Row extends object, A>(sql: SqlClient.SqlClient, spec: Live
     update: <E = never>(
       organisationId: string,
       id: string,
-      assignments: Statement.Fragment,
+      changes: Partial<WriteOf<C>>,
       guard: Guard<E> = unguarded
     ) =>
-      guard(Effect.asVoid(sql`UPDATE ${table} SET ${assignments} WHERE ${one(organisationId, id)}`)).pipe(
-        operation("update")
-      ),
+      guard(
+        Effect.asVoid(
+          sql`UPDATE ${table} SET ${spec.table.assignments(sql, changes, KEPT)} WHERE ${one(organisationId, id)}`
+        )
+      ).pipe(operation("update")),
 
     get: selectOne("get", ""),
 

@@ -1,42 +1,60 @@
-/** Rows of custom records and form counts, and their domain records. */
-import type { Companies, Contacts, Deals, Forms, Organisation, Records } from "@crm/core"
-import { customOf, iso } from "./rows.js"
+/** The custom record, form submission and visit tables, each declared once, their records, and the form counts. */
+import {
+  type Companies,
+  type Contacts,
+  type Deals,
+  Forms,
+  type Organisation,
+  type Records,
+  type Visits
+} from "@crm/core"
+import { boolean, custom, json, nullable, type RowOfTable, table, text, timestamp, uuid } from "./columns.js"
+import { iso } from "./storedValues.js"
 
-type Timestamp = Date | string
+export const customRecordTable = table("custom_records", {
+  id: uuid<Records.RecordId>(),
+  type_id: uuid<Records.RecordTypeId>(),
+  type_key: text(),
+  title: nullable(text()),
+  owner_id: nullable(uuid<Organisation.UserId>()),
+  custom: custom(),
+  contact_id: nullable(uuid<Contacts.ContactId>()),
+  company_id: nullable(uuid<Companies.CompanyId>()),
+  deal_id: nullable(uuid<Deals.DealId>()),
+  created_at: timestamp(),
+  updated_at: timestamp()
+})
+export type CustomRecordRow = RowOfTable<typeof customRecordTable>
+export const toCustomRecord = (row: CustomRecordRow): Records.CustomRecord => customRecordTable.read(row)
 
-export interface CustomRecordRow {
-  readonly id: Records.RecordId
-  readonly type_id: Records.RecordTypeId
-  readonly type_key: string
-  readonly title: string | null
-  readonly owner_id: Organisation.UserId | null
-  readonly custom: unknown
-  readonly contact_id: Contacts.ContactId | null
-  readonly company_id: Companies.CompanyId | null
-  readonly deal_id: Deals.DealId | null
-  readonly created_at: Timestamp
-  readonly updated_at: Timestamp
-}
-
-export const toCustomRecord = (row: CustomRecordRow): Records.CustomRecord => ({
-  id: row.id,
-  type_id: row.type_id,
-  type_key: row.type_key,
-  title: row.title,
-  owner_id: row.owner_id,
-  custom: customOf(row.custom),
-  contact_id: row.contact_id,
-  company_id: row.company_id,
-  deal_id: row.deal_id,
-  created_at: iso(row.created_at),
-  updated_at: iso(row.updated_at)
+/** Written once, never read back whole. */
+export const formSubmissionTable = table("form_submissions", {
+  id: uuid<Forms.SubmissionId>(),
+  form_id: uuid<Forms.FormId>(),
+  contact_id: uuid<Contacts.ContactId>(),
+  contact_created: boolean(),
+  fields: json(Forms.Submission.shape.fields),
+  visitor_id: nullable(text()),
+  created_at: timestamp()
 })
 
+/** Written once, never read back whole. */
+export const visitTable = table("visits", {
+  id: uuid<Visits.VisitId>(),
+  url: text(),
+  referrer: nullable(text()),
+  visitor_id: nullable(text()),
+  contact_id: nullable(uuid<Contacts.ContactId>()),
+  occurred_at: timestamp(),
+  created_at: timestamp()
+})
+
+/** Counts, not a table's columns. */
 export interface FormCountsRow {
   readonly total: string | number
   readonly recent: string | number
   readonly created: string | number
-  readonly last_submitted_at: Timestamp | null
+  readonly last_submitted_at: Date | string | null
 }
 
 export const toFormCounts = (row: FormCountsRow): Omit<Forms.FormCounts, "form_id"> => ({
