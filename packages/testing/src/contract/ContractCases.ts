@@ -20,14 +20,19 @@ export interface ContractOptions {
 
 const TIMEOUT = 60_000
 
-export const contractCases = <R>(layer: () => Layer.Layer<R, unknown>, options: ContractOptions = {}) => {
+/** How a suite registers its cases; a suite kept in several files hands it to each. */
+export interface Cases<R> {
+  /** A case that needs one unit of work at a time. */
+  readonly test: <A, E>(title: string, body: Effect.Effect<A, E, R>, timeout?: number) => void
+  /** A case that runs several units of work at once (see `ContractOptions.concurrency`). */
+  readonly concurrent: <A, E>(title: string, body: Effect.Effect<A, E, R>, timeout?: number) => void
+}
+
+export const contractCases = <R>(layer: () => Layer.Layer<R, unknown>, options: ContractOptions = {}): Cases<R> => {
   const runConcurrent = options.concurrency !== false
   return {
-    /** A case that needs one unit of work at a time. */
-    test: <A, E>(title: string, body: Effect.Effect<A, E, R>, timeout = TIMEOUT): void =>
-      it.live(title, () => Effect.provide(body, layer()), timeout),
-    /** A case that runs several units of work at once (see `ContractOptions.concurrency`). */
-    concurrent: <A, E>(title: string, body: Effect.Effect<A, E, R>, timeout = TIMEOUT): void =>
+    test: (title, body, timeout = TIMEOUT) => it.live(title, () => Effect.provide(body, layer()), timeout),
+    concurrent: (title, body, timeout = TIMEOUT) =>
       (runConcurrent ? it.live : it.live.skip)(title, () => Effect.provide(body, layer()), timeout)
   }
 }

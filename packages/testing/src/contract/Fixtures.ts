@@ -53,6 +53,22 @@ export const newestFirst = <A extends { readonly id: string; readonly created_at
     a.created_at !== b.created_at ? (a.created_at < b.created_at ? 1 : -1) : a.id < b.id ? 1 : a.id > b.id ? -1 : 0
   )
 
+/** What every list promises about order and pages (`newestFirst`, at most limit + 1), on records made by `make`. */
+export const expectNewestFirstPages = <A extends { readonly id: string; readonly created_at: string }>(
+  make: (created_at: string) => A,
+  insert: (record: A) => Effect.Effect<void, unknown>,
+  list: (limit: number, offset: number) => Effect.Effect<ReadonlyArray<A>, unknown>
+) =>
+  Effect.gen(function* () {
+    const records = [3, 7, 3, 3, 0, 7].map((t) => make(at(t)))
+    for (const record of records) yield* insert(record)
+    const expected = ids(newestFirst(records))
+    expect(ids(yield* list(50, 0))).toEqual(expected)
+    expect(ids(yield* list(2, 0))).toEqual(expected.slice(0, 3))
+    expect(ids(yield* list(2, 2))).toEqual(expected.slice(2, 5))
+    expect(ids(yield* list(2, 6))).toEqual([])
+  })
+
 export const settingsFor = (name: string): Settings.Settings => ({
   name,
   timezone: "UTC",

@@ -11,7 +11,7 @@ import * as Option from "effect/Option"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
 import { at, type StoragePorts, seed } from "./Fixtures.js"
 import { message } from "./OrdersContract.js"
-import { created, hookFor, newKey } from "./WebhooksContract.js"
+import { created, hookFor, newKey } from "./Webhooks/Fixtures.js"
 
 export const suite = (
   name: string,

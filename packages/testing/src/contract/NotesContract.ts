@@ -20,6 +20,7 @@ const note = (overrides: Partial<Note> = {}): Note => ({
   body: "Called about the renewal",
   call_id: null,
   author_key_id: null,
+  pinned: false,
   created_at: at(0),
   ...overrides
 })
@@ -45,6 +46,7 @@ export const suite = (
           body: 'Příliš žluťoučký kůň said "yes"\nfollow up Monday',
           call_id: newId(Calls.CallId),
           author_key_id: newId(Access.KeyId),
+          pinned: true,
           created_at: at(5)
         })
         const bare = note({ entity_type: "deal", entity_id: entity, created_at: at(1) })
@@ -80,6 +82,33 @@ export const suite = (
           sameIdOtherType.id
         ])
         expect(yield* repo.list(a.id, {}, page(50))).toHaveLength(8)
+      })
+    )
+
+    test(
+      "reads one note, moves only its pin, and filters by the pin",
+      Effect.gen(function* () {
+        const { a, b } = yield* seed
+        const repo = yield* Notes.NoteRepository
+        const entity = uuid()
+        const [older, newer] = [1, 2].map((t) => note({ entity_id: entity, created_at: at(t) }))
+        yield* repo.insert(a.id, older!)
+        yield* repo.insert(a.id, newer!)
+        expect(yield* repo.get(a.id, older!.id)).toEqual(Option.some(older))
+        expect(yield* repo.get(b.id, older!.id)).toEqual(Option.none())
+        expect(yield* repo.pin(b.id, older!.id, true)).toEqual(Option.none())
+        expect(yield* repo.pin(a.id, newId(Notes.NoteId), true)).toEqual(Option.none())
+
+        expect(yield* repo.pin(a.id, older!.id, true)).toEqual(Option.some({ ...older, pinned: true }))
+        expect(yield* repo.get(a.id, older!.id)).toEqual(Option.some({ ...older, pinned: true }))
+        const filtered = (pinned: boolean) =>
+          repo.list(a.id, { entityType: "contact", entityId: entity, pinned }, page(50))
+        expect(ids(yield* filtered(true))).toEqual([older!.id])
+        expect(ids(yield* filtered(false))).toEqual([newer!.id])
+        expect(ids(yield* repo.list(a.id, { entityId: entity }, page(50)))).toEqual([newer!.id, older!.id])
+
+        expect(yield* repo.pin(a.id, older!.id, false)).toEqual(Option.some(older))
+        expect(yield* filtered(true)).toEqual([])
       })
     )
 

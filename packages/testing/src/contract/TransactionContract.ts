@@ -1,7 +1,7 @@
 /**
  * The unit of work (`Transaction`): all of its writes commit together or none do (failure, defect,
- * interruption, a nested unit), work in progress stays invisible, and the organisation lock and the
- * database's unique rules hold under concurrent units.
+ * interruption, a nested unit), work in progress stays invisible, and the organisation lock, a
+ * natural key's lock and the database's unique rules hold under concurrent units.
  */
 import { Companies, Contacts, Errors, Events, type Organisation, Transaction } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
@@ -13,6 +13,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
 import {
   allEvents,
@@ -378,6 +379,49 @@ export const suite = (
         expect(yield* repo.countLive(a.id)).toBe(6)
       }),
       120_000
+    )
+
+    concurrent(
+      "a unit taking a key's lock another unit holds starts only once that one has committed",
+      Effect.gen(function* () {
+        const { a } = yield* seed
+        const tx = yield* Transaction.Transaction
+        const repo = yield* Contacts.ContactRepository
+        const key = "contact.email:ada@example.com"
+        const steps = yield* Ref.make<ReadonlyArray<string>>([])
+        const step = (name: string) => Ref.update(steps, (before) => [...before, name])
+        const [held, secondIn] = [yield* Deferred.make<void>(), yield* Deferred.make<void>()]
+        const ada = person({ email: "ada@example.com" })
+        const first = yield* Effect.fork(
+          tx.run(
+            Effect.gen(function* () {
+              yield* tx.lockKey(a.id, key)
+              yield* step("first holds")
+              yield* Deferred.succeed(held, undefined)
+              // A lock that holds nobody lets the second in, ending the wait; one that holds waits it out.
+              yield* Effect.raceFirst(Deferred.await(secondIn), Effect.sleep("200 millis"))
+              yield* repo.insert(a.id, ada)
+              yield* step("first ends")
+            })
+          )
+        )
+        yield* Deferred.await(held)
+        const second = yield* Effect.fork(
+          tx.run(
+            Effect.gen(function* () {
+              yield* tx.lockKey(a.id, key)
+              yield* step("second holds")
+              yield* Deferred.succeed(secondIn, undefined)
+              return yield* repo.get(a.id, ada.id)
+            })
+          )
+        )
+        yield* Fiber.join(first)
+        const seen = yield* Fiber.join(second)
+        expect(yield* Ref.get(steps)).toEqual(["first holds", "first ends", "second holds"])
+        // What the first wrote is there for the second: it took the lock after the COMMIT.
+        expect(Option.isSome(seen)).toBe(true)
+      })
     )
 
     concurrent(
