@@ -4,10 +4,12 @@
  * generated `paths`, with the prefix taken off (`crm.GET("/contacts/{id}", ...)`), whose calls
  * answer `{ data, response }` or `{ error, response }` with `error` a `CrmError`: no call throws.
  */
+
 import createFetchClient, { type FetchResponse, type MaybeOptionalInit } from "openapi-fetch"
 import { type ClientErrorCode, CrmError } from "./CrmError.js"
+import type { paths } from "./generated/openapi.js"
 import { type Attempted, type Fetch, type RetryPolicy, retryAfterOf, sending } from "./internal/send.js"
-import type { paths } from "./openapi.js"
+import { randomUuid } from "./internal/uuid.js"
 
 type HttpMethod = "get" | "put" | "post" | "delete" | "patch"
 
@@ -135,9 +137,7 @@ const make = <Paths>(prefix: string, token: string, options: CommonOptions, idem
     async (url: string, init: CallOptions & object = {}) => {
       const { idempotencyKey, ...rest } = init
       const key =
-        !idempotent || !WRITES.has(method) || idempotencyKey === false
-          ? undefined
-          : (idempotencyKey ?? globalThis.crypto.randomUUID())
+        !idempotent || !WRITES.has(method) || idempotencyKey === false ? undefined : (idempotencyKey ?? randomUuid())
       const attempted: Attempted = { requestId: "" }
       let answered: Response | undefined
       const fetch: Fetch = async (request) => {

@@ -1,6 +1,6 @@
 /**
  * `@crm/client`: a typed client of the CRM's REST API and admin API, over openapi-fetch, typed by
- * the types openapi-typescript makes of the server's OpenAPI document (`src/openapi.ts`).
+ * the types openapi-typescript makes of the server's OpenAPI document (`src/generated/openapi.ts`).
  */
 export {
   type AdminClient,
@@ -18,9 +18,9 @@ export {
   type RetryOptions
 } from "./Client.js"
 export { type ClientErrorCode, CrmError, type CrmErrorFields } from "./CrmError.js"
-export type { components, operations, paths } from "./openapi.js"
+export type { components, operations, paths } from "./generated/openapi.js"
 
-import type { components } from "./openapi.js"
+import type { components } from "./generated/openapi.js"
 
 /** The document's named shapes: `Schemas["Contact"]`, `Schemas["ContactCreate"]`, `Schemas["Error"]`, ... */
 export type Schemas = components["schemas"]

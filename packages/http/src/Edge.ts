@@ -39,4 +39,3 @@ export const header = (headers: IncomingHttpHeaders, name: string): string | und
   const value = headers[name]
   return Array.isArray(value) ? value[0] : value
 }
-

@@ -49,6 +49,7 @@ export const STATUS_BY_CODE = {
   rate_limited: 429,
   headers_too_large: 431,
   internal_error: 500,
+  not_implemented: 501,
   service_unavailable: 503
 } as const
 

@@ -1,17 +1,40 @@
 /**
- * Effect keeps every root fiber in one process-wide `Set` (its global fiber scope): added when the
- * fiber starts, deleted when it ends, one of each per request here. V8 compacts a `Set` that has
- * seen many deletions by copying it into a new table, and the table left behind keeps the entries
- * it held then until the next full collection. On a server those are the requests in flight at
- * each compaction, so instead of dying young, the objects of nearly every request were promoted to
- * the old generation: most of what our requests promoted, and the full collections that stalled
- * the event loop at saturation (docs/benchmarks.md, seventh pass).
+ * Opt-in: nothing in `@crm/http` calls it. A composition root that wants it provides `layer` (or
+ * calls `useLinkedFiberRoots`) itself; the example server does (`examples/server/src/Server.ts`).
+ * Building `Listener.layer` leaves Effect's fiber scope as it is, so an embedder's process keeps
+ * Effect's own.
  *
- * `useLinkedFiberRoots` swaps that set for a linked list whose removals leave nothing behind.
- * Effect only adds to it, deletes from it and iterates it (`Fiber.roots`). The scope is an Effect
- * internal, reached through Effect's registry of global values, so what is found is checked first:
- * if Effect has changed, nothing is swapped and the server is only slower, never wrong.
+ * What it does. Effect keeps every root fiber in one process-wide `Set` (its global fiber scope):
+ * added when the fiber starts, deleted when it ends, one of each per request here. V8 compacts a
+ * `Set` that has seen many deletions by copying it into a new table, and the table left behind
+ * keeps the entries it held then until the next full collection. On a server those are the
+ * requests in flight at each compaction, so instead of dying young, the objects of nearly every
+ * request were promoted to the old generation: most of what our requests promoted, and the full
+ * collections that stalled the event loop at saturation. `useLinkedFiberRoots` swaps that set for a
+ * linked list whose removals leave nothing behind. Effect only adds to it, deletes from it and
+ * iterates it (`Fiber.roots`).
+ *
+ * Why it exists (docs/benchmarks.md, and the passes of its history by title: "Seventh pass"). In a
+ * bare `node:http` server, a query inside an Effect fiber promoted 606 KB per scavenge, 2 KB with
+ * the list; through our server, `GET /contacts/{id}` went from 435 to 212 KB per scavenge and
+ * `GET /me` from 489 to 250 KB. What was promoted made the full collections that, every 1.2 s or so,
+ * held the 50-odd requests in flight for 35-55 ms each.
+ *
+ * Where it reaches past public APIs. The scope is an Effect internal, reached through Effect's
+ * registry of global values (`globalThis["effect/GlobalValue"]`, key
+ * `Symbol.for("effect/FiberScope/Global")`) and its `roots` field replaced; each fiber carries its
+ * list node under a symbol of ours. What is found is checked first: if Effect has changed, nothing is
+ * swapped and the server is only slower, never wrong.
+ *
+ * What removing it costs: about twice the bytes promoted per request on the routes above, and the
+ * full collections and tail latency that come with them (the same pass).
+ *
+ * What it waits for: no upstream issue found. Effect's set of roots has been a `Set` since it was
+ * added (https://github.com/Effect-TS/effect/pull/1043); nothing filed asks for a structure whose
+ * deletions V8 does not retain, or for a way to turn root tracking off. One is worth filing.
  */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 
 /** Where `effect/GlobalValue` keeps the process's global values, and the global fiber scope's key. */
 const GLOBAL_STORE = "effect/GlobalValue"
@@ -90,3 +113,13 @@ export const useLinkedFiberRoots = (): boolean => {
   scope.roots = linked
   return true
 }
+
+/**
+ * `useLinkedFiberRoots` when built, for a composition root that asks for it; when Effect's internals
+ * were not as expected it says so at debug level and changes nothing.
+ */
+export const layer: Layer.Layer<never> = Layer.effectDiscard(
+  Effect.suspend(() =>
+    useLinkedFiberRoots() ? Effect.void : Effect.logDebug("Effect's fiber roots are not a Set here; left as they are")
+  )
+)

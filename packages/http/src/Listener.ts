@@ -17,7 +17,6 @@ import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
 import { type Answer, errorBody, header, MAX_HEADER_BYTES, MAX_URL_BYTES, requestIdOf } from "./Edge.js"
 import { type ErrorCode, STATUS_BY_CODE } from "./ErrorStatus.js"
-import { useLinkedFiberRoots } from "./FiberRoots.js"
 import * as TurnScheduler from "./TurnScheduler.js"
 
 /** Where the server listens (the port is the one bound, so port 0 reads back as the real one). */
@@ -133,6 +132,10 @@ const refuse = (error: NodeJS.ErrnoException & { readonly rawPacket?: Buffer }, 
   // Answered already: the parser reports each further chunk of the same request again.
   if (socket.writableEnded) return
   // As node itself does: no answer into a connection that is gone, or over a response under way.
+  // `_httpMessage` is node's private link from a socket to its response; node's own default
+  // `clientError` handler reads it for this very check (lib/_http_server.js), and no public API
+  // says whether a response is under way on a socket. Removing it costs a second answer written
+  // into a response already started. No upstream issue asks for a public one.
   const inFlight = (socket as { readonly _httpMessage?: ServerResponse | null })._httpMessage
   if (error.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent === true) {
     socket.destroy()
@@ -164,8 +167,6 @@ export const layer = <R>(
   Layer.scoped(
     Address,
     Effect.gen(function* () {
-      // Each request is a root fiber: see `FiberRoots` for why their set is a linked list.
-      if (!useLinkedFiberRoots()) yield* Effect.logDebug("Effect's fiber roots are not a Set here; left as they are")
       const given = yield* Effect.runtime<R>()
       const traced =
         options.tracing === false ? Runtime.setFiberRef(given, FiberRef.currentTracerEnabled, false) : given

@@ -2,7 +2,7 @@
  * The route table entry. The router, the request validation and the OpenAPI document are all
  * read from these records, so they cannot drift apart.
  */
-import { type Access, type Errors, type Kernel, type Webhooks, Wire } from "@crm/core"
+import { type Access, type Errors, type Kernel, type SchemaWalk, type Webhooks, Wire } from "@crm/core"
 import type * as Effect from "effect/Effect"
 import type { z } from "zod"
 import type { ErrorCode } from "./ErrorStatus.js"
@@ -152,10 +152,11 @@ export type ParamsOf<P extends string, K> = {
 }
 
 /**
- * The id a schema gives: `z.output` by an indexed access, whose result (unlike `z.output`'s
- * conditional) code generic over the schema can still pass where the same id is expected.
+ * The id a schema gives: `z.output` by an indexed access (`SchemaWalk.Output`), whose result
+ * (unlike `z.output`'s conditional) code generic over the schema can still pass where the same id
+ * is expected.
  */
-export type IdOutput<S> = (S & z.ZodType<string>)["_zod"]["output"]
+export type IdOutput<S> = SchemaWalk.Output<S & z.ZodType<string>>
 
 /** The body a success schema describes, as a handler gives it (the pipeline writes it as JSON). */
 export type SuccessOf<S> = S extends z.ZodType ? Wire.Given<z.output<S>> : unknown

@@ -5,6 +5,8 @@
  * answer is the caller's, at once.
  */
 
+import { randomUuid } from "./uuid.js"
+
 export interface RetryPolicy {
   /** Attempts in all, the first included. */
   readonly maxAttempts: number
@@ -69,7 +71,7 @@ export const sending =
       if (options.idempotencyKey !== undefined && !copy.headers.has("idempotency-key")) {
         copy.headers.set("idempotency-key", options.idempotencyKey)
       }
-      const requestId = request.headers.get("x-request-id") ?? globalThis.crypto.randomUUID()
+      const requestId = request.headers.get("x-request-id") ?? randomUuid()
       copy.headers.set("x-request-id", requestId)
       options.attempted.requestId = requestId
       const response = await fetch(copy)

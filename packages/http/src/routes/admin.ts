@@ -2,6 +2,7 @@
 import { Access, BusinessClock, Invoicing, Organisation, Quotes, Settings } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { z } from "zod"
+import { type Area, named } from "../Area.js"
 import { created, noContent, ok } from "../Reply.js"
 import { admin, route } from "../Route.js"
 
@@ -202,3 +203,31 @@ export const adminRoutes = [
       Effect.flatMap(Invoicing.Invoicing, (invoicing) => invoicing.importRates(body)).pipe(Effect.map(ok))
   })
 ]
+
+export const adminArea: Area = {
+  admin: adminRoutes,
+  schemaNames: [
+    ...named(
+      Access,
+      "Scope",
+      "KeyCreate",
+      "CreatedKey",
+      "KeySummary",
+      "KeyPage",
+      "OrganisationSummary",
+      "OrganisationPage"
+    ),
+    ...named(
+      Settings,
+      "Organisation",
+      "OrganisationCreate",
+      "Settings",
+      "SettingsInput",
+      "PlanInput",
+      "NumberingInput",
+      "SeriesInput",
+      "User",
+      "UserInput"
+    )
+  ]
+}

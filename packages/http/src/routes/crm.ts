@@ -1,5 +1,6 @@
 import { Companies, Contacts } from "@crm/core"
 import * as Effect from "effect/Effect"
+import { type Area, named } from "../Area.js"
 import { ok } from "../Reply.js"
 import { route, write } from "../Route.js"
 import { actorOf } from "./principal.js"
@@ -80,3 +81,11 @@ export const companyRoutes = resourceRoutes(
     note: "Change only the fields sent of the oldest live company with this domain, compared case-insensitively (200; company.updated only when a field changed), or create one (201, company.created; name is then required). Concurrent upserts of one domain create one company"
   }
 )
+
+export const crmArea: Area = {
+  api: [...contactRoutes, ...companyRoutes],
+  schemaNames: [
+    ...named(Contacts, "Contact", "ContactCreate", "ContactPatch", "ContactPage", "ContactStatus"),
+    ...named(Companies, "Company", "CompanyCreate", "CompanyPatch", "CompanyPage")
+  ]
+}

@@ -1,5 +1,6 @@
 import { Deals } from "@crm/core"
 import * as Effect from "effect/Effect"
+import { type Area, named } from "../Area.js"
 import { ok } from "../Reply.js"
 import { read, route, write } from "../Route.js"
 import { actorOf } from "./principal.js"
@@ -75,3 +76,24 @@ export const dealRoutes = [
       Effect.map(Deals.Deals, (deals) => ok(deals.pipelines(principal.organisation, query)))
   })
 ]
+
+export const dealsArea: Area = {
+  api: dealRoutes,
+  schemaNames: named(
+    Deals,
+    "Deal",
+    "DealCreate",
+    "DealPatch",
+    "DealPage",
+    "DealStatus",
+    "StageHistory",
+    "StageVisit",
+    "PipelinePage",
+    "Pipeline",
+    "PipelineInput",
+    "Stage",
+    "StageInput",
+    "StageKind",
+    "PlaybookTask"
+  )
+}

@@ -1,5 +1,6 @@
 import { Forms } from "@crm/core"
 import * as Effect from "effect/Effect"
+import { type Area, named } from "../Area.js"
 import { created, ok } from "../Reply.js"
 import { formsSubmit, route } from "../Route.js"
 import { actorOf } from "./principal.js"
@@ -36,3 +37,12 @@ export const formRoutes = [
       Effect.flatMap(Forms.Forms, (forms) => forms.counts(principal.organisation, params.id)).pipe(Effect.map(ok))
   })
 ]
+
+export const formsArea: Area = {
+  api: formRoutes,
+  schemaNames: [
+    ...named(Forms, "Form", "FormInput", "FormFieldType", "Submission", "SubmissionCreate", "FormCounts"),
+    // As a record field (`recordsArea`): stored with defaults filled in, named apart in responses.
+    [Forms.FormFieldInput, { input: "FormFieldInput", output: "FormField" }]
+  ]
+}

@@ -1,6 +1,7 @@
 /** Health checks for load balancers and orchestrators: public, spending no budget, outside /api/v1. */
 import { Health } from "@crm/core"
 import * as Effect from "effect/Effect"
+import { type Area, named } from "../Area.js"
 import { ok } from "../Reply.js"
 import { open, route } from "../Route.js"
 
@@ -30,3 +31,5 @@ export const healthRoutes = [
     handle: () => Effect.flatMap(Health.Health, (health) => health.ready).pipe(Effect.map(ok))
   })
 ]
+
+export const healthArea: Area = { root: healthRoutes, schemaNames: named(Health, "HealthStatus") }

@@ -5,6 +5,7 @@
 import { Access, type Errors, Webhooks } from "@crm/core"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import { type Area, named } from "../Area.js"
 import { created, noContent, ok } from "../Reply.js"
 import { type AdminGuard, admin, type Guard, type KeyGuard, type PrincipalOf, read, route, write } from "../Route.js"
 
@@ -221,3 +222,20 @@ export const adminHookRoutes = [
   }),
   ...hookActionRoutes(byAdmin)
 ]
+
+export const hooksArea: Area = {
+  api: hookRoutes,
+  admin: adminHookRoutes,
+  schemaNames: named(
+    Webhooks,
+    "Hook",
+    "HookCreate",
+    "HookPatch",
+    "HookPage",
+    "HookWithSecret",
+    "Delivery",
+    "DeliveryAttempt",
+    "DeliveryPage",
+    "DeliveryStatus"
+  )
+}

@@ -2,6 +2,7 @@
 import { Import, Organisation } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { z } from "zod"
+import { type Area, named } from "../Area.js"
 import { ok } from "../Reply.js"
 import { admin, route } from "../Route.js"
 
@@ -31,3 +32,5 @@ export const importRoutes = [
       )
   })
 ]
+
+export const importArea: Area = { admin: importRoutes, schemaNames: named(Import, "ImportReport", "ImportedItem") }

@@ -1,6 +1,7 @@
 import { Invoicing } from "@crm/core"
 import * as Effect from "effect/Effect"
-import { invoiceSheet, pdfReply } from "../pdf/DocumentPdf.js"
+import { type Area, named } from "../Area.js"
+import * as DocumentRenderer from "../DocumentRenderer.js"
 import { created, ok } from "../Reply.js"
 import { invoicesWrite, read, route } from "../Route.js"
 import { createRoute, getRoute, listRoute, patchRoute } from "./resource.js"
@@ -42,13 +43,15 @@ export const invoiceRoutes = [
     tag: "invoices",
     guard: read(),
     summary:
-      "The invoice as a PDF to send: seller (settings.seller) and frozen buyer, number (DRAFT before issue), dates, lines, the VAT summary per rate, totals, the VAT exemption reason and the exchange rate",
+      "The invoice as a PDF to send: seller (settings.seller) and frozen buyer, number (DRAFT before issue), dates, lines, the VAT summary per rate, totals, the VAT exemption reason and the exchange rate; 501 not_implemented where the server was built without a PDF renderer",
     success: { status: 200, description: "the PDF", file: "application/pdf" },
-    errors: ["not_found"],
+    errors: ["not_found", "not_implemented"],
     handle: ({ principal, params }) => {
       const organisation = principal.organisation
       return Effect.flatMap(Invoicing.Invoicing, (invoicing) => invoicing.get(organisation, params.id)).pipe(
-        Effect.flatMap((invoice) => pdfReply(invoiceSheet(organisation.settings, invoice), invoice.id))
+        Effect.flatMap((invoice) =>
+          DocumentRenderer.reply(organisation.settings, { kind: "invoice", invoice }, invoice.id)
+        )
       )
     }
   }),
@@ -103,3 +106,21 @@ export const invoiceRoutes = [
       )
   })
 ]
+
+export const invoicesArea: Area = {
+  api: invoiceRoutes,
+  schemaNames: named(
+    Invoicing,
+    "Invoice",
+    "InvoiceCreate",
+    "InvoicePatch",
+    "InvoicePage",
+    "InvoiceIssue",
+    "InvoiceKind",
+    "Buyer",
+    "Payment",
+    "PaymentCreate",
+    "PaymentList",
+    "RatesImport"
+  )
+}

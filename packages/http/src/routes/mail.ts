@@ -1,6 +1,7 @@
 /** The admin view of an organisation's mail outbox: what was queued, sent or failed, and why. */
 import { Access, Mail, Organisation } from "@crm/core"
 import * as Effect from "effect/Effect"
+import { type Area, named } from "../Area.js"
 import { ok } from "../Reply.js"
 import { admin, route } from "../Route.js"
 
@@ -24,3 +25,8 @@ export const adminMailRoutes = [
       }).pipe(Effect.map(ok))
   })
 ]
+
+export const mailArea: Area = {
+  admin: adminMailRoutes,
+  schemaNames: named(Mail, "MailMessage", "MailPage", "MailStatus")
+}

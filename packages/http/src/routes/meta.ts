@@ -1,6 +1,7 @@
 import { Access, Events } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { z } from "zod"
+import { type Area, named } from "../Area.js"
 import { ok } from "../Reply.js"
 import { open, read, route } from "../Route.js"
 
@@ -47,3 +48,8 @@ export const openApiRoute = (document: () => string) =>
     errors: [],
     handle: () => Effect.sync(() => ({ status: 200, json: document() }))
   })
+
+export const metaArea: Area = {
+  api: [meRoute, eventsRoute],
+  schemaNames: [...named(Access, "Me"), ...named(Events, "EventEnvelope", "EventPage")]
+}

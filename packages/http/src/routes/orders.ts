@@ -1,4 +1,5 @@
 import { Orders } from "@crm/core"
+import { type Area, named } from "../Area.js"
 import { createRoute, getRoute, listRoute, patchRoute } from "./resource.js"
 
 const spec = {
@@ -34,3 +35,20 @@ const spec = {
 } as const
 
 export const orderRoutes = [listRoute(spec), createRoute(spec), getRoute(spec), patchRoute(spec)]
+
+export const ordersArea: Area = {
+  api: orderRoutes,
+  schemaNames: named(
+    Orders,
+    "Order",
+    "OrderCreate",
+    "OrderPatch",
+    "OrderPage",
+    "OrderLine",
+    "OrderLineInput",
+    "OrderBuyer",
+    "OrderFulfilment",
+    "OrderPaymentMethod",
+    "OrderPaymentStatus"
+  )
+}

@@ -1,5 +1,6 @@
 import { Inventory } from "@crm/core"
 import * as Effect from "effect/Effect"
+import { type Area, named } from "../Area.js"
 import { ok } from "../Reply.js"
 import { read, route, write } from "../Route.js"
 import { actorOf } from "./principal.js"
@@ -77,3 +78,24 @@ export const productRoutes = [
       ).pipe(Effect.map(ok))
   })
 ]
+
+export const productsArea: Area = {
+  api: productRoutes,
+  schemaNames: named(
+    Inventory,
+    "Product",
+    "ProductCreate",
+    "ProductPatch",
+    "ProductPage",
+    "ProductKind",
+    "ProductOption",
+    "Variant",
+    "VariantInput",
+    "StockBand",
+    "StockMove",
+    "StockMovement",
+    "StockMovementPage",
+    "MovementKind",
+    "StockSettingsInput"
+  )
+}

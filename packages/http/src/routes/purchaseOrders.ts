@@ -5,6 +5,7 @@
 import { PurchaseOrders } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { z } from "zod"
+import { type Area, named } from "../Area.js"
 import { ok } from "../Reply.js"
 import { route, write } from "../Route.js"
 import { actorOf } from "./principal.js"
@@ -79,3 +80,15 @@ export const purchaseOrderRoutes = [
       ).pipe(Effect.map(ok))
   })
 ]
+
+export const purchaseOrdersArea: Area = {
+  api: purchaseOrderRoutes,
+  schemaNames: named(
+    PurchaseOrders,
+    "PurchaseOrder",
+    "PurchaseOrderCreate",
+    "PurchaseOrderPage",
+    "PurchaseOrderLine",
+    "PurchaseOrderReceipt"
+  )
+}

@@ -1,6 +1,7 @@
 import { Invoicing, Quotes } from "@crm/core"
 import * as Effect from "effect/Effect"
-import { pdfReply, quoteSheet } from "../pdf/DocumentPdf.js"
+import { type Area, named } from "../Area.js"
+import * as DocumentRenderer from "../DocumentRenderer.js"
 import { created, ok } from "../Reply.js"
 import { invoicesWrite, quotesWrite, read, route } from "../Route.js"
 import { createRoute, getRoute, listRoute, patchRoute } from "./resource.js"
@@ -41,13 +42,15 @@ export const quoteRoutes = [
     tag: "quotes",
     guard: read(),
     summary:
-      "The quote as a PDF to send: seller (settings.seller) and the buyer (its company, else its contact, as they are now), number, dates, lines, the VAT summary per rate, totals and the VAT exemption reason",
+      "The quote as a PDF to send: seller (settings.seller) and the buyer (its company, else its contact, as they are now), number, dates, lines, the VAT summary per rate, totals and the VAT exemption reason; 501 not_implemented where the server was built without a PDF renderer",
     success: { status: 200, description: "the PDF", file: "application/pdf" },
-    errors: ["not_found"],
+    errors: ["not_found", "not_implemented"],
     handle: ({ principal, params }) => {
       const organisation = principal.organisation
       return Effect.flatMap(Quotes.Quotes, (quotes) => quotes.addressed(organisation, params.id)).pipe(
-        Effect.flatMap(({ quote, buyer }) => pdfReply(quoteSheet(organisation.settings, quote, buyer), quote.id))
+        Effect.flatMap(({ quote, buyer }) =>
+          DocumentRenderer.reply(organisation.settings, { kind: "quote", quote, buyer }, quote.id)
+        )
       )
     }
   }),
@@ -82,3 +85,8 @@ export const quoteRoutes = [
       )
   })
 ]
+
+export const quotesArea: Area = {
+  api: quoteRoutes,
+  schemaNames: named(Quotes, "Quote", "QuoteCreate", "QuotePatch", "QuotePage", "QuoteRevision", "QuoteRevisions")
+}

@@ -1,4 +1,5 @@
 import { Records } from "@crm/core"
+import { type Area, named } from "../Area.js"
 import { batchRoute, createRoute, getRoute, listRoute, patchRoute } from "./resource.js"
 
 const spec = {
@@ -34,3 +35,23 @@ export const recordRoutes = [
   getRoute(spec),
   patchRoute(writing)
 ]
+
+export const recordsArea: Area = {
+  api: recordRoutes,
+  schemaNames: [
+    ...named(
+      Records,
+      "CustomRecord",
+      "WrittenRecord",
+      "RecordCreate",
+      "RecordPatch",
+      "RecordPage",
+      "RecordType",
+      "RecordTypeInput",
+      "Aggregate"
+    ),
+    // The settings answer a field as it was stored, defaults filled in: in a response no field of
+    // its is missing, so the response shape has a name of its own.
+    [Records.RecordFieldInput, { input: "RecordFieldInput", output: "RecordField" }]
+  ]
+}

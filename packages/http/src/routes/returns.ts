@@ -1,5 +1,6 @@
 /** Returns (RMAs) over REST: goods of a delivered order coming back, through their status machine. */
 import { Returns } from "@crm/core"
+import { type Area, named } from "../Area.js"
 import { createRoute, getRoute, listRoute, patchRoute } from "./resource.js"
 
 const spec = {
@@ -26,3 +27,8 @@ const spec = {
 } as const
 
 export const returnRoutes = [listRoute(spec), createRoute(spec), getRoute(spec), patchRoute(spec)]
+
+export const returnsArea: Area = {
+  api: returnRoutes,
+  schemaNames: named(Returns, "Return", "ReturnCreate", "ReturnUpdate", "ReturnPage", "ReturnItem", "ReturnLine")
+}

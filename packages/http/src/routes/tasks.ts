@@ -1,5 +1,6 @@
 import { Tasks } from "@crm/core"
 import * as Effect from "effect/Effect"
+import { type Area, named } from "../Area.js"
 import { ok } from "../Reply.js"
 import { route, write } from "../Route.js"
 import { resourceRoutes } from "./resource.js"
@@ -42,3 +43,8 @@ export const taskRoutes = [
       Effect.flatMap(Tasks.Tasks, (tasks) => tasks.complete(principal.organisation, params.id)).pipe(Effect.map(ok))
   })
 ]
+
+export const tasksArea: Area = {
+  api: taskRoutes,
+  schemaNames: named(Tasks, "Task", "TaskCreate", "TaskPatch", "TaskPage", "EntityType", "TaskPriority")
+}

@@ -1,6 +1,7 @@
 /** Tickets over REST: list, get, and a reply that mails the requester (decisions page). */
 import { Tickets } from "@crm/core"
 import * as Effect from "effect/Effect"
+import { type Area, named } from "../Area.js"
 import { ok } from "../Reply.js"
 import { route, write } from "../Route.js"
 import { getRoute, listRoute } from "./resource.js"
@@ -43,3 +44,9 @@ export const ticketRoutes = [
       )
   })
 ]
+
+export const ticketsArea: Area = {
+  api: ticketRoutes,
+  // A ticket's priority is the tasks' (TicketPriority is TaskPriority): one shape, one name.
+  schemaNames: named(Tickets, "Ticket", "TicketPage", "TicketReply", "TicketChannel")
+}

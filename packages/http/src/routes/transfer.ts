@@ -11,6 +11,7 @@ import * as Fiber from "effect/Fiber"
 import * as Runtime from "effect/Runtime"
 import type * as Stream from "effect/Stream"
 import { z } from "zod"
+import type { Area } from "../Area.js"
 import { MAX_STREAMED_BODY_BYTES } from "../Edge.js"
 import { created, type HttpFailure } from "../Reply.js"
 import { admin, route } from "../Route.js"
@@ -115,3 +116,5 @@ export const transferRoutes = [
       ).pipe(Effect.map(created))
   })
 ]
+
+export const transferArea: Area = { admin: transferRoutes }

@@ -1,5 +1,6 @@
 import { Visits } from "@crm/core"
 import * as Effect from "effect/Effect"
+import { type Area, named } from "../Area.js"
 import { analyticsWrite, route } from "../Route.js"
 
 // 202: the visit is recorded, but nothing about it can be read back through the API.
@@ -21,3 +22,5 @@ export const visitRoutes = [
       )
   })
 ]
+
+export const visitsArea: Area = { api: visitRoutes, schemaNames: named(Visits, "Visit", "VisitCreate") }

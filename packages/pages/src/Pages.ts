@@ -1,8 +1,9 @@
 /**
  * The two pages beside the APIs. `/docs` is the API reference: Redoc's standalone bundle over our
  * own OpenAPI document (`/api/v1/openapi.json`). `/admin` is the settings page for whoever holds
- * the admin token: one HTML page, one hand-written ES module and one style sheet that call
- * `/admin/v1` and nothing else (their files are in `src/pages/`, shipped with the package).
+ * the admin token: one HTML page, one ES module and one style sheet that call `/admin/v1` and
+ * nothing else. The module is `src/admin/` (TypeScript calling the admin API through
+ * `@crm/client`), bundled for the browser by the package's build (see internal/adminFiles.ts).
  *
  * They are answered in front of the API pipeline (`around`): no key, no rate budget, no request
  * id; what is not a page costs an API request one map lookup. Nothing is read at start: each file
@@ -17,12 +18,12 @@ import { createHash } from "node:crypto"
 import { readFile } from "node:fs/promises"
 import type { IncomingMessage } from "node:http"
 import { createRequire } from "node:module"
-import { dirname, join } from "node:path"
 import { promisify } from "node:util"
 import { gzip } from "node:zlib"
 import { Access, Events } from "@crm/core"
+import { Edge } from "@crm/http"
 import * as Effect from "effect/Effect"
-import { type Answer, errorBody, requestIdOf } from "./Edge.js"
+import { readAdminFile } from "./internal/adminFiles.js"
 
 export interface PagesOptions {
   /**
@@ -33,7 +34,7 @@ export interface PagesOptions {
 }
 
 /** A page or one of its files, answering GET and HEAD. */
-export type Page = (incoming: IncomingMessage) => Effect.Effect<Answer>
+export type Page = (incoming: IncomingMessage) => Effect.Effect<Edge.Answer>
 export type Pages = ReadonlyMap<string, Page>
 
 export const DOCS_PATH = "/docs"
@@ -109,7 +110,7 @@ const acceptsGzip = (incoming: IncomingMessage) => /\bgzip\b/.test(String(incomi
  * The answer for a file. Under its versioned URL (`?v=` its version) it may be kept for a year;
  * anything else (the HTML pages, an old or missing version) is asked for again each time.
  */
-const serve = (incoming: IncomingMessage, file: Asset): Answer => {
+const serve = (incoming: IncomingMessage, file: Asset): Edge.Answer => {
   const url = incoming.url ?? "/"
   const query = url.indexOf("?")
   const versioned =
@@ -133,13 +134,13 @@ const refusal = (
   code: string,
   detail: string,
   headers: Record<string, string> = {}
-): Answer => {
+): Edge.Answer => {
   const given = incoming.headers["x-request-id"]
-  const requestId = requestIdOf(Array.isArray(given) ? given[0] : given)
+  const requestId = Edge.requestIdOf(Array.isArray(given) ? given[0] : given)
   return {
     status,
     headers: { ...headers, "content-type": "application/json; charset=utf-8", "x-request-id": requestId },
-    body: errorBody(code, detail, requestId)
+    body: Edge.errorBody(code, detail, requestId)
   }
 }
 
@@ -149,13 +150,6 @@ const page =
     incoming.method === "GET" || incoming.method === "HEAD"
       ? Effect.map(Effect.promise(load), (file) => serve(incoming, file))
       : Effect.succeed(refusal(incoming, 405, "method_not_allowed", "allowed: GET, HEAD", { allow: "GET, HEAD" }))
-
-/** The package's own directory, wherever it is loaded from (its sources, its `dist/`, or bundled into an application). */
-const pagesDirectory = once(async () =>
-  join(dirname(createRequire(import.meta.url).resolve("@crm/http/package.json")), "src", "pages")
-)
-
-const readPage = async (name: string) => readFile(join(await pagesDirectory(), name), "utf8")
 
 const docsShell = (redocVersion: string) => `<!doctype html>
 <html lang="en">
@@ -234,16 +228,16 @@ export const make = (options: PagesOptions): Pages => {
   })
 
   const script = once(async () => {
-    const text = await readPage("admin.js")
+    const text = await readAdminFile("admin.js")
     return asset("text/javascript; charset=utf-8", text, hashOf(text))
   })
   const style = once(async () => {
-    const text = await readPage("admin.css")
+    const text = await readAdminFile("admin.css")
     return asset("text/css; charset=utf-8", text, hashOf(text))
   })
   // The scopes and the event catalogue come from the kernel, so the page offers what the API accepts.
   const admin = once(async () => {
-    const [template, js, css] = await Promise.all([readPage("admin.html"), script(), style()])
+    const [template, js, css] = await Promise.all([readAdminFile("admin.html"), script(), style()])
     const html = template
       .replace("{{script}}", `${ADMIN_SCRIPT_PATH}?v=${js.version}`)
       .replace("{{style}}", `${ADMIN_STYLE_PATH}?v=${css.version}`)
@@ -283,8 +277,8 @@ const moved =
 export const around =
   <R>(
     pages: Pages,
-    app: (incoming: IncomingMessage) => Effect.Effect<Answer, never, R>
-  ): ((incoming: IncomingMessage) => Effect.Effect<Answer, never, R>) =>
+    app: (incoming: IncomingMessage) => Effect.Effect<Edge.Answer, never, R>
+  ): ((incoming: IncomingMessage) => Effect.Effect<Edge.Answer, never, R>) =>
   (incoming) => {
     const target = incoming.url ?? "/"
     const query = target.indexOf("?")

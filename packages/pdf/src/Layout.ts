@@ -1,168 +1,16 @@
 /**
- * Quotes and invoices as PDF documents to send: the figures are those the API answers (the lines,
- * totals and VAT summary the core's pricing stored on the document), laid out here and nowhere
- * computed again.
- *
- * pdfkit is loaded on the first PDF, not at start (it is large and reads its data files from its
- * own directory, so the server bundle leaves it in node_modules). The text is set in DejaVu Sans
- * (regular and bold, from the `dejavu-fonts-ttf` package) for Czech and every other Latin script.
- * The same document gives the same bytes: the PDF's dates and identifier are made from the
- * document's own `updated_at`, not the time of the request. A worker thread renders it, off the
- * event loop (see `PdfWorkers`).
+ * The page of a quote or an invoice drawn with pdfkit on A4: the seller and its title on top, the
+ * parties, the dates, the lines, the VAT summary beside the totals, the notes, and a footer on
+ * every page. The text is set in the fonts `DocumentPdf` registers as `regular` and `bold`.
  */
-import { createRequire } from "node:module"
-import { type Invoicing, Money, type Quotes, type Settings } from "@crm/core"
-import * as Effect from "effect/Effect"
-import { file, type Reply } from "../Reply.js"
-import * as PdfWorkers from "./PdfWorkers.js"
+import { Money } from "@crm/core"
+import type { Line, Sheet } from "./Sheet.js"
 
 type Pdf = PDFKit.PDFDocument
-type Buyer = Invoicing.Buyer
-type Line = Invoicing.Invoice["items"][number]
-type Amounts = Pick<Invoicing.Invoice, "subtotal" | "vat_total" | "total" | "vat_summary">
-
-/** What a page shows, in the order it shows it: every text already final, and plain data. */
-export interface Sheet {
-  readonly title: string
-  /** The document's number, else `DRAFT`. */
-  readonly number: string
-  readonly draft: boolean
-  readonly seller: ReadonlyArray<string>
-  readonly buyer: ReadonlyArray<string>
-  readonly facts: ReadonlyArray<readonly [label: string, value: string]>
-  readonly currency: string
-  readonly items: ReadonlyArray<Line>
-  readonly amounts: Amounts
-  readonly notes: ReadonlyArray<readonly [label: string, text: string]>
-  readonly footer: string
-  readonly updatedAt: string
-}
-
-const resolveFrom = createRequire(import.meta.url)
-
-let pdfkit: Promise<typeof import("pdfkit")> | undefined
-const loadPdfkit = () => {
-  pdfkit ??= import("pdfkit").then((module) => module.default)
-  return pdfkit
-}
-
-const FONTS = { regular: "dejavu-fonts-ttf/ttf/DejaVuSans.ttf", bold: "dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf" }
-
-const INVOICE_TITLES: Record<Invoicing.InvoiceKind, string> = {
-  normal: "Invoice",
-  proforma: "Proforma invoice",
-  advance: "Advance invoice",
-  corrective: "Corrective invoice",
-  storno: "Credit note"
-}
-
-const present = (lines: ReadonlyArray<string | null | undefined>): Array<string> =>
-  lines.filter((line): line is string => line != null && line.trim() !== "")
-
-const sellerOf = (settings: Settings.Settings): Array<string> => {
-  const seller = settings.seller
-  return present([
-    seller.legal_name ?? settings.name,
-    ...(seller.address ?? "").split("\n"),
-    settings.country,
-    seller.registration_number === null ? null : `Reg. no. ${seller.registration_number}`,
-    seller.vat_number === null ? null : `VAT no. ${seller.vat_number}`,
-    seller.email,
-    seller.phone
-  ])
-}
-
-const buyerOf = (buyer: Buyer): Array<string> => {
-  const place = present([buyer.city, buyer.country]).join(", ")
-  return present([
-    buyer.name ?? "(no name)",
-    place,
-    buyer.vat_number === null ? null : `VAT no. ${buyer.vat_number}`,
-    buyer.email
-  ])
-}
-
-const footerOf = (settings: Settings.Settings): string =>
-  present([
-    settings.seller.legal_name ?? settings.name,
-    settings.seller.registration_number === null ? null : `Reg. no. ${settings.seller.registration_number}`,
-    settings.seller.vat_number === null ? null : `VAT no. ${settings.seller.vat_number}`
-  ]).join("  ·  ")
-
-/** A timestamp's calendar day where the organisation is, as the API's dates are written. */
-const dayOf = (timestamp: string, timezone: string): string =>
-  new Intl.DateTimeFormat("en-CA", { timeZone: timezone, year: "numeric", month: "2-digit", day: "2-digit" }).format(
-    new Date(timestamp)
-  )
-
-export const invoiceSheet = (settings: Settings.Settings, invoice: Invoicing.Invoice): Sheet => {
-  const foreign = invoice.exchange_rate !== null && invoice.currency !== settings.default_currency
-  const payTo = settings.seller.bank_account
-  return {
-    title: INVOICE_TITLES[invoice.kind],
-    number: invoice.number ?? "DRAFT",
-    draft: invoice.number === undefined,
-    seller: sellerOf(settings),
-    buyer: buyerOf(invoice.buyer),
-    facts: [
-      ["Issue date", invoice.issue_date],
-      ["Taxable supply", invoice.fulfilment_date],
-      ["Due date", invoice.due_date],
-      ["Currency", invoice.currency]
-    ],
-    currency: invoice.currency,
-    items: invoice.items,
-    amounts: invoice,
-    notes: [
-      ...(invoice.vat_reason === null ? [] : [["VAT exemption", invoice.vat_reason] as const]),
-      ...(foreign
-        ? [["Exchange rate", `1 ${invoice.currency} = ${invoice.exchange_rate} ${settings.default_currency}`] as const]
-        : []),
-      ...(payTo === null || invoice.kind === "storno"
-        ? []
-        : [
-            [
-              "Payment",
-              present([
-                `to ${payTo}`,
-                settings.seller.bic === null ? null : `BIC ${settings.seller.bic}`,
-                invoice.number === undefined ? null : `reference ${invoice.number}`,
-                `by ${invoice.due_date}`
-              ]).join(", ")
-            ] as const
-          ]),
-      ...(invoice.note === null ? [] : [["Note", invoice.note] as const])
-    ],
-    footer: footerOf(settings),
-    updatedAt: invoice.updated_at
-  }
-}
-
-export const quoteSheet = (settings: Settings.Settings, quote: Quotes.Quote, buyer: Buyer): Sheet => ({
-  title: "Quote",
-  number: quote.number,
-  draft: false,
-  seller: sellerOf(settings),
-  buyer: buyerOf(buyer),
-  facts: [
-    ["Date", dayOf(quote.created_at, settings.timezone)],
-    ...(quote.valid_until === null ? [] : [["Valid until", quote.valid_until] as const]),
-    ["Currency", quote.currency]
-  ],
-  currency: quote.currency,
-  items: quote.items,
-  amounts: quote,
-  notes: [
-    ...(quote.vat_reason === null ? [] : [["VAT exemption", quote.vat_reason] as const]),
-    ...(quote.note === null ? [] : [["Note", quote.note] as const])
-  ],
-  footer: footerOf(settings),
-  updatedAt: quote.updated_at
-})
 
 // Layout, in PDF points (A4, 72 to the inch).
 const PAGE = { width: 595.28, height: 841.89 }
-const MARGIN = 50
+export const MARGIN = 50
 const WIDTH = PAGE.width - 2 * MARGIN
 const BOTTOM = PAGE.height - MARGIN - 24
 const INK = "#1f2933"
@@ -458,32 +306,8 @@ const footers = (doc: Pdf, sheet: Sheet) => {
   }
 }
 
-/** The sheet as the bytes of a PDF file. */
-export const render = async (sheet: Sheet): Promise<Uint8Array> => {
-  const PDFDocument = await loadPdfkit()
-  const made = new Date(sheet.updatedAt)
-  const doc = new PDFDocument({
-    size: "A4",
-    margin: MARGIN,
-    bufferPages: true,
-    font: resolveFrom.resolve(FONTS.regular),
-    info: {
-      Title: sheet.draft ? `${sheet.title} (draft)` : `${sheet.title} ${sheet.number}`,
-      Author: sheet.seller[0] ?? "",
-      Producer: "CRM",
-      Creator: "CRM",
-      CreationDate: made,
-      ModDate: made
-    }
-  })
-  const chunks: Array<Buffer> = []
-  doc.on("data", (chunk: Buffer) => chunks.push(chunk))
-  const ended = new Promise<void>((done, fail) => {
-    doc.on("end", done)
-    doc.on("error", fail)
-  })
-  doc.registerFont("regular", resolveFrom.resolve(FONTS.regular))
-  doc.registerFont("bold", resolveFrom.resolve(FONTS.bold))
+/** Draws the sheet on the document, page after page, footers last (they number the pages). */
+export const draw = (doc: Pdf, sheet: Sheet) => {
   const format = numbers(sheet.currency)
   let y = header(doc, sheet)
   y = parties(doc, sheet, y)
@@ -492,21 +316,4 @@ export const render = async (sheet: Sheet): Promise<Uint8Array> => {
   y = summary(doc, sheet, format, y)
   notes(doc, sheet, y)
   footers(doc, sheet)
-  doc.end()
-  await ended
-  return Buffer.concat(chunks)
 }
-
-const rendered = (sheet: Sheet): Promise<Uint8Array> =>
-  PdfWorkers.pool === undefined ? render(sheet) : PdfWorkers.pool.run(sheet)
-
-/** A character a file name on some system cannot hold (a number series may use `/`) becomes `-`. */
-const fileNameOf = (sheet: Sheet, id: string) =>
-  `${(sheet.draft ? `DRAFT-${id}` : sheet.number).replace(/[^A-Za-z0-9._-]/g, "-")}.pdf`
-
-/** The reply of a PDF route: the file, shown in the browser, saved under the document's number. */
-export const pdfReply = (sheet: Sheet, id: string): Effect.Effect<Reply> =>
-  Effect.map(
-    Effect.promise(() => rendered(sheet)),
-    (bytes) => file("application/pdf", bytes, { "content-disposition": `inline; filename="${fileNameOf(sheet, id)}"` })
-  )

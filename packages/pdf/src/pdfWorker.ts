@@ -1,7 +1,8 @@
 /** The entry of a PDF worker thread (see `PdfWorkers`): a sheet in, the PDF's bytes out. */
 import { parentPort } from "node:worker_threads"
-import { render, type Sheet } from "./DocumentPdf.js"
+import { render } from "./DocumentPdf.js"
 import type { Answer } from "./PdfWorkers.js"
+import type { Sheet } from "./Sheet.js"
 
 const port = parentPort!
 

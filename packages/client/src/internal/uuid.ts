@@ -1,0 +1,15 @@
+/**
+ * A random (version 4) UUID for request ids and idempotency keys. Browsers give
+ * `crypto.randomUUID` only to secure contexts (https, localhost), so a page served over plain http
+ * on another host (`http://crm.lan:3000/admin`) builds one from `getRandomValues`, which every
+ * context has.
+ */
+export const randomUuid = (): string => {
+  const crypto = globalThis.crypto
+  if (typeof crypto.randomUUID === "function") return crypto.randomUUID()
+  const bytes = crypto.getRandomValues(new Uint8Array(16))
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("")
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}

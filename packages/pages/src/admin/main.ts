@@ -1,0 +1,82 @@
+/**
+ * The admin page's behaviour: every action is one call of the admin API (`/admin/v1`, through
+ * `@crm/client`) with the operator's token, and its answer shown. Secrets the API shows once (a
+ * new key, a hook's signing secret) are shown once here too: they are kept in no variable and gone
+ * at the next render or reload. Bundled for the browser by scripts/bundleAdmin.ts.
+ */
+import { CrmError } from "@crm/client"
+import { admin, forgetToken, keepToken, must, Refusal, token } from "./api.js"
+import { $, say } from "./dom.js"
+import { act, describe, onSubmit, text } from "./forms.js"
+import { hooksSection } from "./hooks.js"
+import { keysSection } from "./keys.js"
+import { mailSection } from "./mail.js"
+import { organisationsSection } from "./organisations.js"
+import { wireRates } from "./rates.js"
+import { showConsole, signOut } from "./session.js"
+
+const organisations = organisationsSection({ keys: keysSection(hooksSection()), mail: mailSection() })
+wireRates()
+
+const enter = async () => {
+  showConsole(true)
+  await organisations.start()
+  $("#organisation-name").focus()
+}
+
+/** Why a token was not taken, next to its field. */
+const notTaken = (error: unknown) => {
+  if (!(error instanceof CrmError)) return String(error)
+  if (error.status === 401) return "That token is not the admin token."
+  if (error.status === 404) return "The admin API is not enabled on this server (set CRM_ADMIN_TOKEN)."
+  return error.detail === undefined || error.detail === null ? String(error) : describe(error.detail)
+}
+
+onSubmit($<HTMLFormElement>("#sign-in-form"), async (data) => {
+  const given = text(data, "token").trim()
+  if (given === "") throw new Refusal([{ path: "token", message: "Enter the admin token." }])
+  keepToken(given)
+  try {
+    await must(admin().GET("/organisations", { params: { query: { limit: 1 } } }))
+  } catch (error) {
+    // Forgotten first, so that the refusal is the form's, not a session's end.
+    forgetToken()
+    throw new Refusal([{ path: "token", message: notTaken(error) }])
+  }
+  $<HTMLInputElement>("#token").value = ""
+  await enter()
+  say("Signed in.")
+})
+
+$("#sign-out").addEventListener("click", () => {
+  signOut()
+  say("Signed out.")
+})
+
+// The clipboard API exists only in a secure context (https, or this machine): elsewhere the text is
+// selected for the keyboard's copy.
+for (const copy of document.querySelectorAll<HTMLElement>("[data-copy]")) {
+  copy.addEventListener("click", () =>
+    act(async () => {
+      const source = $(`#${copy.dataset.copy}`)
+      if (navigator.clipboard !== undefined) {
+        await navigator.clipboard.writeText(source.textContent ?? "")
+        say("Copied to the clipboard.")
+        return
+      }
+      const range = document.createRange()
+      range.selectNodeContents(source)
+      const selection = getSelection()
+      selection?.removeAllRanges()
+      selection?.addRange(range)
+      say("Selected: press Ctrl+C (or ⌘C) to copy it.")
+    })
+  )
+}
+
+if (token() === null) {
+  showConsole(false)
+  $("#token").focus()
+} else {
+  act(enter)
+}

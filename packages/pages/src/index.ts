@@ -1,0 +1,1 @@
+export * as Pages from "./Pages.js"
