@@ -10,8 +10,9 @@ const exclude = ["**/node_modules/**", "test/bench/**"]
 
 /**
  * Files that test what happens the first time in a process: FiberRoots swaps Effect's
- * process-wide set of root fibers once, and its test starts fibers before that swap, which a
- * server started by an earlier file in the same worker would already have made.
+ * process-wide set of root fibers once, when the server asks for it, and its test reads the set
+ * and starts fibers before that swap, which a server started by an earlier file in the same worker
+ * would already have made.
  */
 const freshProcess = ["test/http/fiberRoots.test.ts"]
 

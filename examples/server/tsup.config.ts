@@ -137,11 +137,11 @@ const here = dirname(fileURLToPath(import.meta.url))
 export default defineConfig({
   // `crm serve` runs cli.js alone; every other command runs Commands.js, a bundle of its own with
   // the command-line parser (src/cli.ts). pdfWorker.js is the PDF worker threads' entry, which the
-  // HTTP package finds beside the bundle that starts them (see packages/http/src/pdf/PdfWorkers.ts).
+  // PDF package finds beside the bundle that starts them (see packages/pdf/src/PdfWorkers.ts).
   ...bundle(here, {
     cli: "src/cli.ts",
     Commands: "src/Commands.ts",
-    pdfWorker: resolve(here, "../../packages/http/src/pdf/pdfWorker.ts")
+    pdfWorker: resolve(here, "../../packages/pdf/src/pdfWorker.ts")
   }),
   onSuccess: async () => {
     await makePgliteTemplate(here)

@@ -12,8 +12,8 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
-import { describe, expect, it } from "vitest"
-import { freshDatabase, serverUrl } from "../support/pgDatabase.js"
+import { expect, it } from "vitest"
+import { describeOnServer, freshServerDatabase } from "../support/pgServer.js"
 
 const WRITERS = 40
 
@@ -86,7 +86,7 @@ const LINGER = [
 
 const onServer = (orderedEvents: boolean) =>
   Layer.unwrapScoped(
-    Effect.map(freshDatabase(serverUrl!), (database) => {
+    Effect.map(freshServerDatabase(), (database) => {
       const store = StoragePg.layerServer({ url: database.url, maxConnections: WRITERS + 5, orderedEvents })
       const linger = Layer.effectDiscard(
         Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.forEach(LINGER, (statement) => sql.unsafe(statement)))
@@ -100,7 +100,7 @@ const run = <A, E>(effect: Effect.Effect<A, E, StoragePg.Ports>, orderedEvents: 
 
 const sorted = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)
 
-describe.skipIf(serverUrl === undefined)("event ids become visible in order (PostgreSQL server)", () => {
+describeOnServer("event ids become visible in order (PostgreSQL server)", () => {
   it("a poller following the cursor sees every committed event exactly once", async () => {
     const outcomes = await run(Effect.all(Array.from({ length: 3 }, () => race)), true)
     for (const outcome of outcomes) {

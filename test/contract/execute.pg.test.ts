@@ -12,22 +12,22 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { describe, expect, it } from "vitest"
+import { expect, it } from "vitest"
 import { deferOn, executeOn, transactionOn } from "../../packages/storage-pg/src/internal/execute.js"
-import { freshDatabase, serverUrl } from "../support/pgDatabase.js"
+import { describeOnServer, freshServerDatabase } from "../support/pgServer.js"
 
 const onServer = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) =>
   Effect.runPromise(
     Effect.scoped(
       Effect.gen(function* () {
-        const database = yield* freshDatabase(serverUrl!)
+        const database = yield* freshServerDatabase()
         const context = yield* Layer.build(StoragePg.layerServer({ url: database.url, maxConnections: 1 }))
         return yield* Effect.provide(effect, context)
       })
     )
   )
 
-describe.skipIf(serverUrl === undefined)("execute on the PostgreSQL server", () => {
+describeOnServer("execute on the PostgreSQL server", () => {
   it("joins the unit of work it runs in: it sees its writes and is rolled back with it", async () => {
     const outcome = await onServer(
       Effect.gen(function* () {

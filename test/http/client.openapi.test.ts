@@ -1,7 +1,7 @@
 /**
  * The types `@crm/client` is built on are what openapi-typescript makes of our OpenAPI document:
- * regenerated here, they must equal the committed `packages/client/src/openapi.ts` (else run
- * `npm run generate` in packages/client). The document's named shapes come out as named types,
+ * regenerated here, they must equal the committed `packages/client/src/generated/openapi.ts` (else
+ * run `npm run generate --workspace @crm/client`). The document's named shapes come out as named types,
  * which the type-level uses below compile against (`npm run typecheck`).
  */
 import { readFileSync } from "node:fs"
@@ -14,9 +14,10 @@ type Schemas = components["schemas"]
 describe("the client's generated types", () => {
   it("are what openapi-typescript makes of the current document (the committed file is not stale)", async () => {
     const made = await generate()
-    expect(made === readFileSync(TARGET, "utf8"), "packages/client/src/openapi.ts is stale: npm run generate").toBe(
-      true
-    )
+    expect(
+      made === readFileSync(TARGET, "utf8"),
+      "packages/client/src/generated/openapi.ts is stale: npm run generate --workspace @crm/client"
+    ).toBe(true)
   })
 
   it("name the core's shapes as components, referenced from the operations", () => {

@@ -6,18 +6,18 @@
  */
 import * as StoragePg from "@crm/storage-pg"
 import pg from "pg"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createDatabase, serverUrl } from "../support/pgDatabase.js"
+import { afterAll, beforeAll, expect, it } from "vitest"
+import { createServerDatabase, describeOnServer } from "../support/pgServer.js"
 import { type Client, startServer, type TestServer } from "../support/server.js"
 
-describe.skipIf(serverUrl === undefined)("signed cursors on several processes", () => {
-  let database: Awaited<ReturnType<typeof createDatabase>> | undefined
+describeOnServer("signed cursors on several processes", () => {
+  let database: Awaited<ReturnType<typeof createServerDatabase>> | undefined
   let a: TestServer | undefined
   let b: TestServer | undefined
   let later: TestServer | undefined
 
   beforeAll(async () => {
-    database = await createDatabase(serverUrl!)
+    database = await createServerDatabase()
     a = await startServer(StoragePg.layerServer({ url: database.url }))
     b = await startServer(StoragePg.layerServer({ url: database.url }))
   })

@@ -7,10 +7,10 @@
 import { Webhooks } from "@crm/core"
 import * as StoragePg from "@crm/storage-pg"
 import * as Effect from "effect/Effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, expect, it } from "vitest"
 import { clockAt } from "../support/clock.js"
 import { deliveryIsolation, ISOLATION_OPTIONS } from "../support/hookIsolation.js"
-import { createDatabase, serverUrl } from "../support/pgDatabase.js"
+import { createServerDatabase, describeOnServer } from "../support/pgServer.js"
 import { startReceiver } from "../support/receiver.js"
 import { startServer, type TestServer } from "../support/server.js"
 
@@ -22,13 +22,13 @@ const dispatchAt = (server: TestServer, ms: number, signal?: AbortSignal) =>
 const TIMEOUT_MS = 60_000
 const webhooks = { worker: false, allowPrivateTargets: true, timeoutMs: TIMEOUT_MS }
 
-describe.skipIf(serverUrl === undefined)("webhook dispatch across server processes on one database", () => {
-  let database: Awaited<ReturnType<typeof createDatabase>> | undefined
+describeOnServer("webhook dispatch across server processes on one database", () => {
+  let database: Awaited<ReturnType<typeof createServerDatabase>> | undefined
   let a: TestServer | undefined
   let b: TestServer | undefined
 
   beforeAll(async () => {
-    database = await createDatabase(serverUrl!)
+    database = await createServerDatabase()
     a = await startServer(StoragePg.layerServer({ url: database.url }), { webhooks })
     b = await startServer(StoragePg.layerServer({ url: database.url }), { webhooks })
   })
@@ -89,13 +89,13 @@ describe.skipIf(serverUrl === undefined)("webhook dispatch across server process
   })
 })
 
-describe.skipIf(serverUrl === undefined)("webhook delivery isolation across server processes on one database", () => {
-  let database: Awaited<ReturnType<typeof createDatabase>> | undefined
+describeOnServer("webhook delivery isolation across server processes on one database", () => {
+  let database: Awaited<ReturnType<typeof createServerDatabase>> | undefined
   let a: TestServer | undefined
   let b: TestServer | undefined
 
   beforeAll(async () => {
-    database = await createDatabase(serverUrl!)
+    database = await createServerDatabase()
     a = await startServer(StoragePg.layerServer({ url: database.url }), ISOLATION_OPTIONS)
     b = await startServer(StoragePg.layerServer({ url: database.url }), ISOLATION_OPTIONS)
   })

@@ -4,6 +4,7 @@
  * which lower-cases it; PostgreSQL's uuid type ignores case and the memory store's keys do not, so
  * an id taken as given would find a record on one store and not on the other.
  */
+import { SchemaWalk } from "@crm/core"
 import { Api } from "@crm/http"
 import { tools } from "@crm/mcp"
 import { describe, expect, it } from "vitest"
@@ -15,39 +16,37 @@ const UPPER = "0F8FAD5B-D9CB-469F-A165-70867728950E"
 /** The path of every uuid in `schema` that comes out of parsing as it was sent, not lower-cased. */
 const idsTakenAsGiven = (schema: z.ZodType, path = ""): Array<string> => {
   const seen = new Set<unknown>()
-  const walk = (node: z.ZodType, at: string): Array<string> => {
+  const walk = (node: SchemaWalk.Schema, at: string): Array<string> => {
     if (seen.has(node)) return []
     seen.add(node)
-    const def = node._zod.def as any
-    switch (def.type) {
+    const walked = SchemaWalk.node(node)
+    switch (walked.kind) {
       case "string": {
-        if (def.format !== "uuid") return []
-        const parsed = node.safeParse(UPPER)
+        if (walked.format !== "uuid") return []
+        const parsed = (node as z.ZodType).safeParse(UPPER)
         return parsed.success && parsed.data === UPPER.toLowerCase() ? [] : [at]
       }
       case "object":
-        return Object.entries(def.shape as Record<string, z.ZodType>).flatMap(([key, value]) =>
-          walk(value, at === "" ? key : `${at}.${key}`)
-        )
+        return walked.fields.flatMap(({ key, schema: field }) => walk(field, at === "" ? key : `${at}.${key}`))
       case "array":
-        return walk(def.element, `${at}[]`)
+        return walk(walked.element, `${at}[]`)
       case "union":
-        return (def.options as Array<z.ZodType>).flatMap((option) => walk(option, at))
+        return walked.options.flatMap((option) => walk(option, at))
       case "intersection":
-        return [...walk(def.left, at), ...walk(def.right, at)]
+        return [...walk(walked.left, at), ...walk(walked.right, at)]
       case "record":
-        return walk(def.valueType, `${at}.*`)
+        return walk(walked.value, `${at}.*`)
       case "tuple":
         return [
-          ...(def.items as Array<z.ZodType>).flatMap((item) => walk(item, `${at}[]`)),
-          ...(def.rest ? walk(def.rest, `${at}[]`) : [])
+          ...walked.items.flatMap((item) => walk(item, `${at}[]`)),
+          ...(walked.rest === undefined ? [] : walk(walked.rest, `${at}[]`))
         ]
       case "pipe":
-        return [...walk(def.in, at), ...walk(def.out, at)]
+        return [...walk(walked.in, at), ...walk(walked.out, at)]
       case "lazy":
-        return walk(def.getter(), at)
+        return walk(walked.schema(), at)
       default:
-        return def.innerType === undefined ? [] : walk(def.innerType, at)
+        return "inner" in walked ? walk(walked.inner, at) : []
     }
   }
   return walk(schema, path)

@@ -6,13 +6,10 @@
 import { expect, it } from "vitest"
 import type { Client } from "../support/server.js"
 import { onEveryStore } from "../support/suite.js"
+import { onOneDay, todayIn } from "../support/today.js"
 
 const SCOPES = ["read", "write", "quotes:write", "invoices:write"]
 const DAY_MS = 86_400_000
-
-/** Today as the organisation sees it (`YYYY-MM-DD`). */
-const todayIn = (timeZone: string): string =>
-  new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(Date.now())
 
 const addDays = (date: string, days: number): string =>
   new Date(Date.parse(`${date}T00:00:00.000Z`) + days * DAY_MS).toISOString().slice(0, 10)
@@ -80,63 +77,63 @@ const ecbDaily = (date: string, rates: Record<string, string>) => {
 }
 
 onEveryStore("invoices", (server) => {
-  it("creates an unnumbered draft dated today in the organisation's time zone, due after its payment terms", async () => {
-    const { client } = await tenant(server)
-    const today = todayIn(ZONE)
-    const created = await client.post("/invoices", {
-      items: [WORK, { name: "Consulting", quantity: 3, unit_price: 33.33, vat_rate: 21 }],
-      note: "Thank you"
-    })
-    expect(created.status).toBe(201)
-    expect("number" in created.body).toBe(false)
-    expect(created.body).toMatchObject({
-      kind: "normal",
-      status: "draft",
-      issue_date: today,
-      due_date: addDays(today, 10),
-      fulfilment_date: today,
-      currency: "EUR",
-      contact_id: null,
-      company_id: null,
-      paid_amount: 0,
-      subtotal: 199.99,
-      vat_total: 42,
-      total: 241.99,
-      note: "Thank you"
-    })
-    expect(created.body.items[1]).toMatchObject({ net: 99.99, vat: 21, gross: 120.99 })
-    const read = await client.get(`/invoices/${created.body.id}`)
-    expect(read.body).toEqual(created.body)
-    expect("number" in read.body).toBe(false)
-    const list = await client.get("/invoices")
-    expect(list.body.data).toHaveLength(1)
-    expect("number" in list.body.data[0]).toBe(false)
+  it("creates an unnumbered draft dated today in the organisation's time zone, due after its payment terms", () =>
+    onOneDay(ZONE, async (today) => {
+      const { client } = await tenant(server)
+      const created = await client.post("/invoices", {
+        items: [WORK, { name: "Consulting", quantity: 3, unit_price: 33.33, vat_rate: 21 }],
+        note: "Thank you"
+      })
+      expect(created.status).toBe(201)
+      expect("number" in created.body).toBe(false)
+      expect(created.body).toMatchObject({
+        kind: "normal",
+        status: "draft",
+        issue_date: today,
+        due_date: addDays(today, 10),
+        fulfilment_date: today,
+        currency: "EUR",
+        contact_id: null,
+        company_id: null,
+        paid_amount: 0,
+        subtotal: 199.99,
+        vat_total: 42,
+        total: 241.99,
+        note: "Thank you"
+      })
+      expect(created.body.items[1]).toMatchObject({ net: 99.99, vat: 21, gross: 120.99 })
+      const read = await client.get(`/invoices/${created.body.id}`)
+      expect(read.body).toEqual(created.body)
+      expect("number" in read.body).toBe(false)
+      const list = await client.get("/invoices")
+      expect(list.body.data).toHaveLength(1)
+      expect("number" in list.body.data[0]).toBe(false)
 
-    const dated = await draft(client, { issue_date: "2026-02-20" })
-    expect(dated).toMatchObject({ issue_date: "2026-02-20", due_date: "2026-03-02", fulfilment_date: "2026-02-20" })
-    const explicit = await draft(client, {
-      kind: "proforma",
-      currency: "USD",
-      issue_date: "2026-01-10",
-      due_date: "2026-01-31",
-      fulfilment_date: "2026-01-05"
-    })
-    expect(explicit).toMatchObject({
-      kind: "proforma",
-      currency: "USD",
-      issue_date: "2026-01-10",
-      due_date: "2026-01-31",
-      fulfilment_date: "2026-01-05"
-    })
+      const dated = await draft(client, { issue_date: "2026-02-20" })
+      expect(dated).toMatchObject({ issue_date: "2026-02-20", due_date: "2026-03-02", fulfilment_date: "2026-02-20" })
+      const explicit = await draft(client, {
+        kind: "proforma",
+        currency: "USD",
+        issue_date: "2026-01-10",
+        due_date: "2026-01-31",
+        fulfilment_date: "2026-01-05"
+      })
+      expect(explicit).toMatchObject({
+        kind: "proforma",
+        currency: "USD",
+        issue_date: "2026-01-10",
+        due_date: "2026-01-31",
+        fulfilment_date: "2026-01-05"
+      })
 
-    const storno = await client.post("/invoices", { kind: "storno", items: [WORK] })
-    expect(storno.status).toBe(422)
-    expect(storno.body.error).toBe("validation_failed")
-    expect(paths(storno)).toContain("kind")
-    const unknown = await client.post("/invoices", { items: [WORK], number: "2026-000999" })
-    expect(unknown.status).toBe(422)
-    expect((await client.get("/invoices")).body.data).toHaveLength(3)
-  })
+      const storno = await client.post("/invoices", { kind: "storno", items: [WORK] })
+      expect(storno.status).toBe(422)
+      expect(storno.body.error).toBe("validation_failed")
+      expect(paths(storno)).toContain("kind")
+      const unknown = await client.post("/invoices", { items: [WORK], number: "2026-000999" })
+      expect(unknown.status).toBe(422)
+      expect((await client.get("/invoices")).body.data).toHaveLength(3)
+    }))
 
   it("freezes the buyer: later edits of the company leave the invoice alone; a contact alone gives name and email", async () => {
     const { client } = await tenant(server)
@@ -277,134 +274,137 @@ onEveryStore("invoices", (server) => {
     expect((await client.get(`/invoices/${invoice.id}`)).body).toMatchObject({ note: "second", total: 11 })
   })
 
-  it("issues with the next number of the kind's series for the issue year and emits invoice.issued", async () => {
-    const { client } = await tenant(server)
-    const today = todayIn(ZONE)
-    const year = today.slice(0, 4)
-    const contact = await client.post("/contacts", { first_name: "Ada" })
-    const company = await client.post("/companies", { name: "Acme", country: "CZ" })
+  it("issues with the next number of the kind's series for the issue year and emits invoice.issued", () =>
+    onOneDay(ZONE, async (today) => {
+      const { client } = await tenant(server)
+      const year = today.slice(0, 4)
+      const contact = await client.post("/contacts", { first_name: "Ada" })
+      const company = await client.post("/companies", { name: "Acme", country: "CZ" })
 
-    const first = await draft(client, { contact_id: contact.body.id, company_id: company.body.id })
-    const done = await client.post(`/invoices/${first.id}/issue`)
-    expect(done.status).toBe(200)
-    expect(done.body).toMatchObject({
-      id: first.id,
-      number: `${year}-000001`,
-      status: "issued",
-      kind: "normal",
-      issue_date: today,
-      total: 121
-    })
-    expect((await client.get(`/invoices/${first.id}`)).body).toEqual(done.body)
+      const first = await draft(client, { contact_id: contact.body.id, company_id: company.body.id })
+      const done = await client.post(`/invoices/${first.id}/issue`)
+      expect(done.status).toBe(200)
+      expect(done.body).toMatchObject({
+        id: first.id,
+        number: `${year}-000001`,
+        status: "issued",
+        kind: "normal",
+        issue_date: today,
+        total: 121
+      })
+      expect((await client.get(`/invoices/${first.id}`)).body).toEqual(done.body)
 
-    const second = await issued(client)
-    expect(second.number).toBe(`${year}-000002`)
-    // The year is the issue date's: an invoice dated in another year counts in that year's series.
-    const lastYear = await issued(client, { issue_date: "2025-12-30" })
-    expect(lastYear.number).toBe("2025-000001")
-    const advance = await issued(client, { kind: "advance" })
-    expect(advance.number).toBe(`ZF${year}-0001`)
-    expect((await issued(client)).number).toBe(`${year}-000003`)
+      const second = await issued(client)
+      expect(second.number).toBe(`${year}-000002`)
+      // The year is the issue date's: an invoice dated in another year counts in that year's series.
+      const lastYear = await issued(client, { issue_date: "2025-12-30" })
+      expect(lastYear.number).toBe("2025-000001")
+      const advance = await issued(client, { kind: "advance" })
+      expect(advance.number).toBe(`ZF${year}-0001`)
+      expect((await issued(client)).number).toBe(`${year}-000003`)
 
-    const again = await client.post(`/invoices/${first.id}/issue`)
-    expect(again.status).toBe(409)
-    expect(again.body.error).toBe("not_draft")
-    expect((await client.get(`/invoices/${first.id}`)).body.number).toBe(`${year}-000001`)
-    expect((await client.post(`/invoices/${crypto.randomUUID()}/issue`)).status).toBe(404)
+      const again = await client.post(`/invoices/${first.id}/issue`)
+      expect(again.status).toBe(409)
+      expect(again.body.error).toBe("not_draft")
+      expect((await client.get(`/invoices/${first.id}`)).body.number).toBe(`${year}-000001`)
+      expect((await client.post(`/invoices/${crypto.randomUUID()}/issue`)).status).toBe(404)
 
-    const emitted = await events(client, "invoice.issued")
-    expect(emitted).toHaveLength(5)
-    for (const event of emitted) {
-      expect(Object.keys(event.data).sort()).toEqual([
-        "company_id",
-        "contact_id",
-        "currency",
-        "due_date",
-        "id",
-        "issue_date",
-        "kind",
-        "number",
-        "total"
+      const emitted = await events(client, "invoice.issued")
+      expect(emitted).toHaveLength(5)
+      for (const event of emitted) {
+        expect(Object.keys(event.data).sort()).toEqual([
+          "company_id",
+          "contact_id",
+          "currency",
+          "due_date",
+          "id",
+          "issue_date",
+          "kind",
+          "number",
+          "total"
+        ])
+      }
+      expect(emitted[0].data).toEqual({
+        id: first.id,
+        number: `${year}-000001`,
+        kind: "normal",
+        issue_date: today,
+        due_date: addDays(today, 10),
+        total: 121,
+        currency: "EUR",
+        contact_id: contact.body.id,
+        company_id: company.body.id
+      })
+      expect(emitted[1].data).toMatchObject({ id: second.id, company_id: null, contact_id: null })
+      expect(emitted.map((e) => e.data.number)).toEqual([
+        `${year}-000001`,
+        `${year}-000002`,
+        "2025-000001",
+        `ZF${year}-0001`,
+        `${year}-000003`
       ])
-    }
-    expect(emitted[0].data).toEqual({
-      id: first.id,
-      number: `${year}-000001`,
-      kind: "normal",
-      issue_date: today,
-      due_date: addDays(today, 10),
-      total: 121,
-      currency: "EUR",
-      contact_id: contact.body.id,
-      company_id: company.body.id
-    })
-    expect(emitted[1].data).toMatchObject({ id: second.id, company_id: null, contact_id: null })
-    expect(emitted.map((e) => e.data.number)).toEqual([
-      `${year}-000001`,
-      `${year}-000002`,
-      "2025-000001",
-      `ZF${year}-0001`,
-      `${year}-000003`
-    ])
-  })
+    }))
 
-  it("gives ten concurrent issues ten distinct consecutive numbers", async () => {
-    const { client } = await tenant(server)
-    const year = todayIn(ZONE).slice(0, 4)
-    const drafts = []
-    for (let i = 0; i < 10; i++) drafts.push(await draft(client))
-    const answers = await Promise.all(drafts.map((d) => client.post(`/invoices/${d.id}/issue`)))
-    for (const answer of answers) expect(answer.status, answer.text).toBe(200)
-    const numbers = answers.map((a) => a.body.number).sort()
-    expect(numbers).toEqual(Array.from({ length: 10 }, (_, i) => `${year}-${String(i + 1).padStart(6, "0")}`))
-    expect(await events(client, "invoice.issued")).toHaveLength(10)
-  })
+  it("gives ten concurrent issues ten distinct consecutive numbers", () =>
+    onOneDay(ZONE, async (today) => {
+      const { client } = await tenant(server)
+      const year = today.slice(0, 4)
+      const drafts = []
+      for (let i = 0; i < 10; i++) drafts.push(await draft(client))
+      const answers = await Promise.all(drafts.map((d) => client.post(`/invoices/${d.id}/issue`)))
+      for (const answer of answers) expect(answer.status, answer.text).toBe(200)
+      const numbers = answers.map((a) => a.body.number).sort()
+      expect(numbers).toEqual(Array.from({ length: 10 }, (_, i) => `${year}-${String(i + 1).padStart(6, "0")}`))
+      expect(await events(client, "invoice.issued")).toHaveLength(10)
+    }))
 
-  it("accepts a zero-rate line without vat_reason on the draft and refuses the issue without using a number", async () => {
-    const { client } = await tenant(server)
-    const year = todayIn(ZONE).slice(0, 4)
-    const bad = await draft(client, { items: [WORK, { name: "Exempt", quantity: 1, unit_price: 50, vat_rate: 0 }] })
-    expect(bad.status).toBe("draft")
-    const refused = await client.post(`/invoices/${bad.id}/issue`)
-    expectNotIssuable(refused, "VAT_REASON_REQUIRED")
-    const still = (await client.get(`/invoices/${bad.id}`)).body
-    expect(still.status).toBe("draft")
-    expect("number" in still).toBe(false)
-    expect(await events(client, "invoice.issued")).toEqual([])
+  it("accepts a zero-rate line without vat_reason on the draft and refuses the issue without using a number", () =>
+    onOneDay(ZONE, async (today) => {
+      const { client } = await tenant(server)
+      const year = today.slice(0, 4)
+      const bad = await draft(client, { items: [WORK, { name: "Exempt", quantity: 1, unit_price: 50, vat_rate: 0 }] })
+      expect(bad.status).toBe("draft")
+      const refused = await client.post(`/invoices/${bad.id}/issue`)
+      expectNotIssuable(refused, "VAT_REASON_REQUIRED")
+      const still = (await client.get(`/invoices/${bad.id}`)).body
+      expect(still.status).toBe("draft")
+      expect("number" in still).toBe(false)
+      expect(await events(client, "invoice.issued")).toEqual([])
 
-    expect((await issued(client)).number).toBe(`${year}-000001`)
-    const fixed = await client.patch(`/invoices/${bad.id}`, { vat_reason: "Exempt supply" })
-    expect(fixed.status).toBe(200)
-    const done = await client.post(`/invoices/${bad.id}/issue`)
-    expect(done.status).toBe(200)
-    expect(done.body.number).toBe(`${year}-000002`)
-  })
+      expect((await issued(client)).number).toBe(`${year}-000001`)
+      const fixed = await client.patch(`/invoices/${bad.id}`, { vat_reason: "Exempt supply" })
+      expect(fixed.status).toBe(200)
+      const done = await client.post(`/invoices/${bad.id}/issue`)
+      expect(done.status).toBe(200)
+      expect(done.body.number).toBe(`${year}-000002`)
+    }))
 
   // Exchange rates are shared by every organisation of a server: each test below uses its own currencies,
   // and this one, which needs none stored for USD, runs before any import.
-  it("refuses a foreign-currency issue without a rate (RATE_REQUIRED) and takes one from the issue body", async () => {
-    const { client } = await tenant(server)
-    const year = todayIn(ZONE).slice(0, 4)
-    const usd = await draft(client, { currency: "USD" })
-    expectNotIssuable(await client.post(`/invoices/${usd.id}/issue`), "RATE_REQUIRED")
-    expect((await client.get(`/invoices/${usd.id}`)).body.status).toBe("draft")
-    const emptyBody = await client.post(`/invoices/${usd.id}/issue`, {})
-    expectNotIssuable(emptyBody, "RATE_REQUIRED")
+  it("refuses a foreign-currency issue without a rate (RATE_REQUIRED) and takes one from the issue body", () =>
+    onOneDay(ZONE, async (today) => {
+      const { client } = await tenant(server)
+      const year = today.slice(0, 4)
+      const usd = await draft(client, { currency: "USD" })
+      expectNotIssuable(await client.post(`/invoices/${usd.id}/issue`), "RATE_REQUIRED")
+      expect((await client.get(`/invoices/${usd.id}`)).body.status).toBe("draft")
+      const emptyBody = await client.post(`/invoices/${usd.id}/issue`, {})
+      expectNotIssuable(emptyBody, "RATE_REQUIRED")
 
-    const badRate = await client.post(`/invoices/${usd.id}/issue`, { exchange_rate: -1 })
-    expect(badRate.status).toBe(422)
-    expect(badRate.body.error).toBe("validation_failed")
+      const badRate = await client.post(`/invoices/${usd.id}/issue`, { exchange_rate: -1 })
+      expect(badRate.status).toBe(422)
+      expect(badRate.body.error).toBe("validation_failed")
 
-    const done = await client.post(`/invoices/${usd.id}/issue`, { exchange_rate: 0.92 })
-    expect(done.status).toBe(200)
-    expect(done.body).toMatchObject({
-      status: "issued",
-      currency: "USD",
-      exchange_rate: 0.92,
-      number: `${year}-000001`
-    })
-    expect((await client.get(`/invoices/${usd.id}`)).body.exchange_rate).toBe(0.92)
-  })
+      const done = await client.post(`/invoices/${usd.id}/issue`, { exchange_rate: 0.92 })
+      expect(done.status).toBe(200)
+      expect(done.body).toMatchObject({
+        status: "issued",
+        currency: "USD",
+        exchange_rate: 0.92,
+        number: `${year}-000001`
+      })
+      expect((await client.get(`/invoices/${usd.id}`)).body.exchange_rate).toBe(0.92)
+    }))
 
   it("uses the ECB rate last published on or before the fulfilment date, at most 7 days older, inverted for a EUR organisation", async () => {
     const { client } = await tenant(server)
@@ -450,32 +450,31 @@ onEveryStore("invoices", (server) => {
     expect(given.body.exchange_rate).toBe(0.9)
   })
 
-  it("has no rate yet for a fulfilment date in the future", async () => {
-    const { client } = await tenant(server)
-    const today = todayIn(ZONE)
-    const imported = await server().admin.post("/exchange-rates", {
-      format: "ecb",
-      text: ecbDaily(today, { CHF: "0.9393", SEK: "11.4120" })
-    })
-    expect(imported.status).toBe(200)
-    expect(imported.body).toEqual({ imported: 2 })
+  it("has no rate yet for a fulfilment date in the future", () =>
+    onOneDay(ZONE, async (today) => {
+      const { client } = await tenant(server)
+      const imported = await server().admin.post("/exchange-rates", {
+        format: "ecb",
+        text: ecbDaily(today, { CHF: "0.9393", SEK: "11.4120" })
+      })
+      expect(imported.status).toBe(200)
+      expect(imported.body).toEqual({ imported: 2 })
 
-    const todays = await draft(client, { currency: "CHF" })
-    const done = await client.post(`/invoices/${todays.id}/issue`)
-    expect(done.status).toBe(200)
-    expect(done.body.exchange_rate).toBe(1.064623)
+      const todays = await draft(client, { currency: "CHF" })
+      const done = await client.post(`/invoices/${todays.id}/issue`)
+      expect(done.status).toBe(200)
+      expect(done.body.exchange_rate).toBe(1.064623)
 
-    const tomorrow = await draft(client, { currency: "CHF", fulfilment_date: addDays(today, 1) })
-    expectNotIssuable(await client.post(`/invoices/${tomorrow.id}/issue`), "RATE_REQUIRED")
-    const nextWeek = await draft(client, { currency: "CHF", fulfilment_date: addDays(today, 5) })
-    expectNotIssuable(await client.post(`/invoices/${nextWeek.id}/issue`), "RATE_REQUIRED")
-  })
+      const tomorrow = await draft(client, { currency: "CHF", fulfilment_date: addDays(today, 1) })
+      expectNotIssuable(await client.post(`/invoices/${tomorrow.id}/issue`), "RATE_REQUIRED")
+      const nextWeek = await draft(client, { currency: "CHF", fulfilment_date: addDays(today, 5) })
+      expectNotIssuable(await client.post(`/invoices/${nextWeek.id}/issue`), "RATE_REQUIRED")
+    }))
 
   it("uses the CNB rate directly for a CZK organisation, per unit", async () => {
-    const zone = "Europe/Prague"
-    const { client } = await tenant(server, { default_currency: "CZK", timezone: zone, country: "CZ" })
-    const today = todayIn(zone)
-    const [y, m, d] = today.split("-")
+    const { client } = await tenant(server, { default_currency: "CZK", timezone: "Europe/Prague", country: "CZ" })
+    // Published today; the issue (tomorrow, should midnight pass first) takes it as the latest.
+    const [y, m, d] = todayIn("Europe/Prague").split("-")
     const text = [
       `${d}.${m}.${y} #226`,
       "země|měna|množství|kód|kurz",
@@ -518,71 +517,71 @@ onEveryStore("invoices", (server) => {
     }
   })
 
-  it("records payments: partial, then paid with exactly one invoice.paid; refuses too much, too fine and drafts", async () => {
-    const { client } = await tenant(server)
-    const today = todayIn(ZONE)
-    const contact = await client.post("/contacts", { first_name: "Ada" })
-    const invoice = await draft(client, { contact_id: contact.body.id })
-    const onDraft = await client.post(`/invoices/${invoice.id}/payments`, { amount: 10 })
-    expect(onDraft.status).toBe(409)
-    expect(onDraft.body.error).toBe("not_payable")
-    const number = (await client.post(`/invoices/${invoice.id}/issue`)).body.number
+  it("records payments: partial, then paid with exactly one invoice.paid; refuses too much, too fine and drafts", () =>
+    onOneDay(ZONE, async (today) => {
+      const { client } = await tenant(server)
+      const contact = await client.post("/contacts", { first_name: "Ada" })
+      const invoice = await draft(client, { contact_id: contact.body.id })
+      const onDraft = await client.post(`/invoices/${invoice.id}/payments`, { amount: 10 })
+      expect(onDraft.status).toBe(409)
+      expect(onDraft.body.error).toBe("not_payable")
+      const number = (await client.post(`/invoices/${invoice.id}/issue`)).body.number
 
-    const first = await client.post(`/invoices/${invoice.id}/payments`, {
-      amount: 21.5,
-      paid_on: "2026-11-20",
-      method: "transfer",
-      reference: "VS-1"
-    })
-    expect(first.status).toBe(201)
-    expect(first.body).toMatchObject({
-      invoice_id: invoice.id,
-      amount: 21.5,
-      paid_on: "2026-11-20",
-      method: "transfer",
-      reference: "VS-1"
-    })
-    expect(first.body.id).toMatch(/^[0-9a-f-]{36}$/)
-    expect((await client.get(`/invoices/${invoice.id}`)).body).toMatchObject({ status: "partial", paid_amount: 21.5 })
+      const first = await client.post(`/invoices/${invoice.id}/payments`, {
+        amount: 21.5,
+        paid_on: "2026-11-20",
+        method: "transfer",
+        reference: "VS-1"
+      })
+      expect(first.status).toBe(201)
+      expect(first.body).toMatchObject({
+        invoice_id: invoice.id,
+        amount: 21.5,
+        paid_on: "2026-11-20",
+        method: "transfer",
+        reference: "VS-1"
+      })
+      expect(first.body.id).toMatch(/^[0-9a-f-]{36}$/)
+      expect((await client.get(`/invoices/${invoice.id}`)).body).toMatchObject({ status: "partial", paid_amount: 21.5 })
 
-    for (const amount of [99.51, 1000, 10.005, 0, -5]) {
-      const refused = await client.post(`/invoices/${invoice.id}/payments`, { amount })
-      expect(refused.status, String(amount)).toBe(422)
-      expect(refused.body.error).toBe("validation_failed")
-      expect(paths(refused)).toContain("amount")
-    }
-    expect((await client.post(`/invoices/${invoice.id}/payments`, { amount: 5, colour: "red" })).status).toBe(422)
-    expect(await events(client, "invoice.paid")).toEqual([])
+      for (const amount of [99.51, 1000, 10.005, 0, -5]) {
+        const refused = await client.post(`/invoices/${invoice.id}/payments`, { amount })
+        expect(refused.status, String(amount)).toBe(422)
+        expect(refused.body.error).toBe("validation_failed")
+        expect(paths(refused)).toContain("amount")
+      }
+      expect((await client.post(`/invoices/${invoice.id}/payments`, { amount: 5, colour: "red" })).status).toBe(422)
+      expect(await events(client, "invoice.paid")).toEqual([])
 
-    const rest = await client.post(`/invoices/${invoice.id}/payments`, { amount: 99.5 })
-    expect(rest.status).toBe(201)
-    expect(rest.body).toMatchObject({ amount: 99.5, paid_on: today, method: null, reference: null })
-    expect((await client.get(`/invoices/${invoice.id}`)).body).toMatchObject({ status: "paid", paid_amount: 121 })
+      const rest = await client.post(`/invoices/${invoice.id}/payments`, { amount: 99.5 })
+      expect(rest.status).toBe(201)
+      expect(rest.body).toMatchObject({ amount: 99.5, paid_on: today, method: null, reference: null })
+      expect((await client.get(`/invoices/${invoice.id}`)).body).toMatchObject({ status: "paid", paid_amount: 121 })
 
-    const paid = await events(client, "invoice.paid")
-    expect(paid).toHaveLength(1)
-    expect(paid[0].data).toEqual({
-      id: invoice.id,
-      number,
-      total: 121,
-      paid_amount: 121,
-      currency: "EUR",
-      contact_id: contact.body.id
-    })
+      const paid = await events(client, "invoice.paid")
+      expect(paid).toHaveLength(1)
+      expect(paid[0].data).toEqual({
+        id: invoice.id,
+        number,
+        total: 121,
+        paid_amount: 121,
+        currency: "EUR",
+        contact_id: contact.body.id
+      })
 
-    const listed = await client.get(`/invoices/${invoice.id}/payments`)
-    expect(listed.status).toBe(200)
-    expect(listed.body.data.map((p: any) => p.id)).toEqual([first.body.id, rest.body.id])
-    expect(listed.body.data.map((p: any) => p.amount)).toEqual([21.5, 99.5])
-    expect((await client.get(`/invoices/${crypto.randomUUID()}/payments`)).status).toBe(404)
-    expect((await client.post(`/invoices/${crypto.randomUUID()}/payments`, { amount: 1 })).status).toBe(404)
+      const listed = await client.get(`/invoices/${invoice.id}/payments`)
+      expect(listed.status).toBe(200)
+      expect(listed.body.data.map((p: any) => p.id)).toEqual([first.body.id, rest.body.id])
+      expect(listed.body.data.map((p: any) => p.amount)).toEqual([21.5, 99.5])
+      expect((await client.get(`/invoices/${crypto.randomUUID()}/payments`)).status).toBe(404)
+      expect((await client.post(`/invoices/${crypto.randomUUID()}/payments`, { amount: 1 })).status).toBe(404)
 
-    // Minor units follow the invoice's currency: JPY has none.
-    const yen = await draft(client, { currency: "JPY" })
-    expect((await client.post(`/invoices/${yen.id}/issue`, { exchange_rate: 0.0061 })).status).toBe(200)
-    expect((await client.post(`/invoices/${yen.id}/payments`, { amount: 0.5 })).status).toBe(422)
-    expect((await client.post(`/invoices/${yen.id}/payments`, { amount: 100 })).status).toBe(201)
-  })
+      // Minor units follow the invoice's currency: JPY has none.
+      const yen = await draft(client, { currency: "JPY" })
+      expect((await client.post(`/invoices/${yen.id}/issue`, { exchange_rate: 0.0061 })).status).toBe(200)
+      expect((await client.post(`/invoices/${yen.id}/payments`, { amount: 0.5 })).status).toBe(422)
+      expect((await client.post(`/invoices/${yen.id}/payments`, { amount: 100 })).status).toBe(201)
+    }))
 
   it("counts a payment repeated concurrently with one Idempotency-Key once", async () => {
     const { client } = await tenant(server)
@@ -633,96 +632,97 @@ onEveryStore("invoices", (server) => {
     }
   })
 
-  it("reverses an unpaid issued invoice with a storno; cancels drafts only", async () => {
-    const { client } = await tenant(server)
-    const admin = server().admin
-    const year = todayIn(ZONE).slice(0, 4)
-    const contact = await client.post("/contacts", { first_name: "Ada" })
-    const original = await issued(client, {
-      contact_id: contact.body.id,
-      items: [
-        { name: "Consulting", quantity: 3, unit_price: 33.33, vat_rate: 21, discount_percent: 10 },
-        // VAT 0.005 rounds to 0.01; negated, -0.005 must round to -0.01 (half away from zero).
-        { name: "Fee", quantity: 1, unit_price: 0.05, vat_rate: 10 }
-      ]
-    })
-    expect(original).toMatchObject({ subtotal: 90.04, vat_total: 18.91, total: 108.95 })
+  it("reverses an unpaid issued invoice with a storno; cancels drafts only", () =>
+    onOneDay(ZONE, async (today) => {
+      const { client } = await tenant(server)
+      const admin = server().admin
+      const year = today.slice(0, 4)
+      const contact = await client.post("/contacts", { first_name: "Ada" })
+      const original = await issued(client, {
+        contact_id: contact.body.id,
+        items: [
+          { name: "Consulting", quantity: 3, unit_price: 33.33, vat_rate: 21, discount_percent: 10 },
+          // VAT 0.005 rounds to 0.01; negated, -0.005 must round to -0.01 (half away from zero).
+          { name: "Fee", quantity: 1, unit_price: 0.05, vat_rate: 10 }
+        ]
+      })
+      expect(original).toMatchObject({ subtotal: 90.04, vat_total: 18.91, total: 108.95 })
 
-    const reversed = await admin.post(`/invoices/${original.id}/storno`)
-    expect(reversed.status).toBe(201)
-    const storno = reversed.body
-    expect(storno).toMatchObject({
-      kind: "storno",
-      number: `DD${year}-0001`,
-      original_invoice_id: original.id,
-      currency: "EUR",
-      contact_id: contact.body.id,
-      subtotal: -90.04,
-      vat_total: -18.91,
-      total: -original.total
-    })
-    expect(storno.id).not.toBe(original.id)
-    expect(storno.total).toBe(-108.95)
-    expect(storno.items.map((l: any) => l.quantity)).toEqual([-3, -1])
-    expect(storno.items.map((l: any) => [l.net, l.vat, l.gross])).toEqual(
-      original.items.map((l: any) => [-l.net, -l.vat, -l.gross])
-    )
-    expect((await client.get(`/invoices/${storno.id}`)).body).toEqual(storno)
-    expect((await client.get(`/invoices/${original.id}`)).body).toMatchObject({
-      status: "cancelled",
-      storno_invoice_id: storno.id,
-      number: original.number,
-      total: 108.95
-    })
+      const reversed = await admin.post(`/invoices/${original.id}/storno`)
+      expect(reversed.status).toBe(201)
+      const storno = reversed.body
+      expect(storno).toMatchObject({
+        kind: "storno",
+        number: `DD${year}-0001`,
+        original_invoice_id: original.id,
+        currency: "EUR",
+        contact_id: contact.body.id,
+        subtotal: -90.04,
+        vat_total: -18.91,
+        total: -original.total
+      })
+      expect(storno.id).not.toBe(original.id)
+      expect(storno.total).toBe(-108.95)
+      expect(storno.items.map((l: any) => l.quantity)).toEqual([-3, -1])
+      expect(storno.items.map((l: any) => [l.net, l.vat, l.gross])).toEqual(
+        original.items.map((l: any) => [-l.net, -l.vat, -l.gross])
+      )
+      expect((await client.get(`/invoices/${storno.id}`)).body).toEqual(storno)
+      expect((await client.get(`/invoices/${original.id}`)).body).toMatchObject({
+        status: "cancelled",
+        storno_invoice_id: storno.id,
+        number: original.number,
+        total: 108.95
+      })
 
-    const issuedEvents = await events(client, "invoice.issued")
-    expect(issuedEvents.map((e) => e.data.id)).toEqual([original.id, storno.id])
-    expect(issuedEvents[1].data).toMatchObject({ kind: "storno", number: `DD${year}-0001`, total: -108.95 })
+      const issuedEvents = await events(client, "invoice.issued")
+      expect(issuedEvents.map((e) => e.data.id)).toEqual([original.id, storno.id])
+      expect(issuedEvents[1].data).toMatchObject({ kind: "storno", number: `DD${year}-0001`, total: -108.95 })
 
-    for (const id of [storno.id, original.id]) {
-      const refused = await client.post(`/invoices/${id}/payments`, { amount: 1 })
-      expect(refused.status).toBe(409)
-      expect(refused.body.error).toBe("not_payable")
-    }
-    for (const id of [storno.id, original.id]) {
-      const again = await admin.post(`/invoices/${id}/storno`)
-      expect(again.status).toBe(409)
-      expect(again.body.error).toBe("transition_not_allowed")
-    }
+      for (const id of [storno.id, original.id]) {
+        const refused = await client.post(`/invoices/${id}/payments`, { amount: 1 })
+        expect(refused.status).toBe(409)
+        expect(refused.body.error).toBe("not_payable")
+      }
+      for (const id of [storno.id, original.id]) {
+        const again = await admin.post(`/invoices/${id}/storno`)
+        expect(again.status).toBe(409)
+        expect(again.body.error).toBe("transition_not_allowed")
+      }
 
-    const second = await issued(client)
-    expect((await admin.post(`/invoices/${second.id}/storno`)).body.number).toBe(`DD${year}-0002`)
+      const second = await issued(client)
+      expect((await admin.post(`/invoices/${second.id}/storno`)).body.number).toBe(`DD${year}-0002`)
 
-    const partly = await issued(client)
-    expect((await client.post(`/invoices/${partly.id}/payments`, { amount: 1 })).status).toBe(201)
-    const refusedPaid = await admin.post(`/invoices/${partly.id}/storno`)
-    expect(refusedPaid.status).toBe(409)
-    expect(refusedPaid.body.error).toBe("transition_not_allowed")
-    expect((await client.get(`/invoices/${partly.id}`)).body.status).toBe("partial")
+      const partly = await issued(client)
+      expect((await client.post(`/invoices/${partly.id}/payments`, { amount: 1 })).status).toBe(201)
+      const refusedPaid = await admin.post(`/invoices/${partly.id}/storno`)
+      expect(refusedPaid.status).toBe(409)
+      expect(refusedPaid.body.error).toBe("transition_not_allowed")
+      expect((await client.get(`/invoices/${partly.id}`)).body.status).toBe("partial")
 
-    const unissued = await draft(client)
-    expect((await admin.post(`/invoices/${unissued.id}/storno`)).status).toBe(409)
-    const cancelled = await admin.post(`/invoices/${unissued.id}/cancel`)
-    expect(cancelled.status).toBe(200)
-    expect(cancelled.body.status).toBe("cancelled")
-    expect((await client.get(`/invoices/${unissued.id}`)).body.status).toBe("cancelled")
-    const payCancelled = await client.post(`/invoices/${unissued.id}/payments`, { amount: 1 })
-    expect(payCancelled.status).toBe(409)
-    expect(payCancelled.body.error).toBe("not_payable")
-    expect((await client.post(`/invoices/${unissued.id}/issue`)).body.error).toBe("not_draft")
+      const unissued = await draft(client)
+      expect((await admin.post(`/invoices/${unissued.id}/storno`)).status).toBe(409)
+      const cancelled = await admin.post(`/invoices/${unissued.id}/cancel`)
+      expect(cancelled.status).toBe(200)
+      expect(cancelled.body.status).toBe("cancelled")
+      expect((await client.get(`/invoices/${unissued.id}`)).body.status).toBe("cancelled")
+      const payCancelled = await client.post(`/invoices/${unissued.id}/payments`, { amount: 1 })
+      expect(payCancelled.status).toBe(409)
+      expect(payCancelled.body.error).toBe("not_payable")
+      expect((await client.post(`/invoices/${unissued.id}/issue`)).body.error).toBe("not_draft")
 
-    const live = await issued(client)
-    const cancelIssued = await admin.post(`/invoices/${live.id}/cancel`)
-    expect(cancelIssued.status).toBe(409)
-    expect(cancelIssued.body.error).toBe("transition_not_allowed")
-    expect((await client.get(`/invoices/${live.id}`)).body.status).toBe("issued")
+      const live = await issued(client)
+      const cancelIssued = await admin.post(`/invoices/${live.id}/cancel`)
+      expect(cancelIssued.status).toBe(409)
+      expect(cancelIssued.body.error).toBe("transition_not_allowed")
+      expect((await client.get(`/invoices/${live.id}`)).body.status).toBe("issued")
 
-    for (const action of ["cancel", "storno"]) {
-      const missing = await admin.post(`/invoices/${crypto.randomUUID()}/${action}`)
-      expect(missing.status).toBe(404)
-      expect(missing.body.error).toBe("not_found")
-    }
-  })
+      for (const action of ["cancel", "storno"]) {
+        const missing = await admin.post(`/invoices/${crypto.randomUUID()}/${action}`)
+        expect(missing.status).toBe(404)
+        expect(missing.body.error).toBe("not_found")
+      }
+    }))
 
   it("filters by status, kind, contact and company, refuses unknown values, and keeps organisations apart", async () => {
     const { client } = await tenant(server)

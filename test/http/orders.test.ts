@@ -5,6 +5,7 @@
  * buyer's shipping mail in the admin outbox.
  */
 import { describe, expect, it } from "vitest"
+import { newestFirst } from "../support/answers.js"
 import { checkedFetch } from "../support/responseCheck.js"
 import type { Client, TestServer } from "../support/server.js"
 import { onEveryStore } from "../support/suite.js"
@@ -641,11 +642,11 @@ onEveryStore("orders", (server) => {
         expect(page.status, page.text).toBe(200)
         return page.body.data.map((order: any) => order.id)
       }
-      expect(await ids("")).toEqual([third.id, second.id, first.id])
+      expect(await ids("")).toEqual(newestFirst(first, second, third))
       expect(await ids("?fulfilment=confirmed")).toEqual([third.id])
-      expect(await ids("?fulfilment=new")).toEqual([second.id, first.id])
+      expect(await ids("?fulfilment=new")).toEqual(newestFirst(first, second))
       expect(await ids("?payment_status=pending")).toEqual([second.id])
-      expect(await ids(`?contact_id=${ada.id}`)).toEqual([third.id, first.id])
+      expect(await ids(`?contact_id=${ada.id}`)).toEqual(newestFirst(first, third))
       expect(await ids(`?contact_id=${ada.id}&payment_status=none`)).toEqual([first.id])
       const page = await client.get("/orders?limit=2")
       expect(page.body).toMatchObject({ limit: 2, offset: 0, has_more: true })

@@ -8,8 +8,8 @@ import { connect, createServer, type Server, type Socket } from "node:net"
 import * as StoragePg from "@crm/storage-pg"
 import * as Logger from "effect/Logger"
 import pg from "pg"
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import { createDatabase, serverUrl } from "../support/pgDatabase.js"
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest"
+import { createServerDatabase, describeOnServer, pgServerUrl } from "../support/pgServer.js"
 import { checkedFetch } from "../support/responseCheck.js"
 import { startServer, type TestServer } from "../support/server.js"
 
@@ -76,8 +76,8 @@ interface Line {
   readonly text: string
 }
 
-describe.skipIf(serverUrl === undefined)("PostgreSQL out of reach of a running server", () => {
-  let database: Awaited<ReturnType<typeof createDatabase>> | undefined
+describeOnServer("PostgreSQL out of reach of a running server", () => {
+  let database: Awaited<ReturnType<typeof createServerDatabase>> | undefined
   let proxy: Awaited<ReturnType<typeof proxyTo>> | undefined
   let server: TestServer | undefined
   const lines: Array<Line> = []
@@ -86,7 +86,7 @@ describe.skipIf(serverUrl === undefined)("PostgreSQL out of reach of a running s
   const get = (path: string) => checkedFetch(`${server!.url}${path}`)
 
   beforeAll(async () => {
-    database = await createDatabase(serverUrl!)
+    database = await createServerDatabase()
     proxy = await proxyTo(new URL(database.url))
     const proxied = new URL(database.url)
     proxied.host = `127.0.0.1:${proxy.port}`
@@ -168,7 +168,7 @@ describe.skipIf(serverUrl === undefined)("PostgreSQL out of reach of a running s
 
   it("answers 503 while the database takes no connections and its sessions are ended", async () => {
     const { client } = await server!.tenant()
-    const admin = new pg.Client({ connectionString: serverUrl! })
+    const admin = new pg.Client({ connectionString: pgServerUrl() })
     await admin.connect()
     const name = database!.name
     try {

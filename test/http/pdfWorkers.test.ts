@@ -2,7 +2,7 @@
  * PDFs render in worker threads (issue 34): several at once all come out whole and alike, and a
  * cheap request is answered while they render; a worker that dies fails its jobs, never hangs them.
  */
-import { PdfWorkers } from "@crm/http"
+import { PdfWorkers } from "@crm/pdf"
 import { describe, expect, it } from "vitest"
 import type { TestServer } from "../support/server.js"
 import { onEveryStore } from "../support/suite.js"

@@ -4,17 +4,17 @@
  * stand in for two processes: they share nothing but the database.)
  */
 import * as StoragePg from "@crm/storage-pg"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createDatabase, serverUrl } from "../support/pgDatabase.js"
+import { afterAll, beforeAll, expect, it } from "vitest"
+import { createServerDatabase, describeOnServer } from "../support/pgServer.js"
 import { startServer, type TestServer } from "../support/server.js"
 
-describe.skipIf(serverUrl === undefined)("several server processes on one PostgreSQL database", () => {
-  let database: Awaited<ReturnType<typeof createDatabase>> | undefined
+describeOnServer("several server processes on one PostgreSQL database", () => {
+  let database: Awaited<ReturnType<typeof createServerDatabase>> | undefined
   let a: TestServer | undefined
   let b: TestServer | undefined
 
   beforeAll(async () => {
-    database = await createDatabase(serverUrl!)
+    database = await createServerDatabase()
     a = await startServer(StoragePg.layerServer({ url: database.url }))
     b = await startServer(StoragePg.layerServer({ url: database.url }))
   })

@@ -7,6 +7,7 @@ import { expect, it } from "vitest"
 import { events, movements, paths, refused } from "../support/answers.js"
 import type { Client } from "../support/server.js"
 import { onEveryStore } from "../support/suite.js"
+import { onOneDay } from "../support/today.js"
 
 /** A plain mug with 5 in stock, and a shirt in sizes S (2 in stock) and M (untracked). */
 const stocked = async (client: Client) => {
@@ -29,116 +30,117 @@ const stocked = async (client: Client) => {
 }
 
 onEveryStore("purchase orders", (server) => {
-  it("receives goods into tracked stock through the ledger, variant by variant, partial then received", async () => {
-    const { client, keyId } = await server().tenant()
-    const { mug, shirt, small, medium, levels } = await stocked(client)
+  it("receives goods into tracked stock through the ledger, variant by variant, partial then received", () =>
+    onOneDay("UTC", async (today) => {
+      const { client, keyId } = await server().tenant()
+      const { mug, shirt, small, medium, levels } = await stocked(client)
 
-    const created = await client.post("/purchase-orders", {
-      supplier: "Pottery Ltd",
-      items: [
-        { product_id: mug.id, name: "Mug", quantity: 10 },
-        { product_id: shirt.id, variant_id: small, name: "Shirt S", quantity: 4 },
-        { product_id: shirt.id, variant_id: medium, name: "Shirt M", quantity: 3 },
-        { name: "Packing tape", quantity: 2 }
-      ],
-      note: "before the fair"
-    })
-    expect(created.status, created.text).toBe(201)
-    expect(created.body).toMatchObject({
-      number: `PO${new Date().getUTCFullYear()}-0001`,
-      supplier: "Pottery Ltd",
-      status: "draft",
-      note: "before the fair",
-      ordered_at: null,
-      received_at: null
-    })
-    const po = created.body
-    const [mugLine, smallLine, mediumLine, tapeLine] = po.items
-    expect(po.items.map((line: any) => [line.product_id, line.variant_id, line.received_quantity])).toEqual([
-      [mug.id, null, 0],
-      [shirt.id, small, 0],
-      [shirt.id, medium, 0],
-      [null, null, 0]
-    ])
-    expect((await client.get(`/purchase-orders/${po.id}`)).body).toEqual(po)
+      const created = await client.post("/purchase-orders", {
+        supplier: "Pottery Ltd",
+        items: [
+          { product_id: mug.id, name: "Mug", quantity: 10 },
+          { product_id: shirt.id, variant_id: small, name: "Shirt S", quantity: 4 },
+          { product_id: shirt.id, variant_id: medium, name: "Shirt M", quantity: 3 },
+          { name: "Packing tape", quantity: 2 }
+        ],
+        note: "before the fair"
+      })
+      expect(created.status, created.text).toBe(201)
+      expect(created.body).toMatchObject({
+        number: `PO${today.slice(0, 4)}-0001`,
+        supplier: "Pottery Ltd",
+        status: "draft",
+        note: "before the fair",
+        ordered_at: null,
+        received_at: null
+      })
+      const po = created.body
+      const [mugLine, smallLine, mediumLine, tapeLine] = po.items
+      expect(po.items.map((line: any) => [line.product_id, line.variant_id, line.received_quantity])).toEqual([
+        [mug.id, null, 0],
+        [shirt.id, small, 0],
+        [shirt.id, medium, 0],
+        [null, null, 0]
+      ])
+      expect((await client.get(`/purchase-orders/${po.id}`)).body).toEqual(po)
 
-    // A draft has not been ordered: nothing can arrive yet, and nothing moves.
-    const early = await client.post(`/purchase-orders/${po.id}/receive`, {
-      items: [{ line_id: mugLine.id, quantity: 1 }]
-    })
-    refused(early, 409, "transition_not_allowed")
-    expect(early.body.detail).toEqual({ from: "draft", to: "received" })
-    const ordered = await client.post(`/purchase-orders/${po.id}/order`)
-    expect(ordered.status).toBe(200)
-    expect(ordered.body.status).toBe("ordered")
-    expect(await levels()).toEqual({ mug: 5, small: 2, medium: null })
+      // A draft has not been ordered: nothing can arrive yet, and nothing moves.
+      const early = await client.post(`/purchase-orders/${po.id}/receive`, {
+        items: [{ line_id: mugLine.id, quantity: 1 }]
+      })
+      refused(early, 409, "transition_not_allowed")
+      expect(early.body.detail).toEqual({ from: "draft", to: "received" })
+      const ordered = await client.post(`/purchase-orders/${po.id}/order`)
+      expect(ordered.status).toBe(200)
+      expect(ordered.body.status).toBe("ordered")
+      expect(await levels()).toEqual({ mug: 5, small: 2, medium: null })
 
-    const partial = await client.post(`/purchase-orders/${po.id}/receive`, {
-      items: [
-        { line_id: mugLine.id, quantity: 4 },
-        { line_id: smallLine.id, quantity: 4 }
-      ]
-    })
-    expect(partial.status, partial.text).toBe(200)
-    expect(partial.body.status).toBe("partial")
-    expect(partial.body.items.map((line: any) => line.received_quantity)).toEqual([4, 4, 0, 0])
-    expect(await levels()).toEqual({ mug: 9, small: 6, medium: null })
-    const [mugReceipt] = await movements(client, mug.id)
-    expect(mugReceipt).toMatchObject({
-      kind: "receipt",
-      quantity: 4,
-      level: 9,
-      variant_id: null,
-      purchase_order_id: po.id,
-      order_id: null,
-      return_id: null,
-      key_id: keyId
-    })
-    const [smallReceipt] = await movements(client, shirt.id, `&variant_id=${small}`)
-    expect(smallReceipt).toMatchObject({ kind: "receipt", quantity: 4, level: 6, variant_id: small })
-    expect(await events(client, "purchase_order.received")).toEqual([])
+      const partial = await client.post(`/purchase-orders/${po.id}/receive`, {
+        items: [
+          { line_id: mugLine.id, quantity: 4 },
+          { line_id: smallLine.id, quantity: 4 }
+        ]
+      })
+      expect(partial.status, partial.text).toBe(200)
+      expect(partial.body.status).toBe("partial")
+      expect(partial.body.items.map((line: any) => line.received_quantity)).toEqual([4, 4, 0, 0])
+      expect(await levels()).toEqual({ mug: 9, small: 6, medium: null })
+      const [mugReceipt] = await movements(client, mug.id)
+      expect(mugReceipt).toMatchObject({
+        kind: "receipt",
+        quantity: 4,
+        level: 9,
+        variant_id: null,
+        purchase_order_id: po.id,
+        order_id: null,
+        return_id: null,
+        key_id: keyId
+      })
+      const [smallReceipt] = await movements(client, shirt.id, `&variant_id=${small}`)
+      expect(smallReceipt).toMatchObject({ kind: "receipt", quantity: 4, level: 6, variant_id: small })
+      expect(await events(client, "purchase_order.received")).toEqual([])
 
-    // More than is still missing: refused whole, nothing moves.
-    const over = await client.post(`/purchase-orders/${po.id}/receive`, {
-      items: [
-        { line_id: tapeLine.id, quantity: 2 },
-        { line_id: mugLine.id, quantity: 7 }
-      ]
-    })
-    refused(over, 422, "validation_failed")
-    expect(paths(over)).toEqual(["items.1.quantity"])
-    expect(await levels()).toEqual({ mug: 9, small: 6, medium: null })
-    expect((await client.get(`/purchase-orders/${po.id}`)).body.items[3].received_quantity).toBe(0)
+      // More than is still missing: refused whole, nothing moves.
+      const over = await client.post(`/purchase-orders/${po.id}/receive`, {
+        items: [
+          { line_id: tapeLine.id, quantity: 2 },
+          { line_id: mugLine.id, quantity: 7 }
+        ]
+      })
+      refused(over, 422, "validation_failed")
+      expect(paths(over)).toEqual(["items.1.quantity"])
+      expect(await levels()).toEqual({ mug: 9, small: 6, medium: null })
+      expect((await client.get(`/purchase-orders/${po.id}`)).body.items[3].received_quantity).toBe(0)
 
-    const received = await client.post(`/purchase-orders/${po.id}/receive`, {
-      items: [
-        { line_id: mugLine.id, quantity: 6 },
-        { line_id: mediumLine.id, quantity: 3 },
-        { line_id: tapeLine.id, quantity: 2 }
-      ]
-    })
-    expect(received.status, received.text).toBe(200)
-    expect(received.body.status).toBe("received")
-    expect(received.body.received_at).not.toBeNull()
-    // Size M is not tracked: its units are recorded on the order, not invented into a level.
-    expect(await levels()).toEqual({ mug: 15, small: 6, medium: null })
-    expect((await movements(client, shirt.id, `&variant_id=${medium}`)).map((row) => row.kind)).toEqual([])
-    const mugLedger = await movements(client, mug.id)
-    expect(mugLedger.map((row) => [row.kind, row.quantity, row.level])).toEqual([
-      ["receipt", 6, 15],
-      ["receipt", 4, 9],
-      ["count", 5, 5]
-    ])
-    expect(await events(client, "purchase_order.received")).toEqual([{ id: po.id, number: po.number }])
+      const received = await client.post(`/purchase-orders/${po.id}/receive`, {
+        items: [
+          { line_id: mugLine.id, quantity: 6 },
+          { line_id: mediumLine.id, quantity: 3 },
+          { line_id: tapeLine.id, quantity: 2 }
+        ]
+      })
+      expect(received.status, received.text).toBe(200)
+      expect(received.body.status).toBe("received")
+      expect(received.body.received_at).not.toBeNull()
+      // Size M is not tracked: its units are recorded on the order, not invented into a level.
+      expect(await levels()).toEqual({ mug: 15, small: 6, medium: null })
+      expect((await movements(client, shirt.id, `&variant_id=${medium}`)).map((row) => row.kind)).toEqual([])
+      const mugLedger = await movements(client, mug.id)
+      expect(mugLedger.map((row) => [row.kind, row.quantity, row.level])).toEqual([
+        ["receipt", 6, 15],
+        ["receipt", 4, 9],
+        ["count", 5, 5]
+      ])
+      expect(await events(client, "purchase_order.received")).toEqual([{ id: po.id, number: po.number }])
 
-    refused(
-      await client.post(`/purchase-orders/${po.id}/receive`, { items: [{ line_id: mugLine.id, quantity: 1 }] }),
-      409,
-      "transition_not_allowed"
-    )
-    refused(await client.post(`/purchase-orders/${po.id}/cancel`), 409, "transition_not_allowed")
-    expect(await levels()).toEqual({ mug: 15, small: 6, medium: null })
-  })
+      refused(
+        await client.post(`/purchase-orders/${po.id}/receive`, { items: [{ line_id: mugLine.id, quantity: 1 }] }),
+        409,
+        "transition_not_allowed"
+      )
+      refused(await client.post(`/purchase-orders/${po.id}/cancel`), 409, "transition_not_allowed")
+      expect(await levels()).toEqual({ mug: 15, small: 6, medium: null })
+    }))
 
   it("refuses lines naming a product it cannot stock, and a receipt the ledger refuses moves nothing at all", async () => {
     const { client } = await server().tenant()

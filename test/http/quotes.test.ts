@@ -5,14 +5,9 @@
 import { expect, it } from "vitest"
 import type { Client } from "../support/server.js"
 import { onEveryStore } from "../support/suite.js"
+import { onOneDay } from "../support/today.js"
 
 const SCOPES = ["read", "write", "quotes:write", "invoices:write"]
-
-/** Today as the organisation sees it (`YYYY-MM-DD`). */
-const todayIn = (timeZone: string): string =>
-  new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(Date.now())
-
-const yearIn = (timeZone: string): number => Number(todayIn(timeZone).slice(0, 4))
 
 const SETTINGS = { default_currency: "CZK", timezone: "Europe/Prague", country: "CZ" }
 
@@ -59,121 +54,123 @@ const quoteIn = async (
 }
 
 onEveryStore("quotes", (server) => {
-  it("creates a numbered draft priced per line, in the organisation's currency, and emits quote.created", async () => {
-    const { client } = await server().tenant({ settings: SETTINGS, scopes: SCOPES })
-    const year = yearIn(SETTINGS.timezone)
-    const contact = await client.post("/contacts", { first_name: "Ada", last_name: "Lovelace" })
-    const company = await client.post("/companies", { name: "Acme" })
+  it("creates a numbered draft priced per line, in the organisation's currency, and emits quote.created", () =>
+    onOneDay(SETTINGS.timezone, async (today) => {
+      const { client } = await server().tenant({ settings: SETTINGS, scopes: SCOPES })
+      const year = Number(today.slice(0, 4))
+      const contact = await client.post("/contacts", { first_name: "Ada", last_name: "Lovelace" })
+      const company = await client.post("/companies", { name: "Acme" })
 
-    const created = await client.post("/quotes", {
-      contact_id: contact.body.id,
-      company_id: company.body.id,
-      currency: "EUR",
-      valid_until: "2030-01-31",
-      note: "Thanks",
-      items: [
-        line(),
-        // 2.675 is not exact in binary floating point: exact decimal arithmetic rounds it half away to 2.68.
-        { name: "Rounding", quantity: 1, unit_price: 2.675, vat_rate: 10 },
-        { name: "Licence", quantity: 4, unit_price: 12.5, vat_rate: 21, discount_percent: 10, unit: "pcs" }
-      ]
-    })
-    expect(created.status).toBe(201)
-    expect(created.body).toMatchObject({
-      number: `Q${year}-0001`,
-      status: "draft",
-      revision: 0,
-      currency: "EUR",
-      contact_id: contact.body.id,
-      company_id: company.body.id,
-      valid_until: "2030-01-31",
-      note: "Thanks",
-      subtotal: 147.67,
-      vat_total: 30.72,
-      total: 178.39
-    })
-    expect(created.body.id).toMatch(/^[0-9a-f-]{36}$/)
-    expect(created.body.items).toHaveLength(3)
-    expect(created.body.items[0]).toMatchObject({
-      name: "Consulting",
-      quantity: 3,
-      unit_price: 33.33,
-      vat_rate: 21,
-      net: 99.99,
-      vat: 21,
-      gross: 120.99
-    })
-    expect(created.body.items[1]).toMatchObject({ name: "Rounding", net: 2.68, vat: 0.27, gross: 2.95 })
-    expect(created.body.items[2]).toMatchObject({
-      name: "Licence",
-      discount_percent: 10,
-      unit: "pcs",
-      net: 45,
-      vat: 9.45,
-      gross: 54.45
-    })
-    expect(bySortedRate(created.body.vat_summary)).toEqual([
-      { vat_rate: 21, net: 144.99, vat: 30.45, gross: 175.44 },
-      { vat_rate: 10, net: 2.68, vat: 0.27, gross: 2.95 }
-    ])
-    expect((await client.get(`/quotes/${created.body.id}`)).body).toEqual(created.body)
+      const created = await client.post("/quotes", {
+        contact_id: contact.body.id,
+        company_id: company.body.id,
+        currency: "EUR",
+        valid_until: "2030-01-31",
+        note: "Thanks",
+        items: [
+          line(),
+          // 2.675 is not exact in binary floating point: exact decimal arithmetic rounds it half away to 2.68.
+          { name: "Rounding", quantity: 1, unit_price: 2.675, vat_rate: 10 },
+          { name: "Licence", quantity: 4, unit_price: 12.5, vat_rate: 21, discount_percent: 10, unit: "pcs" }
+        ]
+      })
+      expect(created.status).toBe(201)
+      expect(created.body).toMatchObject({
+        number: `Q${year}-0001`,
+        status: "draft",
+        revision: 0,
+        currency: "EUR",
+        contact_id: contact.body.id,
+        company_id: company.body.id,
+        valid_until: "2030-01-31",
+        note: "Thanks",
+        subtotal: 147.67,
+        vat_total: 30.72,
+        total: 178.39
+      })
+      expect(created.body.id).toMatch(/^[0-9a-f-]{36}$/)
+      expect(created.body.items).toHaveLength(3)
+      expect(created.body.items[0]).toMatchObject({
+        name: "Consulting",
+        quantity: 3,
+        unit_price: 33.33,
+        vat_rate: 21,
+        net: 99.99,
+        vat: 21,
+        gross: 120.99
+      })
+      expect(created.body.items[1]).toMatchObject({ name: "Rounding", net: 2.68, vat: 0.27, gross: 2.95 })
+      expect(created.body.items[2]).toMatchObject({
+        name: "Licence",
+        discount_percent: 10,
+        unit: "pcs",
+        net: 45,
+        vat: 9.45,
+        gross: 54.45
+      })
+      expect(bySortedRate(created.body.vat_summary)).toEqual([
+        { vat_rate: 21, net: 144.99, vat: 30.45, gross: 175.44 },
+        { vat_rate: 10, net: 2.68, vat: 0.27, gross: 2.95 }
+      ])
+      expect((await client.get(`/quotes/${created.body.id}`)).body).toEqual(created.body)
 
-    // Without a currency the quote takes the organisation's; the series counts on.
-    const second = await client.post("/quotes", { items: [line()] })
-    expect(second.status).toBe(201)
-    expect(second.body).toMatchObject({ number: `Q${year}-0002`, currency: "CZK", contact_id: null, total: 120.99 })
+      // Without a currency the quote takes the organisation's; the series counts on.
+      const second = await client.post("/quotes", { items: [line()] })
+      expect(second.status).toBe(201)
+      expect(second.body).toMatchObject({ number: `Q${year}-0002`, currency: "CZK", contact_id: null, total: 120.99 })
 
-    const emitted = await events(client, "quote.created")
-    expect(emitted).toHaveLength(2)
-    for (const event of emitted) {
-      expect(Object.keys(event.data).sort()).toEqual(["contact_id", "currency", "id", "number", "status", "total"])
-    }
-    expect(emitted[0].data).toEqual({
-      id: created.body.id,
-      number: `Q${year}-0001`,
-      status: "draft",
-      total: 178.39,
-      currency: "EUR",
-      contact_id: contact.body.id
-    })
-    expect(emitted[1].data).toEqual({
-      id: second.body.id,
-      number: `Q${year}-0002`,
-      status: "draft",
-      total: 120.99,
-      currency: "CZK",
-      contact_id: null
-    })
-  })
+      const emitted = await events(client, "quote.created")
+      expect(emitted).toHaveLength(2)
+      for (const event of emitted) {
+        expect(Object.keys(event.data).sort()).toEqual(["contact_id", "currency", "id", "number", "status", "total"])
+      }
+      expect(emitted[0].data).toEqual({
+        id: created.body.id,
+        number: `Q${year}-0001`,
+        status: "draft",
+        total: 178.39,
+        currency: "EUR",
+        contact_id: contact.body.id
+      })
+      expect(emitted[1].data).toEqual({
+        id: second.body.id,
+        number: `Q${year}-0002`,
+        status: "draft",
+        total: 120.99,
+        currency: "CZK",
+        contact_id: null
+      })
+    }))
 
-  it("refuses a zero-rate line without vat_reason, naming vat_reason, and accepts it with a reason", async () => {
-    const { client } = await server().tenant({ settings: SETTINGS, scopes: SCOPES })
-    const refused = await client.post("/quotes", { items: [line(), line({ name: "Exempt", vat_rate: 0 })] })
-    expect(refused.status).toBe(422)
-    expect(refused.body.error).toBe("validation_failed")
-    expect(paths(refused)).toContain("vat_reason")
-    const blank = await client.post("/quotes", { items: [line({ vat_rate: 0 })], vat_reason: null })
-    expect(blank.status).toBe(422)
-    expect(paths(blank)).toContain("vat_reason")
-    expect((await client.get("/quotes")).body.data).toEqual([])
+  it("refuses a zero-rate line without vat_reason, naming vat_reason, and accepts it with a reason", () =>
+    onOneDay(SETTINGS.timezone, async (today) => {
+      const { client } = await server().tenant({ settings: SETTINGS, scopes: SCOPES })
+      const refused = await client.post("/quotes", { items: [line(), line({ name: "Exempt", vat_rate: 0 })] })
+      expect(refused.status).toBe(422)
+      expect(refused.body.error).toBe("validation_failed")
+      expect(paths(refused)).toContain("vat_reason")
+      const blank = await client.post("/quotes", { items: [line({ vat_rate: 0 })], vat_reason: null })
+      expect(blank.status).toBe(422)
+      expect(paths(blank)).toContain("vat_reason")
+      expect((await client.get("/quotes")).body.data).toEqual([])
 
-    const accepted = await client.post("/quotes", {
-      items: [line(), line({ name: "Exempt", vat_rate: 0 })],
-      vat_reason: "Exempt under §51"
-    })
-    expect(accepted.status).toBe(201)
-    expect(accepted.body.vat_reason).toBe("Exempt under §51")
-    expect(accepted.body.items[1]).toMatchObject({ vat_rate: 0, net: 99.99, vat: 0, gross: 99.99 })
-    expect(accepted.body.total).toBe(220.98)
-    // A refused create used no number.
-    expect(accepted.body.number).toBe(`Q${yearIn(SETTINGS.timezone)}-0001`)
-    expect(await events(client, "quote.created")).toHaveLength(1)
+      const accepted = await client.post("/quotes", {
+        items: [line(), line({ name: "Exempt", vat_rate: 0 })],
+        vat_reason: "Exempt under §51"
+      })
+      expect(accepted.status).toBe(201)
+      expect(accepted.body.vat_reason).toBe("Exempt under §51")
+      expect(accepted.body.items[1]).toMatchObject({ vat_rate: 0, net: 99.99, vat: 0, gross: 99.99 })
+      expect(accepted.body.total).toBe(220.98)
+      // A refused create used no number.
+      expect(accepted.body.number).toBe(`Q${today.slice(0, 4)}-0001`)
+      expect(await events(client, "quote.created")).toHaveLength(1)
 
-    // PATCH keeps the rule: dropping the reason while a zero-rate line remains is refused.
-    const dropReason = await client.patch(`/quotes/${accepted.body.id}`, { vat_reason: null })
-    expect(dropReason.status).toBe(422)
-    expect(paths(dropReason)).toContain("vat_reason")
-  })
+      // PATCH keeps the rule: dropping the reason while a zero-rate line remains is refused.
+      const dropReason = await client.patch(`/quotes/${accepted.body.id}`, { vat_reason: null })
+      expect(dropReason.status).toBe(422)
+      expect(paths(dropReason)).toContain("vat_reason")
+    }))
 
   it("PATCHes only a draft: omitted fields kept, items replace every line, unknown or no fields refused", async () => {
     const { client } = await server().tenant({ settings: SETTINGS, scopes: SCOPES })

@@ -5,17 +5,17 @@
  */
 import * as StoragePg from "@crm/storage-pg"
 import pg from "pg"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createDatabase, serverUrl } from "../support/pgDatabase.js"
+import { afterAll, beforeAll, expect, it } from "vitest"
+import { createServerDatabase, describeOnServer } from "../support/pgServer.js"
 import { startServer, type TestServer } from "../support/server.js"
 
-describe.skipIf(serverUrl === undefined)("a statement past the statement timeout", () => {
-  let database: Awaited<ReturnType<typeof createDatabase>> | undefined
+describeOnServer("a statement past the statement timeout", () => {
+  let database: Awaited<ReturnType<typeof createServerDatabase>> | undefined
   let server: TestServer | undefined
   let holder: pg.Client | undefined
 
   beforeAll(async () => {
-    database = await createDatabase(serverUrl!)
+    database = await createServerDatabase()
     server = await startServer(StoragePg.layerServer({ url: database.url, statementTimeoutMs: 300 }))
     holder = new pg.Client({ connectionString: database.url })
     await holder.connect()

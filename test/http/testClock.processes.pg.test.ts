@@ -5,21 +5,22 @@
  */
 import * as StoragePg from "@crm/storage-pg"
 import pg from "pg"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createDatabase, serverUrl } from "../support/pgDatabase.js"
+import { afterAll, beforeAll, expect, it } from "vitest"
+import { createServerDatabase, describeOnServer } from "../support/pgServer.js"
 import { startServer, type TestServer } from "../support/server.js"
+import { onOneDay } from "../support/today.js"
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const WORK = { name: "Work", quantity: 1, unit_price: 100, vat_rate: 21 }
 
-describe.skipIf(serverUrl === undefined)("a test clock on several processes", () => {
-  let database: Awaited<ReturnType<typeof createDatabase>> | undefined
+describeOnServer("a test clock on several processes", () => {
+  let database: Awaited<ReturnType<typeof createServerDatabase>> | undefined
   let a: TestServer | undefined
   let b: TestServer | undefined
   let outside: pg.Client | undefined
 
   beforeAll(async () => {
-    database = await createDatabase(serverUrl!)
+    database = await createServerDatabase()
     a = await startServer(StoragePg.layerServer({ url: database.url }))
     b = await startServer(StoragePg.layerServer({ url: database.url }))
     outside = new pg.Client({ connectionString: database.url })
@@ -48,28 +49,29 @@ describe.skipIf(serverUrl === undefined)("a test clock on several processes", ()
     throw new Error(`${server.url} never answered from its cache`)
   }
 
-  it("dates by a clock frozen, advanced and reset on one process at once on the other", async () => {
-    const org = await a!.admin.post("/organisations", { name: "Sandbox", test_mode: true })
-    expect(org.status, org.text).toBe(201)
-    const created = await a!.admin.post(`/organisations/${org.body.id}/keys`, {
-      scopes: ["read", "write", "invoices:write"]
-    })
-    const key = created.body.key as string
-    await untilCached(a!, key)
-    await untilCached(b!, key)
-    const issueDate = async () => {
-      const draft = await b!.as(key).post("/invoices", { items: [WORK] })
-      expect(draft.status, draft.text).toBe(201)
-      return draft.body.issue_date
-    }
+  it("dates by a clock frozen, advanced and reset on one process at once on the other", () =>
+    onOneDay("UTC", async (today) => {
+      const org = await a!.admin.post("/organisations", { name: "Sandbox", test_mode: true })
+      expect(org.status, org.text).toBe(201)
+      const created = await a!.admin.post(`/organisations/${org.body.id}/keys`, {
+        scopes: ["read", "write", "invoices:write"]
+      })
+      const key = created.body.key as string
+      await untilCached(a!, key)
+      await untilCached(b!, key)
+      const issueDate = async () => {
+        const draft = await b!.as(key).post("/invoices", { items: [WORK] })
+        expect(draft.status, draft.text).toBe(201)
+        return draft.body.issue_date
+      }
 
-    expect(
-      (await a!.admin.post(`/organisations/${org.body.id}/clock`, { frozen_at: "2030-03-10T12:00:00Z" })).status
-    ).toBe(200)
-    expect(await issueDate()).toBe("2030-03-10")
-    expect((await a!.admin.post(`/organisations/${org.body.id}/clock`, { advance_by: "P2D" })).status).toBe(200)
-    expect(await issueDate()).toBe("2030-03-12")
-    expect((await a!.admin.delete(`/organisations/${org.body.id}/clock`)).status).toBe(200)
-    expect(await issueDate()).toBe(new Date().toISOString().slice(0, 10))
-  })
+      expect(
+        (await a!.admin.post(`/organisations/${org.body.id}/clock`, { frozen_at: "2030-03-10T12:00:00Z" })).status
+      ).toBe(200)
+      expect(await issueDate()).toBe("2030-03-10")
+      expect((await a!.admin.post(`/organisations/${org.body.id}/clock`, { advance_by: "P2D" })).status).toBe(200)
+      expect(await issueDate()).toBe("2030-03-12")
+      expect((await a!.admin.delete(`/organisations/${org.body.id}/clock`)).status).toBe(200)
+      expect(await issueDate()).toBe(today)
+    }))
 })

@@ -10,14 +10,13 @@ import { expect, it } from "vitest"
 import { callTool, mcpClient } from "../support/mcp.js"
 import type { Client, TestServer } from "../support/server.js"
 import { onEveryStore } from "../support/suite.js"
+import { onOneDay } from "../support/today.js"
 
 const SCOPES = ["read", "write", "quotes:write", "invoices:write"]
 const SETTINGS = { default_currency: "EUR", timezone: "UTC", payment_terms_days: 10, country: "CZ" }
 const WORK = { name: "Work", quantity: 1, unit_price: 100, vat_rate: 21 }
 /** In the future, so that nothing the real time decides can be mistaken for the frozen clock's doing. */
 const FROZEN = "2030-03-10T12:00:00.000Z"
-
-const todayUtc = () => new Date().toISOString().slice(0, 10)
 
 /** A test-mode organisation (or, with `testMode: false`, a live one) and a key of it. */
 const tenant = async (server: TestServer, testMode = true) => {
@@ -50,27 +49,28 @@ const sentQuote = async (server: TestServer, client: Client, validUntil: string)
 }
 
 onEveryStore("test clock", (server) => {
-  it("creates a test-mode organisation on real time, and says so on the organisation and in /me", async () => {
-    const sandbox = await tenant(server())
-    expect(sandbox.organisation.test_clock).toEqual({ frozen_at: null })
-    const live = await tenant(server(), false)
-    expect(live.organisation.test_clock).toBeUndefined()
-    expect((await server().admin.get(`/organisations/${sandbox.organisation.id}`)).body.test_clock).toEqual({
-      frozen_at: null
-    })
+  it("creates a test-mode organisation on real time, and says so on the organisation and in /me", () =>
+    onOneDay("UTC", async (today) => {
+      const sandbox = await tenant(server())
+      expect(sandbox.organisation.test_clock).toEqual({ frozen_at: null })
+      const live = await tenant(server(), false)
+      expect(live.organisation.test_clock).toBeUndefined()
+      expect((await server().admin.get(`/organisations/${sandbox.organisation.id}`)).body.test_clock).toEqual({
+        frozen_at: null
+      })
 
-    const me = await sandbox.client.get("/me")
-    expect(me.status).toBe(200)
-    expect(me.body.key.test_mode).toBe(true)
-    expect((await live.client.get("/me")).body.key.test_mode).toBe(false)
+      const me = await sandbox.client.get("/me")
+      expect(me.status).toBe(200)
+      expect(me.body.key.test_mode).toBe(true)
+      expect((await live.client.get("/me")).body.key.test_mode).toBe(false)
 
-    // On real time until frozen: default dates are today.
-    const draft = await sandbox.client.post("/invoices", { items: [WORK] })
-    expect(draft.body.issue_date).toBe(todayUtc())
+      // On real time until frozen: default dates are today.
+      const draft = await sandbox.client.post("/invoices", { items: [WORK] })
+      expect(draft.body.issue_date).toBe(today)
 
-    const refused = await server().admin.post("/organisations", { name: "x", test_mode: "yes" })
-    expect(refused.status).toBe(422)
-  })
+      const refused = await server().admin.post("/organisations", { name: "x", test_mode: "yes" })
+      expect(refused.status).toBe(422)
+    }))
 
   it("freezes the clock: default issue and due dates, the invoice number's year and /me follow it", async () => {
     const { client, clock, organisation } = await tenant(server())
@@ -187,25 +187,26 @@ onEveryStore("test clock", (server) => {
     }
   })
 
-  it("returns to real time on DELETE, and the organisation stays in test mode", async () => {
-    const { client, organisation } = await tenant(server())
-    const admin = server().admin
-    expect((await admin.post(`/organisations/${organisation.id}/clock`, { frozen_at: FROZEN })).status).toBe(200)
-    expect((await client.post("/invoices", { items: [WORK] })).body.issue_date).toBe("2030-03-10")
+  it("returns to real time on DELETE, and the organisation stays in test mode", () =>
+    onOneDay("UTC", async (today) => {
+      const { client, organisation } = await tenant(server())
+      const admin = server().admin
+      expect((await admin.post(`/organisations/${organisation.id}/clock`, { frozen_at: FROZEN })).status).toBe(200)
+      expect((await client.post("/invoices", { items: [WORK] })).body.issue_date).toBe("2030-03-10")
 
-    const reset = await admin.delete(`/organisations/${organisation.id}/clock`)
-    expect(reset.status, reset.text).toBe(200)
-    expect(reset.body).toMatchObject({ organisation_id: organisation.id, test_mode: true, frozen_at: null })
-    expect(Math.abs(Date.parse(reset.body.now) - Date.now())).toBeLessThan(60_000)
-    expect((await client.post("/invoices", { items: [WORK] })).body.issue_date).toBe(todayUtc())
-    expect((await client.get("/me")).body.key.test_mode).toBe(true)
-    expect((await admin.get(`/organisations/${organisation.id}`)).body.test_clock).toEqual({ frozen_at: null })
+      const reset = await admin.delete(`/organisations/${organisation.id}/clock`)
+      expect(reset.status, reset.text).toBe(200)
+      expect(reset.body).toMatchObject({ organisation_id: organisation.id, test_mode: true, frozen_at: null })
+      expect(Math.abs(Date.parse(reset.body.now) - Date.now())).toBeLessThan(60_000)
+      expect((await client.post("/invoices", { items: [WORK] })).body.issue_date).toBe(today)
+      expect((await client.get("/me")).body.key.test_mode).toBe(true)
+      expect((await admin.get(`/organisations/${organisation.id}`)).body.test_clock).toEqual({ frozen_at: null })
 
-    // From real time, the clock may be frozen anywhere again, even in the past.
-    const past = await admin.post(`/organisations/${organisation.id}/clock`, { frozen_at: "2020-01-01T00:00:00Z" })
-    expect(past.status, past.text).toBe(200)
-    expect(past.body.frozen_at).toBe("2020-01-01T00:00:00.000Z")
-  })
+      // From real time, the clock may be frozen anywhere again, even in the past.
+      const past = await admin.post(`/organisations/${organisation.id}/clock`, { frozen_at: "2020-01-01T00:00:00Z" })
+      expect(past.status, past.text).toBe(200)
+      expect(past.body.frozen_at).toBe("2020-01-01T00:00:00.000Z")
+    }))
 
   it("refuses a live organisation, an unknown one, a move backwards and a malformed body", async () => {
     const live = await tenant(server(), false)
@@ -263,24 +264,25 @@ onEveryStore("test clock", (server) => {
     expect((await client.get("/me")).status).toBe(200)
   })
 
-  it("leaves other organisations on real time", async () => {
-    const sandbox = await tenant(server())
-    const live = await tenant(server(), false)
-    const other = await tenant(server())
-    const liveInvoice = await issued(live.client, { due_date: "2030-03-12" })
-    const otherInvoice = await issued(other.client, { due_date: "2030-03-12" })
-    const liveQuote = await sentQuote(server(), live.client, "2030-03-12")
+  it("leaves other organisations on real time", () =>
+    onOneDay("UTC", async (today) => {
+      const sandbox = await tenant(server())
+      const live = await tenant(server(), false)
+      const other = await tenant(server())
+      const liveInvoice = await issued(live.client, { due_date: "2030-03-12" })
+      const otherInvoice = await issued(other.client, { due_date: "2030-03-12" })
+      const liveQuote = await sentQuote(server(), live.client, "2030-03-12")
 
-    expect((await sandbox.clock({ frozen_at: FROZEN })).status).toBe(200)
-    expect((await sandbox.clock({ advance_by: "P30D" })).status).toBe(200)
+      expect((await sandbox.clock({ frozen_at: FROZEN })).status).toBe(200)
+      expect((await sandbox.clock({ advance_by: "P30D" })).status).toBe(200)
 
-    expect((await live.client.get(`/invoices/${liveInvoice.id}`)).body.status).toBe("issued")
-    expect((await other.client.get(`/invoices/${otherInvoice.id}`)).body.status).toBe("issued")
-    expect((await live.client.get(`/quotes/${liveQuote.id}`)).body.status).toBe("sent")
-    expect((await live.client.post("/invoices", { items: [WORK] })).body.issue_date).toBe(todayUtc())
-    expect((await other.client.post("/invoices", { items: [WORK] })).body.issue_date).toBe(todayUtc())
-    expect((await server().admin.get(`/organisations/${other.organisation.id}`)).body.test_clock).toEqual({
-      frozen_at: null
-    })
-  })
+      expect((await live.client.get(`/invoices/${liveInvoice.id}`)).body.status).toBe("issued")
+      expect((await other.client.get(`/invoices/${otherInvoice.id}`)).body.status).toBe("issued")
+      expect((await live.client.get(`/quotes/${liveQuote.id}`)).body.status).toBe("sent")
+      expect((await live.client.post("/invoices", { items: [WORK] })).body.issue_date).toBe(today)
+      expect((await other.client.post("/invoices", { items: [WORK] })).body.issue_date).toBe(today)
+      expect((await server().admin.get(`/organisations/${other.organisation.id}`)).body.test_clock).toEqual({
+        frozen_at: null
+      })
+    }))
 })

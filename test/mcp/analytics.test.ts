@@ -1,18 +1,18 @@
 /**
  * The analysis tools over MCP (SDK client, Streamable HTTP, real server) on every store. The data set is
  * made through REST and the admin API; today is the real date, so dates are chosen relative to it and the
- * expected figures are worked out by hand below.
+ * expected figures are worked out by hand below. Should midnight pass in the organisation's zone, the
+ * tests that follow run on a data set made for the new day.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { callTool, mcpClient } from "../support/mcp.js"
 import type { Client as RestClient } from "../support/server.js"
 import { onEveryStore } from "../support/suite.js"
+import { onOneDay, todayIn } from "../support/today.js"
 
 const ZONE = "Europe/Prague"
 const DAY_MS = 86_400_000
-const todayIn = (timeZone: string): string =>
-  new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(Date.now())
 const addDays = (date: string, days: number): string =>
   new Date(Date.parse(`${date}T00:00:00.000Z`) + days * DAY_MS).toISOString().slice(0, 10)
 const addMonths = (month: string, months: number): string => {
@@ -58,13 +58,12 @@ const ok = async <T = any>(promise: Promise<{ status: number; text: string; body
 }
 
 onEveryStore("mcp analytics", (server) => {
-  let mcp: Client
-  let today: string
-  const made: Record<string, any> = {}
+  /** The data set made for each day the tests ran on (one, unless midnight passed), by the day. */
+  const dataSets = new Map<string, Promise<{ readonly mcp: Client; readonly made: Record<string, any> }>>()
 
-  beforeAll(async () => {
+  const make = async (today: string) => {
+    const made: Record<string, any> = {}
     const { key, client } = await server().tenant({ settings: SETTINGS, scopes: SCOPES })
-    today = todayIn(ZONE)
     const rest: RestClient = client
 
     // Deals. Alpha enters Qualified first and stays; Gamma and Delta pass through Qualified afterwards and
@@ -130,185 +129,207 @@ onEveryStore("mcp analytics", (server) => {
     const done = await ok(rest.post("/tasks", { title: "Done", due_at: new Date(now - 2 * DAY_MS).toISOString() }), 201)
     await ok(rest.post(`/tasks/${done.id}/complete`))
 
-    mcp = await mcpClient(server(), key)
-  })
+    return { mcp: await mcpClient(server(), key), made }
+  }
+
+  const dataSet = (today: string) => {
+    const made = dataSets.get(today) ?? make(today)
+    dataSets.set(today, made)
+    return made
+  }
+
+  beforeAll(() => dataSet(todayIn(ZONE)))
 
   afterAll(async () => {
-    await mcp?.close()
-  })
-
-  it("pipeline_summary: per stage counts and values per currency, plus the last 30 days", async () => {
-    const result = await callTool(mcp, "pipeline_summary")
-    expect(result.isError).toBe(false)
-    expect(result.value).toEqual({
-      pipelines: [
-        {
-          pipeline_id: ids.sales,
-          name: "Sales",
-          stages: [
-            {
-              stage_id: ids.qualified,
-              name: "Qualified",
-              kind: "open",
-              count: 1,
-              values: [{ currency: "EUR", total: 1000 }]
-            },
-            // Beta 500 CZK and Epsilon without a value.
-            {
-              stage_id: ids.proposal,
-              name: "Proposal",
-              kind: "open",
-              count: 2,
-              values: [{ currency: "CZK", total: 500 }]
-            },
-            { stage_id: ids.won, name: "Won", kind: "won", count: 1, values: [{ currency: "EUR", total: 300 }] },
-            { stage_id: ids.lost, name: "Lost", kind: "lost", count: 1, values: [{ currency: "EUR", total: 200 }] }
-          ],
-          won_last_30_days: { count: 1, values: [{ currency: "EUR", total: 300 }] },
-          lost_last_30_days: { count: 1, values: [{ currency: "EUR", total: 200 }] }
-        }
-      ]
-    })
-    const one = await callTool(mcp, "pipeline_summary", { pipeline_id: ids.sales.toUpperCase() })
-    expect(one.value.pipelines).toHaveLength(1)
-    const missing = await callTool(mcp, "pipeline_summary", { pipeline_id: crypto.randomUUID() })
-    expect(missing).toMatchObject({ isError: true, value: { error: "not_found" } })
-  })
-
-  it("list_unpaid_invoices: outstanding gross and days past due, most overdue first", async () => {
-    const result = await callTool(mcp, "list_unpaid_invoices")
-    expect(result.isError).toBe(false)
-    expect(result.value.has_more).toBe(false)
-    expect(result.value.items.map((i: any) => [i.id, i.currency, i.outstanding, i.days_past_due])).toEqual([
-      [made.i1.id, "EUR", 100, 40], // 121 − 21
-      [made.i3.id, "CZK", 1210, 5],
-      [made.i2.id, "EUR", 1210, 0]
-    ])
-    expect(result.value.items[0]).toMatchObject({
-      number: made.i1.number,
-      kind: "normal",
-      status: "partial",
-      total: 121,
-      paid_amount: 21,
-      due_date: addDays(today, -40)
-    })
-
-    const overdue = await callTool(mcp, "list_unpaid_invoices", { overdue_only: true })
-    expect(overdue.value.items.map((i: any) => i.id)).toEqual([made.i1.id, made.i3.id])
-    const first = await callTool(mcp, "list_unpaid_invoices", { limit: 1 })
-    expect(first.value).toMatchObject({ items: [{ id: made.i1.id }], has_more: true })
-    const theirs = await callTool(mcp, "list_unpaid_invoices", { contact_id: made.contact.id })
-    expect(theirs.value.items.map((i: any) => i.id)).toEqual([made.i2.id])
-  })
-
-  it("receivables_ageing: buckets per currency", async () => {
-    const result = await callTool(mcp, "receivables_ageing")
-    const zero = { count: 0, amount: 0 }
-    expect(result.value).toEqual({
-      as_of: today,
-      currencies: [
-        {
-          currency: "CZK",
-          not_yet_due: zero,
-          days_1_30: { count: 1, amount: 1210 },
-          days_31_60: zero,
-          days_61_90: zero,
-          days_90_plus: zero,
-          total: { count: 1, amount: 1210 }
-        },
-        {
-          currency: "EUR",
-          not_yet_due: { count: 1, amount: 1210 },
-          days_1_30: zero,
-          days_31_60: { count: 1, amount: 100 },
-          days_61_90: zero,
-          days_90_plus: zero,
-          total: { count: 2, amount: 1310 }
-        }
-      ]
-    })
-  })
-
-  it("stalled_deals: longer than the stage median first, then deals without a baseline", async () => {
-    const result = await callTool(mcp, "stalled_deals")
-    expect(result.isError).toBe(false)
-    // Everything happened within seconds: days round to 0. Without a baseline, the longer wait comes
-    // first; Beta and Epsilon may have entered their stage in the same millisecond, which the id decides.
-    const [first, ...unmeasured] = result.value.items.map((i: any) => [i.title, i.stage_name, i.median_days])
-    expect(first).toEqual(["Alpha", "Qualified", 0])
-    expect(unmeasured).toHaveLength(2)
-    expect(unmeasured).toEqual(
-      expect.arrayContaining([
-        ["Beta", "Proposal", null],
-        ["Epsilon", "Proposal", null]
-      ])
-    )
-    expect(result.value.items[0]).toMatchObject({
-      deal_id: made.alpha.id,
-      pipeline_id: ids.sales,
-      stage_id: ids.qualified,
-      days_in_stage: 0,
-      value: 1000,
-      currency: "EUR"
-    })
-    const limited = await callTool(mcp, "stalled_deals", { limit: 1 })
-    expect(limited.value).toMatchObject({ items: [{ title: "Alpha" }], has_more: true })
-  })
-
-  it("cash_flow_forecast: invoiced, contracted and weighted kept apart, overdue in the current month", async () => {
-    const result = await callTool(mcp, "cash_flow_forecast", { months: 3 })
-    expect(result.isError).toBe(false)
-    const current = today.slice(0, 7)
-    const months = [0, 1, 2].map((k) => addMonths(current, k))
-    const expected = new Map(
-      months.map((month) => [
-        month,
-        {
-          CZK: { currency: "CZK", invoiced: 0, contracted: 0, weighted: 0 },
-          EUR: { currency: "EUR", invoiced: 0, contracted: 0, weighted: 0 }
-        }
-      ])
-    )
-    const at = (date: string) => {
-      const month = date.slice(0, 7) < current ? current : date.slice(0, 7)
-      return expected.get(month)!
+    for (const outcome of await Promise.allSettled(dataSets.values())) {
+      if (outcome.status === "fulfilled") await outcome.value.mcp.close()
     }
-    // Overdue I1 (100 EUR) and I3 (1210 CZK) now; I2 (1210 EUR) in its due month.
-    at(today).EUR.invoiced += 100
-    at(today).CZK.invoiced += 1210
-    at(addDays(today, 10)).EUR.invoiced += 1210
-    // The quote, accepted today: 121 EUR at today + 14 days.
-    at(addDays(today, 14)).EUR.contracted += 121
-    // Alpha 1000 × 25 % at today + 40; Beta 500 CZK × 2/3 = 333.33 now (its close date has passed).
-    at(addDays(today, 40)).EUR.weighted += 250
-    at(today).CZK.weighted += 333.33
-    expect(result.value.months).toEqual(
-      months.map((month) => ({ month, amounts: [expected.get(month)!.CZK, expected.get(month)!.EUR] }))
-    )
-    // Epsilon has neither a value nor an expected close date.
-    expect(result.value.excluded_deals).toBe(1)
-    expect(result.value.currency_note).toContain("never converted")
-
-    const refused = await callTool(mcp, "cash_flow_forecast", { months: 25 })
-    expect(refused).toMatchObject({ isError: true, value: { error: "validation_failed" } })
   })
 
-  it("sales_health: the scorecard with its thresholds", async () => {
-    const result = await callTool(mcp, "sales_health")
-    expect(result.isError).toBe(false)
-    expect(result.value.window_days).toBe(90)
-    expect(result.value.measures.map((m: any) => [m.key, m.value, m.status])).toEqual([
-      ["win_rate", 50, "good"], // Gamma won, Delta lost
-      ["stalled_share", 33.3, "watch"], // Alpha of Alpha, Beta, Epsilon
-      ["overdue_close_share", 33.3, "poor"], // Beta's close date has passed
-      ["overdue_tasks", 1, "good"],
-      ["overdue_receivables_share", 100, "poor"], // CZK: all 1210 overdue (EUR: 100 / 1310 = 7.6 %)
-      ["pipeline_coverage", 0.83, "poor"] // EUR weighted open 250 / won 300
-    ])
-    // (100 + 50 + 0 + 100 + 0 + 0) / 6 = 41.7 → 42.
-    expect(result.value).toMatchObject({ score: 42, status: "watch" })
-    expect(result.value.measures[0].threshold).toEqual({ good: 30, poor: 15 })
-  })
+  it("pipeline_summary: per stage counts and values per currency, plus the last 30 days", () =>
+    onOneDay(ZONE, async (today) => {
+      const { mcp } = await dataSet(today)
+      const result = await callTool(mcp, "pipeline_summary")
+      expect(result.isError).toBe(false)
+      expect(result.value).toEqual({
+        pipelines: [
+          {
+            pipeline_id: ids.sales,
+            name: "Sales",
+            stages: [
+              {
+                stage_id: ids.qualified,
+                name: "Qualified",
+                kind: "open",
+                count: 1,
+                values: [{ currency: "EUR", total: 1000 }]
+              },
+              // Beta 500 CZK and Epsilon without a value.
+              {
+                stage_id: ids.proposal,
+                name: "Proposal",
+                kind: "open",
+                count: 2,
+                values: [{ currency: "CZK", total: 500 }]
+              },
+              { stage_id: ids.won, name: "Won", kind: "won", count: 1, values: [{ currency: "EUR", total: 300 }] },
+              { stage_id: ids.lost, name: "Lost", kind: "lost", count: 1, values: [{ currency: "EUR", total: 200 }] }
+            ],
+            won_last_30_days: { count: 1, values: [{ currency: "EUR", total: 300 }] },
+            lost_last_30_days: { count: 1, values: [{ currency: "EUR", total: 200 }] }
+          }
+        ]
+      })
+      const one = await callTool(mcp, "pipeline_summary", { pipeline_id: ids.sales.toUpperCase() })
+      expect(one.value.pipelines).toHaveLength(1)
+      const missing = await callTool(mcp, "pipeline_summary", { pipeline_id: crypto.randomUUID() })
+      expect(missing).toMatchObject({ isError: true, value: { error: "not_found" } })
+    }))
+
+  it("list_unpaid_invoices: outstanding gross and days past due, most overdue first", () =>
+    onOneDay(ZONE, async (today) => {
+      const { mcp, made } = await dataSet(today)
+      const result = await callTool(mcp, "list_unpaid_invoices")
+      expect(result.isError).toBe(false)
+      expect(result.value.has_more).toBe(false)
+      expect(result.value.items.map((i: any) => [i.id, i.currency, i.outstanding, i.days_past_due])).toEqual([
+        [made.i1.id, "EUR", 100, 40], // 121 − 21
+        [made.i3.id, "CZK", 1210, 5],
+        [made.i2.id, "EUR", 1210, 0]
+      ])
+      expect(result.value.items[0]).toMatchObject({
+        number: made.i1.number,
+        kind: "normal",
+        status: "partial",
+        total: 121,
+        paid_amount: 21,
+        due_date: addDays(today, -40)
+      })
+
+      const overdue = await callTool(mcp, "list_unpaid_invoices", { overdue_only: true })
+      expect(overdue.value.items.map((i: any) => i.id)).toEqual([made.i1.id, made.i3.id])
+      const first = await callTool(mcp, "list_unpaid_invoices", { limit: 1 })
+      expect(first.value).toMatchObject({ items: [{ id: made.i1.id }], has_more: true })
+      const theirs = await callTool(mcp, "list_unpaid_invoices", { contact_id: made.contact.id })
+      expect(theirs.value.items.map((i: any) => i.id)).toEqual([made.i2.id])
+    }))
+
+  it("receivables_ageing: buckets per currency", () =>
+    onOneDay(ZONE, async (today) => {
+      const { mcp } = await dataSet(today)
+      const result = await callTool(mcp, "receivables_ageing")
+      const zero = { count: 0, amount: 0 }
+      expect(result.value).toEqual({
+        as_of: today,
+        currencies: [
+          {
+            currency: "CZK",
+            not_yet_due: zero,
+            days_1_30: { count: 1, amount: 1210 },
+            days_31_60: zero,
+            days_61_90: zero,
+            days_90_plus: zero,
+            total: { count: 1, amount: 1210 }
+          },
+          {
+            currency: "EUR",
+            not_yet_due: { count: 1, amount: 1210 },
+            days_1_30: zero,
+            days_31_60: { count: 1, amount: 100 },
+            days_61_90: zero,
+            days_90_plus: zero,
+            total: { count: 2, amount: 1310 }
+          }
+        ]
+      })
+    }))
+
+  it("stalled_deals: longer than the stage median first, then deals without a baseline", () =>
+    onOneDay(ZONE, async (today) => {
+      const { mcp, made } = await dataSet(today)
+      const result = await callTool(mcp, "stalled_deals")
+      expect(result.isError).toBe(false)
+      // Everything happened within seconds: days round to 0. Without a baseline, the longer wait comes
+      // first; Beta and Epsilon may have entered their stage in the same millisecond, which the id decides.
+      const [first, ...unmeasured] = result.value.items.map((i: any) => [i.title, i.stage_name, i.median_days])
+      expect(first).toEqual(["Alpha", "Qualified", 0])
+      expect(unmeasured).toHaveLength(2)
+      expect(unmeasured).toEqual(
+        expect.arrayContaining([
+          ["Beta", "Proposal", null],
+          ["Epsilon", "Proposal", null]
+        ])
+      )
+      expect(result.value.items[0]).toMatchObject({
+        deal_id: made.alpha.id,
+        pipeline_id: ids.sales,
+        stage_id: ids.qualified,
+        days_in_stage: 0,
+        value: 1000,
+        currency: "EUR"
+      })
+      const limited = await callTool(mcp, "stalled_deals", { limit: 1 })
+      expect(limited.value).toMatchObject({ items: [{ title: "Alpha" }], has_more: true })
+    }))
+
+  it("cash_flow_forecast: invoiced, contracted and weighted kept apart, overdue in the current month", () =>
+    onOneDay(ZONE, async (today) => {
+      const { mcp } = await dataSet(today)
+      const result = await callTool(mcp, "cash_flow_forecast", { months: 3 })
+      expect(result.isError).toBe(false)
+      const current = today.slice(0, 7)
+      const months = [0, 1, 2].map((k) => addMonths(current, k))
+      const expected = new Map(
+        months.map((month) => [
+          month,
+          {
+            CZK: { currency: "CZK", invoiced: 0, contracted: 0, weighted: 0 },
+            EUR: { currency: "EUR", invoiced: 0, contracted: 0, weighted: 0 }
+          }
+        ])
+      )
+      const at = (date: string) => {
+        const month = date.slice(0, 7) < current ? current : date.slice(0, 7)
+        return expected.get(month)!
+      }
+      // Overdue I1 (100 EUR) and I3 (1210 CZK) now; I2 (1210 EUR) in its due month.
+      at(today).EUR.invoiced += 100
+      at(today).CZK.invoiced += 1210
+      at(addDays(today, 10)).EUR.invoiced += 1210
+      // The quote, accepted today: 121 EUR at today + 14 days.
+      at(addDays(today, 14)).EUR.contracted += 121
+      // Alpha 1000 × 25 % at today + 40; Beta 500 CZK × 2/3 = 333.33 now (its close date has passed).
+      at(addDays(today, 40)).EUR.weighted += 250
+      at(today).CZK.weighted += 333.33
+      expect(result.value.months).toEqual(
+        months.map((month) => ({ month, amounts: [expected.get(month)!.CZK, expected.get(month)!.EUR] }))
+      )
+      // Epsilon has neither a value nor an expected close date.
+      expect(result.value.excluded_deals).toBe(1)
+      expect(result.value.currency_note).toContain("never converted")
+
+      const refused = await callTool(mcp, "cash_flow_forecast", { months: 25 })
+      expect(refused).toMatchObject({ isError: true, value: { error: "validation_failed" } })
+    }))
+
+  it("sales_health: the scorecard with its thresholds", () =>
+    onOneDay(ZONE, async (today) => {
+      const { mcp } = await dataSet(today)
+      const result = await callTool(mcp, "sales_health")
+      expect(result.isError).toBe(false)
+      expect(result.value.window_days).toBe(90)
+      expect(result.value.measures.map((m: any) => [m.key, m.value, m.status])).toEqual([
+        ["win_rate", 50, "good"], // Gamma won, Delta lost
+        ["stalled_share", 33.3, "watch"], // Alpha of Alpha, Beta, Epsilon
+        ["overdue_close_share", 33.3, "poor"], // Beta's close date has passed
+        ["overdue_tasks", 1, "good"],
+        ["overdue_receivables_share", 100, "poor"], // CZK: all 1210 overdue (EUR: 100 / 1310 = 7.6 %)
+        ["pipeline_coverage", 0.83, "poor"] // EUR weighted open 250 / won 300
+      ])
+      // (100 + 50 + 0 + 100 + 0 + 0) / 6 = 41.7 → 42.
+      expect(result.value).toMatchObject({ score: 42, status: "watch" })
+      expect(result.value.measures[0].threshold).toEqual({ good: 30, poor: 15 })
+    }))
 
   it("answers a read-only key: every analysis tool is read-only", async () => {
     const { key } = await server().tenant({ scopes: ["read"] })

@@ -8,6 +8,7 @@ import { afterEach, expect, it } from "vitest"
 import { callTool, mcpClient } from "../support/mcp.js"
 import type { Client } from "../support/server.js"
 import { onEveryStore } from "../support/suite.js"
+import { onOneDay } from "../support/today.js"
 
 const PEOPLE = [
   { name: "Alice Novak", email: "alice@example.com" },
@@ -88,17 +89,11 @@ const created = async (client: Client, path: string, body: unknown) => {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** Today's date and the bounds of today in a fixed-offset zone (Asia/Tokyo, UTC+9, no DST). */
-const tokyoToday = () => {
-  const today = new Intl.DateTimeFormat("en-CA", {
-    timeZone: "Asia/Tokyo",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit"
-  }).format(Date.now())
+/** The bounds of `today` and the days either side in a fixed-offset zone (Asia/Tokyo, UTC+9, no DST). */
+const tokyoDay = (today: string) => {
   const start = Date.parse(`${today}T00:00:00.000+09:00`)
   const shift = (days: number) => new Date(start + days * 86_400_000).toISOString().slice(0, 10)
-  return { today, start, end: start + 86_400_000, yesterday: shift(-1), tomorrow: shift(1) }
+  return { start, end: start + 86_400_000, yesterday: shift(-1), tomorrow: shift(1) }
 }
 
 onEveryStore("MCP CRM tools", (server) => {
@@ -355,52 +350,53 @@ onEveryStore("MCP CRM tools", (server) => {
     expect((await refused(mcp, "get_contact", { id: "nope" })).error).toBe("validation_failed")
   })
 
-  it("lists deals most recently changed first, with each filter", async () => {
-    const { pipelines, ids } = pipelineFixture()
-    const { client, mcp, alice, bob } = await ownedSession({ pipelines, timezone: "Asia/Tokyo" })
-    const { yesterday, today, tomorrow } = tokyoToday()
-    const ada = await created(client, "/contacts", { first_name: "Ada" })
-    const acme = await created(client, "/companies", { name: "Acme" })
-    const first = await created(client, "/deals", { title: "First", owner_id: alice.id, contact_id: ada.id })
-    await pause(5)
-    await created(client, "/deals", {
-      title: "Late",
-      owner_id: bob.id,
-      company_id: acme.id,
-      expected_close_date: yesterday
-    })
-    await pause(5)
-    await created(client, "/deals", { title: "Due today", expected_close_date: today })
-    await pause(5)
-    await created(client, "/deals", { title: "Future", expected_close_date: tomorrow })
-    await pause(5)
-    const wonLate = await created(client, "/deals", { title: "Won late", expected_close_date: yesterday })
-    await pause(5)
-    expect((await client.post(`/deals/${wonLate.id}/status`, { status_id: ids.won })).status).toBe(200)
-    await pause(5)
-    // Changing the first deal makes it the most recently changed one.
-    expect((await client.patch(`/deals/${first.id}`, { value: 10 })).status).toBe(200)
+  it("lists deals most recently changed first, with each filter", () =>
+    onOneDay("Asia/Tokyo", async (today) => {
+      const { pipelines, ids } = pipelineFixture()
+      const { client, mcp, alice, bob } = await ownedSession({ pipelines, timezone: "Asia/Tokyo" })
+      const { yesterday, tomorrow } = tokyoDay(today)
+      const ada = await created(client, "/contacts", { first_name: "Ada" })
+      const acme = await created(client, "/companies", { name: "Acme" })
+      const first = await created(client, "/deals", { title: "First", owner_id: alice.id, contact_id: ada.id })
+      await pause(5)
+      await created(client, "/deals", {
+        title: "Late",
+        owner_id: bob.id,
+        company_id: acme.id,
+        expected_close_date: yesterday
+      })
+      await pause(5)
+      await created(client, "/deals", { title: "Due today", expected_close_date: today })
+      await pause(5)
+      await created(client, "/deals", { title: "Future", expected_close_date: tomorrow })
+      await pause(5)
+      const wonLate = await created(client, "/deals", { title: "Won late", expected_close_date: yesterday })
+      await pause(5)
+      expect((await client.post(`/deals/${wonLate.id}/status`, { status_id: ids.won })).status).toBe(200)
+      await pause(5)
+      // Changing the first deal makes it the most recently changed one.
+      expect((await client.patch(`/deals/${first.id}`, { value: 10 })).status).toBe(200)
 
-    const titles = async (args: Record<string, unknown>) =>
-      (await ok(mcp, "list_deals", args)).items.map((deal: any) => deal.title)
-    expect(await titles({})).toEqual(["First", "Won late", "Future", "Due today", "Late"])
-    expect(await titles({ stage_kind: "won" })).toEqual(["Won late"])
-    expect(await titles({ stage_kind: "open" })).toEqual(["First", "Future", "Due today", "Late"])
-    expect(await titles({ contact_id: ada.id.toUpperCase() })).toEqual(["First"])
-    expect(await titles({ company_id: acme.id })).toEqual(["Late"])
-    expect(await titles({ pipeline_id: ids.sales, limit: 2 })).toEqual(["First", "Won late"])
-    expect(await titles({ pipeline_id: crypto.randomUUID() })).toEqual([])
-    expect(await titles({ mine: true })).toEqual(["First"])
-    expect(await titles({ mine: false })).toHaveLength(5)
-    expect(await titles({ overdue_close: true })).toEqual(["Late"])
-    expect(await titles({ overdue_close: true, stage_kind: "won" })).toEqual([])
-    expect(await titles({ overdue_close: true, mine: true })).toEqual([])
-    const page = await ok(mcp, "list_deals", { limit: 2 })
-    expect(page.has_more).toBe(true)
-    expect(page.items).toHaveLength(2)
-    expect((await ok(mcp, "list_deals", { limit: 500 })).items).toHaveLength(5)
-    expect((await refused(mcp, "list_deals", { stage_kind: "pending" })).error).toBe("validation_failed")
-  })
+      const titles = async (args: Record<string, unknown>) =>
+        (await ok(mcp, "list_deals", args)).items.map((deal: any) => deal.title)
+      expect(await titles({})).toEqual(["First", "Won late", "Future", "Due today", "Late"])
+      expect(await titles({ stage_kind: "won" })).toEqual(["Won late"])
+      expect(await titles({ stage_kind: "open" })).toEqual(["First", "Future", "Due today", "Late"])
+      expect(await titles({ contact_id: ada.id.toUpperCase() })).toEqual(["First"])
+      expect(await titles({ company_id: acme.id })).toEqual(["Late"])
+      expect(await titles({ pipeline_id: ids.sales, limit: 2 })).toEqual(["First", "Won late"])
+      expect(await titles({ pipeline_id: crypto.randomUUID() })).toEqual([])
+      expect(await titles({ mine: true })).toEqual(["First"])
+      expect(await titles({ mine: false })).toHaveLength(5)
+      expect(await titles({ overdue_close: true })).toEqual(["Late"])
+      expect(await titles({ overdue_close: true, stage_kind: "won" })).toEqual([])
+      expect(await titles({ overdue_close: true, mine: true })).toEqual([])
+      const page = await ok(mcp, "list_deals", { limit: 2 })
+      expect(page.has_more).toBe(true)
+      expect(page.items).toHaveLength(2)
+      expect((await ok(mcp, "list_deals", { limit: 500 })).items).toHaveLength(5)
+      expect((await refused(mcp, "list_deals", { stage_kind: "pending" })).error).toBe("validation_failed")
+    }))
 
   it("refuses mine on a key without an owner, naming mine", async () => {
     const { mcp } = await session()
@@ -412,46 +408,47 @@ onEveryStore("MCP CRM tools", (server) => {
     }
   })
 
-  it("lists open tasks soonest due first, with due, mine, entity and priority filters", async () => {
-    const { client, mcp, alice, bob } = await ownedSession({ timezone: "Asia/Tokyo" })
-    const { start, end } = tokyoToday()
-    const at = (ms: number) => new Date(ms).toISOString()
-    const deal = await created(client, "/deals", { title: "Task deal" })
-    const ada = await created(client, "/contacts", { first_name: "Ada" })
-    const task = (title: string, extra: Record<string, unknown>) => created(client, "/tasks", { title, ...extra })
-    await task("No date", { assignee_id: alice.id })
-    await task("Tomorrow", { due_at: at(end + 60_000), priority: "high", entity_type: "deal", entity_id: deal.id })
-    await task("Late evening", { due_at: at(end - 60_000), assignee_id: alice.id })
-    await task("Early today", { due_at: at(start + 60_000), assignee_id: bob.id })
-    await task("Yesterday", {
-      due_at: at(start - 60_000),
-      assignee_id: alice.id,
-      entity_type: "contact",
-      entity_id: ada.id
-    })
-    const done = await task("Done yesterday", { due_at: at(start - 120_000) })
-    expect((await client.post(`/tasks/${done.id}/complete`)).status).toBe(200)
+  it("lists open tasks soonest due first, with due, mine, entity and priority filters", () =>
+    onOneDay("Asia/Tokyo", async (today) => {
+      const { client, mcp, alice, bob } = await ownedSession({ timezone: "Asia/Tokyo" })
+      const { start, end } = tokyoDay(today)
+      const at = (ms: number) => new Date(ms).toISOString()
+      const deal = await created(client, "/deals", { title: "Task deal" })
+      const ada = await created(client, "/contacts", { first_name: "Ada" })
+      const task = (title: string, extra: Record<string, unknown>) => created(client, "/tasks", { title, ...extra })
+      await task("No date", { assignee_id: alice.id })
+      await task("Tomorrow", { due_at: at(end + 60_000), priority: "high", entity_type: "deal", entity_id: deal.id })
+      await task("Late evening", { due_at: at(end - 60_000), assignee_id: alice.id })
+      await task("Early today", { due_at: at(start + 60_000), assignee_id: bob.id })
+      await task("Yesterday", {
+        due_at: at(start - 60_000),
+        assignee_id: alice.id,
+        entity_type: "contact",
+        entity_id: ada.id
+      })
+      const done = await task("Done yesterday", { due_at: at(start - 120_000) })
+      expect((await client.post(`/tasks/${done.id}/complete`)).status).toBe(200)
 
-    const titles = async (args: Record<string, unknown>) =>
-      (await ok(mcp, "list_tasks", args)).items.map((entry: any) => entry.title)
-    expect(await titles({})).toEqual(["Yesterday", "Early today", "Late evening", "Tomorrow", "No date"])
-    expect(await titles({ due: "today" })).toEqual(["Early today", "Late evening"])
-    const overdue = await titles({ due: "overdue" })
-    expect(overdue[0]).toBe("Yesterday")
-    expect(overdue).not.toContain("Tomorrow")
-    expect(overdue).not.toContain("No date")
-    expect(overdue).not.toContain("Done yesterday")
-    expect(await titles({ mine: true })).toEqual(["Yesterday", "Late evening", "No date"])
-    expect(await titles({ mine: true, due: "today" })).toEqual(["Late evening"])
-    expect(await titles({ entity_type: "deal" })).toEqual(["Tomorrow"])
-    expect(await titles({ entity_type: "contact", entity_id: ada.id })).toEqual(["Yesterday"])
-    expect(await titles({ entity_type: "company" })).toEqual([])
-    expect(await titles({ priority: "high" })).toEqual(["Tomorrow"])
-    const page = await ok(mcp, "list_tasks", { limit: 2 })
-    expect(page).toMatchObject({ has_more: true })
-    expect(page.items.map((entry: any) => entry.title)).toEqual(["Yesterday", "Early today"])
-    expect((await refused(mcp, "list_tasks", { due: "soon" })).error).toBe("validation_failed")
-  })
+      const titles = async (args: Record<string, unknown>) =>
+        (await ok(mcp, "list_tasks", args)).items.map((entry: any) => entry.title)
+      expect(await titles({})).toEqual(["Yesterday", "Early today", "Late evening", "Tomorrow", "No date"])
+      expect(await titles({ due: "today" })).toEqual(["Early today", "Late evening"])
+      const overdue = await titles({ due: "overdue" })
+      expect(overdue[0]).toBe("Yesterday")
+      expect(overdue).not.toContain("Tomorrow")
+      expect(overdue).not.toContain("No date")
+      expect(overdue).not.toContain("Done yesterday")
+      expect(await titles({ mine: true })).toEqual(["Yesterday", "Late evening", "No date"])
+      expect(await titles({ mine: true, due: "today" })).toEqual(["Late evening"])
+      expect(await titles({ entity_type: "deal" })).toEqual(["Tomorrow"])
+      expect(await titles({ entity_type: "contact", entity_id: ada.id })).toEqual(["Yesterday"])
+      expect(await titles({ entity_type: "company" })).toEqual([])
+      expect(await titles({ priority: "high" })).toEqual(["Tomorrow"])
+      const page = await ok(mcp, "list_tasks", { limit: 2 })
+      expect(page).toMatchObject({ has_more: true })
+      expect(page.items.map((entry: any) => entry.title)).toEqual(["Yesterday", "Early today"])
+      expect((await refused(mcp, "list_tasks", { due: "soon" })).error).toBe("validation_failed")
+    }))
 
   it("creates a contact, refuses a duplicate email and updates only the passed fields", async () => {
     const { client, mcp } = await session()

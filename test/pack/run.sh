@@ -11,7 +11,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/crm-pack.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$root"
 
-packages=(core storage-memory storage-pg http mcp testing client)
+packages=(core storage-memory storage-pg http pdf mcp testing client pages)
 mkdir -p "$work/tarballs" "$work/project/src"
 for name in "${packages[@]}"; do
   npm pack --silent --workspace "@crm/$name" --pack-destination "$work/tarballs" --json >"$work/pack-$name.json"
@@ -63,7 +63,7 @@ npm install --prefer-offline --no-audit --no-fund --loglevel=error
 npx tsc -p tsconfig.json
 
 # Each public entry imports in plain node; what is not exported stays closed.
-for entry in @crm/core @crm/storage-memory @crm/storage-pg @crm/http @crm/mcp @crm/testing @crm/client; do
+for entry in @crm/core @crm/storage-memory @crm/storage-pg @crm/http @crm/pdf @crm/mcp @crm/testing @crm/client @crm/pages; do
   node --input-type=module -e "const m = await import('$entry'); if (Object.keys(m).length === 0) throw new Error('$entry exports nothing')"
 done
 if node --input-type=module -e "await import('@crm/core/internal/operation.js')" 2>/dev/null; then
@@ -77,19 +77,39 @@ node dist/pglite.js "$work/data" | tee pglite.out
 node dist/pglite.js "$work/data" | tee pglite-again.out
 grep -q "contact.created" pglite.out && grep -q "contact.created" pglite-again.out
 node dist/property.js
-# The admin page's files ship in the package (its "files"), read from where it is installed; Redoc,
-# an optional peer not installed here, leaves /docs a page that says so.
+# The admin page's files ship built in the package (dist/admin/: its script bundled for the browser),
+# read from where it is installed; Redoc, an optional peer not installed here, leaves /docs a page
+# that says so.
 node --input-type=module -e '
   import { pathToFileURL } from "node:url"
-  import { Pages } from "@crm/http"
+  import { Pages } from "@crm/pages"
   import * as Effect from "effect/Effect"
   const pages = Pages.make({ resolveFrom: pathToFileURL(`${process.cwd()}/app.js`) })
   const get = (url) => Effect.runPromise(pages.get(url)({ method: "GET", url, headers: {} }))
   const admin = await get("/admin")
   const script = /src="(\/admin\/admin\.js)\?v=/.exec(admin.body)?.[1]
-  if (admin.status !== 200 || script === undefined || (await get(script)).status !== 200) throw new Error("/admin is not served from the installed package")
+  const bundle = script === undefined ? undefined : await get(script)
+  if (admin.status !== 200 || bundle?.status !== 200) throw new Error("/admin is not served from the installed package")
+  // One module for the browser: the client bundled in, nothing imported from elsewhere.
+  if (/^\s*import\b/m.test(bundle.body) || !bundle.body.includes("/admin/v1")) throw new Error("/admin/admin.js is not the bundled page")
   if (!(await get("/docs")).body.includes("not installed")) throw new Error("/docs without Redoc should say so")
 '
-echo "pack: 7 packages packed, installed outside the repository and run with plain node"
+# A PDF renders from the installed @crm/pdf: in its worker thread (dist/pdfWorker.js, found beside
+# the module that starts it), with pdfkit and the DejaVu fonts found from there. A file, not -e: a
+# worker inherits the process's flags, and --input-type means nothing to it.
+cat >pdf.mjs <<'PDF'
+import { PdfWorkers } from "@crm/pdf"
+if (PdfWorkers.pool === undefined) throw new Error("@crm/pdf finds no worker entry where it is installed")
+const amounts = { subtotal: "100", vat_total: "21", total: "121", vat_summary: [{ vat_rate: 21, net: "100", vat: "21", gross: "121" }] }
+const bytes = await PdfWorkers.pool.run({
+  title: "Invoice", number: "2026-0001", draft: false, seller: ["Seller s.r.o."], buyer: ["Buyer a.s."],
+  facts: [["Issue date", "2026-01-02"]], currency: "EUR", items: [], amounts, notes: [], footer: "Seller s.r.o.",
+  updatedAt: "2026-01-02T00:00:00.000Z"
+})
+await PdfWorkers.pool.close()
+if (Buffer.from(bytes.subarray(0, 5)).toString("latin1") !== "%PDF-") throw new Error("@crm/pdf rendered no PDF")
+PDF
+node pdf.mjs
+echo "pack: ${#packages[@]} packages packed, installed outside the repository and run with plain node"
 
 node "$root/test/pack/server.mjs"

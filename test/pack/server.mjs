@@ -67,6 +67,13 @@ try {
   const pdf = await api(`/api/v1/invoices/${invoice.id}/pdf`)
   const pdfBytes = Buffer.from(await pdf.arrayBuffer())
   check(`renders an invoice PDF (${pdf.status})`, pdf.ok && pdfBytes.subarray(0, 5).toString("latin1") === "%PDF-")
+  // The pages, from @crm/pages's build (dist/admin/) and the Redoc installed beside the server.
+  const adminPage = await fetch(`${base}/admin`)
+  const adminScript = /src="(\/admin\/admin\.js\?v=[^"]+)"/.exec(await adminPage.text())?.[1]
+  const script = adminScript === undefined ? undefined : await fetch(`${base}${adminScript}`)
+  check(`serves /admin and its script (${adminPage.status}, ${script?.status})`, adminPage.ok && script?.ok === true)
+  const docs = await fetch(`${base}/docs`)
+  check(`serves /docs with Redoc (${docs.status})`, docs.ok && (await docs.text()).includes("redoc.standalone.js"))
   const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`)
   check(
     `serves the metrics (${metrics.status})`,
@@ -84,4 +91,4 @@ try {
 } finally {
   server.kill("SIGTERM")
 }
-console.log("pack: the built server served REST, admin, a PDF, metrics and MCP, and its command line ran")
+console.log("pack: the built server served REST, admin, a PDF, the pages, metrics and MCP, and its command line ran")

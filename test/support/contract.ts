@@ -17,8 +17,8 @@ import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, describe } from "vitest"
 import { reusable, type StorageCase, serverStore, storages } from "./storages.js"
 
-/** The block's one store, emptied each time a case builds the layer. */
-const sharedStore = (
+/** The block's one store, emptied each time a case builds the layer. Call it inside the block's `describe`. */
+export const sharedStore = (
   store: () => Layer.Layer<Kernel.StoragePorts | SqlClient.SqlClient, unknown>
 ): (() => Layer.Layer<Kernel.StoragePorts, unknown>) => {
   const scope = Effect.runSync(Scope.make())
@@ -36,5 +36,14 @@ const layerOf = (storage: StorageCase): (() => Layer.Layer<Kernel.StoragePorts, 
 export const contractOnEveryStore = (title: string, suites: ReadonlyArray<SuiteName>) => {
   for (const storage of storages) {
     describe(`${title} [${storage.name}]`, () => runStorageContract(storage.name, layerOf(storage), { suites }))
+    // The server store's other statement path (`StoragePg.Statements`): everything through `@effect/sql`.
+    if (storage.name === "postgres") {
+      describe(`${title} [postgres, plain statements]`, () =>
+        runStorageContract(
+          "postgres",
+          sharedStore(() => serverStore({ statements: "plain" })),
+          { suites }
+        ))
+    }
   }
 }

@@ -10,9 +10,33 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
+import pg from "pg"
 
 /** The server to test against, when there is one. */
 export const serverUrl: string | undefined = process.env.DATABASE_URL || undefined
+
+/**
+ * The PostgreSQL server every machine here runs, for the suites that need a server of their own
+ * (`pgServer.ts`) when DATABASE_URL names none.
+ */
+export const LOCAL_SERVER_URL = "postgres://postgres@127.0.0.1:5432/postgres"
+
+/** Why no PostgreSQL server answers at `url` (its error), or undefined when one does. */
+export const unanswered = async (url: string): Promise<string | undefined> => {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 })
+  // An error after connecting (the server going away) would otherwise be thrown at the process.
+  client.on("error", () => {})
+  try {
+    await client.connect()
+    await client.query("SELECT 1")
+    return undefined
+  } catch (error) {
+    if (!(error instanceof Error)) return String(error)
+    return error.message || ((error as { code?: string }).code ?? error.name)
+  } finally {
+    await client.end().catch(() => {})
+  }
+}
 
 /** `url` with its database replaced by `database`. */
 export const urlOf = (url: string, database: string): string => {

@@ -23,12 +23,13 @@ const server = relative(root, fileURLToPath(new URL("../", import.meta.url)))
 
 /** Files looked up by path at run time, by package; each must exist, so a renamed one fails the build. */
 const LOOKED_UP: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
-  // `/docs`: Redoc's standalone bundle and its version (packages/http/src/Pages.ts, `findRedoc`).
+  // `/docs`: Redoc's standalone bundle and its version (packages/pages/src/Pages.ts, `findRedoc`).
   ["redoc", ["package.json", "LICENSE", "bundles/redoc.standalone.js", "bundles/redoc.standalone.js.LICENSE.txt"]],
-  // The PDFs' typeface (packages/http/src/pdf/DocumentPdf.ts, `FONTS`).
+  // The PDFs' typeface (packages/pdf/src/DocumentPdf.ts, `FONTS`).
   ["dejavu-fonts-ttf", ["package.json", "LICENSE", "ttf/DejaVuSans.ttf", "ttf/DejaVuSans-Bold.ttf"]],
-  // The `/admin` page's files, found beside the package's manifest (Pages.ts, `pagesDirectory`).
-  ["@crm/http", ["package.json", "src/pages"]]
+  // The `/admin` page's files as its build wrote them, found beside the package's manifest
+  // (packages/pages/src/internal/adminFiles.ts); the root's `npm run build` builds them.
+  ["@crm/pages", ["package.json", "dist/admin"]]
 ]
 
 /** Where each external package and each of its dependencies is installed, relative to the root. */

@@ -4,8 +4,10 @@
  */
 
 import { Access, BusinessClock, Events, Idempotency, Kernel, Webhooks } from "@crm/core"
-import { Api, App, Edge, Listener, Metrics, Outage, Pages, PdfWorkers } from "@crm/http"
+import { Api, App, Edge, FiberRoots, Listener, Metrics, Outage } from "@crm/http"
 import type { McpServer } from "@crm/mcp"
+import { Pages } from "@crm/pages"
+import { PdfRenderer } from "@crm/pdf"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -157,8 +159,8 @@ export const http = (options: ServerOptions, metrics?: Metrics.Metrics) =>
         { port: options.port, host: options.host, tracing: false }
       )
     )
-    // The PDF workers end with the server, after its last request (see `PdfWorkers`).
-  ).pipe(Layer.provide(Layer.mergeAll(requestServices, Layer.scopedDiscard(PdfWorkers.hold))))
+    // The quotes' and invoices' PDFs; their workers end with the server, after its last request.
+  ).pipe(Layer.provide(Layer.mergeAll(requestServices, PdfRenderer.layer)))
 
 /** Where the metrics port listens (the port bound, so 0 reads back as the real one). */
 export class MetricsAddress extends Context.Tag("@crm/server/MetricsAddress")<
@@ -203,5 +205,8 @@ export const layer = <E, R>(options: ServerOptions, storage: Layer.Layer<Storage
     Layer.provideMerge(WebhookWorker.service(WebhookWorker.settingsOf(options.webhooks), options.publicUrl)),
     // Merged too, so that an embedding test can call the kernel's services on the server's own store.
     Layer.provideMerge(kernel(storage, options)),
-    Layer.provide(Layer.setTracerEnabled(false))
+    Layer.provide(Layer.setTracerEnabled(false)),
+    // Each request is a root fiber: their set becomes a linked list before anything runs (see
+    // `FiberRoots`). The server asks for it here; a process that only builds the listener keeps Effect's.
+    Layer.provide(FiberRoots.layer)
   )
