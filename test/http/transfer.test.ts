@@ -1,4 +1,5 @@
 /** `GET /admin/v1/organisations/{id}/export` and `POST /admin/v1/organisations/import`, through the real server. */
+import { connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ADMIN_TOKEN, startServer, type TestServer } from "../support/server.js"
 import { storages } from "../support/storages.js"
@@ -100,6 +101,36 @@ for (const storage of storages) {
         body: ""
       })
       expect(anonymous.status).toBe(401)
+    })
+
+    it("refuses an import at its first line while the body still arrives, and the connection serves the next request", async () => {
+      // One keep-alive connection by hand: a client's pool would hide a reset behind a new socket.
+      const body = '{"not":"a header"}\n'.repeat(200_000)
+      const { hostname, port } = new URL(source!.url)
+      const socket = connect(Number(port), hostname)
+      let received = ""
+      socket.setEncoding("utf8")
+      socket.on("data", (chunk: string) => {
+        received += chunk
+      })
+      const closed = new Promise<string | undefined>((resolve) => {
+        socket.on("error", (error: NodeJS.ErrnoException) => resolve(error.code))
+        socket.on("close", () => resolve(undefined))
+      })
+      const until = async (count: number) => {
+        while ((received.match(/HTTP\/1\.1 /g) ?? []).length < count) await new Promise((r) => setTimeout(r, 10))
+      }
+      const request = (contentType: string, payload: string) =>
+        `POST /admin/v1/organisations/import HTTP/1.1\r\nhost: ${hostname}\r\nauthorization: Bearer ${ADMIN_TOKEN}\r\n` +
+        `content-type: ${contentType}\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`
+      socket.write(request("application/x-ndjson", body))
+      await until(1)
+      expect(received).toMatch(/^HTTP\/1\.1 422 /)
+      socket.write(request("text/plain", "{}"))
+      await until(2)
+      expect(received.slice(received.lastIndexOf("HTTP/1.1 "))).toMatch(/^HTTP\/1\.1 415 /)
+      socket.end()
+      expect(await closed).toBeUndefined()
     })
   })
 }

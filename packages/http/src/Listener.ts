@@ -192,6 +192,11 @@ export const layer = <R>(
         run(app(incoming), {
           onExit: (exit) => {
             if (Exit.isSuccess(exit)) {
+              // Answered before its body was all read (refused on a line of an import, a media type,
+              // a key): the rest is read and dropped, as node drops a body no one started to read.
+              // Left in the socket, it would stall the connection and its next request would be
+              // reset; reading it is bounded by the request timeout.
+              if (!incoming.complete) incoming.resume()
               try {
                 write(response, exit.value)
               } catch (error) {

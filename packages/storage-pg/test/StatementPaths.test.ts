@@ -36,6 +36,7 @@ describeOnServer("the PostgreSQL server store on both statement paths", () => {
   })
   afterAll(() => database?.drop())
 
+  // With DATABASE_URL the contract's own files run it on both paths (`test/support/contract.ts`).
   if (serverUrl === undefined) {
     for (const statements of paths) {
       runStorageContract(
@@ -43,8 +44,6 @@ describeOnServer("the PostgreSQL server store on both statement paths", () => {
         sharedStore(() => StoragePg.layerServer({ url: urlOf(), statements }))
       )
     }
-  } else {
-    it.skip("storage contract: DATABASE_URL is set, test/contract runs it there on both paths", () => {})
   }
 
   /** The statements prepared on the store's one connection after a parameterised statement of a port. */

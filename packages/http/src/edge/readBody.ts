@@ -69,7 +69,10 @@ export const readBody = (incoming: IncomingMessage, limit: number): Effect.Effec
 export const bodyStream = (incoming: IncomingMessage, limit: number): Stream.Stream<Uint8Array, HttpFailure> => {
   if (Number(incoming.headers["content-length"] ?? "0") > limit) return Stream.fail(tooLarge(limit))
   let size = 0
-  return Stream.fromAsyncIterable(incoming as AsyncIterable<Buffer>, unreadable).pipe(
+  // Not destroyed when the handler stops early (an import refused at a line): the rest is drained
+  // once the answer is written (`Listener`), and the connection serves the client's next request.
+  const chunks = incoming.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>
+  return Stream.fromAsyncIterable(chunks, unreadable).pipe(
     Stream.mapEffect((chunk) => {
       size += chunk.length
       return size > limit ? Effect.fail(tooLarge(limit)) : Effect.succeed(chunk as Uint8Array)

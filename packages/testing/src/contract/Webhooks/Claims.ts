@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { Cases } from "../ContractCases.js"
 import { at, page, type StoragePorts, seed, uuid } from "../Fixtures.js"
-import { claimAt, created, hookFor, newKey } from "./Fixtures.js"
+import { claimAt, created, hookFor, newKey, withHook } from "./Fixtures.js"
 
 export const claimCases = ({ test, concurrent }: Cases<StoragePorts>): void => {
   concurrent(
@@ -49,12 +49,7 @@ export const claimCases = ({ test, concurrent }: Cases<StoragePorts>): void => {
   test(
     "an attempt updates the delivery, the failure streak and the hook's state in one write; due rules hold",
     Effect.gen(function* () {
-      const { a } = yield* seed
-      const repo = yield* Webhooks.WebhookRepository
-      const log = yield* Events.EventLog
-      const owner = yield* newKey(a.id)
-      const hook = hookFor(owner)
-      yield* repo.insert(hook, 20)
+      const { a, repo, log, owner, hook } = yield* withHook
       yield* log.append(a.id, [created("c1"), created("c2"), created("c3")], at(5))
       const ids = (claims: ReadonlyArray<Webhooks.Claim>) => claims.flatMap((c) => c.deliveries.map((d) => d.id))
       const token = uuid()
@@ -136,12 +131,7 @@ export const claimCases = ({ test, concurrent }: Cases<StoragePorts>): void => {
   test(
     "an attempt stores the hook's circuit; a paused hook is not claimed before its pause ends",
     Effect.gen(function* () {
-      const { a } = yield* seed
-      const repo = yield* Webhooks.WebhookRepository
-      const log = yield* Events.EventLog
-      const owner = yield* newKey(a.id)
-      const hook = hookFor(owner)
-      yield* repo.insert(hook, 20)
+      const { a, repo, log, owner, hook } = yield* withHook
       yield* log.append(a.id, [created("c1"), created("c2")], at(5))
       const token = uuid()
       const [claim] = yield* claimAt(10, token)

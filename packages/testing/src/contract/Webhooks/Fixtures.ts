@@ -1,7 +1,7 @@
 /** What the webhook storage contract's cases build on: API keys that own hooks, hooks, claims, events. */
-import { Access, type Errors, type Organisation, Webhooks } from "@crm/core"
+import { Access, type Errors, Events, type Organisation, Webhooks } from "@crm/core"
 import * as Effect from "effect/Effect"
-import { at, newId, uuid } from "../Fixtures.js"
+import { at, newId, seed, uuid } from "../Fixtures.js"
 
 export const newKey = (
   organisationId: Organisation.OrganisationId
@@ -43,6 +43,17 @@ export const hookFor = (
   created_at: at(1),
   updated_at: at(1),
   ...overrides
+})
+
+/** An organisation with one key that owns one active hook, and the ports the cases use on it. */
+export const withHook = Effect.gen(function* () {
+  const { a } = yield* seed
+  const repo = yield* Webhooks.WebhookRepository
+  const log = yield* Events.EventLog
+  const owner = yield* newKey(a.id)
+  const hook = hookFor(owner)
+  yield* repo.insert(hook, 20)
+  return { a, repo, log, owner, hook }
 })
 
 /** Claims due hooks as of `ms` after the origin, leased for `leaseMs`. */

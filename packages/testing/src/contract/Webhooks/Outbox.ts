@@ -10,7 +10,7 @@ import * as Runtime from "effect/Runtime"
 import fc from "fast-check"
 import type { Cases } from "../ContractCases.js"
 import { at, Boom, page, type StoragePorts, seed } from "../Fixtures.js"
-import { claimAt, created, hookFor, newKey } from "./Fixtures.js"
+import { claimAt, created, hookFor, newKey, withHook } from "./Fixtures.js"
 
 export const outboxCases = ({ test }: Cases<StoragePorts>): void => {
   test(
@@ -121,12 +121,7 @@ export const outboxCases = ({ test }: Cases<StoragePorts>): void => {
   test(
     "purges deliveries created before a cutoff, with their attempts",
     Effect.gen(function* () {
-      const { a } = yield* seed
-      const repo = yield* Webhooks.WebhookRepository
-      const log = yield* Events.EventLog
-      const owner = yield* newKey(a.id)
-      const hook = hookFor(owner)
-      yield* repo.insert(hook, 20)
+      const { a, repo, log, owner, hook } = yield* withHook
       yield* log.append(a.id, [created("old")], at(5))
       yield* log.append(a.id, [created("new")], at(50))
       expect(yield* repo.purgeBefore(at(50))).toBe(1)
