@@ -46,7 +46,17 @@ export const hookFor = (
 })
 
 /** An organisation with one key that owns one active hook, and the ports the cases use on it. */
-export const withHook = Effect.gen(function* () {
+export const withHook: Effect.Effect<
+  {
+    readonly a: Organisation.Organisation
+    readonly repo: Webhooks.WebhookRepository["Type"]
+    readonly log: Events.EventLog["Type"]
+    readonly owner: Webhooks.HookOwner
+    readonly hook: Webhooks.HookRecord
+  },
+  Errors.StorageError,
+  Access.AccessRepository | Webhooks.WebhookRepository | Events.EventLog
+> = Effect.gen(function* () {
   const { a } = yield* seed
   const repo = yield* Webhooks.WebhookRepository
   const log = yield* Events.EventLog
