@@ -39,6 +39,10 @@ import {
 import * as Ids from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { OrganisationId } from "./Organisation.js"
+import { type Actor, operator, system } from "./People/Actor.js"
+import * as Auditing from "./People/Auditing.js"
+import { AuditLog } from "./People/AuditLog.js"
+import type { AccountId } from "./People/PeopleIds.js"
 import { RecordRepository } from "./Records/RecordRepository.js"
 import * as SettingsRemovals from "./Settings/SettingsRemovals.js"
 import type { Organisation, OrganisationCreate, SettingsInput } from "./Settings/SettingsSchemas.js"
@@ -57,6 +61,8 @@ export const RATE_LIMIT = 120
 export const RATE_WINDOW_MS = 60_000
 
 const MAX_REMEMBERED_KEYS = 10_000
+/** A key's `last_used_at` is written at most this often by one process. */
+const TOUCH_EVERY_MS = 60_000
 
 export interface Principal {
   readonly key: ApiKeyRecord
@@ -90,8 +96,13 @@ export class Access extends Context.Tag("@crm/core/Access")<
       spend: boolean
     ) => Effect.Effect<Admitted, MissingBearerToken | InvalidApiKey | ExpiredApiKey | RateLimited | StorageError>
     readonly me: (principal: Principal, remaining: number) => Me
+    /**
+     * The changes below are each recorded in the audit trail in their own unit of work, with `by`
+     * as the actor: the operator (admin API) unless said otherwise.
+     */
     readonly createOrganisation: (
-      input: z.output<typeof OrganisationCreate>
+      input: z.output<typeof OrganisationCreate>,
+      by?: Actor
     ) => Effect.Effect<Organisation, StorageError>
     readonly getOrganisation: (id: OrganisationId) => Effect.Effect<Organisation, NotFound | StorageError>
     readonly organisations: Effect.Effect<ReadonlyArray<Organisation>, StorageError>
@@ -105,13 +116,17 @@ export class Access extends Context.Tag("@crm/core/Access")<
      */
     readonly replaceSettings: (
       id: OrganisationId,
-      input: z.output<typeof SettingsInput>
+      input: z.output<typeof SettingsInput>,
+      by?: Actor
     ) => Effect.Effect<Organisation, NotFound | InUse | StorageError>
+    /** A key made by a signed-in person (`by` a user) is theirs (`created_by`): a member manages only theirs. */
     readonly createKey: (
       organisationId: OrganisationId,
-      input: z.output<typeof KeyCreate>
+      input: z.output<typeof KeyCreate>,
+      by?: Actor
     ) => Effect.Effect<CreatedKey, NotFound | ValidationFailed | StorageError>
-    readonly revokeKey: (id: KeyId) => Effect.Effect<void, NotFound | StorageError>
+    /** Returns once no process sharing the store accepts the key any more. */
+    readonly revokeKey: (id: KeyId, by?: Actor) => Effect.Effect<void, NotFound | StorageError>
     /** A page of the organisation's keys, revoked ones too, newest first. */
     readonly listKeys: (
       organisationId: OrganisationId,
@@ -153,9 +168,23 @@ const toKeySummary = (key: ApiKeyRecord): KeySummary => ({
   expires_at: key.expires_at,
   allowed_ips: [...key.allowed_ips],
   owner_id: key.owner_id,
+  created_by: key.created_by,
   created_at: key.created_at,
+  last_used_at: key.last_used_at,
   revoked_at: key.revoked_at
 })
+
+const keyTarget = (id: KeyId) => ({ kind: "key", id })
+
+/** What changed in a settings replacement: the names of the parts that differ, not their contents. */
+const changedParts = (before: object, after: object): ReadonlyArray<string> =>
+  [...new Set([...Object.keys(before), ...Object.keys(after)])]
+    .filter(
+      (part) =>
+        JSON.stringify((before as Record<string, unknown>)[part]) !==
+        JSON.stringify((after as Record<string, unknown>)[part])
+    )
+    .sort()
 
 export const makeWith = (options: { readonly rateLimit: number }) =>
   Effect.gen(function* () {
@@ -166,12 +195,14 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
     const deals = yield* DealRepository
     const records = yield* RecordRepository
     const tx = yield* Transaction
+    const record = Auditing.recorder(yield* AuditLog, ids)
     // The ids of new pipelines and stages come from the same source as every other id.
     const complete = (name: string, input: z.output<typeof SettingsInput>) =>
       Effect.provideService(Settings.complete(name, input), Ids.Ids, ids)
 
     const createOrganisation = operation("Access.createOrganisation")(function* (
-      input: z.output<typeof OrganisationCreate>
+      input: z.output<typeof OrganisationCreate>,
+      by: Actor = operator(null)
     ) {
       const settings = yield* complete(input.name, input.settings ?? Settings.SettingsInput.parse({}))
       const organisation: Organisation = {
@@ -181,13 +212,26 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
         // A test-mode organisation starts on real time; its clock is frozen by the admin API.
         ...(input.test_mode === true ? { test_clock: { frozen_at: null } } : {})
       }
-      yield* repo.insertOrganisation(organisation, iso(yield* Clock.currentTimeMillis))
+      const at = iso(yield* Clock.currentTimeMillis)
+      yield* tx.run(
+        Effect.zipRight(
+          repo.insertOrganisation(organisation, at),
+          record({
+            organisationId: organisation.id,
+            actor: by,
+            action: "organisation.created",
+            target: { kind: "organisation", id: organisation.id },
+            summary: { name: organisation.name, test_mode: input.test_mode === true }
+          })
+        )
+      )
       return organisation
     })
 
     const createKey = operation("Access.createKey")(function* (
       organisationId: OrganisationId,
-      input: z.output<typeof KeyCreate>
+      input: z.output<typeof KeyCreate>,
+      by: Actor = operator(null)
     ) {
       const organisation = yield* repo.getOrganisation(organisationId)
       if (Option.isNone(organisation)) return yield* new NotFound({ detail: "no such organisation" })
@@ -196,7 +240,7 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
         return yield* invalidField("owner_id", "must be the id of one of the organisation's users")
       }
       const token = yield* ApiKey.generate
-      const record: ApiKeyRecord = {
+      const key: ApiKeyRecord = {
         id: Ids.brand(KeyId, ids.next()),
         organisation_id: organisationId,
         name: input.name ?? null,
@@ -206,16 +250,35 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
         allowed_ips: input.allowed_ips,
         revoked_at: null,
         created_at: iso(yield* Clock.currentTimeMillis),
-        owner_id: ownerId
+        owner_id: ownerId,
+        created_by: by.kind === "user" && by.id !== null ? (by.id as AccountId) : null,
+        last_used_at: null
       }
-      yield* repo.insertKey(record)
+      yield* tx.run(
+        Effect.zipRight(
+          repo.insertKey(key),
+          record({
+            organisationId,
+            actor: by,
+            action: "key.created",
+            target: keyTarget(key.id),
+            summary: {
+              name: key.name,
+              scopes: [...key.scopes],
+              expires_at: key.expires_at,
+              allowed_ips: [...key.allowed_ips],
+              owner_id: key.owner_id
+            }
+          })
+        )
+      )
       return {
-        id: record.id,
-        name: record.name,
+        id: key.id,
+        name: key.name,
         key: token,
-        scopes: [...record.scopes],
-        expires_at: record.expires_at,
-        allowed_ips: [...record.allowed_ips],
+        scopes: [...key.scopes],
+        expires_at: key.expires_at,
+        allowed_ips: [...key.allowed_ips],
         owner_id: ownerId
       }
     })
@@ -246,6 +309,28 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
       })
     }
 
+    // When this process last wrote each key's `last_used_at`: a client sends its key on every
+    // request, and one write a minute says "last used" closely enough. Bounded like `hashes`.
+    const touched = new Map<KeyId, number>()
+    const touch = (key: ApiKeyRecord, now: number): Effect.Effect<void> => {
+      const last = Math.max(touched.get(key.id) ?? 0, key.last_used_at === null ? 0 : Date.parse(key.last_used_at))
+      if (now - last < TOUCH_EVERY_MS) return Effect.void
+      if (touched.size >= MAX_REMEMBERED_KEYS) touched.clear()
+      touched.set(key.id, now)
+      // Off the request's path: the request neither waits for the write nor fails with it.
+      return Effect.asVoid(
+        Effect.forkDaemon(
+          repo
+            .touchKey(key.id, iso(now))
+            .pipe(
+              Effect.catchAll((error) =>
+                Effect.logWarning("a key's last use was not recorded", { key_id: key.id, error: error.message })
+              )
+            )
+        )
+      )
+    }
+
     const authenticate: Context.Tag.Service<typeof Access>["authenticate"] = operation("Access.authenticate")(
       function* (token, clientAddress) {
         if (token === undefined)
@@ -257,9 +342,11 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
         const { key } = found.value
         if (key.allowed_ips.length > 0 && !IpAllowList.isAllowed(clientAddress, key.allowed_ips))
           return yield* invalidKey()
-        if (key.expires_at !== null && Date.parse(key.expires_at) <= (yield* Clock.currentTimeMillis)) {
+        const now = yield* Clock.currentTimeMillis
+        if (key.expires_at !== null && Date.parse(key.expires_at) <= now) {
           return yield* new ExpiredApiKey({ detail: `the API key expired at ${key.expires_at}` })
         }
+        yield* touch(key, now)
         return found.value
       }
     )
@@ -303,7 +390,7 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
       organisations: repo.listOrganisations,
       listOrganisations: (query) => Effect.map(repo.organisationPage(query), (rows) => toPage(rows, query)),
       getOrganisation,
-      replaceSettings: operation("Access.replaceSettings")(function* (id, input) {
+      replaceSettings: operation("Access.replaceSettings")(function* (id, input, by = operator(null)) {
         // Counted and written in one unit holding the organisation: a deal entering a stage, or a
         // record taking a field's value, holds it too (`holdOrganisation`), so it either commits
         // before the count sees it or reads the settings written here.
@@ -320,6 +407,13 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
               removed.fields.length === 0 ? [] : yield* records.countHolding(id, removed.fields)
             )
             const written = yield* repo.updateSettings(id, settings)
+            yield* record({
+              organisationId: id,
+              actor: by,
+              action: "settings.replaced",
+              target: { kind: "organisation", id },
+              summary: { name: settings.name, changed: changedParts(current.value.settings, settings) }
+            })
             return Option.getOrElse(written, () => ({ ...current.value, name: settings.name, settings }))
           })
         )
@@ -328,9 +422,29 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
         return updated
       }),
       createKey,
-      revokeKey: operation("Access.revokeKey")(function* (id) {
-        const revoked = yield* repo.revokeKey(id, iso(yield* Clock.currentTimeMillis))
-        if (!revoked) return yield* new NotFound({ detail: "no such key" })
+      revokeKey: operation("Access.revokeKey")(function* (id, by = operator(null)) {
+        const at = iso(yield* Clock.currentTimeMillis)
+        const organisationId = yield* tx.run(
+          Effect.gen(function* () {
+            const key = yield* repo.key(id)
+            if (Option.isNone(key) || !(yield* repo.revokeKey(id, at))) {
+              return yield* new NotFound({ detail: "no such key" })
+            }
+            // Revoking a revoked key changes nothing, and so records nothing.
+            if (key.value.revoked_at === null) {
+              yield* record({
+                organisationId: key.value.organisation_id,
+                actor: by,
+                action: "key.revoked",
+                target: keyTarget(id),
+                summary: { name: key.value.name, scopes: [...key.value.scopes] }
+              })
+            }
+            return key.value.organisation_id
+          })
+        )
+        // Inside the unit the revocation could not wait for every process to drop the key; after it, it does.
+        yield* repo.announceOrganisation(organisationId)
       }),
       listKeys: operation("Access.listKeys")(function* (organisationId, query) {
         yield* getOrganisation(organisationId)
@@ -338,10 +452,12 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
       }),
       bootstrap: Effect.gen(function* () {
         if ((yield* repo.countOrganisations) > 0) return Option.none()
-        const organisation = yield* createOrganisation({ name: "My organisation" })
-        const key = yield* createKey(organisation.id, { name: "first key", scopes: [...SCOPES], allowed_ips: [] }).pipe(
-          Effect.catchTags({ NotFound: Effect.die, ValidationFailed: Effect.die })
-        )
+        const organisation = yield* createOrganisation({ name: "My organisation" }, system)
+        const key = yield* createKey(
+          organisation.id,
+          { name: "first key", scopes: [...SCOPES], allowed_ips: [] },
+          system
+        ).pipe(Effect.catchTags({ NotFound: Effect.die, ValidationFailed: Effect.die }))
         return Option.some({ organisation, key })
       })
     })

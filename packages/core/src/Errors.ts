@@ -82,6 +82,23 @@ export class OrganisationExists extends coded("OrganisationExists", "organisatio
 /** A test clock asked of an organisation not created in test mode (its time is always the real time). */
 export class NotTestMode extends coded("NotTestMode", "not_test_mode") {}
 
+/** A signed-in person's role does not allow what they asked. */
+export class Forbidden extends coded("Forbidden", "forbidden") {}
+/** It makes, unmakes or removes an owner (or invites one), which only an owner does. */
+export class OwnerOnly extends coded("OwnerOnly", "owner_only") {}
+/** It would leave the organisation without an owner. */
+export class LastOwner extends coded("LastOwner", "last_owner") {}
+/** A member's key may hold only `read` and `write`. */
+export class ScopeNotAllowed extends coded("ScopeNotAllowed", "scope_not_allowed") {}
+/** The email and password do not match an account: one answer whether or not the address has one. */
+export class InvalidCredentials extends coded("InvalidCredentials", "invalid_credentials") {}
+/** No live session: no cookie, or one unknown, revoked, idle too long or past its absolute expiry. */
+export class SessionRequired extends coded("SessionRequired", "session_required") {}
+/** An invitation or mailed link that is unknown, used, revoked or expired. */
+export class InvalidLink extends coded("InvalidLink", "invalid_link") {}
+/** The address already belongs to the organisation. */
+export class AlreadyMember extends coded("AlreadyMember", "already_member") {}
+
 export class ValidationFailed extends Data.TaggedError("ValidationFailed")<{
   readonly detail: ReadonlyArray<ValidationIssue>
 }> {

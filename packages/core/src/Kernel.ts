@@ -25,6 +25,8 @@ import { LinkPagesContext } from "./LinkPages/LinkPagesContext.js"
 import { MailContext } from "./Mail/MailContext.js"
 import { NotesContext } from "./Notes/NotesContext.js"
 import { OrdersContext } from "./Orders/OrdersContext.js"
+import type { AuditLog } from "./People/AuditLog.js"
+import type { PeopleRepository } from "./People/PeopleRepository.js"
 import { PurchaseOrdersContext } from "./PurchaseOrders/PurchaseOrdersContext.js"
 import { QuotesContext } from "./Quotes/QuotesContext.js"
 import { RecordsContext } from "./Records/RecordsContext.js"
@@ -77,10 +79,14 @@ const contexts = [
 /**
  * Every storage port the kernel needs: what each adapter's aggregate layer provides. Read off the
  * services' layer, so that a context's ports join when the context joins `contexts` above. The
- * webhook repository is named here because the `Webhooks` service needs an HTTP sender and is
- * composed by the server, outside the kernel.
+ * webhook repository and the people's ports (accounts, the audit trail) are named here because
+ * the `Webhooks` and `People` services are composed by the server, outside the kernel.
  */
-export type StoragePorts = Layer.Layer.Context<ReturnType<typeof layerWith>> | WebhookRepository
+export type StoragePorts =
+  | Layer.Layer.Context<ReturnType<typeof layerWith>>
+  | WebhookRepository
+  | PeopleRepository
+  | AuditLog
 
 export interface KernelOptions {
   /** Requests per key per rolling minute; the contract's 120 unless an operator says otherwise. */

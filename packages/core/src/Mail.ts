@@ -13,7 +13,7 @@ import { nowIso } from "./internal/records.js"
 import { MailMessageId } from "./Mail/MailIds.js"
 import { MailOutbox } from "./Mail/MailOutbox.js"
 import * as MailRetry from "./Mail/MailRetry.js"
-import type { MailListQuery, MailMessage, OutgoingMail } from "./Mail/MailSchemas.js"
+import { type MailListQuery, type MailMessage, type OutgoingMail, WITHHELD_BODY } from "./Mail/MailSchemas.js"
 import { MailTransport } from "./Mail/MailTransport.js"
 import type { Organisation, OrganisationId } from "./Organisation.js"
 import { type PageResult, toPage } from "./Wire.js"
@@ -28,7 +28,7 @@ export class Mailer extends Context.Tag("@crm/core/Mailer")<
   {
     /** Queues the message in the caller's unit of work. */
     readonly send: (organisationId: OrganisationId, mail: OutgoingMail) => Effect.Effect<MailMessage, StorageError>
-    /** The organisation's outbox, newest first (admin API). */
+    /** The organisation's outbox, newest first (admin API), a withheld message's body replaced. */
     readonly list: (
       organisation: Organisation,
       query: MailListQuery
@@ -45,6 +45,7 @@ export const make = Effect.zipWith(MailOutbox, Ids, (outbox, ids) =>
         to: mail.to,
         subject: mail.subject,
         body: mail.body,
+        withheld: mail.sensitive === true,
         status: "queued",
         attempts: 0,
         last_error: null,
@@ -56,9 +57,14 @@ export const make = Effect.zipWith(MailOutbox, Ids, (outbox, ids) =>
       return message
     }),
     list: (organisation, query) =>
-      outbox
-        .list(organisation.id, query.status === undefined ? {} : { status: query.status }, query)
-        .pipe(Effect.map((rows) => toPage(rows, query)))
+      outbox.list(organisation.id, query.status === undefined ? {} : { status: query.status }, query).pipe(
+        Effect.map((rows) =>
+          toPage(
+            rows.map((message) => (message.withheld ? { ...message, body: WITHHELD_BODY } : message)),
+            query
+          )
+        )
+      )
   })
 )
 

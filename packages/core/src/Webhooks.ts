@@ -16,6 +16,9 @@ import { RETENTION_DAYS } from "./Events.js"
 import { brand, Ids } from "./Ids.js"
 import { operation } from "./internal/operation.js"
 import { nowIso, orNotFound } from "./internal/records.js"
+import type { Actor } from "./People/Actor.js"
+import * as Auditing from "./People/Auditing.js"
+import { AuditLog } from "./People/AuditLog.js"
 import { Transaction } from "./Transaction.js"
 import * as Circuit from "./Webhooks/Circuit.js"
 import { Resolver } from "./Webhooks/Resolver.js"
@@ -77,17 +80,30 @@ export class Webhooks extends Context.Tag("@crm/core/Webhooks")<
     readonly ownerOfKey: (keyId: KeyId) => Effect.Effect<HookOwner, NotFound | StorageError>
     /** The owner of a hook of a live key, for the admin API that names hooks by id. */
     readonly ownerOfHook: (hookId: HookId) => Effect.Effect<HookOwner, NotFound | StorageError>
-    readonly create: (owner: HookOwner, input: HookCreate) => Effect.Effect<HookWithSecret, Creating>
+    /**
+     * The changes below are each recorded in the audit trail in their own unit of work, with `by`
+     * as the actor: the key that owns the hook unless said otherwise (a person in the settings).
+     */
+    readonly create: (owner: HookOwner, input: HookCreate, by?: Actor) => Effect.Effect<HookWithSecret, Creating>
     readonly list: (owner: HookOwner, query: HookListQuery) => Effect.Effect<PageResult<Hook>, StorageError>
     readonly get: (owner: HookOwner, id: HookId) => Effect.Effect<Hook, NotFound | StorageError>
     /**
      * Disables a hook (what it has pending fails) or enables it again: its failure streak and its
      * circuit start afresh, and nothing is re-queued. Asking for the state it is in changes nothing.
      */
-    readonly update: (owner: HookOwner, id: HookId, patch: HookPatch) => Effect.Effect<Hook, NotFound | StorageError>
-    readonly remove: (owner: HookOwner, id: HookId) => Effect.Effect<void, NotFound | StorageError>
+    readonly update: (
+      owner: HookOwner,
+      id: HookId,
+      patch: HookPatch,
+      by?: Actor
+    ) => Effect.Effect<Hook, NotFound | StorageError>
+    readonly remove: (owner: HookOwner, id: HookId, by?: Actor) => Effect.Effect<void, NotFound | StorageError>
     /** A new secret; the replaced one keeps signing (a second `v1`) for 24 hours. */
-    readonly rotateSecret: (owner: HookOwner, id: HookId) => Effect.Effect<HookWithSecret, NotFound | StorageError>
+    readonly rotateSecret: (
+      owner: HookOwner,
+      id: HookId,
+      by?: Actor
+    ) => Effect.Effect<HookWithSecret, NotFound | StorageError>
     readonly deliveries: (
       owner: HookOwner,
       hookId: HookId,
@@ -100,7 +116,8 @@ export class Webhooks extends Context.Tag("@crm/core/Webhooks")<
     readonly redeliver: (
       owner: HookOwner,
       hookId: HookId,
-      deliveryId: DeliveryId
+      deliveryId: DeliveryId,
+      by?: Actor
     ) => Effect.Effect<Delivery, NotFound | HookDisabled | StorageError>
     /** The retention job: deliveries go with the events they carry, after thirty days. */
     readonly purge: Effect.Effect<number, StorageError>
@@ -155,6 +172,12 @@ const refusedTarget = (refusal: TargetRules.Refusal) =>
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
+/** Who changes a hook when no one else is named: the key it belongs to. */
+const owningKey = (owner: HookOwner): Actor => ({ kind: "key", id: owner.keyId, label: null, address: null })
+
+/** What the audit trail says of a hook: never its secret. */
+const described = (hook: HookRecord) => ({ hook_id: hook.id, url: hook.target_url, events: [...hook.events] })
+
 // A receiver's answer is any bytes (a gzip or other binary body holds NULs), but PostgreSQL text
 // cannot store U+0000: an unrecordable attempt would be sent again after every lease, forever.
 const storable = (text: string) => text.replaceAll("\u0000", "\uFFFD")
@@ -166,6 +189,15 @@ export const makeWith = (options: WebhookOptions) =>
     const tx = yield* Transaction
     const resolver = yield* Resolver
     const sender = yield* WebhookSender
+    const record = Auditing.recorder(yield* AuditLog, ids)
+    const recordHook = (owner: HookOwner, by: Actor | undefined, action: string, hook: HookRecord, more = {}) =>
+      record({
+        organisationId: owner.organisationId,
+        actor: by ?? owningKey(owner),
+        action,
+        target: { kind: "hook", id: hook.id },
+        summary: { ...described(hook), ...more }
+      })
     const batch = options.batch ?? DEFAULT_BATCH
     // A claimant must finish a hook's batch before its lease runs out, or another would take it over.
     const leaseMs = batch.perHook * options.timeoutMs + LEASE_MARGIN_MS
@@ -188,7 +220,7 @@ export const makeWith = (options: WebhookOptions) =>
         : Effect.fail(new UnknownEvent({ detail: `'${unknown}' is not an event of the catalogue` }))
     }
 
-    const create = operation("Webhooks.create")(function* (owner: HookOwner, input: HookCreate) {
+    const create = operation("Webhooks.create")(function* (owner: HookOwner, input: HookCreate, by?: Actor) {
       const events = yield* eventsOf(input.events)
       yield* checkTarget(input.target_url)
       const now = yield* nowIso
@@ -209,7 +241,11 @@ export const makeWith = (options: WebhookOptions) =>
         created_at: now,
         updated_at: now
       }
-      const inserted = yield* tx.run(repo.insert(hook, MAX_HOOKS_PER_KEY))
+      const inserted = yield* tx.run(
+        Effect.tap(repo.insert(hook, MAX_HOOKS_PER_KEY), (done) =>
+          done ? recordHook(owner, by, "hook.created", hook, { key_id: owner.keyId }) : Effect.void
+        )
+      )
       if (!inserted) {
         return yield* new TooManyHooks({ detail: `a key holds at most ${MAX_HOOKS_PER_KEY} hook subscriptions` })
       }
@@ -351,7 +387,7 @@ export const makeWith = (options: WebhookOptions) =>
       return made
     }).pipe(Effect.withSpan("Webhooks.dispatch"))
 
-    const update = operation("Webhooks.update")(function* (owner: HookOwner, id: HookId, patch: HookPatch) {
+    const update = operation("Webhooks.update")(function* (owner: HookOwner, id: HookId, patch: HookPatch, by?: Actor) {
       const active = patch.active ?? patch.enabled
       return yield* tx.run(
         Effect.gen(function* () {
@@ -370,6 +406,7 @@ export const makeWith = (options: WebhookOptions) =>
           }
           yield* repo.update(changed)
           if (!active) yield* repo.failPending(id)
+          yield* recordHook(owner, by, "hook.updated", changed, { active })
           return toHook(changed)
         })
       )
@@ -388,11 +425,16 @@ export const makeWith = (options: WebhookOptions) =>
       create,
       list: (owner, query) => repo.list(owner, query).pipe(Effect.map((rows) => toPage(rows.map(toHook), query))),
       get: (owner, id) => Effect.map(find(owner, id), toHook),
-      remove: operation("Webhooks.remove")(function* (owner, id) {
-        const removed = yield* tx.run(repo.remove(owner, id))
-        if (!removed) return yield* new NotFound({ detail: "no such hook" })
+      remove: operation("Webhooks.remove")(function* (owner, id, by) {
+        yield* tx.run(
+          Effect.gen(function* () {
+            const hook = yield* repo.getForUpdate(owner, id).pipe(orNotFound("hook"))
+            if (!(yield* repo.remove(owner, id))) return yield* new NotFound({ detail: "no such hook" })
+            yield* recordHook(owner, by, "hook.deleted", hook)
+          })
+        )
       }),
-      rotateSecret: operation("Webhooks.rotateSecret")(function* (owner, id) {
+      rotateSecret: operation("Webhooks.rotateSecret")(function* (owner, id, by) {
         return yield* tx.run(
           Effect.gen(function* () {
             const current = yield* repo.getForUpdate(owner, id).pipe(orNotFound("hook"))
@@ -405,6 +447,9 @@ export const makeWith = (options: WebhookOptions) =>
               updated_at: iso(now)
             }
             yield* repo.update(rotated)
+            yield* recordHook(owner, by, "hook.secret_rotated", rotated, {
+              previous_secret_expires_at: rotated.previous_secret_expires_at
+            })
             return withSecret(rotated)
           })
         )
@@ -414,7 +459,7 @@ export const makeWith = (options: WebhookOptions) =>
         return toPage(yield* repo.deliveries(owner, hookId, query), query)
       }),
       update,
-      redeliver: operation("Webhooks.redeliver")(function* (owner, hookId, deliveryId) {
+      redeliver: operation("Webhooks.redeliver")(function* (owner, hookId, deliveryId, by) {
         return yield* tx.run(
           Effect.gen(function* () {
             const hook = yield* repo.getForUpdate(owner, hookId).pipe(orNotFound("hook"))
@@ -430,6 +475,7 @@ export const makeWith = (options: WebhookOptions) =>
             }
             yield* repo.requeue(deliveryId, yield* nowIso)
             if (hook.paused_until !== null) yield* repo.update({ ...hook, paused_until: null })
+            yield* recordHook(owner, by, "hook.redelivered", hook, { delivery_id: deliveryId })
             return yield* deliveryOf(owner, hookId, deliveryId)
           })
         )

@@ -10,6 +10,7 @@ const queued = (attempts: number): Mail.MailMessage => ({
   to: "buyer@example.com",
   subject: "s",
   body: "b",
+  withheld: false,
   status: "queued",
   attempts,
   last_error: null,

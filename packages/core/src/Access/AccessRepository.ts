@@ -4,6 +4,7 @@ import type * as Option from "effect/Option"
 import type { StorageError } from "../Errors.js"
 import type { UserId } from "../Organisation/UserIds.js"
 import type { OrganisationId } from "../Organisation.js"
+import type { AccountId } from "../People/PeopleIds.js"
 import type { Organisation, Settings } from "../Settings/SettingsSchemas.js"
 import type { Page } from "../Wire.js"
 import type { OrganisationSummary, Scope } from "./AccessSchemas.js"
@@ -22,6 +23,10 @@ export interface ApiKeyRecord {
   readonly created_at: string
   /** The person (an id from the organisation's settings `users`) the key acts for; null for nobody in particular. */
   readonly owner_id: UserId | null
+  /** The person who made it in the settings screen (whom a member's rights over it follow); null for the operator. */
+  readonly created_by: AccountId | null
+  /** When a request last came with it: written at most once a minute per key and process. */
+  readonly last_used_at: string | null
 }
 
 export class AccessRepository extends Context.Tag("@crm/core/AccessRepository")<
@@ -84,6 +89,14 @@ export class AccessRepository extends Context.Tag("@crm/core/AccessRepository")<
     readonly findKeyByHash: (
       hash: string
     ) => Effect.Effect<Option.Option<{ readonly key: ApiKeyRecord; readonly organisation: Organisation }>, StorageError>
+    /** Notes that the key was used at `at` (a later time only; an earlier one is ignored). */
+    readonly touchKey: (id: KeyId, at: string) => Effect.Effect<void, StorageError>
+    /**
+     * The key by id, revoked or not, whichever organisation holds it: the admin API names keys by id
+     * alone, and a revocation is recorded in the key's organisation's audit trail (a caller acting
+     * in one organisation checks `organisation_id`).
+     */
+    readonly key: (id: KeyId) => Effect.Effect<Option.Option<ApiKeyRecord>, StorageError>
     /** Outside a transaction, returns once no process sharing the store accepts the key any more. */
     readonly revokeKey: (id: KeyId, at: string) => Effect.Effect<boolean, StorageError>
   }

@@ -1,6 +1,7 @@
 import { z } from "zod"
 import { UserId } from "../Organisation/UserIds.js"
 import { OrganisationId } from "../Organisation.js"
+import { AccountId } from "../People/PeopleIds.js"
 import { PageQuery, pageEnvelope, Timestamp, TimestampInput } from "../Wire.js"
 import { CidrString } from "./IpAllowList.js"
 import { KeyId } from "./KeyIds.js"
@@ -41,7 +42,13 @@ export const KeySummary = z.object({
   expires_at: Timestamp.nullable(),
   allowed_ips: z.array(z.string()),
   owner_id: UserId.nullable(),
+  created_by: AccountId.nullable().describe(
+    "the person who made it in the settings screen; null for a key made by the operator"
+  ),
   created_at: Timestamp,
+  last_used_at: Timestamp.nullable().describe(
+    "when a request last came with it, to the minute; null for a key never used"
+  ),
   revoked_at: Timestamp.nullable().describe("when the key was revoked; null while it is live")
 })
 export type KeySummary = z.infer<typeof KeySummary>

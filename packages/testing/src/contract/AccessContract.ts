@@ -2,7 +2,7 @@
  * The access port (`AccessRepository`): organisations with their settings and test clocks, and API
  * keys found by hash with their organisation, paged and revoked.
  */
-import { Access, Records, type Settings, Transaction } from "@crm/core"
+import { Access, People, Records, type Settings, Transaction } from "@crm/core"
 import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -234,6 +234,52 @@ export const suite = (
         expect(Option.getOrThrow(yield* access.findKeyByHash(key.hash)).key.revoked_at).toBe(at(50))
         expect(yield* access.revokeKey(newId(Access.KeyId), at(60))).toBe(false)
         expect(Option.getOrThrow(yield* access.findKeyByHash(other.hash)).key).toEqual(other)
+      })
+    )
+
+    test(
+      "key reads one key by id, revoked or not, whichever organisation holds it; its maker round-trips",
+      Effect.gen(function* () {
+        const { a, b } = yield* seed
+        const access = yield* Access.AccessRepository
+        const maker = newId(People.AccountId)
+        const made = apiKey(a.id, { name: "made in the settings", created_by: maker, last_used_at: at(7) })
+        const [operators, revoked] = [apiKey(b.id), apiKey(a.id)]
+        for (const key of [made, operators, revoked]) yield* access.insertKey(key)
+        yield* access.revokeKey(revoked.id, at(9))
+        expect(yield* access.key(made.id)).toEqual(Option.some(made))
+        expect(yield* access.key(operators.id)).toEqual(Option.some(operators))
+        expect(yield* access.key(revoked.id)).toEqual(Option.some({ ...revoked, revoked_at: at(9) }))
+        expect(yield* access.key(newId(Access.KeyId))).toEqual(Option.none())
+        expect(Option.getOrThrow(yield* access.findKeyByHash(made.hash)).key).toEqual(made)
+        expect((yield* access.keyPage(a.id, page(10))).find((key) => key.id === made.id)).toEqual(made)
+      })
+    )
+
+    test(
+      "touchKey notes the latest use: an earlier time never replaces a later one",
+      Effect.gen(function* () {
+        const { a } = yield* seed
+        const access = yield* Access.AccessRepository
+        const [key, other] = [apiKey(a.id), apiKey(a.id)]
+        yield* access.insertKey(key)
+        yield* access.insertKey(other)
+        const lastUse = Effect.map(access.key(key.id), (found) => Option.getOrThrow(found).last_used_at)
+        expect(yield* lastUse).toBeNull()
+        yield* access.touchKey(key.id, at(60_000))
+        expect(yield* lastUse).toBe(at(60_000))
+        yield* access.touchKey(key.id, at(30_000))
+        expect(yield* lastUse).toBe(at(60_000))
+        yield* access.touchKey(key.id, at(120_000))
+        expect(yield* lastUse).toBe(at(120_000))
+        // Nothing else of the key moves, and no other key.
+        expect(yield* access.key(key.id)).toEqual(Option.some({ ...key, last_used_at: at(120_000) }))
+        expect(yield* access.key(other.id)).toEqual(Option.some(other))
+        yield* access.touchKey(newId(Access.KeyId), at(60_000))
+        // Touching a revoked key leaves it revoked.
+        yield* access.revokeKey(key.id, at(130_000))
+        yield* access.touchKey(key.id, at(140_000))
+        expect(Option.getOrThrow(yield* access.findKeyByHash(key.hash)).key.revoked_at).toBe(at(130_000))
       })
     )
   })

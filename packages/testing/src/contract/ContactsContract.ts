@@ -368,6 +368,7 @@ export const suite = (
           to,
           subject: "Shipped",
           body: `Dear ${to}`,
+          withheld: false,
           status: "sent",
           attempts: 1,
           last_error: null,

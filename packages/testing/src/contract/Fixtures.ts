@@ -289,6 +289,8 @@ export const apiKey = (
   revoked_at: null,
   created_at: at(0),
   owner_id: null,
+  created_by: null,
+  last_used_at: null,
   ...overrides
 })
 

@@ -125,7 +125,9 @@ export const suite = (
           expires_at: null,
           allowed_ips: [],
           revoked_at: null,
-          created_at: at(0)
+          created_at: at(0),
+          created_by: null,
+          last_used_at: null
         }
         const owned: Access.ApiKeyRecord = { ...base, id: newId(Access.KeyId), hash: "a".repeat(64), owner_id: owner }
         const nobody: Access.ApiKeyRecord = { ...base, id: newId(Access.KeyId), hash: "b".repeat(64), owner_id: null }

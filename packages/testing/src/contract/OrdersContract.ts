@@ -50,6 +50,7 @@ export const message = (fields: Partial<Mail.MailMessage> = {}): Mail.MailMessag
   to: "buyer@example.com",
   subject: "Your order has shipped",
   body: "Track it here: https://t.example/1",
+  withheld: false,
   status: "queued",
   attempts: 0,
   last_error: null,

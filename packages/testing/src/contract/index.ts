@@ -11,6 +11,7 @@ import type { Kernel } from "@crm/core"
 import type * as Layer from "effect/Layer"
 import * as Access from "./AccessContract.js"
 import * as Analytics from "./AnalyticsContract.js"
+import * as Audit from "./AuditContract.js"
 import * as Companies from "./CompaniesContract.js"
 import * as Contacts from "./ContactsContract.js"
 import type { ContractOptions } from "./ContractCases.js"
@@ -25,6 +26,7 @@ import * as Invoices from "./InvoicesContract.js"
 import * as Notes from "./NotesContract.js"
 import * as NumberSequence from "./NumberSequenceContract.js"
 import * as Orders from "./OrdersContract.js"
+import * as People from "./PeopleContract.js"
 import * as Quotes from "./QuotesContract.js"
 import * as RateLimiter from "./RateLimiterContract.js"
 import * as Records from "./RecordsContract.js"
@@ -46,7 +48,7 @@ type Suite = (
 /**
  * The suites, in the order `runStorageContract` registers them: one per port, then one per area
  * whose ports are tested together (analytics and health reads, inventory, notes, orders and mail,
- * records, service entities, sites, webhooks).
+ * records, service entities, sites, webhooks), and the people of a store with their audit trail.
  */
 export const suites = {
   contacts: Contacts.suite,
@@ -72,7 +74,9 @@ export const suites = {
   sites: Sites.suite,
   webhooks: Webhooks.suite,
   cursorSecret: CursorSecret.suite,
-  transfer: Transfer.suite
+  transfer: Transfer.suite,
+  people: People.suite,
+  audit: Audit.suite
 } satisfies Record<string, Suite>
 
 export type SuiteName = keyof typeof suites

@@ -17,7 +17,9 @@ export const newKey = (
       allowed_ips: [],
       revoked_at: null,
       created_at: at(0),
-      owner_id: null
+      owner_id: null,
+      created_by: null,
+      last_used_at: null
     }
     yield* (yield* Access.AccessRepository).insertKey(key)
     return { organisationId, keyId: key.id }
