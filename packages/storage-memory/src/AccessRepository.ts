@@ -127,6 +127,21 @@ export const make = (store: Store): Context.Tag.Service<typeof Access.AccessRepo
         })
       ),
 
+    // Requests finish out of order: an earlier time never replaces a later one.
+    touchKey: (id, at) =>
+      write(store, (state) => {
+        const key = HashMap.get(state.keys, id)
+        if (Option.isNone(key)) return [Either.right(undefined), state]
+        const last = key.value.last_used_at
+        if (last !== null && instant(last) >= instant(at)) return [Either.right(undefined), state]
+        return [
+          Either.right(undefined),
+          { ...state, keys: HashMap.set(state.keys, id, { ...key.value, last_used_at: at }) }
+        ]
+      }),
+
+    key: (id) => read(store, (state) => Option.map(HashMap.get(state.keys, id), copyOut)),
+
     // Revoking twice succeeds and keeps the first time: the key is revoked either way.
     revokeKey: (id, at) =>
       write(store, (state) => {

@@ -18,7 +18,19 @@ import {
   write
 } from "./internal/Store.js"
 
-export const mail = slot("mail", HashMap.empty<string, Mail.MailMessage>())
+/**
+ * An organisation exported before messages could be withheld holds messages without the flag:
+ * they read back shown, as the PostgreSQL column's default makes them (migration `0025_people`).
+ */
+export const mail = slot("mail", HashMap.empty<string, Mail.MailMessage>(), {
+  entries: (rows) => rows,
+  fromEntries: (entries) =>
+    HashMap.fromIterable(
+      entries.map(
+        ([id, message]) => [id, { withheld: false, ...(message as Omit<Mail.MailMessage, "withheld">) }] as const
+      )
+    )
+})
 
 const dueFirst = earliestFirst<Mail.MailMessage>((message) => message.next_attempt_at ?? "")
 

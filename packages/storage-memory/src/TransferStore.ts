@@ -4,6 +4,8 @@
  * one `{"type": <slot>, "key": ..., "value": ...}` per entry of each of the tenant's slots (see
  * `Store.slot`), indexes included, so that a tenant reads back as it was. The store is one
  * immutable value, so the export reads one snapshot without holding the lock while its reader is slow.
+ * Not exported: the people of the store and the audit trail, kept beside the tenants rather than
+ * in a slot (storage-pg's `TransferStore.NOT_CARRIED` says why).
  */
 import { Errors, type Organisation, Transfer, Webhooks } from "@crm/core"
 import type * as Context from "effect/Context"
@@ -86,9 +88,14 @@ export const make = (store: Store): Context.Tag.Service<typeof Transfer.Transfer
               return
             }
             if (item.type === "api_key") {
-              const row = item.value.row as { readonly organisation_id?: unknown } | undefined
+              const row = item.value.row as
+                | { readonly organisation_id?: unknown; readonly created_by?: unknown; readonly last_used_at?: unknown }
+                | undefined
               if (row?.organisation_id !== organisationId) return yield* refuse("a key of another organisation")
-              keys.push({ line: item.line, row: row as Transfer.ItemLine["value"] })
+              // An export made before keys knew their maker and their last use: neither known. (A
+              // field the row has keeps its place, so that the key exports again as it came.)
+              const known = { ...row, created_by: row.created_by ?? null, last_used_at: row.last_used_at ?? null }
+              keys.push({ line: item.line, row: known as Transfer.ItemLine["value"] })
               return
             }
             const slot = named.get(item.type)

@@ -19,6 +19,7 @@ import {
   Mail,
   Notes,
   Orders,
+  People,
   PurchaseOrders,
   Quotes,
   Records,
@@ -36,6 +37,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as AccessRepository from "./AccessRepository.js"
+import * as AuditLog from "./AuditLog.js"
 import * as BookingRepository from "./BookingRepository.js"
 import * as CallRepository from "./CallRepository.js"
 import * as CompanyRepository from "./CompanyRepository.js"
@@ -54,6 +56,7 @@ import * as MailOutbox from "./MailOutbox.js"
 import * as NoteRepository from "./NoteRepository.js"
 import * as NumberSequence from "./NumberSequence.js"
 import * as OrderRepository from "./OrderRepository.js"
+import * as PeopleRepository from "./PeopleRepository.js"
 import * as ProductRepository from "./ProductRepository.js"
 import * as PurchaseOrderRepository from "./PurchaseOrderRepository.js"
 import * as QuoteRepository from "./QuoteRepository.js"
@@ -115,6 +118,10 @@ export const make: Effect.Effect<Context.Context<Ports>> = Effect.map(Store.make
       Context.add(Health.StoreGauges, StoreGauges.make(store)),
       Context.add(Transfer.TransferStore, TransferStore.make(store)),
       Context.add(Cursors.CursorSecret, CursorSecret.make(store))
+    )
+    .pipe(
+      Context.add(People.PeopleRepository, PeopleRepository.make(store)),
+      Context.add(People.AuditLog, AuditLog.make(store))
     )
 )
 

@@ -87,7 +87,7 @@ export const makeWith = (
 
     const lookup = (hash: string) =>
       sql<KeyWithOrganisationRow>`SELECT k.id, k.organisation_id, k.name, k.hash, k.scopes, k.allowed_ips, k.expires_at,
-          k.revoked_at, k.created_at, k.owner_id, o.name AS organisation_name, o.settings AS organisation_settings,
+          k.revoked_at, k.created_at, k.owner_id, k.created_by, k.last_used_at, o.name AS organisation_name, o.settings AS organisation_settings,
           o.test_mode AS organisation_test_mode, o.clock_frozen_at AS organisation_clock_frozen_at
         FROM api_keys k JOIN organisations o ON o.id = k.organisation_id
         WHERE k.hash = ${hash}`.pipe(
@@ -240,6 +240,23 @@ export const makeWith = (
             })
           )
         }),
+
+      // No NOTIFY and no cache invalidation: it runs for requests (once a minute per key and
+      // process), and nothing a cached entry decides (scopes, expiry, revocation, addresses)
+      // depends on it; an entry's `last_used_at` may lag, which only what reads the key's row
+      // (`keyPage`, `key`) shows. Requests finish out of order: an earlier time never replaces a later.
+      touchKey: (id, at) =>
+        sql`UPDATE api_keys SET last_used_at = ${at}::timestamptz
+          WHERE id = ${id}::uuid AND (last_used_at IS NULL OR last_used_at < ${at}::timestamptz)`.pipe(
+          Effect.asVoid,
+          orStorageError("AccessRepository.touchKey")
+        ),
+
+      key: (id) =>
+        sql<ApiKeyRow>`SELECT ${keyColumns} FROM api_keys WHERE id = ${id}::uuid`.pipe(
+          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toApiKey)),
+          orStorageError("AccessRepository.key")
+        ),
 
       // A second revocation keeps the first time: the key was already dead then.
       revokeKey: (id, at) =>

@@ -9,6 +9,7 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as AccessRepository from "./AccessRepository.js"
+import * as AuditLog from "./AuditLog.js"
 import * as BookingRepository from "./BookingRepository.js"
 import * as CallRepository from "./CallRepository.js"
 import * as CompanyRepository from "./CompanyRepository.js"
@@ -25,6 +26,7 @@ import * as MailOutbox from "./MailOutbox.js"
 import * as NoteRepository from "./NoteRepository.js"
 import * as NumberSequence from "./NumberSequence.js"
 import * as OrderRepository from "./OrderRepository.js"
+import * as PeopleRepository from "./PeopleRepository.js"
 import * as ProductRepository from "./ProductRepository.js"
 import * as PurchaseOrderRepository from "./PurchaseOrderRepository.js"
 import * as QuoteRepository from "./QuoteRepository.js"
@@ -81,7 +83,9 @@ export const ports = [
   LinkPageRepository,
   NoteRepository,
   StoreGauges,
-  CursorSecret
+  CursorSecret,
+  PeopleRepository,
+  AuditLog
 ] as const satisfies ReadonlyArray<PortModule>
 
 /** The ports the list builds, read off each module's layer (distributed over the list's union). */

@@ -8,8 +8,9 @@
  *
  * Left to the database on import: the ordering serials (`SERIAL`), which only order a table's rows;
  * rows are inserted in the order they were exported, so the new values order them the same.
- * Not exported: rate windows and idempotency records (short-lived, keyed by the API key), and the
- * exchange rates, which every organisation shares.
+ * Not exported: rate windows and idempotency records (short-lived, keyed by the API key), the
+ * exchange rates, which every organisation shares, and the organisation's people and audit trail
+ * (`NOT_CARRIED`).
  */
 import { Errors, type Organisation, Transfer } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -78,6 +79,18 @@ export const TABLES: ReadonlyArray<Table> = [
     owned: (o) => `t.delivery_id IN (SELECT id FROM webhook_deliveries WHERE organisation_id = ${o})`
   }
 ]
+
+/**
+ * The tables with an `organisation_id` an export leaves out on purpose. The people of a store are
+ * not the organisation's data: an account is the store's (one person, one password, signing in to
+ * every organisation they belong to there), so a membership would name an account the other store
+ * does not have, and a pending invitation would let whoever holds its mailed link join there. The
+ * audit trail records who did what through this store's accounts, sessions and keys, and stays
+ * where that happened. The organisation arrives without people; the operator invites its owner
+ * (`crm org invite`). Its keys do travel, `created_by` and all: an id no account there has, which
+ * gives nobody a member's rights over the key.
+ */
+export const NOT_CARRIED: ReadonlyArray<string> = ["audit_log", "invitations", "memberships"]
 
 const BY_NAME = new Map(TABLES.map((table) => [table.name, table]))
 

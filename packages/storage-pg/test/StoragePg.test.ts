@@ -4,7 +4,18 @@
  * window and the idempotency lock, and the types both drivers hand back. Runs on PGlite, and on
  * the PostgreSQL server when DATABASE_URL is set (in a database of its own).
  */
-import { Access, Contacts, Errors, Events, Idempotency, Ids, Organisation, Settings, Transaction } from "@crm/core"
+import {
+  Access,
+  Contacts,
+  Errors,
+  Events,
+  Idempotency,
+  Ids,
+  Organisation,
+  People,
+  Settings,
+  Transaction
+} from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, layer, type Vitest } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
@@ -115,7 +126,9 @@ const suite = (it: Vitest.MethodsNonLive<Services>, concurrentConnections: boole
           allowed_ips: [],
           revoked_at: null,
           created_at: at(0),
-          owner_id: null
+          owner_id: null,
+          created_by: null,
+          last_used_at: null
         })
       )
       // A refusal of the statement, not an outage (a StorageUnavailable is a StorageError too).
@@ -147,7 +160,9 @@ const suite = (it: Vitest.MethodsNonLive<Services>, concurrentConnections: boole
         allowed_ips: ["10.0.0.0/8", "2001:db8::/32"],
         revoked_at: null,
         created_at: at(5),
-        owner_id: Ids.brand(Organisation.UserId, crypto.randomUUID())
+        owner_id: Ids.brand(Organisation.UserId, crypto.randomUUID()),
+        created_by: Ids.brand(People.AccountId, crypto.randomUUID()),
+        last_used_at: at(9)
       }
       yield* repo.insertKey(key)
       expect(yield* repo.findKeyByHash(key.hash)).toEqual(Option.some({ key, organisation }))

@@ -143,7 +143,9 @@ const suite = (it: Vitest.MethodsNonLive<Services>) => {
         allowed_ips: [],
         revoked_at: null,
         created_at: at,
-        owner_id: null
+        owner_id: null,
+        created_by: null,
+        last_used_at: null
       }
       yield* repo.insertKey(key)
       yield* sql`UPDATE api_keys SET scopes = ARRAY['read', 'everything'] WHERE id = ${key.id}::uuid`

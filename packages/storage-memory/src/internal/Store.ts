@@ -2,7 +2,7 @@
  * The whole database as one immutable value in one `Ref`, and the unit-of-work machinery every
  * port shares. Each port call is one `Ref.modify`; units of work are serialised by a FIFO lock.
  */
-import type { Access, Idempotency, Organisation, Settings } from "@crm/core"
+import type { Access, Idempotency, Organisation, People, Settings } from "@crm/core"
 import { Errors } from "@crm/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -97,6 +97,28 @@ export function slot<A extends NonNullable<unknown>>(name: string, empty: A, cod
   return made
 }
 
+/**
+ * The people of the store (`People.PeopleRepository`), store-wide rather than in a tenant: an
+ * account belongs to every organisation it is a member of, and none of it travels with an
+ * organisation's export. Each map by its primary key, with the indexes a unique column needs.
+ */
+export interface PeopleState {
+  readonly accounts: HashMap.HashMap<string, People.AccountRecord>
+  readonly accountIdsByEmail: HashMap.HashMap<string, string>
+  /** By `membershipKey`. */
+  readonly memberships: HashMap.HashMap<string, People.MembershipRecord>
+  readonly invitations: HashMap.HashMap<string, People.InvitationRecord>
+  readonly invitationIdsByHash: HashMap.HashMap<string, string>
+  readonly sessions: HashMap.HashMap<string, People.SessionRecord>
+  readonly sessionIdsByHash: HashMap.HashMap<string, string>
+  /** By token hash. */
+  readonly links: HashMap.HashMap<string, People.LinkRecord>
+  /** Failure times per subject, oldest first. */
+  readonly failures: HashMap.HashMap<string, ReadonlyArray<string>>
+}
+
+export const membershipKey = (organisationId: string, accountId: string): string => `${organisationId} ${accountId}`
+
 export interface State {
   readonly organisations: HashMap.HashMap<string, OrganisationRow>
   readonly keys: HashMap.HashMap<string, Access.ApiKeyRecord>
@@ -110,6 +132,9 @@ export interface State {
   readonly exchangeRates: HashMap.HashMap<string, RedBlackTree.RedBlackTree<string, string>>
   /** What every cursor is signed with; none until the first cursor is given out. */
   readonly cursorSecret: Redacted.Redacted<string> | undefined
+  readonly people: PeopleState
+  /** The audit trail by entry id (`People.AuditLog`): not a tenant's slot, so no export carries it. */
+  readonly audit: HashMap.HashMap<string, People.AuditRecord>
 }
 
 /**
@@ -143,7 +168,19 @@ const emptyState: State = {
   rateWindows: HashMap.empty(),
   idempotency: HashMap.empty(),
   exchangeRates: HashMap.empty(),
-  cursorSecret: undefined
+  cursorSecret: undefined,
+  people: {
+    accounts: HashMap.empty(),
+    accountIdsByEmail: HashMap.empty(),
+    memberships: HashMap.empty(),
+    invitations: HashMap.empty(),
+    invitationIdsByHash: HashMap.empty(),
+    sessions: HashMap.empty(),
+    sessionIdsByHash: HashMap.empty(),
+    links: HashMap.empty(),
+    failures: HashMap.empty()
+  },
+  audit: HashMap.empty()
 }
 
 export const make: Effect.Effect<Store> = Effect.sync(() => ({

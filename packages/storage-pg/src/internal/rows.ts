@@ -16,6 +16,7 @@ import {
   Mail,
   Orders,
   type Organisation,
+  type People,
   Pricing,
   Quotes,
   Settings,
@@ -78,7 +79,9 @@ export const apiKeyTable = table("api_keys", {
   allowed_ips: texts(),
   revoked_at: nullable(timestamp()),
   created_at: timestamp(),
-  owner_id: nullable(uuid<Organisation.UserId>())
+  owner_id: nullable(uuid<Organisation.UserId>()),
+  created_by: nullable(uuid<People.AccountId>()),
+  last_used_at: nullable(timestamp())
 })
 export type ApiKeyRow = RowOfTable<typeof apiKeyTable>
 export const toApiKey = (row: ApiKeyRow): Access.ApiKeyRecord => apiKeyTable.read(row)
@@ -316,6 +319,7 @@ export const mailTable = table("mail_outbox", {
   recipient: text(),
   subject: text(),
   body: text(),
+  withheld: boolean(),
   status: literal(Mail.MailMessage.shape.status),
   attempts: integer(),
   last_error: nullable(text()),
