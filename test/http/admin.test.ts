@@ -191,7 +191,14 @@ onEveryStore("admin API", (server) => {
       const { key: secret, ...shown } = key
       const row = rows.find((candidate) => candidate.id === key.id)
       const revokedAt = key === created[0] ? expect.any(String) : null
-      expect(row).toEqual({ ...shown, created_at: expect.any(String), revoked_at: revokedAt })
+      // The list tells what the answer of creation does not: who made it (the operator: null) and its last use.
+      expect(row).toEqual({
+        ...shown,
+        created_at: expect.any(String),
+        revoked_at: revokedAt,
+        created_by: null,
+        last_used_at: null
+      })
       expect(listed.text).not.toContain(secret)
     }
     expect(rows.find((row) => row.name === "full")).toMatchObject({

@@ -1,6 +1,6 @@
 /** Starts the real server (the shipped composition) on a free port over a given store. */
 
-import type { Kernel, Webhooks } from "@crm/core"
+import type { Kernel, People, Webhooks } from "@crm/core"
 import { Listener } from "@crm/http"
 import type { Storage } from "@crm/server"
 import { Log, Server } from "@crm/server"
@@ -37,6 +37,41 @@ export interface Client {
   readonly delete: (path: string, headers?: Record<string, string>) => Promise<Response>
 }
 
+/**
+ * A person in a browser: a cookie jar holding their session cookie (`crm_session`, as the server
+ * last set or cleared it) and the session's CSRF token (from the last answer that told it), sent
+ * back as a browser and the settings page would: the cookie always, the token on every write.
+ */
+export interface Person {
+  /** `/auth/v1`. */
+  readonly auth: Client
+  /** `/settings/v1/organisations/{id}` of the organisation. */
+  readonly settings: (organisationId: string) => Client
+  /** The `Cookie` header the jar sends, if it holds a session. */
+  readonly cookie: () => string | undefined
+  readonly csrfToken: () => string | undefined
+  /** Signs in by email and password (`POST /auth/v1/sign-in`). */
+  readonly signIn: (email: string, password: string) => Promise<Response>
+  /** Accepts an invitation by its token (`POST /auth/v1/invitations/{token}/accept`). */
+  readonly accept: (token: string, name: string, password: string) => Promise<Response>
+}
+
+/** An invitation made through the admin API, with the token of its accept link (the `#invitation=` fragment). */
+export interface Invited {
+  readonly invitation: any
+  readonly token: string
+}
+
+/** The token a link of the people's flows carries in its fragment (`#invitation=`, `#sign-in=`, `#reset=`). */
+export const tokenOf = (url: string, kind: "invitation" | "sign-in" | "reset"): string => {
+  const token = new URLSearchParams(new URL(url).hash.slice(1)).get(kind)
+  if (token === null) throw new Error(`no ${kind} token in ${url}`)
+  return token
+}
+
+/** The scrypt cost of the test servers' password hashes: the shipped 2^15 would spend 80 ms of CPU on each. */
+export const TEST_PASSWORD_COST = 2 ** 10
+
 export interface TestServer {
   readonly url: string
   /** Where `GET /metrics` answers without a token, when the test asked for a metrics port. */
@@ -52,9 +87,16 @@ export interface TestServer {
     settings?: unknown
     name?: string
   }) => Promise<{ organisation: any; key: string; keyId: string; client: Client }>
-  /** Runs an effect against the server's own services (a webhook dispatch round, a kernel operation). */
+  /** A new browser: a person with an empty cookie jar. */
+  readonly person: () => Person
+  /** Invites an address into an organisation through the admin API (the operator's way). */
+  readonly invite: (organisationId: string, email: string, role: People.Role) => Promise<Invited>
+  /**
+   * Runs an effect against the server's own services (a webhook dispatch round, a kernel operation,
+   * a person's operation at a time of the test's choosing) and its store's ports.
+   */
   readonly run: <A, E>(
-    effect: Effect.Effect<A, E, Webhooks.Webhooks | Kernel.Services>,
+    effect: Effect.Effect<A, E, Webhooks.Webhooks | Kernel.Services | People.People | Storage.StoragePorts>,
     options?: { readonly signal?: AbortSignal }
   ) => Promise<A>
   readonly close: () => Promise<void>
@@ -94,9 +136,17 @@ const logging = (options: ServerTestOptions) =>
  * A client of `base`. Its answers are checked against the OpenAPI document (`responseCheck.ts`)
  * unless `documented` is false: the admin API of a server started without it is not served.
  */
-const client = (base: string, defaults: Record<string, string>, documented = true): Client => {
+const client = (
+  base: string,
+  defaults: Record<string, string> | ((method: string) => Record<string, string>),
+  documented = true,
+  answered?: (response: Response) => void
+): Client => {
   const request: Client["request"] = async (method, path, options = {}) => {
-    const headers: Record<string, string> = { ...defaults, ...(options.headers ?? {}) }
+    const headers: Record<string, string> = {
+      ...(typeof defaults === "function" ? defaults(method) : defaults),
+      ...(options.headers ?? {})
+    }
     let body: string | undefined
     if (options.raw !== undefined) body = options.raw
     else if (options.body !== undefined) {
@@ -109,7 +159,9 @@ const client = (base: string, defaults: Record<string, string>, documented = tru
       ...(body === undefined ? {} : { body })
     })
     const text = await response.text()
-    return { status: response.status, headers: response.headers, text, body: jsonOf(text) }
+    const answer = { status: response.status, headers: response.headers, text, body: jsonOf(text) }
+    answered?.(answer)
+    return answer
   }
   return {
     request,
@@ -140,7 +192,8 @@ export const startServer = async (
           ...(options.webhooks === undefined ? {} : { webhooks: options.webhooks }),
           ...(options.mail === undefined ? {} : { mail: options.mail }),
           ...(options.openApiDocument === undefined ? {} : { openApiDocument: options.openApiDocument }),
-          ...(options.metricsPort === undefined ? {} : { metricsPort: options.metricsPort })
+          ...(options.metricsPort === undefined ? {} : { metricsPort: options.metricsPort }),
+          passwordCost: TEST_PASSWORD_COST
         },
         storage
       ).pipe(Layer.provide(logging(options))),
@@ -152,6 +205,33 @@ export const startServer = async (
   const admin = client(`${url}/admin/v1`, { authorization: `Bearer ${ADMIN_TOKEN}` }, options.withoutAdmin !== true)
   const as = (key: string) => client(`${url}/api/v1`, { authorization: `Bearer ${key}` })
   const metrics = Context.getOption(context, Server.MetricsAddress)
+  const person = (): Person => {
+    let token: string | undefined
+    let csrf: string | undefined
+    // What a browser keeps: the session cookie as the last Set-Cookie left it, and the CSRF token
+    // as the last session answer told it.
+    const keep = (response: Response) => {
+      for (const cookie of response.headers.getSetCookie()) {
+        const match = /^crm_session=([^;]*)/.exec(cookie)
+        if (match !== null) token = match[1] === "" ? undefined : match[1]
+      }
+      if (typeof response.body?.csrf_token === "string") csrf = response.body.csrf_token
+    }
+    const headers = (method: string): Record<string, string> => ({
+      ...(token === undefined ? {} : { cookie: `crm_session=${token}` }),
+      ...(method === "GET" || csrf === undefined ? {} : { "x-csrf-token": csrf })
+    })
+    const auth = client(`${url}/auth/v1`, headers, true, keep)
+    return {
+      auth,
+      settings: (organisationId) => client(`${url}/settings/v1/organisations/${organisationId}`, headers, true, keep),
+      cookie: () => (token === undefined ? undefined : `crm_session=${token}`),
+      csrfToken: () => csrf,
+      signIn: (email, password) => auth.post("/sign-in", { email, password }),
+      accept: (invitation, name, password) =>
+        auth.post(`/invitations/${encodeURIComponent(invitation)}/accept`, { name, password })
+    }
+  }
   return {
     url,
     metricsUrl: Option.isSome(metrics) ? `http://127.0.0.1:${metrics.value.port}/metrics` : undefined,
@@ -170,6 +250,12 @@ export const startServer = async (
       })
       if (key.status !== 201) throw new Error(`key not created: ${key.status} ${key.text}`)
       return { organisation: org.body, key: key.body.key, keyId: key.body.id, client: as(key.body.key) }
+    },
+    person,
+    invite: async (organisationId, email, role) => {
+      const created = await admin.post(`/organisations/${organisationId}/invitations`, { email, role })
+      if (created.status !== 201) throw new Error(`invitation not created: ${created.status} ${created.text}`)
+      return { invitation: created.body, token: tokenOf(created.body.accept_url, "invitation") }
     },
     run: (effect, runOptions) => Effect.runPromise(Effect.provide(effect, context), runOptions),
     close: () => Effect.runPromise(Scope.close(scope, Exit.void))

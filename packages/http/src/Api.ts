@@ -1,6 +1,7 @@
 /**
  * The served route table, read off the areas (`Areas.ts`): REST under /api/v1, the admin API under
- * /admin/v1, health checks at the root.
+ * /admin/v1, signing in under /auth/v1, an organisation's settings for its people under
+ * /settings/v1, health checks at the root.
  */
 import { areas } from "./Areas.js"
 import * as OpenApi from "./OpenApi.js"
@@ -9,6 +10,8 @@ import { openApiRoute } from "./routes/meta.js"
 
 export const API_PREFIX = "/api/v1"
 export const ADMIN_PREFIX = "/admin/v1"
+export const AUTH_PREFIX = "/auth/v1"
+export const SETTINGS_PREFIX = "/settings/v1"
 
 export interface TableOptions {
   /**
@@ -28,6 +31,14 @@ export const makeTable = (options: TableOptions = {}): ReadonlyArray<Mounted> =>
     ...mount(
       ADMIN_PREFIX,
       areas.flatMap((area) => area.admin ?? [])
+    ),
+    ...mount(
+      AUTH_PREFIX,
+      areas.flatMap((area) => area.auth ?? [])
+    ),
+    ...mount(
+      SETTINGS_PREFIX,
+      areas.flatMap((area) => area.settings ?? [])
     ),
     ...mount(
       "",

@@ -11,14 +11,22 @@
  * spans cost more CPU than the statements a request needs (see docs/benchmarks.md).
  */
 import type { IncomingMessage } from "node:http"
-import { Validation } from "@crm/core"
+import { type Organisation, type People, Validation } from "@crm/core"
 import type * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import { type Answer, header, MAX_URL_BYTES, METRICS_PATH, requestIdOf } from "./Edge.js"
-import { authenticateAdmin, authenticateKey, clientAddressOf } from "./edge/authenticate.js"
+import {
+  admitVisitor,
+  authenticateAdmin,
+  authenticateKey,
+  authenticateSession,
+  clientAddressOf,
+  deviceOf,
+  expectedOrigin
+} from "./edge/authenticate.js"
 import { permits } from "./edge/budget.js"
 import { type Endpoint, serveEndpoint } from "./edge/endpoint.js"
 import { once } from "./edge/idempotency.js"
@@ -30,7 +38,7 @@ import { answer, renderFailure } from "./edge/render.js"
 import type { Metrics } from "./Metrics.js"
 import * as Outage from "./Outage.js"
 import { HttpFailure } from "./Reply.js"
-import { type Services, usesStore } from "./Route.js"
+import { isWriting, type Services, usesStore } from "./Route.js"
 import type { Mounted } from "./Router.js"
 
 export type { Endpoint, RequestLine }
@@ -47,13 +55,47 @@ export interface HttpOptions<R = never> {
   readonly requestLog?: (line: RequestLine) => void
   /** Paths served outside the REST router (the MCP endpoint), for any method. */
   readonly endpoints?: ReadonlyArray<Endpoint<R>>
+  /**
+   * Where the CRM is served (CRM_PUBLIC_URL): the origin a signed-in person's writes must come from
+   * (else the request's `Host`), and https there makes the session cookie `Secure`.
+   */
+  readonly publicUrl?: string
 }
+
+const NO_STORE = { "cache-control": "no-store" }
+
+/**
+ * A person's answer (signing in, their session, their organisation's settings): never kept by a
+ * cache, as it may hold a session's CSRF token or a key shown once; the session cookie is `Secure`
+ * when the site is served over https, which only the edge knows.
+ */
+const personal =
+  (secure: boolean) =>
+  (answered: Answer): Answer => {
+    const cookie = answered.headers["set-cookie"]
+    return {
+      status: answered.status,
+      headers: Object.assign(
+        {},
+        answered.headers,
+        NO_STORE,
+        secure && cookie !== undefined ? { "set-cookie": `${cookie}; Secure` } : undefined
+      ),
+      body: answered.body
+    }
+  }
 
 export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpOptions<R>) => {
   const match = makeMatch(table)
   const clientAddress = clientAddressOf(options.trustedProxies)
   const outage = Outage.make()
   const observe = makeObserve(options.metrics, options.requestLog)
+  const originOf = expectedOrigin(options.publicUrl, options.trustedProxies)
+  const clientOf = (incoming: IncomingMessage): People.Client => ({
+    address: clientAddress(incoming),
+    device: deviceOf(incoming)
+  })
+  const personalAnswer = personal(options.publicUrl?.toLowerCase().startsWith("https:") === true)
 
   const settle =
     observe === undefined
@@ -108,6 +150,21 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
     )
   }
 
+  /** A caller admitted without a key (or the request ended by its refusal), then the route answered as theirs. */
+  const withCaller = (
+    reached: Reached,
+    admit: Effect.Effect<Reached, EdgeFailure, Services>,
+    matched: Matched,
+    url: URL
+  ): Effect.Effect<Answer, never, Services> =>
+    Effect.map(
+      Effect.matchCauseEffect(admit, {
+        onFailure: failed(reached),
+        onSuccess: (caller) => end(caller, admitted(caller, matched, url))
+      }),
+      personalAnswer
+    )
+
   const serveRoute = (start: Reached, url: URL): Effect.Effect<Answer, never, Services> => {
     const matched = match(start.method, url.pathname)
     if (matched instanceof HttpFailure) return end(start, matched)
@@ -115,10 +172,31 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
     const guard = matched.route.guard
     if (guard.kind === "public") return end(reached, admitted(reached, matched, url))
     if (guard.kind === "admin") {
+      const operator = reached.called(clientOf(reached.incoming))
       return end(
-        reached,
-        Effect.zipRight(authenticateAdmin(options.adminToken, reached.incoming), admitted(reached, matched, url))
+        operator,
+        Effect.zipRight(authenticateAdmin(options.adminToken, reached.incoming), admitted(operator, matched, url))
       )
+    }
+    if (guard.kind === "session") {
+      const organisationId = guard.organisation ? (matched.params.id as Organisation.OrganisationId) : undefined
+      const admit = authenticateSession(
+        reached,
+        clientAddress(reached.incoming),
+        isWriting(matched.route),
+        originOf(reached.incoming),
+        organisationId
+      )
+      return withCaller(reached, admit, matched, url)
+    }
+    if (guard.kind === "visitor") {
+      const admit = admitVisitor(
+        reached,
+        clientOf(reached.incoming),
+        isWriting(matched.route),
+        originOf(reached.incoming)
+      )
+      return withCaller(reached, admit, matched, url)
     }
     return withKey(reached, guard.spendsBudget, (key) => {
       const permitted = permits(matched.route, guard, key.principal!)

@@ -20,6 +20,10 @@ export interface Area {
   readonly api?: ReadonlyArray<Route>
   /** Served under `/admin/v1`. */
   readonly admin?: ReadonlyArray<Route>
+  /** Served under `/auth/v1`: signing in and out, and the session (a person's, with a cookie). */
+  readonly auth?: ReadonlyArray<Route>
+  /** Served under `/settings/v1`: an organisation's settings as its signed-in people manage them. */
+  readonly settings?: ReadonlyArray<Route>
   /** Served at the root (the health checks). */
   readonly root?: ReadonlyArray<Route>
   /**

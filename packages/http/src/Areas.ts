@@ -5,6 +5,7 @@
  */
 import type { Area } from "./Area.js"
 import { adminArea } from "./routes/admin.js"
+import { authArea } from "./routes/auth.js"
 import { crmArea } from "./routes/crm.js"
 import { dealsArea } from "./routes/deals.js"
 import { formsArea } from "./routes/forms.js"
@@ -21,6 +22,7 @@ import { purchaseOrdersArea } from "./routes/purchaseOrders.js"
 import { quotesArea } from "./routes/quotes.js"
 import { recordsArea } from "./routes/records.js"
 import { returnsArea } from "./routes/returns.js"
+import { settingsArea } from "./routes/settings.js"
 import { tasksArea } from "./routes/tasks.js"
 import { ticketsArea } from "./routes/tickets.js"
 import { transferArea } from "./routes/transfer.js"
@@ -47,5 +49,7 @@ export const areas: ReadonlyArray<Area> = [
   importArea,
   transferArea,
   mailArea,
+  authArea,
+  settingsArea,
   healthArea
 ]

@@ -7,7 +7,7 @@ import { Wire } from "@crm/core"
 import { z } from "zod"
 import { MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_URL_BYTES } from "./Edge.js"
 import { type ErrorCode, STATUS_BY_CODE } from "./ErrorStatus.js"
-import { isWriting, pipelineCodes } from "./Route.js"
+import { isWriting, pipelineCodes, type Route } from "./Route.js"
 import { isIdParam, type Mounted } from "./Router.js"
 import { ErrorBody, schemaNames } from "./SchemaNames.js"
 
@@ -136,6 +136,21 @@ export const errorCodesOf = (mounted: Mounted): ReadonlyArray<ErrorCode> => [
   ])
 ]
 
+/** A write with the session cookie sends the CSRF token too: both schemes at once. */
+const securityOf = (route: Route): ReadonlyArray<Json> => {
+  switch (route.guard.kind) {
+    case "key":
+      return [{ apiKey: [] }]
+    case "admin":
+      return [{ adminToken: [] }]
+    case "session":
+      return [isWriting(route) ? { sessionCookie: [], csrfToken: [] } : { sessionCookie: [] }]
+    case "visitor":
+    case "public":
+      return []
+  }
+}
+
 const operation = (mounted: Mounted, shapes: Shapes): Json => {
   const { route } = mounted
   const parameters: Array<Json> = []
@@ -216,11 +231,8 @@ const operation = (mounted: Mounted, shapes: Shapes): Json => {
     operationId: route.operationId,
     summary: route.summary,
     tags: [route.tag],
-    ...(route.guard.kind === "key"
-      ? { security: [{ apiKey: [] }], "x-required-scope": route.guard.scope }
-      : route.guard.kind === "admin"
-        ? { security: [{ adminToken: [] }] }
-        : { security: [] }),
+    security: securityOf(route),
+    ...(route.guard.kind === "key" ? { "x-required-scope": route.guard.scope } : {}),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(route.body === undefined
       ? {}
@@ -254,6 +266,8 @@ export const document = (table: ReadonlyArray<Mounted>): Json => {
       version: "1.0.0",
       description: [
         "One organisation's CRM over HTTP. Every request is scoped to the organisation owning the API key.",
+        "An organisation's people sign in under /auth/v1 (a session cookie) and manage its keys, hooks, settings,",
+        "people and audit trail under /settings/v1/organisations/{id}; a write with the cookie sends X-CSRF-Token.",
         "Lists answer {data, limit, offset, has_more}: default limit 50, maximum 200, newest first.",
         `Bodies are JSON, at most ${MAX_BODY_BYTES} bytes. Rate limit: 120 requests per rolling minute per key.`,
         `A URL (path and query) is at most ${MAX_URL_BYTES} bytes (else 414 uri_too_long); the request line and`,
@@ -269,7 +283,21 @@ export const document = (table: ReadonlyArray<Mounted>): Json => {
       schemas: shapes.components(),
       securitySchemes: {
         apiKey: { type: "http", scheme: "bearer", description: "an API key, mck_..." },
-        adminToken: { type: "http", scheme: "bearer", description: "the operator's CRM_ADMIN_TOKEN" }
+        adminToken: { type: "http", scheme: "bearer", description: "the operator's CRM_ADMIN_TOKEN" },
+        sessionCookie: {
+          type: "apiKey",
+          in: "cookie",
+          name: "crm_session",
+          description:
+            "a signed-in person's session, set by POST /auth/v1/sign-in (and the other ways of signing in); HttpOnly"
+        },
+        csrfToken: {
+          type: "apiKey",
+          in: "header",
+          name: "X-CSRF-Token",
+          description:
+            "the session's csrf_token (GET /auth/v1/session), sent with every write made with the session cookie; a write whose Origin is another site's is refused too (403 csrf_refused)"
+        }
       }
     },
     paths

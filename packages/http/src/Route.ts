@@ -2,7 +2,7 @@
  * The route table entry. The router, the request validation and the OpenAPI document are all
  * read from these records, so they cannot drift apart.
  */
-import { type Access, type Errors, type Kernel, type SchemaWalk, type Webhooks, Wire } from "@crm/core"
+import { type Access, type Errors, type Kernel, type People, type SchemaWalk, type Webhooks, Wire } from "@crm/core"
 import type * as Effect from "effect/Effect"
 import type { z } from "zod"
 import type { ErrorCode } from "./ErrorStatus.js"
@@ -12,11 +12,15 @@ export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
 
 /**
  * Every kernel service a handler may call: the kernel's own, read off its layer (a new context's
- * service joins by joining the kernel), and webhooks, which the server composes with its sender.
+ * service joins by joining the kernel), webhooks, which the server composes with its sender, and
+ * people, which the server composes with its password hasher.
  */
-export type Services = Kernel.Services | Webhooks.Webhooks
+export type Services = Kernel.Services | Webhooks.Webhooks | People.People
 
-/** Who may call a route: an API key (with a scope), the operator's admin token, or anyone. */
+/**
+ * Who may call a route: an API key (with a scope), the operator's admin token, a signed-in person
+ * (the session cookie), anyone from the site itself (signing in), or anyone.
+ */
 export interface KeyGuard<S extends Access.Scope = Access.Scope> {
   readonly kind: "key"
   readonly scope: S
@@ -28,17 +32,43 @@ export interface AdminGuard {
 export interface PublicGuard {
   readonly kind: "public"
 }
-export type Guard = KeyGuard | AdminGuard | PublicGuard
+/**
+ * The session cookie: a write must also send the session's CSRF token and, if it sends an `Origin`,
+ * the server's own. Under an organisation (`/organisations/{id}/...`), the person must belong to it:
+ * anyone else is told it does not exist.
+ */
+export interface SessionGuard<O extends boolean = boolean> {
+  readonly kind: "session"
+  readonly organisation: O
+}
+/**
+ * Anyone, from the site itself: a write that sends an `Origin` must send the server's own, so that
+ * another site cannot sign its visitor in (or out, or into an invitation) behind their back.
+ */
+export interface VisitorGuard {
+  readonly kind: "visitor"
+}
+export type Guard = KeyGuard | AdminGuard | PublicGuard | SessionGuard | VisitorGuard
 
-/** Who a handler is told is calling: the key's principal behind a key, nobody behind the admin token or none. */
-export type PrincipalOf<G extends Guard> = G extends KeyGuard ? Access.Principal : undefined
+/**
+ * Who a handler is told is calling: the key's principal behind a key; the signed-in person (in the
+ * path's organisation, with their role there, when the guard says so); the address and browser of
+ * a visitor or of the operator (the audit trail records the operator's); none on a public route.
+ */
+export type PrincipalOf<G extends Guard> = G extends KeyGuard
+  ? Access.Principal
+  : G extends SessionGuard<true>
+    ? People.MemberPrincipal
+    : G extends SessionGuard<false>
+      ? People.SessionPrincipal
+      : G extends VisitorGuard | AdminGuard
+        ? People.Client
+        : undefined
 
-export interface Context<
-  Q,
-  B,
-  P extends Access.Principal | undefined = Access.Principal | undefined,
-  Params = Readonly<Record<string, string>>
-> {
+/** Every principal a handler may be told of. */
+export type Caller = Access.Principal | People.SessionPrincipal | People.Client | undefined
+
+export interface Context<Q, B, P extends Caller = Caller, Params = Readonly<Record<string, string>>> {
   readonly principal: P
   readonly params: Params
   readonly query: Q
@@ -48,7 +78,8 @@ export interface Context<
 
 /**
  * The codes the pipeline answers for a route by itself, whatever its handler does: the key or the
- * admin token refused, the scope, the budget and the plan, a path id naming nothing, the query or
+ * admin token refused, the session missing or a write from another site refused, the scope, the
+ * budget and the plan, a path id naming nothing, the query or
  * body unreadable, the idempotency key, the request unreadable, the store unreachable. The OpenAPI
  * document lists them beside the route's own (`pipelineCodes`); `PipelineCode` is the same rule
  * read from a route's declaration by the compiler, so that a handler may fail with these too.
@@ -66,6 +97,8 @@ export const pipelineCodes = (route: Route, hasPathParam: boolean): Array<ErrorC
     if (isWriting(route)) codes.push("plan_refused")
   }
   if (route.guard.kind === "admin") codes.push("missing_bearer_token", "invalid_api_key")
+  if (route.guard.kind === "session") codes.push("session_required")
+  if ((route.guard.kind === "session" || route.guard.kind === "visitor") && isWriting(route)) codes.push("csrf_refused")
   if (hasPathParam) codes.push("not_found")
   if (route.query !== undefined) codes.push("validation_failed")
   if (route.body !== undefined)
@@ -104,7 +137,13 @@ export type PipelineCode<
               : "plan_refused" | "idempotency_in_progress" | "idempotency_key_reused" | "validation_failed")
       : G extends AdminGuard
         ? "missing_bearer_token" | "invalid_api_key"
-        : never)
+        : G extends SessionGuard
+          ? "session_required" | (M extends "GET" ? never : "csrf_refused")
+          : G extends VisitorGuard
+            ? M extends "GET"
+              ? never
+              : "csrf_refused"
+            : never)
   | (P extends `${string}{${string}}${string}` ? "not_found" : never)
   | (Q extends z.ZodObject ? "validation_failed" : never)
   | (B extends z.ZodType
@@ -305,8 +344,8 @@ export const route = <
     encode: spec.success.schema === undefined ? undefined : Wire.encoder(spec.success.schema)
   },
   errors: spec.errors,
-  // The pipeline validates query and body with the same schemas, and admits a key-guarded route
-  // only with its principal, before calling: the erasure is safe.
+  // The pipeline validates query and body with the same schemas, and admits a guarded route only
+  // with the principal its guard names, before calling: the erasure is safe.
   handle: spec.handle as unknown as Route["handle"]
 })
 
@@ -318,13 +357,16 @@ export const analyticsWrite: KeyGuard<"analytics:write"> = { kind: "key", scope:
 export const invoicesWrite: KeyGuard<"invoices:write"> = { kind: "key", scope: "invoices:write", spendsBudget: true }
 export const admin: AdminGuard = { kind: "admin" }
 export const open: PublicGuard = { kind: "public" }
+export const signedIn: SessionGuard<false> = { kind: "session", organisation: false }
+export const member: SessionGuard<true> = { kind: "session", organisation: true }
+export const visitor: VisitorGuard = { kind: "visitor" }
 
 export const isWriting = (route: Route): boolean => route.method !== "GET"
 
 /**
- * Whether answering needs the store, so that an outage of it is a 503: every route behind a key or
- * the admin token, and a public one only when it says so among its errors (readiness does, the
- * OpenAPI document does not).
+ * Whether answering needs the store, so that an outage of it is a 503: every route with a guard
+ * (a key, the admin token, a session, a visitor signing in), and a public one only when it says
+ * so among its errors (readiness does, the OpenAPI document does not).
  */
 export const usesStore = (route: Route): boolean =>
   route.guard.kind !== "public" || route.errors.includes("service_unavailable")

@@ -7,7 +7,7 @@
  * A class with every field set in its constructor, so that all of them share one hidden class.
  */
 import type { IncomingMessage } from "node:http"
-import type { Access, Errors } from "@crm/core"
+import type { Access, Errors, People } from "@crm/core"
 import type { Answer } from "../Edge.js"
 import type { ErrorCode } from "../ErrorStatus.js"
 
@@ -26,19 +26,25 @@ export class Reached {
     /** The route template as served (`/api/v1/contacts/{id}`) or the endpoint's path; undefined until one matched. */
     readonly route: string | undefined,
     readonly principal: Access.Principal | undefined,
-    readonly budget: Budget | undefined
+    readonly budget: Budget | undefined,
+    /** Who calls without a key: the signed-in person (in an organisation), or a visitor signing in. */
+    readonly caller: People.SessionPrincipal | People.Client | undefined
   ) {}
 
   static start(incoming: IncomingMessage, requestId: string): Reached {
-    return new Reached(incoming, requestId, performance.now(), undefined, undefined, undefined)
+    return new Reached(incoming, requestId, performance.now(), undefined, undefined, undefined, undefined)
   }
 
   matched(route: string): Reached {
-    return new Reached(this.incoming, this.requestId, this.started, route, this.principal, this.budget)
+    return new Reached(this.incoming, this.requestId, this.started, route, this.principal, this.budget, this.caller)
   }
 
   admitted(principal: Access.Principal, budget: Budget): Reached {
-    return new Reached(this.incoming, this.requestId, this.started, this.route, principal, budget)
+    return new Reached(this.incoming, this.requestId, this.started, this.route, principal, budget, this.caller)
+  }
+
+  called(caller: People.SessionPrincipal | People.Client): Reached {
+    return new Reached(this.incoming, this.requestId, this.started, this.route, this.principal, this.budget, caller)
   }
 
   get method(): string {

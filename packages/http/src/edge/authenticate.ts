@@ -1,12 +1,19 @@
 /**
  * Stage: who is calling. A key, by the core's rule (`Access.admit`: the bearer token, the client's
  * address against the key's allow-list, one unit of its budget where the route spends one); the
- * operator, by the configured admin token; or, on a public route, no one. Sessions and OAuth tokens
- * join as further guards here.
+ * operator, by the configured admin token; a signed-in person, by the session cookie (`People`),
+ * whose writes must come from the site itself; a visitor signing in, whose writes must too; or, on
+ * a public route, no one. OAuth tokens join as a further guard here.
+ *
+ * A write with the session cookie is refused (403 `csrf_refused`) unless it sends the session's
+ * CSRF token as `X-CSRF-Token`, which a page of another site can neither read nor compute (the
+ * cookie is HttpOnly and the token is derived from it), and, when it sends an `Origin`, the server's
+ * own. Browsers send `Origin` with every cross-site write, so a visitor's write (signing in, which
+ * has no token yet) is held to the second rule.
  */
 import { createHash, timingSafeEqual } from "node:crypto"
 import type { IncomingMessage } from "node:http"
-import { Access, type Errors } from "@crm/core"
+import { Access, type Errors, type Organisation, People } from "@crm/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -57,7 +64,7 @@ export const authenticateKey = (
   )
 
 // Both sides hashed first, so that the comparison takes the same time whatever the lengths.
-const sameSecret = (given: string, expected: string): boolean =>
+export const sameSecret = (given: string, expected: string): boolean =>
   timingSafeEqual(createHash("sha256").update(given).digest(), createHash("sha256").update(expected).digest())
 
 /** The operator, by the admin token; with none configured the admin API does not exist. */
@@ -75,3 +82,103 @@ export const authenticateAdmin = (
   }
   return Effect.void
 }
+
+/** The cookie that carries a session's token. */
+export const SESSION_COOKIE = "crm_session"
+
+/** A session token as `People` hands them out (base64url); anything else in the cookie is no session. */
+const TOKEN = /^[A-Za-z0-9_-]{1,128}$/
+
+/**
+ * The value of a cookie in a `Cookie` header, or undefined. Strict and total: a malformed pair is
+ * skipped, a value is taken only when it is a token (quotes around it allowed, as RFC 6265 does),
+ * and nothing is decoded, so no header can make it throw.
+ */
+export const cookieValue = (cookies: string | undefined, name: string): string | undefined => {
+  if (cookies === undefined) return undefined
+  for (const pair of cookies.split(";")) {
+    const equals = pair.indexOf("=")
+    if (equals < 0 || pair.slice(0, equals).trim() !== name) continue
+    const raw = pair.slice(equals + 1).trim()
+    const value = raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw
+    if (TOKEN.test(value)) return value
+  }
+  return undefined
+}
+
+/**
+ * Where the server is served, as a browser names it in `Origin`: the public URL's origin when one
+ * is configured; else the `Host` the request was sent to, over https when the socket or a trusted
+ * proxy (`X-Forwarded-Proto`) says so. Undefined when the request names no host.
+ */
+export const expectedOrigin =
+  (publicUrl: string | undefined, trusted: ReadonlyArray<string>) =>
+  (incoming: IncomingMessage): string | undefined => {
+    if (publicUrl !== undefined) return new URL(publicUrl).origin
+    const host = header(incoming.headers, "host")
+    if (host === undefined || !/^[A-Za-z0-9.:[\]-]{1,300}$/.test(host)) return undefined
+    const proxied =
+      trusted.length > 0 && Access.IpAllowList.isAllowed(incoming.socket.remoteAddress ?? "", trusted)
+        ? header(incoming.headers, "x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase()
+        : undefined
+    const encrypted = (incoming.socket as { readonly encrypted?: boolean }).encrypted === true
+    return `${encrypted || proxied === "https" ? "https" : "http"}://${host.toLowerCase()}`
+  }
+
+/** A write whose `Origin`, when it sends one, is not the server's: 403 `csrf_refused`. */
+export const refuseForeignOrigin = (
+  incoming: IncomingMessage,
+  expected: string | undefined
+): Effect.Effect<void, HttpFailure<"csrf_refused">> => {
+  const origin = header(incoming.headers, "origin")
+  if (origin === undefined || (expected !== undefined && origin.toLowerCase() === expected)) return Effect.void
+  return HttpFailure.of("csrf_refused", "this request came from another site (its Origin is not this server's)")
+}
+
+/** The User-Agent a session is listed with, cut to what the session list shows. */
+export const deviceOf = (incoming: IncomingMessage): string | null =>
+  header(incoming.headers, "user-agent")?.slice(0, 200) ?? null
+
+/** A visitor (signing in): any write from another site refused; the handler is told their address and browser. */
+export const admitVisitor = (
+  reached: Reached,
+  client: People.Client,
+  writing: boolean,
+  expected: string | undefined
+): Effect.Effect<Reached, HttpFailure<"csrf_refused">> => {
+  const admitted = reached.called(client)
+  return writing ? Effect.as(refuseForeignOrigin(reached.incoming, expected), admitted) : Effect.succeed(admitted)
+}
+
+/**
+ * A signed-in person, by the session cookie: a write refused unless it sends the session's CSRF
+ * token and comes from the site; under an organisation, the person there (`People.enter`: one who
+ * does not belong to it is told it does not exist).
+ */
+export const authenticateSession = (
+  reached: Reached,
+  clientAddress: string,
+  writing: boolean,
+  expected: string | undefined,
+  organisationId: Organisation.OrganisationId | undefined
+): Effect.Effect<
+  Reached,
+  Errors.SessionRequired | Errors.NotFound | Errors.StorageError | HttpFailure<"csrf_refused">,
+  People.People
+> =>
+  Effect.gen(function* () {
+    const incoming = reached.incoming
+    if (writing) yield* refuseForeignOrigin(incoming, expected)
+    const people = yield* People.People
+    const principal = yield* people.authenticate(
+      cookieValue(header(incoming.headers, "cookie"), SESSION_COOKIE),
+      clientAddress
+    )
+    if (writing && !sameSecret(header(incoming.headers, "x-csrf-token") ?? "", principal.csrfToken)) {
+      return yield* HttpFailure.of(
+        "csrf_refused",
+        "send the session's csrf_token (GET /auth/v1/session) as X-CSRF-Token"
+      )
+    }
+    return reached.called(organisationId === undefined ? principal : yield* people.enter(principal, organisationId))
+  })

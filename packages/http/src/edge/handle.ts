@@ -20,7 +20,7 @@ export const handle = (
 ): Effect.Effect<Rendered, never, Services> =>
   route
     .handle({
-      principal: reached.principal,
+      principal: reached.principal ?? reached.caller,
       params,
       query: input.query,
       body: input.body,

@@ -3,11 +3,15 @@
  * request log, made from where it got to. A plain function, not Effect's logger: a line through the
  * logger's fiber machinery cost more per request than the rest of the log together.
  */
+import type { People } from "@crm/core"
 import type { Answer } from "../Edge.js"
 import type { Metrics } from "../Metrics.js"
 import type { Reached } from "./Reached.js"
 
-/** A request as the request log records it: never its key, the admin token or a body. */
+/**
+ * A request as the request log records it: never its key, the admin token, a cookie or a body, and
+ * the route's template rather than its path, which may hold a secret (an invitation's token).
+ */
 export interface RequestLine {
   readonly request_id: string
   readonly method: string
@@ -19,13 +23,17 @@ export interface RequestLine {
   readonly key_id: string | null
 }
 
+/** The organisation a signed-in person acts in, when the route is one of its settings. */
+const organisationOf = (caller: Reached["caller"]): string | null =>
+  (caller as Partial<People.MemberPrincipal> | undefined)?.organisationId ?? null
+
 export const lineOf = (reached: Reached, answer: Answer, ms: number): RequestLine => ({
   request_id: reached.requestId,
   method: reached.method,
   route: reached.route ?? null,
   status: answer.status,
   duration_ms: Math.round(ms * 1000) / 1000,
-  organisation_id: reached.principal?.organisation.id ?? null,
+  organisation_id: reached.principal?.organisation.id ?? organisationOf(reached.caller),
   key_id: reached.principal?.key.id ?? null
 })
 

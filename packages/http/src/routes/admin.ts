@@ -1,5 +1,5 @@
 /** The admin API: what the application's Settings → API screen and the `crm` command line call. */
-import { Access, BusinessClock, Invoicing, Organisation, Quotes, Settings } from "@crm/core"
+import { Access, BusinessClock, Invoicing, Organisation, People, Quotes, Settings } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { z } from "zod"
 import { type Area, named } from "../Area.js"
@@ -24,6 +24,9 @@ const INVOICE_ANSWERS = { cancel: "the cancelled invoice", storno: "the storno" 
 
 const RatesImported = z.object({ imported: z.number().int() })
 
+/** The operator as the audit trail records them: with the address the admin API was called from. */
+const operatorOf = (client: People.Client): People.Actor => People.operator(client.address)
+
 export const adminRoutes = [
   route({
     method: "POST",
@@ -35,8 +38,10 @@ export const adminRoutes = [
     body: Settings.OrganisationCreate,
     success: { status: 201, schema: Settings.Organisation, description: "the organisation" },
     errors: ["validation_failed"],
-    handle: ({ body }) =>
-      Effect.flatMap(Access.Access, (access) => access.createOrganisation(body)).pipe(Effect.map(created))
+    handle: ({ principal, body }) =>
+      Effect.flatMap(Access.Access, (access) => access.createOrganisation(body, operatorOf(principal))).pipe(
+        Effect.map(created)
+      )
   }),
   route({
     method: "GET",
@@ -77,8 +82,10 @@ export const adminRoutes = [
     body: Settings.SettingsInput,
     success: { status: 200, schema: Settings.Organisation, description: "the organisation" },
     errors: ["not_found", "validation_failed", "in_use"],
-    handle: ({ params, body }) =>
-      Effect.flatMap(Access.Access, (access) => access.replaceSettings(params.id, body)).pipe(Effect.map(ok))
+    handle: ({ principal, params, body }) =>
+      Effect.flatMap(Access.Access, (access) => access.replaceSettings(params.id, body, operatorOf(principal))).pipe(
+        Effect.map(ok)
+      )
   }),
   route({
     method: "POST",
@@ -91,8 +98,10 @@ export const adminRoutes = [
     body: Access.KeyCreate,
     success: { status: 201, schema: Access.CreatedKey, description: "the key, shown once" },
     errors: ["not_found", "validation_failed"],
-    handle: ({ params, body }) =>
-      Effect.flatMap(Access.Access, (access) => access.createKey(params.id, body)).pipe(Effect.map(created))
+    handle: ({ principal, params, body }) =>
+      Effect.flatMap(Access.Access, (access) => access.createKey(params.id, body, operatorOf(principal))).pipe(
+        Effect.map(created)
+      )
   }),
   route({
     method: "GET",
@@ -108,6 +117,22 @@ export const adminRoutes = [
     errors: ["not_found", "validation_failed"],
     handle: ({ params, query }) =>
       Effect.flatMap(Access.Access, (access) => access.listKeys(params.id, query)).pipe(Effect.map(ok))
+  }),
+  route({
+    method: "POST",
+    path: "/organisations/{id}/invitations",
+    params: { id: Organisation.OrganisationId },
+    operationId: "adminCreateInvitation",
+    tag,
+    guard: admin,
+    summary: `Invite a person into the organisation with a role (its first owner, typically); they accept at the link, which is mailed to them and in this answer only, within ${People.INVITATION_MS / 86_400_000} days. 409 already_member when the address belongs to the organisation`,
+    body: People.InvitationCreate,
+    success: { status: 201, schema: People.CreatedInvitation, description: "the invitation with its accept link" },
+    errors: ["not_found", "validation_failed", "already_member"],
+    handle: ({ principal, params, body }) =>
+      Effect.flatMap(People.People, (people) => people.invite(params.id, body, operatorOf(principal))).pipe(
+        Effect.map(created)
+      )
   }),
   route({
     method: "POST",
@@ -148,8 +173,10 @@ export const adminRoutes = [
     summary: "Revoke a key at once, on every process",
     success: { status: 204, description: "revoked" },
     errors: ["not_found"],
-    handle: ({ params }) =>
-      Effect.flatMap(Access.Access, (access) => access.revokeKey(params.id)).pipe(Effect.as(noContent))
+    handle: ({ principal, params }) =>
+      Effect.flatMap(Access.Access, (access) => access.revokeKey(params.id, operatorOf(principal))).pipe(
+        Effect.as(noContent)
+      )
   }),
   ...(["send", "accept", "reject", "cancel"] as const).map((action) =>
     route({

@@ -1,11 +1,13 @@
 /**
  * REST hooks: a key's own webhook subscriptions and their deliveries, plus the admin API's view: a
- * key's hooks, and any live key's hook by its id.
+ * key's hooks, and any live key's hook by its id. The settings API acts on them too, through the
+ * same routes (`hookActionRoutes`), as a signed-in person of the hook's organisation.
  */
-import { Access, type Errors, Webhooks } from "@crm/core"
+import { Access, type Errors, People, Webhooks } from "@crm/core"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import { type Area, named } from "../Area.js"
+import type { ErrorCode } from "../ErrorStatus.js"
 import { created, noContent, ok } from "../Reply.js"
 import { type AdminGuard, admin, type Guard, type KeyGuard, type PrincipalOf, read, route, write } from "../Route.js"
 
@@ -17,23 +19,41 @@ const ownerOf = (principal: Access.Principal): Webhooks.HookOwner => ({
   keyId: principal.key.id
 })
 
-const createErrors = ["validation_failed", "unknown_event", "invalid_target_url", "too_many_hooks"] as const
+export const createErrors = ["validation_failed", "unknown_event", "invalid_target_url", "too_many_hooks"] as const
 
-const CREATE_SUMMARY = `Subscribe a target URL to events; the secret is in this answer only. At most ${Webhooks.MAX_HOOKS_PER_KEY} per key; the target must be a public http(s) address (https when the CRM is)`
+export const CREATE_SUMMARY = `Subscribe a target URL to events; the secret is in this answer only. At most ${Webhooks.MAX_HOOKS_PER_KEY} per key; the target must be a public http(s) address (https when the CRM is)`
+
+/** A hook as a caller may act on it: its id, whose it is, and who acts (for the audit trail). */
+export interface HookInHand {
+  readonly hookId: Webhooks.HookId
+  readonly owner: Webhooks.HookOwner
+  readonly by: People.Actor | undefined
+}
 
 /**
- * Who acts on a hook named by id: its own key (`/api/v1`, read or write scope) or the admin
- * (`/admin/v1`, any live key's hook). The routes below are one implementation for both.
+ * Who acts on a hook named by id: its own key (`/api/v1`, read or write scope), the admin
+ * (`/admin/v1`, any live key's hook) or a signed-in person of the hook's organisation
+ * (`/settings/v1`). The routes below are one implementation for all three.
  */
-interface HookCaller<G extends Guard> {
+export interface HookCaller<G extends Guard, Refusal extends ErrorCode = never> {
   readonly tag: string
   readonly operationId: (name: string) => string
   readonly guard: (scope: "read" | "write") => G
   readonly summary: (text: string) => string
-  readonly owner: (
+  /** A hook route's template from what follows the hook's id (`/hooks/{id}` and on, for keys and the admin). */
+  readonly path: (rest: string) => string
+  /** What the caller's own check refuses with, beside `not_found`. */
+  readonly refusals: ReadonlyArray<Refusal>
+  /** The hook the path names, as the caller may act on it (`write`: to change it). */
+  readonly hook: (
     principal: PrincipalOf<G>,
-    hookId: Webhooks.HookId
-  ) => Effect.Effect<Webhooks.HookOwner, Errors.NotFound | Errors.StorageError, Webhooks.Webhooks>
+    params: Readonly<Record<string, string>>,
+    write: boolean
+  ) => Effect.Effect<
+    HookInHand,
+    Errors.NotFound | Errors.StorageError | { readonly code: Refusal; readonly detail: unknown },
+    Webhooks.Webhooks | People.People
+  >
 }
 
 const byKey: HookCaller<KeyGuard<"read" | "write">> = {
@@ -41,7 +61,10 @@ const byKey: HookCaller<KeyGuard<"read" | "write">> = {
   operationId: (name) => name,
   guard: (scope) => (scope === "read" ? read() : write),
   summary: (text) => text,
-  owner: (principal) => Effect.sync(() => ownerOf(principal))
+  path: (rest) => `/hooks/{id}${rest}`,
+  refusals: [],
+  hook: (principal, params) =>
+    Effect.sync(() => ({ hookId: params.id as Webhooks.HookId, owner: ownerOf(principal), by: undefined }))
 }
 
 const byAdmin: HookCaller<AdminGuard> = {
@@ -49,36 +72,42 @@ const byAdmin: HookCaller<AdminGuard> = {
   operationId: (name) => `admin${name[0]!.toUpperCase()}${name.slice(1)}`,
   guard: () => admin,
   summary: (text) => `Any live key's hook, as its key would: ${text}`,
-  owner: (_, hookId) => Effect.flatMap(Webhooks.Webhooks, (hooks) => hooks.ownerOfHook(hookId))
+  path: (rest) => `/hooks/{id}${rest}`,
+  refusals: [],
+  hook: (client, params) =>
+    Effect.flatMap(Webhooks.Webhooks, (hooks) => hooks.ownerOfHook(params.id as Webhooks.HookId)).pipe(
+      Effect.map((owner) => ({ hookId: params.id as Webhooks.HookId, owner, by: People.operator(client.address) }))
+    )
 }
 
-const hookActionRoutes = <G extends Guard>(caller: HookCaller<G>) => {
+export const hookActionRoutes = <G extends Guard, Refusal extends ErrorCode>(caller: HookCaller<G, Refusal>) => {
   const asOwner = <A, E>(
     principal: PrincipalOf<G>,
-    hookId: Webhooks.HookId,
-    act: (hooks: Context.Tag.Service<Webhooks.Webhooks>, owner: Webhooks.HookOwner) => Effect.Effect<A, E>
+    params: Readonly<Record<string, string>>,
+    write: boolean,
+    act: (hooks: Context.Tag.Service<Webhooks.Webhooks>, hook: HookInHand) => Effect.Effect<A, E>
   ) =>
     Effect.flatMap(Webhooks.Webhooks, (hooks) =>
-      Effect.flatMap(caller.owner(principal, hookId), (owner) => act(hooks, owner))
+      Effect.flatMap(caller.hook(principal, params, write), (hook) => act(hooks, hook))
     )
   return [
     route({
       method: "DELETE",
-      path: "/hooks/{id}",
-      params: { id: Webhooks.HookId },
+      path: caller.path(""),
       operationId: caller.operationId("deleteHook"),
       tag: caller.tag,
       guard: caller.guard("write"),
       summary: caller.summary("Delete a subscription and its delivery history"),
       success: { status: 204, description: "deleted" },
-      errors: ["not_found"],
+      errors: ["not_found", ...caller.refusals],
       handle: ({ principal, params }) =>
-        asOwner(principal, params.id, (hooks, owner) => hooks.remove(owner, params.id)).pipe(Effect.as(noContent))
+        asOwner(principal, params, true, (hooks, hook) => hooks.remove(hook.owner, hook.hookId, hook.by)).pipe(
+          Effect.as(noContent)
+        )
     }),
     route({
       method: "POST",
-      path: "/hooks/{id}/rotate-secret",
-      params: { id: Webhooks.HookId },
+      path: caller.path("/rotate-secret"),
       operationId: caller.operationId("rotateHookSecret"),
       tag: caller.tag,
       guard: caller.guard("write"),
@@ -86,14 +115,15 @@ const hookActionRoutes = <G extends Guard>(caller: HookCaller<G>) => {
         "Replace the secret; the previous one keeps signing every delivery (a second v1) for 24 hours. The new secret is in this answer only"
       ),
       success: { status: 200, schema: Webhooks.HookWithSecret, description: "the subscription with its new secret" },
-      errors: ["not_found"],
+      errors: ["not_found", ...caller.refusals],
       handle: ({ principal, params }) =>
-        asOwner(principal, params.id, (hooks, owner) => hooks.rotateSecret(owner, params.id)).pipe(Effect.map(ok))
+        asOwner(principal, params, true, (hooks, hook) => hooks.rotateSecret(hook.owner, hook.hookId, hook.by)).pipe(
+          Effect.map(ok)
+        )
     }),
     route({
       method: "GET",
-      path: "/hooks/{id}/deliveries",
-      params: { id: Webhooks.HookId },
+      path: caller.path("/deliveries"),
       operationId: caller.operationId("listHookDeliveries"),
       tag: caller.tag,
       guard: caller.guard("read"),
@@ -102,14 +132,15 @@ const hookActionRoutes = <G extends Guard>(caller: HookCaller<G>) => {
       ),
       query: Webhooks.HookListQuery,
       success: { status: 200, schema: Webhooks.DeliveryPage, description: "a page of deliveries" },
-      errors: ["not_found", "validation_failed"],
+      errors: ["not_found", "validation_failed", ...caller.refusals],
       handle: ({ principal, params, query }) =>
-        asOwner(principal, params.id, (hooks, owner) => hooks.deliveries(owner, params.id, query)).pipe(Effect.map(ok))
+        asOwner(principal, params, false, (hooks, hook) => hooks.deliveries(hook.owner, hook.hookId, query)).pipe(
+          Effect.map(ok)
+        )
     }),
     route({
       method: "POST",
-      path: "/hooks/{id}/deliveries/{delivery_id}/redeliver",
-      params: { id: Webhooks.HookId, delivery_id: Webhooks.DeliveryId },
+      path: caller.path("/deliveries/{delivery_id}/redeliver"),
       operationId: caller.operationId("redeliverHookDelivery"),
       tag: caller.tag,
       guard: caller.guard("write"),
@@ -117,11 +148,11 @@ const hookActionRoutes = <G extends Guard>(caller: HookCaller<G>) => {
         "Queue a new attempt of a delivery (a failed one, typically), due at once; a pause of the subscription (`paused_until`) ends with it. A disabled subscription sends nothing: 409 `hook_disabled` (enable it first)"
       ),
       success: { status: 200, schema: Webhooks.Delivery, description: "the delivery, pending again" },
-      errors: ["not_found", "hook_disabled"],
+      errors: ["not_found", "hook_disabled", ...caller.refusals],
       handle: ({ principal, params }) =>
-        asOwner(principal, params.id, (hooks, owner) => hooks.redeliver(owner, params.id, params.delivery_id)).pipe(
-          Effect.map(ok)
-        )
+        asOwner(principal, params, true, (hooks, hook) =>
+          hooks.redeliver(hook.owner, hook.hookId, params.delivery_id as Webhooks.DeliveryId, hook.by)
+        ).pipe(Effect.map(ok))
     })
   ]
 }
@@ -199,9 +230,11 @@ export const adminHookRoutes = [
     body: Webhooks.HookCreate,
     success: { status: 201, schema: Webhooks.HookWithSecret, description: "the subscription with its secret" },
     errors: ["not_found", ...createErrors],
-    handle: ({ params, body }) =>
+    handle: ({ principal, params, body }) =>
       Effect.flatMap(Webhooks.Webhooks, (hooks) =>
-        Effect.flatMap(hooks.ownerOfKey(params.id), (owner) => hooks.create(owner, body))
+        Effect.flatMap(hooks.ownerOfKey(params.id), (owner) =>
+          hooks.create(owner, body, People.operator(principal.address))
+        )
       ).pipe(Effect.map(created))
   }),
   route({

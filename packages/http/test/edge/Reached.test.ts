@@ -20,6 +20,16 @@ describe("Reached", () => {
     expect(matched).toMatchObject({ incoming: start.incoming, requestId: "req-1", started: start.started })
   })
 
+  it("called makes a new request reached with a caller who has no key, keeping the route", () => {
+    const matched = Reached.start(incomingOf(), "req-1").matched("/auth/v1/sign-in")
+    const visitor = { address: "203.0.113.7", device: "Firefox" }
+    const called = matched.called(visitor)
+    expect(called).not.toBe(matched)
+    expect(called).toMatchObject({ route: "/auth/v1/sign-in", caller: visitor, principal: undefined })
+    expect(matched.caller).toBeUndefined()
+    expect(called.matched("/other").caller).toBe(visitor)
+  })
+
   it("admitted makes a new request reached with the key and its budget, keeping the route", () => {
     const matched = Reached.start(incomingOf(), "req-1").matched("/api/v1/contacts")
     const principal = principalOf()
