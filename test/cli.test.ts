@@ -2,15 +2,24 @@
  * `crm`, the command line (examples/server/src/Commands.ts): the commands and options it parses,
  * what it sends the admin API and prints, and its exit codes. The commands run in this process on
  * the environment each case gives (a config provider), against a test server; one case runs the
- * process itself, as `bin/crm.js` does, bundled from the sources.
+ * process itself, as `bin/crm.js` does, bundled from the sources. Last, what `crm serve` prints on
+ * the first start of an empty store (the server as it composes itself, with its own log).
  */
 import { execFile } from "node:child_process"
 import { writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
+import { Listener } from "@crm/http"
+import { Log, Server, type Storage } from "@crm/server"
+import * as StorageMemory from "@crm/storage-memory"
 import * as ConfigProvider from "effect/ConfigProvider"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { run } from "../examples/server/src/Commands.js"
 import { ADMIN_TOKEN, startServer, type TestServer } from "./support/server.js"
@@ -26,6 +35,7 @@ interface Ran {
 }
 
 let server: TestServer
+const PUBLIC_URL = "http://crm.example.test"
 
 /** One command, its console output and the exit code it set (restored afterwards). */
 const crm = async (args: ReadonlyArray<string>, env: Record<string, string | undefined> = {}): Promise<Ran> => {
@@ -47,19 +57,40 @@ const crm = async (args: ReadonlyArray<string>, env: Record<string, string | und
   }
 }
 
+/** `POST /auth/v1/invitations/{token}/accept`, as the settings screen sends it. */
+const acceptInvitation = async (base: string, token: string) => {
+  const response = await fetch(`${base}/auth/v1/invitations/${token}/accept`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: "Ada Lovelace", password: "a long enough password" })
+  })
+  return { status: response.status, body: (await response.json()) as any }
+}
+
 describe("crm, the command line", () => {
   beforeAll(async () => {
-    server = await startServer(memory.fresh())
+    // Where links point: a server on port 0 does not know its port until after its services are built.
+    server = await startServer(memory.fresh(), { publicUrl: PUBLIC_URL })
   })
   afterAll(() => server?.close())
 
   it("with no command or --help, describes every command and the environment it reads", async () => {
     for (const ran of [await crm([]), await crm(["--help"])]) {
       expect(ran.code).toBe(0)
-      for (const command of ["serve", "migrate", "openapi", "org create", "key create", "rates import", "quote send"]) {
+      for (const command of [
+        "serve",
+        "migrate",
+        "openapi",
+        "org create",
+        "org invite",
+        "key create",
+        "rates import",
+        "quote send"
+      ]) {
         expect(ran.stdout).toContain(command)
       }
       expect(ran.stdout).toContain("CRM_ADMIN_TOKEN")
+      expect(ran.stdout).toContain("CRM_OWNER_EMAIL")
     }
   })
 
@@ -95,6 +126,38 @@ describe("crm, the command line", () => {
     const revoked = await crm(["key", "revoke", JSON.parse(key.stdout).id])
     expect(revoked.code, revoked.stderr).toBe(0)
     expect((await server.as(JSON.parse(key.stdout).key).get("/me")).status).toBe(401)
+  })
+
+  it("crm org invite ORG_ID --email E --role R invites through the admin API and prints the invitation with its accept URL, which works", async () => {
+    const org = (await server.admin.post("/organisations", { name: "Invited" })).body
+    const ran = await crm(["org", "invite", org.id, "--email", " Ada@Example.COM ", "--role", "owner"])
+    expect(ran.code, ran.stderr).toBe(0)
+    const invitation = JSON.parse(ran.stdout)
+    expect(invitation).toMatchObject({
+      organisation_id: org.id,
+      email: "ada@example.com",
+      role: "owner",
+      status: "pending"
+    })
+    // The token is in the fragment, which a browser never sends to a server.
+    const token = new RegExp(`^${PUBLIC_URL}/settings#invitation=([A-Za-z0-9_-]{43})$`).exec(invitation.accept_url)?.[1]
+    expect(token, invitation.accept_url).toBeDefined()
+    const accepted = await acceptInvitation(server.url, token!)
+    expect(accepted.status).toBe(200)
+    expect(accepted.body.organisations).toEqual([{ id: org.id, name: "Invited", role: "owner" }])
+
+    const again = await crm(["org", "invite", org.id, "--email", "ada@example.com", "--role", "member"])
+    expect(again.code).toBe(1)
+    expect(JSON.parse(again.stdout)).toMatchObject({ error: "already_member" })
+    for (const args of [
+      ["org", "invite", org.id, "--email", "bob@example.com", "--role", "boss"],
+      ["org", "invite", org.id, "--email", "bob@example.com"],
+      ["org", "invite", org.id, "--role", "admin"]
+    ]) {
+      const refused = await crm(args)
+      expect(refused.code, args.join(" ")).toBe(1)
+      expect(refused.stdout).not.toContain('"accept_url"')
+    }
   })
 
   it("prints what the server refused and exits 1", async () => {
@@ -183,5 +246,98 @@ describe("crm, the command line", () => {
     } finally {
       await target.close()
     }
+  })
+})
+
+describe("crm serve on an empty store", () => {
+  /** The store, built once: each start of the server below opens it again, as a restart opens its database. */
+  const storeScope = Effect.runSync(Scope.make())
+  let store: Context.Context<Storage.StoragePorts>
+  beforeAll(async () => {
+    store = await Effect.runPromise(Layer.buildWithScope(StorageMemory.layer, storeScope))
+  })
+  afterAll(() => Effect.runPromise(Scope.close(storeScope, Exit.void)))
+
+  /** The server as `crm serve` composes it (bootstrap on), started and stopped; what its log said, as JSON lines. */
+  const start = async () => {
+    const written: Array<string> = []
+    const scope = Effect.runSync(Scope.make())
+    const context = await Effect.runPromise(
+      Layer.buildWithScope(
+        Server.layer(
+          {
+            port: 0,
+            host: "127.0.0.1",
+            adminToken: Option.none(),
+            trustedProxies: [],
+            bootstrap: true,
+            rateLimit: 120,
+            publicUrl: "https://crm.example.com/",
+            ownerEmail: "Ada@Example.com"
+          },
+          Layer.succeedContext(store)
+        ).pipe(
+          Layer.provide(Log.layer({ level: "warn", format: "json", output: { write: (chunk) => written.push(chunk) } }))
+        ),
+        scope
+      )
+    )
+    const url = `http://127.0.0.1:${Context.get(context, Listener.Address).port}`
+    return {
+      url,
+      lines: () =>
+        written
+          .join("")
+          .split("\n")
+          .filter((line) => line !== "")
+          .map((line) => JSON.parse(line) as Record<string, string>),
+      close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  }
+
+  it("prints the first key and a link that makes its reader the owner, once: a later start prints neither", async () => {
+    const first = await start()
+    let link: string
+    let key: string
+    try {
+      const lines = first.lines()
+      const keyLine = lines.find((line) => line.msg.includes("the key is shown this once"))
+      key = /: (mck_[A-Za-z0-9]+)$/.exec(keyLine?.msg ?? "")?.[1] ?? ""
+      expect(key, JSON.stringify(lines)).not.toBe("")
+      expect(keyLine!.try).toContain("https://crm.example.com/api/v1/me")
+      const ownerLine = lines.find((line) => line.msg.includes("as the owner of"))
+      expect(ownerLine, JSON.stringify(lines)).toBeDefined()
+      expect(ownerLine!.level).toBe("warn")
+      expect(ownerLine!.msg).toContain('invited ada@example.com as the owner of "My organisation"')
+      link = /(https:\/\/crm\.example\.com\/settings#invitation=[A-Za-z0-9_-]{43})$/.exec(ownerLine!.msg)?.[1] ?? ""
+      expect(link, ownerLine!.msg).not.toBe("")
+      const me = await fetch(`${first.url}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } })
+      expect(me.status).toBe(200)
+    } finally {
+      await first.close()
+    }
+
+    const later = await start()
+    try {
+      expect(later.lines().filter((line) => line.msg.includes("shown this once"))).toEqual([])
+      // The link of the first start works on the same store, once.
+      const token = link.slice(link.indexOf("#invitation=") + "#invitation=".length)
+      const accepted = await acceptInvitation(later.url, token)
+      expect(accepted.status).toBe(200)
+      expect(accepted.body.user.email).toBe("ada@example.com")
+      expect(accepted.body.organisations).toEqual([expect.objectContaining({ name: "My organisation", role: "owner" })])
+      expect((await acceptInvitation(later.url, token)).status).toBe(410)
+    } finally {
+      await later.close()
+    }
+  })
+
+  it("makes its links under CRM_PUBLIC_URL, else under the address it listens on (a wildcard host as localhost)", () => {
+    expect(Server.publicUrlOf({ publicUrl: "https://crm.example.com//", host: "0.0.0.0", port: 3000 })).toBe(
+      "https://crm.example.com"
+    )
+    expect(Server.publicUrlOf({ host: "127.0.0.1", port: 3000 })).toBe("http://127.0.0.1:3000")
+    expect(Server.publicUrlOf({ host: "0.0.0.0", port: 8080 })).toBe("http://localhost:8080")
+    expect(Server.publicUrlOf({ host: "::1", port: 3000 })).toBe("http://[::1]:3000")
   })
 })

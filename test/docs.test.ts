@@ -9,7 +9,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
-import { Settings } from "@crm/core"
+import { People, Settings } from "@crm/core"
 import { Api } from "@crm/http"
 import { tools } from "@crm/mcp"
 import * as Effect from "effect/Effect"
@@ -113,6 +113,37 @@ describe("the README", () => {
     for (const script of [...read(".ci/run").matchAll(/\bnpm run ([\w:.-]+)/g)].map((match) => match[1]!)) {
       expect(readme, `.ci/run calls npm run ${script}`).toContain(`npm run ${script}`)
     }
+  })
+})
+
+describe("the README's role matrix", () => {
+  it("is `Roles.MATRIX`: every action, every role, the same cells", () => {
+    const lines = read("README.md").split("\n")
+    const header = lines.findIndex((line) => /^\| Action \|/.test(line))
+    expect(header).toBeGreaterThan(-1)
+    const cells = (line: string) =>
+      line
+        .split("|")
+        .slice(1, -1)
+        .map((cell) => cell.trim())
+    const roles = cells(lines[header]!).slice(2)
+    expect(roles).toEqual(People.Role.options)
+    const after = lines.slice(header + 2)
+    const rows = after.slice(
+      0,
+      after.findIndex((line) => !line.startsWith("|"))
+    )
+    const matrix = Object.fromEntries(
+      rows.map((row) => {
+        const [action, , ...allowed] = cells(row)
+        for (const cell of allowed) expect(["yes", "no"], row).toContain(cell)
+        return [
+          action!.replace(/`/g, ""),
+          Object.fromEntries(roles.map((role, index) => [role, allowed[index] === "yes"]))
+        ]
+      })
+    )
+    expect(matrix).toEqual(People.MATRIX)
   })
 })
 

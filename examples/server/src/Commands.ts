@@ -22,6 +22,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { runCommand } from "./Run.js"
 import { migrate, ServeConfig, serve } from "./Serve.js"
+import { DEFAULT_OWNER_EMAIL } from "./Server.js"
 
 /** What the commands read from the environment, shown under `crm --help`. */
 const ENVIRONMENT = `Environment:
@@ -31,7 +32,9 @@ const ENVIRONMENT = `Environment:
   CRM_RATE_LIMIT (requests per key per rolling minute, default 120),
   CRM_SMTP_URL (smtp://user:pass@host:587; unset: mail is recorded as delivered, not sent), CRM_MAIL_FROM,
   CRM_URL (admin commands: the server to talk to, default http://HOST:PORT),
-  CRM_PUBLIC_URL (where the CRM is served; https there makes webhook targets https-only),
+  CRM_PUBLIC_URL (where the CRM is served, default http://HOST:PORT: the links people are mailed, Secure cookies
+    and https-only webhook targets when https),
+  CRM_OWNER_EMAIL (whom the first start of an empty store invites as owner, default ${DEFAULT_OWNER_EMAIL}),
   CRM_WEBHOOK_ALLOW_PRIVATE_TARGETS (1 lets webhooks target private addresses: local development only),
   CRM_WEBHOOK_CONCURRENCY (hooks in delivery at once per process, default 16),
   CRM_STATEMENT_TIMEOUT_MS (PostgreSQL: longest a statement may run before it answers 503, default 30000; 0: none),
@@ -153,6 +156,19 @@ const org = Command.make("org").pipe(
           : // Exactly one of the two is the API's rule; it answers 422 for none or both.
             adminCall("POST", `/organisations/${id}/clock`, given({ frozen_at: frozenAt, advance_by: advanceBy }))
     ).pipe(Command.withDescription("a test-mode organisation's clock: --frozen-at ISO | --advance-by P3D | --reset")),
+    Command.make(
+      "invite",
+      {
+        id: idArg("ORG_ID"),
+        email: Options.text("email"),
+        role: Options.choice("role", ["owner", "admin", "member"])
+      },
+      ({ id, email, role }) => adminCall("POST", `/organisations/${id}/invitations`, { email, role })
+    ).pipe(
+      Command.withDescription(
+        "invite a person: --email E --role owner|admin|member; prints the invitation with its accept_url (shown once, also mailed)"
+      )
+    ),
     Command.make("settings", { id: idArg("ORG_ID"), file: Options.file("file", { exists: "yes" }) }, ({ id, file }) =>
       Effect.flatMap(readJson(file), (document) => adminCall("PUT", `/organisations/${id}/settings`, document))
     ).pipe(Command.withDescription("replace the settings document")),

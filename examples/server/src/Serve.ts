@@ -5,6 +5,7 @@
 
 import { existsSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
+import { Wire } from "@crm/core"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -43,6 +44,20 @@ const MailConfig = Config.all({
 })
 
 /**
+ * Whom the first start of an empty store invites as its organisation's owner. Read by `crm serve`
+ * alone, so that an admin command is not refused over it.
+ */
+const OwnerConfig = Config.option(
+  Config.string("CRM_OWNER_EMAIL").pipe(
+    Config.map((email) => email.trim()),
+    Config.validate({
+      message: "CRM_OWNER_EMAIL must be an email address",
+      validation: (email) => Wire.EmailInput.safeParse(email).success
+    })
+  )
+)
+
+/**
  * `npm run build` leaves an empty, migrated PGlite data directory next to the built command line
  * (`dist/pglite-template`). A new data directory starts as a copy of it (made by storage-pg under
  * the directory's lock, so two processes starting at once cannot both copy). Migrations added
@@ -66,12 +81,14 @@ export const serve = Effect.gen(function* () {
   const openApiDocument = prebuiltOpenApi()
   const storage = yield* Storage.StorageConfig
   const mail = yield* MailConfig
+  const ownerEmail = yield* OwnerConfig
   yield* Effect.logInfo(`storage: ${Storage.describe(storage)}`)
   return yield* Layer.launch(
     Server.layer(
       {
         ...options,
         bootstrap: true,
+        ...(Option.isSome(ownerEmail) ? { ownerEmail: ownerEmail.value } : {}),
         ...(openApiDocument === undefined ? {} : { openApiDocument }),
         ...(Option.isSome(publicUrl) ? { publicUrl: publicUrl.value } : {}),
         ...(Option.isSome(metricsPort) ? { metricsPort: metricsPort.value } : {}),

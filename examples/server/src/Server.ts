@@ -3,8 +3,8 @@
  * background jobs. Tests build exactly this layer, so they exercise what ships.
  */
 
-import { Access, BusinessClock, Events, Idempotency, Kernel, Webhooks } from "@crm/core"
-import { Api, App, Edge, FiberRoots, Listener, Metrics, Outage } from "@crm/http"
+import { Access, BusinessClock, Events, Idempotency, Kernel, People, Webhooks } from "@crm/core"
+import { Api, App, Edge, FiberRoots, Listener, Metrics, Outage, ScryptPasswordHasher } from "@crm/http"
 import type { McpServer } from "@crm/mcp"
 import { Pages } from "@crm/pages"
 import { PdfRenderer } from "@crm/pdf"
@@ -25,10 +25,18 @@ export interface ServerOptions {
   readonly host: string
   readonly adminToken: Option.Option<Redacted.Redacted<string>>
   readonly trustedProxies: ReadonlyArray<string>
-  /** On an empty store, create a first organisation and key and print the key (once, to stdout). */
+  /**
+   * On an empty store, create a first organisation and key, and an invitation of its owner, and
+   * print the key and the invitation's link (once, to stdout).
+   */
   readonly bootstrap: boolean
+  /** Whom the first start's invitation is for (CRM_OWNER_EMAIL); `DEFAULT_OWNER_EMAIL` when left out. */
+  readonly ownerEmail?: string
   readonly rateLimit: number
-  /** Where the CRM is served (CRM_PUBLIC_URL); https there makes webhook targets https-only. */
+  /**
+   * Where the CRM is served (CRM_PUBLIC_URL): the links people are mailed point there, https there
+   * makes webhook targets https-only and the session cookie `Secure`. Left out: `publicUrlOf`.
+   */
   readonly publicUrl?: string
   readonly webhooks?: Partial<WebhookWorker.WebhookSettings>
   /** SMTP and polling of the mail outbox worker; without SMTP mail is recorded as delivered. */
@@ -40,7 +48,29 @@ export interface ServerOptions {
   readonly metricsPort?: number
   /** The OpenAPI document as JSON text, made at build time (`Api.TableOptions`); made at the first request when left out. */
   readonly openApiDocument?: string
+  /** The scrypt cost of the passwords hashed (`ScryptPasswordHasher`): 2^15 unless given; tests give less. */
+  readonly passwordCost?: number
 }
+
+/**
+ * Where the CRM is served: CRM_PUBLIC_URL without a trailing slash, else the address it listens on
+ * (a host that listens on every interface, as in a container, is reached as localhost).
+ */
+export const publicUrlOf = (options: Pick<ServerOptions, "publicUrl" | "host" | "port">): string => {
+  if (options.publicUrl !== undefined) return options.publicUrl.replace(/\/+$/, "")
+  const host = ["0.0.0.0", "::", ""].includes(options.host)
+    ? "localhost"
+    : options.host.includes(":")
+      ? `[${options.host}]`
+      : options.host
+  return `http://${host}:${options.port}`
+}
+
+/**
+ * Whom the first start invites as the owner when CRM_OWNER_EMAIL is not set: an address of a
+ * domain kept for examples, so that nothing reaches a stranger; the owner signs in with it.
+ */
+export const DEFAULT_OWNER_EMAIL = "owner@example.com"
 
 const firstRun = (options: ServerOptions) =>
   Layer.effectDiscard(
@@ -48,14 +78,25 @@ const firstRun = (options: ServerOptions) =>
       const created = yield* (yield* Access.Access).bootstrap
       if (created._tag === "None") return
       const { organisation, key } = created.value
+      const publicUrl = publicUrlOf(options)
       // The only time this key is ever shown: it is stored as a hash. A warning, because the
       // operator has to act on it (keep the key), and so that it is still shown at CRM_LOG_LEVEL=warn.
       yield* Effect.logWarning(
         `created organisation "${organisation.name}" and an API key with every scope; the key is shown this once: ${key.key}`,
         {
           organisation_id: organisation.id,
-          try: `curl -H "Authorization: Bearer ${key.key}" http://${options.host}:${options.port}/api/v1/me`
+          try: `curl -H "Authorization: Bearer ${key.key}" ${publicUrl}/api/v1/me`
         }
+      )
+      // The organisation's people get in through an owner; the first one is invited here, by the
+      // system, as the operator would invite one (`crm org invite`). Its token too is stored only
+      // as a hash, so this is the one time the link is shown (and the one mail that holds it).
+      const invitation = yield* (yield* People.People)
+        .invite(organisation.id, { email: options.ownerEmail ?? DEFAULT_OWNER_EMAIL, role: "owner" }, People.system)
+        .pipe(Effect.catchTags({ NotFound: Effect.die, AlreadyMember: Effect.die }))
+      yield* Effect.logWarning(
+        `invited ${invitation.email} as the owner of "${organisation.name}": open the link before ${invitation.expires_at} to choose a name and password, then sign in at ${publicUrl}/settings as ${invitation.email}; the link is shown this once: ${invitation.accept_url}`,
+        { organisation_id: organisation.id, invitation_id: invitation.id }
       )
     })
   )
@@ -64,12 +105,14 @@ const firstRun = (options: ServerOptions) =>
 const FIRST_SWEEP_DELAY = "30 seconds"
 
 /**
- * Housekeeping: events (and their webhook deliveries) older than thirty days and idempotency records
- * past their window go; sent quotes past `valid_until` expire and unpaid invoices past due become
- * overdue. The date rules are "daily in the organisation's time zone"; running hourly makes them take
- * effect within an hour of each organisation's midnight, and running again changes nothing. The date
- * jobs go by each organisation's business clock (`BusinessClock`): a test-mode organisation's frozen
- * clock holds them, and moving it runs them in that request.
+ * Housekeeping: events (and their webhook deliveries) older than thirty days, idempotency records
+ * past their window, and the people's records past their life (`People.purge`: audit entries older
+ * than 400 days; failed sign-ins, links, ended sessions and settled invitations older than 14 days)
+ * go; sent quotes past `valid_until` expire and unpaid invoices past due become overdue. The date
+ * rules are "daily in the organisation's time zone"; running hourly makes them take effect within an
+ * hour of each organisation's midnight, and running again changes nothing. The date jobs go by each
+ * organisation's business clock (`BusinessClock`): a test-mode organisation's frozen clock holds
+ * them, and moving it runs them in that request.
  */
 const housekeeping = Layer.scopedDiscard(
   Effect.gen(function* () {
@@ -78,18 +121,23 @@ const housekeeping = Layer.scopedDiscard(
     const access = yield* Access.Access
     const clock = yield* BusinessClock.BusinessClock
     const webhooks = yield* Webhooks.Webhooks
+    const people = yield* People.People
     const calendar = Effect.flatMap(access.organisations, (organisations) =>
       Effect.forEach(organisations, (organisation) => clock.runDueJobs(organisation))
     )
     const outage = Outage.make(Outage.forWorker("housekeeping"))
-    const sweep = Outage.round(outage, Effect.all([events.purge, webhooks.purge, idempotency.purge, calendar])).pipe(
+    const sweep = Outage.round(
+      outage,
+      Effect.all([events.purge, webhooks.purge, idempotency.purge, people.purge, calendar])
+    ).pipe(
       Effect.flatMap((purged) =>
         purged === undefined
           ? Effect.void
           : Effect.logInfo("housekeeping done", {
               events_purged: purged[0],
               webhook_deliveries_purged: purged[1],
-              idempotency_records_purged: purged[2]
+              idempotency_records_purged: purged[2],
+              people_records_purged: purged[3]
             })
       ),
       Effect.catchAll((error) => Effect.logWarning("housekeeping failed; retrying at the next run", error)),
@@ -125,14 +173,14 @@ const mcpEndpoint = (): App.Endpoint<Kernel.Services> => {
 }
 
 /**
- * Requests run with the kernel's services (and the webhook service) in their context and nothing
- * else: the storage ports under them were handed over when the services were built, and every
- * span, scope or transaction of a request copies its context.
+ * Requests run with the kernel's services (and the webhook and people services) in their context
+ * and nothing else: the storage ports under them were handed over when the services were built,
+ * and every span, scope or transaction of a request copies its context.
  */
 const requestServices = Layer.effectContext(
   Effect.map(
-    Effect.context<Kernel.Services | Webhooks.Webhooks>(),
-    Context.pick(...Kernel.serviceTags, Webhooks.Webhooks)
+    Effect.context<Kernel.Services | Webhooks.Webhooks | People.People>(),
+    Context.pick(...Kernel.serviceTags, Webhooks.Webhooks, People.People)
   )
 )
 
@@ -151,6 +199,9 @@ export const http = (options: ServerOptions, metrics?: Metrics.Metrics) =>
             trustedProxies: options.trustedProxies,
             maxBodyBytes: Edge.MAX_BODY_BYTES,
             endpoints: [mcpEndpoint()],
+            // Only the configured one: without it, a write's Origin is checked against the request's
+            // Host, so that a browser at localhost and one at 127.0.0.1 are both the server's own.
+            ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
             ...(metrics === undefined ? {} : { metrics }),
             ...(log === undefined ? {} : { requestLog: log })
           })
@@ -203,6 +254,17 @@ export const layer = <E, R>(options: ServerOptions, storage: Layer.Layer<Storage
   ).pipe(
     // Merged into the output so that a test can run a dispatch round itself.
     Layer.provideMerge(WebhookWorker.service(WebhookWorker.settingsOf(options.webhooks), options.publicUrl)),
+    // Beside the webhooks, outside the kernel: the people's sign-in and settings, and their passwords'
+    // hashing (scrypt on node's thread pool, docs/people.md), with links made under the public URL.
+    Layer.provideMerge(
+      People.layer({ publicUrl: publicUrlOf(options) }).pipe(
+        Layer.provide(
+          options.passwordCost === undefined
+            ? ScryptPasswordHasher.layer
+            : ScryptPasswordHasher.layerWith({ cost: options.passwordCost })
+        )
+      )
+    ),
     // Merged too, so that an embedding test can call the kernel's services on the server's own store.
     Layer.provideMerge(kernel(storage, options)),
     Layer.provide(Layer.setTracerEnabled(false)),
