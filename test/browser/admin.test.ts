@@ -1,8 +1,9 @@
 /**
  * `/admin` in headless Chromium, as the holder of the admin token uses it: sign in with the
  * keyboard, create an organisation and a key (shown once), use the key, subscribe a hook and see
- * its delivery, redeliver it, revoke the key, and be told what is wrong with a setting. The page
- * runs against the real server with its webhook worker on, delivering to a local receiver.
+ * its delivery, redeliver it, revoke the key, be told what is wrong with a setting, and invite the
+ * organisation's first owner, whose link (shown once) makes its reader the owner in /settings. The
+ * page runs against the real server with its webhook worker on, delivering to a local receiver.
  */
 import * as StorageMemory from "@crm/storage-memory"
 import type { Page } from "playwright-core"
@@ -10,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Browser, launch, NO_CHROMIUM, screenshot } from "../support/browser.js"
 import { type Receiver, startReceiver } from "../support/receiver.js"
 import { ADMIN_TOKEN, startServer, type TestServer } from "../support/server.js"
+
+const OWNER = { email: "otto@example.com", name: "Otto Owner", password: "otto's long passphrase" }
 
 /** Waits until `check` holds, clicking `refresh` between looks (a list the page reloads on demand). */
 const eventually = async (page: Page, refresh: () => Promise<void>, check: () => Promise<boolean>) => {
@@ -29,24 +32,31 @@ describe.skipIf(NO_CHROMIUM !== undefined)(`/admin in Chromium${NO_CHROMIUM ? ` 
   const external: Array<string> = []
   const pageErrors: Array<string> = []
 
+  /** A page of the browser whose requests to another origin, and whose errors, are recorded (and refused). */
+  const watched = async (of: Browser): Promise<Page> => {
+    const origin = new URL(server.url).origin
+    await of.context.route("**/*", (route) => {
+      const url = route.request().url()
+      if (new URL(url).origin === origin) return route.continue()
+      external.push(url)
+      return route.abort()
+    })
+    const opened = await of.page()
+    opened.on("pageerror", (error) => pageErrors.push(error.message))
+    opened.on("console", (message) => {
+      if (/Content Security Policy/i.test(message.text())) pageErrors.push(message.text())
+    })
+    return opened
+  }
+  const focusedId = () => page.evaluate<string>("document.activeElement?.id ?? ''")
+
   beforeAll(async () => {
     receiver = await startReceiver()
     server = await startServer(StorageMemory.layer, {
       webhooks: { pollIntervalMs: 25, allowPrivateTargets: true, timeoutMs: 2000 }
     })
     browser = await launch()
-    const origin = new URL(server.url).origin
-    await browser.context.route("**/*", (route) => {
-      const url = route.request().url()
-      if (new URL(url).origin === origin) return route.continue()
-      external.push(url)
-      return route.abort()
-    })
-    page = await browser.page()
-    page.on("pageerror", (error) => pageErrors.push(error.message))
-    page.on("console", (message) => {
-      if (/Content Security Policy/i.test(message.text())) pageErrors.push(message.text())
-    })
+    page = await watched(browser)
     // Revoking and deleting ask first.
     page.on("dialog", (dialog) => dialog.accept())
   })
@@ -198,6 +208,75 @@ describe.skipIf(NO_CHROMIUM !== undefined)(`/admin in Chromium${NO_CHROMIUM ? ` 
     expect(await issues.textContent()).toBe("")
     const stored = await server.admin.get(`/organisations/${(await page.locator("#organisation-id").textContent())!}`)
     expect(stored.body.settings.default_currency).toBe("CZK")
+  })
+
+  it("invites the organisation's first owner, showing the link once; its reader accepts and is the owner", async () => {
+    const organisationId = (await page.locator("#organisation-id").textContent()) ?? ""
+    const invite = page.getByRole("button", { name: "Invite", exact: true })
+    // An address the API refuses is shown next to its field, with the focus on it; nothing is created.
+    await page.locator("#invite-email").fill("not-an-address")
+    await invite.click()
+    await expect.poll(() => page.locator("#invite-email-error").textContent()).toMatch(/\S/)
+    expect(await page.locator("#invite-email").getAttribute("aria-invalid")).toBe("true")
+    await expect.poll(focusedId).toBe("invite-email")
+    expect(await page.locator("#new-invitation").isVisible()).toBe(false)
+
+    // The first owner is what the operator invites, so the form offers it first.
+    expect(await page.locator("#invite-role").inputValue()).toBe("owner")
+    await page.locator("#invite-email").fill(OWNER.email)
+    await invite.click()
+    await page.locator("#new-invitation").waitFor({ state: "visible" })
+    await expect.poll(focusedId).toBe("new-invitation")
+    expect(await page.locator("#invite-email-error").textContent()).toBe("")
+    expect(await page.locator("#invite-email").inputValue()).toBe("")
+    const acceptUrl = (await page.locator("#new-invitation-url").textContent()) ?? ""
+    const { pathname, hash } = new URL(acceptUrl)
+    expect(pathname).toBe("/settings")
+    expect(hash).toMatch(/^#invitation=[A-Za-z0-9_-]{43}$/)
+    expect(await page.locator("#new-invitation-note").textContent()).toContain(`Invited ${OWNER.email} as owner`)
+    // The mail that carries the link is in the organisation's outgoing mail, listed at once.
+    expect(await page.locator("#mail-table tbody").textContent()).toContain(OWNER.email)
+
+    await browser.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url })
+    await page.getByRole("button", { name: "Copy link" }).click()
+    await expect.poll(() => page.locator("#status").textContent()).toBe("Copied to the clipboard.")
+    expect(await page.evaluate<string>("navigator.clipboard.readText()")).toBe(acceptUrl)
+    await page.locator("#invite-title").scrollIntoViewIfNeeded()
+    await screenshot(page, "admin-invitation", { fullPage: false })
+
+    // Its reader, in a browser of their own, opens the link on this server and becomes the owner.
+    const invited = await launch()
+    try {
+      const theirs = await watched(invited)
+      await theirs.goto(`${server.url}/settings${hash}`)
+      await theirs.locator("#accept-name").fill(OWNER.name)
+      await theirs.locator("#accept-password").fill(OWNER.password)
+      await theirs.getByRole("button", { name: "Accept and sign in" }).click()
+      await theirs.locator("#console").waitFor({ state: "visible" })
+      expect(await theirs.locator("#who").textContent()).toContain(OWNER.email)
+      expect(await theirs.locator("#organisation").inputValue()).toBe(organisationId)
+      expect(await theirs.locator("#organisation-role").textContent()).toContain("owner")
+      await screenshot(theirs, "admin-invitation-accepted")
+    } finally {
+      await invited.close()
+    }
+    expect((await server.person().signIn(OWNER.email, OWNER.password)).status).toBe(200)
+
+    // Invited again, the address is refused next to its field: it belongs to the organisation now.
+    await page.locator("#invite-email").fill(OWNER.email)
+    await invite.click()
+    await expect.poll(() => page.locator("#invite-email-error").textContent()).toContain("already belongs")
+    await expect.poll(focusedId).toBe("invite-email")
+    await page.locator("#invite-title").scrollIntoViewIfNeeded()
+    await screenshot(page, "admin-invitation-refused", { fullPage: false })
+
+    // Opened again, the organisation no longer shows the link, nor the refusal.
+    await page.getByRole("button", { name: /Acme Browser Ltd/ }).click()
+    await expect.poll(focusedId).toBe("organisation-title")
+    expect(await page.locator("#new-invitation").isVisible()).toBe(false)
+    expect(await page.locator("#new-invitation-url").textContent()).toBe("")
+    expect(await page.locator("#invite-email-error").textContent()).toBe("")
+    expect(await page.content()).not.toContain(hash.slice(1))
   })
 
   it("imports exchange rates, showing a refused text next to it", async () => {

@@ -1,5 +1,5 @@
 /**
- * `/docs` and `/admin` over HTTP: outside the APIs (no key, no budget), each under its
+ * `/docs`, `/admin` and `/settings` over HTTP: outside the APIs (no key, no budget), each under its
  * Content-Security-Policy, their files under versioned URLs a browser may keep. What the pages do
  * in a browser is in test/browser.
  */
@@ -8,7 +8,7 @@ import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
-import { Access, Events } from "@crm/core"
+import { Access, Events, People } from "@crm/core"
 import { Pages } from "@crm/pages"
 import * as StorageMemory from "@crm/storage-memory"
 import * as Effect from "effect/Effect"
@@ -31,7 +31,15 @@ describe("pages", () => {
 
   it("answer without a key and spend none of a key's budget", async () => {
     const { key, client } = await server.tenant()
-    for (const path of ["/docs", "/admin", "/admin/admin.js", "/admin/admin.css"]) {
+    for (const path of [
+      "/docs",
+      "/admin",
+      "/admin/admin.js",
+      "/admin/admin.css",
+      "/settings",
+      "/settings/settings.js",
+      "/settings/settings.css"
+    ]) {
       const anonymous = await get(path)
       expect(anonymous.status, path).toBe(200)
       const withKey = await get(path, { authorization: `Bearer ${key}` })
@@ -45,7 +53,8 @@ describe("pages", () => {
   it("serve the HTML pages under a policy of this origin only, asked for again each time", async () => {
     for (const [path, policy] of [
       ["/docs", Pages.DOCS_POLICY],
-      ["/admin", Pages.ADMIN_POLICY]
+      ["/admin", Pages.ADMIN_POLICY],
+      ["/settings", Pages.SETTINGS_POLICY]
     ] as const) {
       const response = await get(path)
       expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8")
@@ -96,12 +105,34 @@ describe("pages", () => {
     expect(text).not.toContain("cdn.redoc.ly")
   })
 
-  it("offer the kernel's scopes and events on the admin page", async () => {
-    const admin = await (await get("/admin")).text()
-    const values = (name: string) =>
-      [...admin.matchAll(new RegExp(`name="${name}" value="([^"]+)"`, "g"))].map((match) => match[1])
-    expect(values("scopes")).toEqual([...Access.SCOPES])
-    expect(values("events")).toEqual([...Events.EVENT_NAMES])
+  it("offer the kernel's scopes and events on the admin and settings pages", async () => {
+    for (const path of ["/admin", "/settings"]) {
+      const page = await (await get(path)).text()
+      const values = (name: string) =>
+        [...page.matchAll(new RegExp(`name="${name}" value="([^"]+)"`, "g"))].map((match) => match[1])
+      expect(values("scopes"), path).toEqual([...Access.SCOPES])
+      expect(values("events"), path).toEqual([...Events.EVENT_NAMES])
+    }
+    // The settings page offers a member only the scopes a member's key may hold.
+    const settings = await (await get("/settings")).text()
+    const forMembers = [...settings.matchAll(/<li data-member-scope="true"><input [^>]*value="([^"]+)"/g)]
+    expect(forMembers.map((match) => match[1])).toEqual([...People.MEMBER_SCOPES])
+  })
+
+  it("serve the settings page's files under versioned URLs, its script bundled for the browser", async () => {
+    const settings = await (await get("/settings")).text()
+    const script = /<script type="module" src="(\/settings\/settings\.js\?v=[\w-]+)">/.exec(settings)?.[1]
+    const style = /<link rel="stylesheet" href="(\/settings\/settings\.css\?v=[\w-]+)">/.exec(settings)?.[1]
+    const js = await get(script!)
+    expect(js.headers.get("cache-control")).toBe("public, max-age=31536000, immutable")
+    const code = await js.text()
+    // One module: the client bundled in, nothing imported from elsewhere.
+    expect(code).not.toMatch(/^\s*import\b/m)
+    expect(code).toContain("/settings/v1")
+    const css = await (await get(style!)).text()
+    // The admin page's look is bundled in, not imported at run time.
+    expect(css).not.toContain("@import")
+    expect(css).toContain("--accent")
   })
 
   it("answer GET and HEAD only", async () => {
@@ -114,8 +145,8 @@ describe("pages", () => {
     expect(await head.text()).toBe("")
   })
 
-  it("send /docs/ and /admin/ to the pages", async () => {
-    for (const path of ["/docs", "/admin"]) {
+  it("send /docs/, /admin/ and /settings/ to the pages", async () => {
+    for (const path of ["/docs", "/admin", "/settings"]) {
       const slashed = await checkedFetch(`${server.url}${path}/`, { redirect: "manual" })
       expect(slashed.status).toBe(308)
       expect(slashed.headers.get("location")).toBe(path)

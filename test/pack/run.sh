@@ -77,21 +77,31 @@ node dist/pglite.js "$work/data" | tee pglite.out
 node dist/pglite.js "$work/data" | tee pglite-again.out
 grep -q "contact.created" pglite.out && grep -q "contact.created" pglite-again.out
 node dist/property.js
-# The admin page's files ship built in the package (dist/admin/: its script bundled for the browser),
-# read from where it is installed; Redoc, an optional peer not installed here, leaves /docs a page
-# that says so.
+# The pages' files (/admin's, /settings's) ship built in the package (dist/<page>/: each script
+# bundled for the browser), read from where it is installed and served with their policy; Redoc,
+# an optional peer not installed here, leaves /docs a page that says so.
 node --input-type=module -e '
   import { pathToFileURL } from "node:url"
   import { Pages } from "@crm/pages"
   import * as Effect from "effect/Effect"
   const pages = Pages.make({ resolveFrom: pathToFileURL(`${process.cwd()}/app.js`) })
-  const get = (url) => Effect.runPromise(pages.get(url)({ method: "GET", url, headers: {} }))
-  const admin = await get("/admin")
-  const script = /src="(\/admin\/admin\.js)\?v=/.exec(admin.body)?.[1]
-  const bundle = script === undefined ? undefined : await get(script)
-  if (admin.status !== 200 || bundle?.status !== 200) throw new Error("/admin is not served from the installed package")
-  // One module for the browser: the client bundled in, nothing imported from elsewhere.
-  if (/^\s*import\b/m.test(bundle.body) || !bundle.body.includes("/admin/v1")) throw new Error("/admin/admin.js is not the bundled page")
+  const get = (url) => Effect.runPromise(pages.get(url.replace(/\?.*/, ""))({ method: "GET", url, headers: {} }))
+  const checkPage = async (name, policy, apis) => {
+    const page = await get(`/${name}`)
+    if (page.status !== 200) throw new Error(`/${name} is not served from the installed package (${page.status})`)
+    if (page.headers["content-security-policy"] !== policy) throw new Error(`/${name} is served without its policy`)
+    const script = new RegExp(`src="(/${name}/${name}\\.js\\?v=[^"]+)"`).exec(page.body)?.[1]
+    const style = new RegExp(`href="(/${name}/${name}\\.css\\?v=[^"]+)"`).exec(page.body)?.[1]
+    const [bundle, sheet] = await Promise.all([script, style].map((url) => url === undefined ? undefined : get(url)))
+    if (bundle?.status !== 200 || sheet?.status !== 200) throw new Error(`/${name}: its script or style sheet is not served`)
+    // One module for the browser: the client bundled in, nothing imported from elsewhere.
+    if (/^\s*import\b/m.test(bundle.body) || !apis.every((api) => bundle.body.includes(api))) {
+      throw new Error(`/${name}/${name}.js is not the bundled page`)
+    }
+    if (!sheet.headers["content-type"].startsWith("text/css") || sheet.body.length === 0) throw new Error(`/${name}/${name}.css is not its style sheet`)
+  }
+  await checkPage("admin", Pages.ADMIN_POLICY, ["/admin/v1"])
+  await checkPage("settings", Pages.SETTINGS_POLICY, ["/auth/v1", "/settings/v1"])
   if (!(await get("/docs")).body.includes("not installed")) throw new Error("/docs without Redoc should say so")
 '
 # A PDF renders from the installed @crm/pdf: in its worker thread (dist/pdfWorker.js, found beside

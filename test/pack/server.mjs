@@ -67,11 +67,32 @@ try {
   const pdf = await api(`/api/v1/invoices/${invoice.id}/pdf`)
   const pdfBytes = Buffer.from(await pdf.arrayBuffer())
   check(`renders an invoice PDF (${pdf.status})`, pdf.ok && pdfBytes.subarray(0, 5).toString("latin1") === "%PDF-")
-  // The pages, from @crm/pages's build (dist/admin/) and the Redoc installed beside the server.
-  const adminPage = await fetch(`${base}/admin`)
-  const adminScript = /src="(\/admin\/admin\.js\?v=[^"]+)"/.exec(await adminPage.text())?.[1]
-  const script = adminScript === undefined ? undefined : await fetch(`${base}${adminScript}`)
-  check(`serves /admin and its script (${adminPage.status}, ${script?.status})`, adminPage.ok && script?.ok === true)
+  // The pages, from @crm/pages's build (dist/admin/, dist/settings/) and the Redoc installed beside the server.
+  for (const name of ["admin", "settings"]) {
+    const page = await fetch(`${base}/${name}`)
+    const html = await page.text()
+    const policy = page.headers.get("content-security-policy") ?? ""
+    check(
+      `serves /${name} under a policy that allows nothing from elsewhere (${page.status}, ${policy})`,
+      page.ok &&
+        policy.startsWith("default-src 'none'") &&
+        policy.includes("connect-src 'self'") &&
+        !/https?:|\*/.test(policy)
+    )
+    const [script, sheet] = await Promise.all(
+      [/src="(\/[a-z]+\/[a-z]+\.js\?v=[^"]+)"/, /href="(\/[a-z]+\/[a-z]+\.css\?v=[^"]+)"/].map((pattern) => {
+        const url = pattern.exec(html)?.[1]
+        return url?.startsWith(`/${name}/`) ? fetch(`${base}${url}`) : undefined
+      })
+    )
+    check(
+      `serves /${name}'s script and style sheet (${script?.status}, ${sheet?.status})`,
+      script?.ok === true &&
+        script.headers.get("content-type")?.startsWith("text/javascript") === true &&
+        sheet?.ok === true &&
+        sheet.headers.get("content-type")?.startsWith("text/css") === true
+    )
+  }
   const docs = await fetch(`${base}/docs`)
   check(`serves /docs with Redoc (${docs.status})`, docs.ok && (await docs.text()).includes("redoc.standalone.js"))
   const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`)
@@ -91,4 +112,6 @@ try {
 } finally {
   server.kill("SIGTERM")
 }
-console.log("pack: the built server served REST, admin, a PDF, the pages, metrics and MCP, and its command line ran")
+console.log(
+  "pack: the built server served REST, admin, a PDF, the pages (/admin, /settings, /docs), metrics and MCP, and its command line ran"
+)

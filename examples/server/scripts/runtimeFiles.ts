@@ -27,9 +27,9 @@ const LOOKED_UP: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
   ["redoc", ["package.json", "LICENSE", "bundles/redoc.standalone.js", "bundles/redoc.standalone.js.LICENSE.txt"]],
   // The PDFs' typeface (packages/pdf/src/DocumentPdf.ts, `FONTS`).
   ["dejavu-fonts-ttf", ["package.json", "LICENSE", "ttf/DejaVuSans.ttf", "ttf/DejaVuSans-Bold.ttf"]],
-  // The `/admin` page's files as its build wrote them, found beside the package's manifest
-  // (packages/pages/src/internal/adminFiles.ts); the root's `npm run build` builds them.
-  ["@crm/pages", ["package.json", "dist/admin"]]
+  // The `/admin` and `/settings` pages' files as its build wrote them, found beside the package's
+  // manifest (packages/pages/src/internal/pageFiles.ts); the root's `npm run build` builds them.
+  ["@crm/pages", ["package.json", "dist/admin", "dist/settings"]]
 ]
 
 /** Where each external package and each of its dependencies is installed, relative to the root. */

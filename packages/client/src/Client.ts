@@ -1,8 +1,10 @@
 /**
- * The clients: `createClient` for the REST API (`/api/v1`, an API key) and `createAdminClient` for
- * the admin API (`/admin/v1`, the operator's token). Both are openapi-fetch clients typed by the
- * generated `paths`, with the prefix taken off (`crm.GET("/contacts/{id}", ...)`), whose calls
- * answer `{ data, response }` or `{ error, response }` with `error` a `CrmError`: no call throws.
+ * The clients: `createClient` for the REST API (`/api/v1`, an API key), `createAdminClient` for
+ * the admin API (`/admin/v1`, the operator's token), and `createAuthClient` and
+ * `createSettingsClient` for a person's session (`/auth/v1`, `/settings/v1`: the session cookie the
+ * browser keeps, and the session's CSRF token on every write). All are openapi-fetch clients typed
+ * by the generated `paths`, with the prefix taken off (`crm.GET("/contacts/{id}", ...)`), whose
+ * calls answer `{ data, response }` or `{ error, response }` with `error` a `CrmError`: no call throws.
  */
 
 import createFetchClient, { type FetchResponse, type MaybeOptionalInit } from "openapi-fetch"
@@ -22,6 +24,10 @@ type Under<P, Prefix extends string> = {
 export type ApiPaths = Under<paths, "/api/v1">
 /** The admin API's paths, relative to `/admin/v1`. */
 export type AdminPaths = Under<paths, "/admin/v1">
+/** The sign-in and session paths, relative to `/auth/v1`. */
+export type AuthPaths = Under<paths, "/auth/v1">
+/** An organisation's settings as its people manage them, relative to `/settings/v1`. */
+export type SettingsPaths = Under<paths, "/settings/v1">
 
 type PathsWith<Paths, M extends HttpMethod> = {
   [P in keyof Paths]: Paths[P] extends { [K in M]: object } ? P : never
@@ -76,6 +82,8 @@ export interface CrmClient<Paths> {
 
 export type ApiClient = CrmClient<ApiPaths>
 export type AdminClient = CrmClient<AdminPaths>
+export type AuthClient = CrmClient<AuthPaths>
+export type SettingsClient = CrmClient<SettingsPaths>
 
 export interface RetryOptions {
   /** Attempts in all, the first included (default 3). */
@@ -103,7 +111,25 @@ export interface AdminClientOptions extends CommonOptions {
   readonly adminToken: string
 }
 
+export interface SessionClientOptions extends CommonOptions {
+  /**
+   * The session's CSRF token (`csrf_token` of `GET /auth/v1/session` or of a sign-in's answer), asked
+   * for at each write and sent as `X-CSRF-Token`; undefined before sign-in. The session itself is
+   * the `crm_session` cookie, which only the browser holds (it is HttpOnly): these clients are for
+   * a page served from the CRM's own origin.
+   */
+  readonly csrfToken?: () => string | undefined
+}
+
 const WRITES = new Set(["POST", "PUT", "PATCH", "DELETE"])
+
+/** What each request carries beside its own parameters: fixed headers, and a header each write asks for. */
+interface Credentials {
+  readonly headers: Record<string, string>
+  readonly csrfToken?: (() => string | undefined) | undefined
+  /** The fetch option: `same-origin` sends the browser's cookies to the page's own origin. */
+  readonly credentials?: "same-origin"
+}
 
 type Untyped = (url: string, init: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>
 
@@ -122,7 +148,12 @@ const errorOf = (response: Response, body: unknown, sentRequestId: string): CrmE
   })
 }
 
-const make = <Paths>(prefix: string, token: string, options: CommonOptions, idempotent: boolean): CrmClient<Paths> => {
+const make = <Paths>(
+  prefix: string,
+  credentials: Credentials,
+  options: CommonOptions,
+  idempotent: boolean
+): CrmClient<Paths> => {
   const base: Fetch = options.fetch ?? ((request) => globalThis.fetch(request))
   const policy: RetryPolicy =
     options.retries === false
@@ -130,7 +161,8 @@ const make = <Paths>(prefix: string, token: string, options: CommonOptions, idem
       : { maxAttempts: options.retries?.maxAttempts ?? 3, maxWaitSeconds: options.retries?.maxWaitSeconds ?? 10 }
   const inner = createFetchClient<{}>({
     baseUrl: `${options.baseUrl.replace(/\/+$/, "")}${prefix}`,
-    headers: { authorization: `Bearer ${token}` }
+    headers: credentials.headers,
+    ...(credentials.credentials === undefined ? {} : { credentials: credentials.credentials })
   })
   const call =
     (method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE") =>
@@ -141,6 +173,8 @@ const make = <Paths>(prefix: string, token: string, options: CommonOptions, idem
       const attempted: Attempted = { requestId: "" }
       let answered: Response | undefined
       const fetch: Fetch = async (request) => {
+        const csrf = WRITES.has(method) ? credentials.csrfToken?.() : undefined
+        if (csrf !== undefined && !request.headers.has("x-csrf-token")) request.headers.set("x-csrf-token", csrf)
         answered = await sending(base, { idempotencyKey: key, policy, attempted })(request)
         return answered
       }
@@ -175,11 +209,26 @@ const make = <Paths>(prefix: string, token: string, options: CommonOptions, idem
 }
 
 /** A client of the REST API (`/api/v1`): an `Idempotency-Key` on every write unless told otherwise. */
-export const createClient = (options: ClientOptions): ApiClient => make("/api/v1", options.apiKey, options, true)
+export const createClient = (options: ClientOptions): ApiClient =>
+  make("/api/v1", { headers: { authorization: `Bearer ${options.apiKey}` } }, options, true)
 
 /**
  * A client of the admin API (`/admin/v1`). It sends no `Idempotency-Key`: the admin API does not
  * read one (its calls are the operator's, made once, not an integration's retried writes).
  */
 export const createAdminClient = (options: AdminClientOptions): AdminClient =>
-  make("/admin/v1", options.adminToken, options, false)
+  make("/admin/v1", { headers: { authorization: `Bearer ${options.adminToken}` } }, options, false)
+
+const session = (options: SessionClientOptions): Credentials => ({
+  headers: {},
+  csrfToken: options.csrfToken,
+  credentials: "same-origin"
+})
+
+/** A client of the sign-in and session API (`/auth/v1`), with the browser's session cookie. */
+export const createAuthClient = (options: SessionClientOptions): AuthClient =>
+  make("/auth/v1", session(options), options, false)
+
+/** A client of an organisation's settings API (`/settings/v1`), with the browser's session cookie. */
+export const createSettingsClient = (options: SessionClientOptions): SettingsClient =>
+  make("/settings/v1", session(options), options, false)

@@ -1,6 +1,7 @@
 /**
- * `@crm/client`: a typed client of the CRM's REST API and admin API, over openapi-fetch, typed by
- * the types openapi-typescript makes of the server's OpenAPI document (`src/generated/openapi.ts`).
+ * `@crm/client`: a typed client of the CRM's REST API, admin API and session APIs (sign-in and an
+ * organisation's settings), over openapi-fetch, typed by the types openapi-typescript makes of the
+ * server's OpenAPI document (`src/generated/openapi.ts`).
  */
 export {
   type AdminClient,
@@ -8,14 +9,21 @@ export {
   type AdminPaths,
   type ApiClient,
   type ApiPaths,
+  type AuthClient,
+  type AuthPaths,
   type CallOptions,
   type ClientOptions,
   type CrmClient,
   type CrmResult,
   createAdminClient,
+  createAuthClient,
   createClient,
+  createSettingsClient,
   type ErrorCodeOf,
-  type RetryOptions
+  type RetryOptions,
+  type SessionClientOptions,
+  type SettingsClient,
+  type SettingsPaths
 } from "./Client.js"
 export { type ClientErrorCode, CrmError, type CrmErrorFields } from "./CrmError.js"
 export type { components, operations, paths } from "./generated/openapi.js"

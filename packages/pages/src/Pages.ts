@@ -1,9 +1,11 @@
 /**
- * The two pages beside the APIs. `/docs` is the API reference: Redoc's standalone bundle over our
- * own OpenAPI document (`/api/v1/openapi.json`). `/admin` is the settings page for whoever holds
- * the admin token: one HTML page, one ES module and one style sheet that call `/admin/v1` and
- * nothing else. The module is `src/admin/` (TypeScript calling the admin API through
- * `@crm/client`), bundled for the browser by the package's build (see internal/adminFiles.ts).
+ * The pages beside the APIs. `/docs` is the API reference: Redoc's standalone bundle over our
+ * own OpenAPI document (`/api/v1/openapi.json`). `/admin` is the page of whoever holds the admin
+ * token: one HTML page, one ES module and one style sheet that call `/admin/v1` and nothing else.
+ * `/settings` is an organisation's people's: the same three files calling `/auth/v1` and
+ * `/settings/v1` with the session cookie. Each module is `src/<page>/` (TypeScript calling the
+ * APIs through `@crm/client`), bundled for the browser by the package's build (see
+ * internal/pageFiles.ts).
  *
  * They are answered in front of the API pipeline (`around`): no key, no rate budget, no request
  * id; what is not a page costs an API request one map lookup. Nothing is read at start: each file
@@ -20,10 +22,10 @@ import type { IncomingMessage } from "node:http"
 import { createRequire } from "node:module"
 import { promisify } from "node:util"
 import { gzip } from "node:zlib"
-import { Access, Events } from "@crm/core"
+import { Access, Events, People } from "@crm/core"
 import { Edge } from "@crm/http"
 import * as Effect from "effect/Effect"
-import { readAdminFile } from "./internal/adminFiles.js"
+import { type PageName, readPageFile } from "./internal/pageFiles.js"
 
 export interface PagesOptions {
   /**
@@ -39,9 +41,8 @@ export type Pages = ReadonlyMap<string, Page>
 
 export const DOCS_PATH = "/docs"
 export const ADMIN_PATH = "/admin"
+export const SETTINGS_PATH = "/settings"
 const REDOC_PATH = "/docs/redoc.standalone.js"
-const ADMIN_SCRIPT_PATH = "/admin/admin.js"
-const ADMIN_STYLE_PATH = "/admin/admin.css"
 
 /**
  * Redoc renders with styled-components, which writes `<style>` elements (so inline styles), and
@@ -62,6 +63,13 @@ const REDOCLY_LOGO = '"https://cdn.redoc.ly/redoc/logo-mini.svg"'
 /** The admin page: its own script and style sheet, and fetch to its own origin. No form is ever submitted by the browser. */
 export const ADMIN_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+/**
+ * The settings page is made like the admin page and allowed the same. Its session cookie is
+ * `SameSite=Lax` and its writes need the CSRF token; `frame-ancestors 'none'` keeps it out of
+ * another site's frame, where a click could be borrowed.
+ */
+export const SETTINGS_POLICY = ADMIN_POLICY
 
 const SECURITY_HEADERS = {
   "x-content-type-options": "nosniff",
@@ -210,8 +218,39 @@ const findRedoc = (from: string | URL): Redoc | undefined => {
   }
 }
 
-const checkbox = (name: string, value: string, index: number) =>
-  `<li><input type="checkbox" id="${name}-${index}" name="${name}" value="${escapeHtml(value)}"><label for="${name}-${index}">${escapeHtml(value)}</label></li>`
+const checkbox = (name: string, value: string, index: number, item = "") =>
+  `<li${item}><input type="checkbox" id="${name}-${index}" name="${name}" value="${escapeHtml(value)}"><label for="${name}-${index}">${escapeHtml(value)}</label></li>`
+
+/** A scope's box on the settings page, marked when a member's key may hold it (the page offers members only those). */
+const scopeBox = (scope: Access.Scope, index: number) =>
+  checkbox("scopes", scope, index, People.MEMBER_SCOPES.includes(scope) ? ' data-member-scope="true"' : "")
+
+/**
+ * A page's three files; the HTML's `{{script}}` and `{{style}}` name the others' versioned URLs. The
+ * scopes and the event catalogue come from the kernel, so the page offers what the API accepts.
+ */
+const pageFiles = (name: PageName, policy: string, scopeItem: (scope: Access.Scope, index: number) => string) => {
+  const scriptPath = `/${name}/${name}.js`
+  const stylePath = `/${name}/${name}.css`
+  const script = once(async () => {
+    const text = await readPageFile(name, "js")
+    return asset("text/javascript; charset=utf-8", text, hashOf(text))
+  })
+  const style = once(async () => {
+    const text = await readPageFile(name, "css")
+    return asset("text/css; charset=utf-8", text, hashOf(text))
+  })
+  const html = once(async () => {
+    const [template, js, css] = await Promise.all([readPageFile(name, "html"), script(), style()])
+    const text = template
+      .replace("{{script}}", `${scriptPath}?v=${js.version}`)
+      .replace("{{style}}", `${stylePath}?v=${css.version}`)
+      .replace("{{scopes}}", Access.SCOPES.map(scopeItem).join("\n"))
+      .replace("{{events}}", Events.EVENT_NAMES.map((event, i) => checkbox("events", event, i)).join("\n"))
+    return asset(HTML, text, undefined, policy)
+  })
+  return { script, style, html, scriptPath, stylePath }
+}
 
 /** The pages and their files by path, to be answered in front of the APIs (`around`). */
 export const make = (options: PagesOptions): Pages => {
@@ -227,24 +266,8 @@ export const make = (options: PagesOptions): Pages => {
     return asset(HTML, found === undefined ? docsMissing : docsShell(found.version), undefined, DOCS_POLICY)
   })
 
-  const script = once(async () => {
-    const text = await readAdminFile("admin.js")
-    return asset("text/javascript; charset=utf-8", text, hashOf(text))
-  })
-  const style = once(async () => {
-    const text = await readAdminFile("admin.css")
-    return asset("text/css; charset=utf-8", text, hashOf(text))
-  })
-  // The scopes and the event catalogue come from the kernel, so the page offers what the API accepts.
-  const admin = once(async () => {
-    const [template, js, css] = await Promise.all([readAdminFile("admin.html"), script(), style()])
-    const html = template
-      .replace("{{script}}", `${ADMIN_SCRIPT_PATH}?v=${js.version}`)
-      .replace("{{style}}", `${ADMIN_STYLE_PATH}?v=${css.version}`)
-      .replace("{{scopes}}", Access.SCOPES.map((scope, i) => checkbox("scopes", scope, i)).join("\n"))
-      .replace("{{events}}", Events.EVENT_NAMES.map((event, i) => checkbox("events", event, i)).join("\n"))
-    return asset(HTML, html, undefined, ADMIN_POLICY)
-  })
+  const admin = pageFiles("admin", ADMIN_POLICY, (scope, i) => checkbox("scopes", scope, i))
+  const settings = pageFiles("settings", SETTINGS_POLICY, scopeBox)
 
   const bundle: Page = (incoming) =>
     Effect.flatMap(Effect.promise(redoc), (found) =>
@@ -257,14 +280,18 @@ export const make = (options: PagesOptions): Pages => {
     [DOCS_PATH, page(docs)],
     [`${DOCS_PATH}/`, moved(DOCS_PATH)],
     [REDOC_PATH, bundle],
-    [ADMIN_PATH, page(admin)],
+    [ADMIN_PATH, page(admin.html)],
     [`${ADMIN_PATH}/`, moved(ADMIN_PATH)],
-    [ADMIN_SCRIPT_PATH, page(script)],
-    [ADMIN_STYLE_PATH, page(style)]
+    [admin.scriptPath, page(admin.script)],
+    [admin.stylePath, page(admin.style)],
+    [SETTINGS_PATH, page(settings.html)],
+    [`${SETTINGS_PATH}/`, moved(SETTINGS_PATH)],
+    [settings.scriptPath, page(settings.script)],
+    [settings.stylePath, page(settings.style)]
   ])
 }
 
-/** `/docs/` and `/admin/` as typed by hand: the page, not the API's 404. */
+/** `/docs/`, `/admin/` and `/settings/` as typed by hand: the page, not the API's 404. */
 const moved =
   (path: string): Page =>
   () =>

@@ -65,7 +65,10 @@ const showIssues = (form: HTMLFormElement, error: unknown) => {
     )
     slot?.replaceChildren(element("ul", { role: "list" }, ...items))
   }
-  form.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus()
+  // The first field refused, else the form's own slot (when it takes the focus), so that the refusal is read at once.
+  const invalid = form.querySelector<HTMLElement>('[aria-invalid="true"]')
+  if (invalid !== null) invalid.focus()
+  else if (general?.hasAttribute("tabindex")) general.focus()
   say("The server refused the form; see the messages next to the fields.")
 }
 

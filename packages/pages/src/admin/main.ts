@@ -1,21 +1,27 @@
 /**
  * The admin page's behaviour: every action is one call of the admin API (`/admin/v1`, through
  * `@crm/client`) with the operator's token, and its answer shown. Secrets the API shows once (a
- * new key, a hook's signing secret) are shown once here too: they are kept in no variable and gone
- * at the next render or reload. Bundled for the browser by scripts/bundleAdmin.ts.
+ * new key, a hook's signing secret, an invitation's accept link) are shown once here too: they are kept in no variable and gone
+ * at the next render or reload. Bundled for the browser by scripts/bundlePages.ts.
  */
 import { CrmError } from "@crm/client"
 import { admin, forgetToken, keepToken, must, Refusal, token } from "./api.js"
 import { $, say } from "./dom.js"
 import { act, describe, onSubmit, text } from "./forms.js"
 import { hooksSection } from "./hooks.js"
+import { invitationSection } from "./invitations.js"
 import { keysSection } from "./keys.js"
 import { mailSection } from "./mail.js"
 import { organisationsSection } from "./organisations.js"
 import { wireRates } from "./rates.js"
 import { showConsole, signOut } from "./session.js"
 
-const organisations = organisationsSection({ keys: keysSection(hooksSection()), mail: mailSection() })
+const mail = mailSection()
+const organisations = organisationsSection({
+  keys: keysSection(hooksSection()),
+  mail,
+  invitation: invitationSection(mail)
+})
 wireRates()
 
 const enter = async () => {

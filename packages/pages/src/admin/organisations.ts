@@ -4,6 +4,7 @@ import { admin, must, Refusal } from "./api.js"
 import * as Chosen from "./chosen.js"
 import { $, button, element, say } from "./dom.js"
 import { act, clearIssues, onSubmit, text } from "./forms.js"
+import type { InvitationSection } from "./invitations.js"
 import { PAGE_SIZE, type PagedTable } from "./table.js"
 
 type Listed = Pick<Schemas["OrganisationSummary"], "id" | "name" | "timezone" | "default_currency">
@@ -13,10 +14,11 @@ export interface OrganisationsSection {
   readonly start: () => Promise<void>
 }
 
-/** The tables of the open organisation, loaded again when another is opened. */
+/** What the open organisation shows: its tables loaded again, and its invitation link forgotten, when another is opened. */
 export interface OrganisationTables {
   readonly keys: PagedTable
   readonly mail: PagedTable
+  readonly invitation: InvitationSection
 }
 
 const markCurrent = () => {
@@ -74,6 +76,7 @@ export const organisationsSection = (tables: OrganisationTables): OrganisationsS
     showOrganisation(organisation)
     clearIssues(settingsForm)
     clearIssues($<HTMLFormElement>("#key-form"))
+    tables.invitation.clear()
     await Promise.all([tables.keys.reload(), tables.mail.reload()])
     $("#organisation-title").focus()
   }
