@@ -1,5 +1,7 @@
 /** Starts the real server (the shipped composition) on a free port over a given store. */
 
+import type { AddressInfo } from "node:net"
+import { createServer } from "node:net"
 import type { Kernel, People, Webhooks } from "@crm/core"
 import { Listener } from "@crm/http"
 import type { Storage } from "@crm/server"
@@ -16,6 +18,16 @@ import * as Scope from "effect/Scope"
 import { checkedFetch, jsonOf } from "./responseCheck.js"
 
 export const ADMIN_TOKEN = "test-admin-token"
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
 
 export interface Response {
   readonly status: number
@@ -177,12 +189,15 @@ export const startServer = async (
   storage: Layer.Layer<Storage.StoragePorts, unknown>,
   options: ServerTestOptions = {}
 ): Promise<TestServer> => {
+  // A port chosen before the server is built rather than port 0: the links the server makes (an
+  // invitation's accept_url, mailed links) name its port, and it names them before it listens.
+  const port = await freePort()
   const scope = Effect.runSync(Scope.make())
   const context = await Effect.runPromise(
     Layer.buildWithScope(
       Server.layer(
         {
-          port: 0,
+          port,
           host: "127.0.0.1",
           adminToken: options.withoutAdmin === true ? Option.none() : Option.some(Redacted.make(ADMIN_TOKEN)),
           trustedProxies: options.trustedProxies ?? [],
