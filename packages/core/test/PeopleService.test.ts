@@ -398,6 +398,25 @@ describe("signing in", () => {
       expect(signed.info.user.email).toBe("ada@example.com")
     }))
 
+  test("a burst of attempts sent at once checks no more passwords than the throttle allows", () =>
+    Effect.gen(function* () {
+      const people = yield* People.People
+      const acme = yield* organisation("Acme")
+      yield* join(acme.id, "ada@example.com", "owner")
+      const before = checks.count
+      const codes = yield* Effect.all(
+        Array.from({ length: 3 * People.MAX_FAILURES }, (_, n) =>
+          codeOf(people.signIn({ email: "ada@example.com", password: `guess ${n}` }, client("192.0.2.77")))
+        ),
+        { concurrency: "unbounded" }
+      )
+      // Without the checks under way counted, every one would pass the throttle before the first
+      // failure is written, and each would cost a password check.
+      expect(checks.count - before).toBe(People.MAX_FAILURES)
+      expect(codes.filter((code) => code === "invalid_credentials")).toHaveLength(People.MAX_FAILURES)
+      expect(codes.filter((code) => code === "rate_limited")).toHaveLength(2 * People.MAX_FAILURES)
+    }))
+
   test("one address failing across many addresses' accounts is refused for every account", () =>
     Effect.gen(function* () {
       const people = yield* People.People

@@ -45,7 +45,7 @@ const isPowerOfTwo = (n: number) => n >= 2 && (n & (n - 1)) === 0
 /** What OpenSSL allocates for a derivation, which node's `maxmem` bounds. */
 const memoryOf = ({ N, r, p }: Parameters) => 128 * r * (N + p + 2)
 
-const derive = (password: string, salt: Buffer, length: number, parameters: Parameters) =>
+const deriveNow = (password: string, salt: Buffer, length: number, parameters: Parameters) =>
   Effect.async<Buffer, Error>((resume) => {
     // Normalised, so that the same password typed where accents compose differently still matches.
     scrypt(
@@ -75,9 +75,19 @@ export const decode = (
   return { parameters, salt, key }
 }
 
+/**
+ * How many derivations run at once: half of libuv's pool (4 threads unless UV_THREADPOOL_SIZE says
+ * otherwise). The pool also reads files, resolves webhook targets' names and digests new API keys;
+ * a burst of sign-ins queues here, in this process, and leaves those threads to the rest.
+ */
+const defaultConcurrency = () => Math.max(1, Math.floor((Number(process.env.UV_THREADPOOL_SIZE) || 4) / 2))
+
 export const make = ({ cost }: ScryptCost): People.PasswordHasher["Type"] => {
   if (!isPowerOfTwo(cost) || cost > MAX_COST) throw new Error(`scrypt cost must be a power of two up to ${MAX_COST}`)
   const parameters: Parameters = { N: cost, r: BLOCK_SIZE, p: PARALLELISM }
+  const slots = Effect.unsafeMakeSemaphore(defaultConcurrency())
+  const derive = (password: string, salt: Buffer, length: number, parameters: Parameters) =>
+    slots.withPermits(1)(deriveNow(password, salt, length, parameters))
   return {
     hash: (password) =>
       Effect.suspend(() => {

@@ -218,13 +218,37 @@ export const make = (options: PeopleOptions) =>
     const recordForAccount = (accountId: AccountId, change: Omit<Auditing.Change, "organisationId">) =>
       Effect.flatMap(repo.membershipsOf(accountId), (memberships) => recordIn(memberships, change))
 
-    const checkThrottle = (subjects: ReadonlyArray<string>, now: number) =>
+    // Password checks under way in this process, by subject, each counted as a failure until it
+    // ends: a burst of attempts sent at once would otherwise all pass the throttle before the
+    // first failure is written, and queue that many slow hashes ahead of everyone else's work.
+    const inFlight = new Map<string, number>()
+    const checking = <A, E, R>(subjects: ReadonlyArray<string>, check: Effect.Effect<A, E, R>) =>
+      Effect.acquireUseRelease(
+        Effect.sync(() => {
+          for (const subject of subjects) inFlight.set(subject, (inFlight.get(subject) ?? 0) + 1)
+        }),
+        () => check,
+        () =>
+          Effect.sync(() => {
+            for (const subject of subjects) {
+              const left = (inFlight.get(subject) ?? 1) - 1
+              if (left === 0) inFlight.delete(subject)
+              else inFlight.set(subject, left)
+            }
+          })
+      )
+
+    /** `own`: the checks under way that are the caller's own (counted in `inFlight` already). */
+    const checkThrottle = (subjects: ReadonlyArray<string>, now: number, own = 0) =>
       Effect.gen(function* () {
         let wait = 0
         for (const subject of subjects) {
           const failures = yield* repo.failuresSince(subject, iso(now - FAILURE_WINDOW_MS))
           const decision = throttle(
-            failures.map((at) => Date.parse(at)),
+            [
+              ...failures.map((at) => Date.parse(at)),
+              ...Array.from({ length: (inFlight.get(subject) ?? 0) - own }, () => now)
+            ],
             now
           )
           if (!decision.allowed) wait = Math.max(wait, decision.retryAfterSeconds)
@@ -426,27 +450,32 @@ export const make = (options: PeopleOptions) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         const subjects = [`account:${email}`, `address:${client.address}`]
-        yield* checkThrottle(subjects, now)
-        const stored = Option.flatMap(account, (found) => Option.fromNullable(found.password_hash))
-        const matches = yield* hasher.verify(
-          password,
-          Option.getOrElse(stored, () => dummyHash)
-        )
-        if (Option.isSome(account) && Option.isSome(stored) && matches) return account.value
-        yield* tx.run(
+        return yield* checking(
+          subjects,
           Effect.gen(function* () {
-            for (const subject of subjects) yield* repo.recordFailure(subject, iso(now))
-            const failed = {
-              actor: { kind: "anonymous", id: null, label: null, address: client.address } as const,
-              action: "sign_in.failed",
-              summary: { email }
-            }
-            yield* Option.isSome(account)
-              ? recordForAccount(account.value.id, { ...failed, target: { kind: "user", id: account.value.id } })
-              : record({ ...failed, organisationId: null, target: null })
+            yield* checkThrottle(subjects, now, 1)
+            const stored = Option.flatMap(account, (found) => Option.fromNullable(found.password_hash))
+            const matches = yield* hasher.verify(
+              password,
+              Option.getOrElse(stored, () => dummyHash)
+            )
+            if (Option.isSome(account) && Option.isSome(stored) && matches) return account.value
+            yield* tx.run(
+              Effect.gen(function* () {
+                for (const subject of subjects) yield* repo.recordFailure(subject, iso(now))
+                const failed = {
+                  actor: { kind: "anonymous", id: null, label: null, address: client.address } as const,
+                  action: "sign_in.failed",
+                  summary: { email }
+                }
+                yield* Option.isSome(account)
+                  ? recordForAccount(account.value.id, { ...failed, target: { kind: "user", id: account.value.id } })
+                  : record({ ...failed, organisationId: null, target: null })
+              })
+            )
+            return yield* invalidCredentials()
           })
         )
-        return yield* invalidCredentials()
       })
 
     const require: People["Type"]["require"] = (member, action) =>
