@@ -195,7 +195,10 @@ export const make = (options: PeopleOptions) =>
     const linkTo = (fragment: string, token: string) => `${base}/settings#${fragment}=${token}`
     // Checked against when there is no password to check (an unknown address, an account without a
     // password), so that such a refusal takes as long as a wrong password.
-    const dummyHash = yield* hasher.hash(yield* Tokens.generate)
+    // Made in the background as the service starts (a hash costs what a check does, and a server
+    // should start at once); a first check that comes sooner waits for it.
+    const dummyHash = yield* Effect.cached(Effect.flatMap(Tokens.generate, hasher.hash))
+    yield* Effect.forkDaemon(dummyHash)
 
     /**
      * What a person does to their own account goes into the trail of each organisation they belong
@@ -457,7 +460,7 @@ export const make = (options: PeopleOptions) =>
             const stored = Option.flatMap(account, (found) => Option.fromNullable(found.password_hash))
             const matches = yield* hasher.verify(
               password,
-              Option.getOrElse(stored, () => dummyHash)
+              Option.isSome(stored) ? stored.value : yield* dummyHash
             )
             if (Option.isSome(account) && Option.isSome(stored) && matches) return account.value
             yield* tx.run(
