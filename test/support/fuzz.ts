@@ -10,6 +10,7 @@
  */
 import { Edge } from "@crm/http"
 import fc from "fast-check"
+import { PASSWORD } from "./people.js"
 import { jsonOf, responseDrift } from "./responseCheck.js"
 import { ADMIN_TOKEN, type TestServer } from "./server.js"
 
@@ -29,10 +30,25 @@ export interface FuzzRequest {
   readonly body: string | undefined
 }
 
+export interface Session {
+  readonly cookie: string
+  readonly csrfToken: string
+}
+
 export interface Credentials {
   /** A key of an organisation holding every scope. */
   readonly key: string
   readonly adminToken: string
+  /**
+   * An owner of that organisation signed in: the `Cookie` header and the session's CSRF token,
+   * so that the session's routes are fuzzed past `session_required` and `csrf_refused`.
+   */
+  readonly session: Session
+  /**
+   * Another person of it, for `/auth/v1`: the fuzz signs them out (everywhere, too) and ends their
+   * sessions, which must leave the owner's session to the settings routes.
+   */
+  readonly visitor: Session
   /** Ids of records that exist, so that some requests reach past `not_found`. */
   readonly ids: ReadonlyArray<string>
 }
@@ -243,7 +259,13 @@ export const requestOf = (
     : schemes.includes("apiKey")
       ? `Bearer ${credentials.key}`
       : undefined
-  const param = (p: Schema) => arbitraryOf(document, p.schema, credentials.ids, mutate)
+  // An organisation's settings are reached only through its own id (the first of `ids`): any other
+  // id there is 404 before the route's own rules are met.
+  const idsFor = (p: Schema) =>
+    template.startsWith("/settings/v1/organisations/{id}") && p.name === "id"
+      ? credentials.ids.slice(0, 1)
+      : credentials.ids
+  const param = (p: Schema) => arbitraryOf(document, p.schema, idsFor(p), mutate)
   return fc
     .record({
       path: fc.tuple(...inPath.map(param)),
@@ -273,6 +295,11 @@ export const requestOf = (
         .join("&")
       const headers: Record<string, string> = {}
       if (authorization !== undefined) headers.authorization = authorization
+      if (schemes.includes("sessionCookie")) {
+        const session = template.startsWith("/auth/v1") ? credentials.visitor : credentials.session
+        headers.cookie = session.cookie
+        if (method !== "GET") headers["x-csrf-token"] = session.csrfToken
+      }
       if (body !== undefined) headers["content-type"] = bodyType!
       // fetch refuses header values it cannot send (a NUL, a non-Latin-1 character), so only printable ones go.
       if (idempotencyKey !== null && /^[\x20-\x7e]*$/.test(idempotencyKey)) headers["idempotency-key"] = idempotencyKey
@@ -357,8 +384,20 @@ export const prepare = async (
   ]
   const refused = created.find((answer) => answer.status !== 201)
   if (refused !== undefined) throw new Error(`fixture not created: ${refused.status} ${refused.text}`)
+  const signedIn = async (email: string, role: string): Promise<Session> => {
+    const person = server.person()
+    const accepted = await person.accept((await server.invite(organisation.id, email, role)).token, "Fuzz", PASSWORD)
+    if (accepted.status !== 200) throw new Error(`${email} not signed in: ${accepted.status} ${accepted.text}`)
+    return { cookie: person.cookie()!, csrfToken: person.csrfToken()! }
+  }
   return {
-    credentials: { key, adminToken: ADMIN_TOKEN, ids: [organisation.id, ...created.map((answer) => answer.body.id)] },
+    credentials: {
+      key,
+      adminToken: ADMIN_TOKEN,
+      session: await signedIn("fuzz-owner@example.test", "owner"),
+      visitor: await signedIn("fuzz-member@example.test", "member"),
+      ids: [organisation.id, ...created.map((answer) => answer.body.id)]
+    },
     document: (await client.get("/openapi.json")).body
   }
 }
