@@ -5,12 +5,11 @@
  * organisation's first owner, whose link (shown once) makes its reader the owner in /settings. The
  * page runs against the real server with its webhook worker on, delivering to a local receiver.
  */
-import * as StorageMemory from "@crm/storage-memory"
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Browser, launch, NO_CHROMIUM, screenshot } from "../support/browser.js"
+import { type Browser, launch, NO_CHROMIUM, screenshot, startPageServer, watchedPage } from "../support/browser.js"
 import { type Receiver, startReceiver } from "../support/receiver.js"
-import { ADMIN_TOKEN, startServer, type TestServer } from "../support/server.js"
+import { ADMIN_TOKEN, type TestServer } from "../support/server.js"
 
 const OWNER = { email: "otto@example.com", name: "Otto Owner", password: "otto's long passphrase" }
 
@@ -33,28 +32,12 @@ describe.skipIf(NO_CHROMIUM !== undefined)(`/admin in Chromium${NO_CHROMIUM ? ` 
   const pageErrors: Array<string> = []
 
   /** A page of the browser whose requests to another origin, and whose errors, are recorded (and refused). */
-  const watched = async (of: Browser): Promise<Page> => {
-    const origin = new URL(server.url).origin
-    await of.context.route("**/*", (route) => {
-      const url = route.request().url()
-      if (new URL(url).origin === origin) return route.continue()
-      external.push(url)
-      return route.abort()
-    })
-    const opened = await of.page()
-    opened.on("pageerror", (error) => pageErrors.push(error.message))
-    opened.on("console", (message) => {
-      if (/Content Security Policy/i.test(message.text())) pageErrors.push(message.text())
-    })
-    return opened
-  }
+  const watched = (of: Browser) => watchedPage(of, server.url, { external, errors: pageErrors })
   const focusedId = () => page.evaluate<string>("document.activeElement?.id ?? ''")
 
   beforeAll(async () => {
     receiver = await startReceiver()
-    server = await startServer(StorageMemory.layer, {
-      webhooks: { pollIntervalMs: 25, allowPrivateTargets: true, timeoutMs: 2000 }
-    })
+    server = await startPageServer()
     browser = await launch()
     page = await watched(browser)
     // Revoking and deleting ask first.
@@ -229,7 +212,7 @@ describe.skipIf(NO_CHROMIUM !== undefined)(`/admin in Chromium${NO_CHROMIUM ? ` 
     await expect.poll(focusedId).toBe("new-invitation")
     expect(await page.locator("#invite-email-error").textContent()).toBe("")
     expect(await page.locator("#invite-email").inputValue()).toBe("")
-    const acceptUrl = (await page.locator("#new-invitation-url").textContent()) ?? ""
+    const acceptUrl = (await page.locator("#new-invitation-value").textContent()) ?? ""
     const { pathname, hash } = new URL(acceptUrl)
     expect(pathname).toBe("/settings")
     expect(hash).toMatch(/^#invitation=[A-Za-z0-9_-]{43}$/)
@@ -255,7 +238,7 @@ describe.skipIf(NO_CHROMIUM !== undefined)(`/admin in Chromium${NO_CHROMIUM ? ` 
       await theirs.locator("#console").waitFor({ state: "visible" })
       expect(await theirs.locator("#who").textContent()).toContain(OWNER.email)
       expect(await theirs.locator("#organisation").inputValue()).toBe(organisationId)
-      expect(await theirs.locator("#organisation-role").textContent()).toContain("owner")
+      await expect.poll(() => theirs.locator("#organisation-role").textContent()).toContain("owner")
       await screenshot(theirs, "admin-invitation-accepted")
     } finally {
       await invited.close()
@@ -274,7 +257,7 @@ describe.skipIf(NO_CHROMIUM !== undefined)(`/admin in Chromium${NO_CHROMIUM ? ` 
     await page.getByRole("button", { name: /Acme Browser Ltd/ }).click()
     await expect.poll(focusedId).toBe("organisation-title")
     expect(await page.locator("#new-invitation").isVisible()).toBe(false)
-    expect(await page.locator("#new-invitation-url").textContent()).toBe("")
+    expect(await page.locator("#new-invitation-value").textContent()).toBe("")
     expect(await page.locator("#invite-email-error").textContent()).toBe("")
     expect(await page.content()).not.toContain(hash.slice(1))
   })

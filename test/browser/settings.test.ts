@@ -8,43 +8,36 @@
  * refuses it; the audit shows each step with its actor. Neither page asks anything of another
  * origin or breaks its policy.
  */
-import * as StorageMemory from "@crm/storage-memory"
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Browser, launch, NO_CHROMIUM, screenshot } from "../support/browser.js"
+import {
+  type Browser,
+  launch,
+  NO_CHROMIUM,
+  type Seen,
+  screenshot,
+  startPageServer,
+  watchedPage
+} from "../support/browser.js"
 import { type Receiver, startReceiver } from "../support/receiver.js"
-import { startServer, type TestServer } from "../support/server.js"
+import type { TestServer } from "../support/server.js"
 
 const OWNER = { email: "olga@example.com", name: "Olga Owner", password: "olga's long passphrase" }
 const MEMBER = { email: "mia@example.com", name: "Mia Member", password: "mia's long passphrase" }
 
-interface Person {
+interface Person extends Seen {
   readonly browser: Browser
   readonly page: Page
-  readonly external: Array<string>
-  readonly errors: Array<string>
 }
 
 /** A browser of one person's own (its own cookies), which records any request to another origin and any page error. */
 const personAt = async (server: TestServer): Promise<Person> => {
   const browser = await launch()
-  const origin = new URL(server.url).origin
-  const external: Array<string> = []
-  const errors: Array<string> = []
-  await browser.context.route("**/*", (route) => {
-    const url = route.request().url()
-    if (new URL(url).origin === origin) return route.continue()
-    external.push(url)
-    return route.abort()
-  })
-  const page = await browser.page()
-  page.on("pageerror", (error) => errors.push(error.message))
-  page.on("console", (message) => {
-    if (/Content Security Policy/i.test(message.text())) errors.push(message.text())
-  })
+  const seen: Seen = { external: [], errors: [] }
+  const page = await watchedPage(browser, server.url, seen)
   // Revoking, removing and signing out everywhere ask first.
   page.on("dialog", (dialog) => dialog.accept())
-  return { browser, page, external, errors }
+  return { browser, page, ...seen }
 }
 
 /** The page's link for an accept URL: the fragment carries the token, the server's own origin serves it. */
@@ -73,9 +66,7 @@ describe.skipIf(NO_CHROMIUM !== undefined)(`/settings in Chromium${NO_CHROMIUM ?
 
   beforeAll(async () => {
     receiver = await startReceiver()
-    server = await startServer(StorageMemory.layer, {
-      webhooks: { pollIntervalMs: 25, allowPrivateTargets: true, timeoutMs: 2000 }
-    })
+    server = await startPageServer()
     owner = await personAt(server)
     member = await personAt(server)
   })
@@ -116,7 +107,7 @@ describe.skipIf(NO_CHROMIUM !== undefined)(`/settings in Chromium${NO_CHROMIUM ?
     await page.locator("#console").waitFor({ state: "visible" })
     expect(await page.locator("#who").textContent()).toContain(OWNER.email)
     expect(await page.locator("#organisation").inputValue()).toBe(organisationId)
-    expect(await page.locator("#organisation-role").textContent()).toContain("owner")
+    await expect.poll(() => page.locator("#organisation-role").textContent()).toContain("owner")
     await expect.poll(() => focusedId(page)).toBe("keys-title")
     // The session is a cookie the page cannot read.
     const [cookie] = await owner.browser.context.cookies()
@@ -248,7 +239,7 @@ describe.skipIf(NO_CHROMIUM !== undefined)(`/settings in Chromium${NO_CHROMIUM ?
     await page.locator("#invite-role").selectOption("member")
     await page.getByRole("button", { name: "Send invitation" }).click()
     await page.locator("#new-invitation").waitFor({ state: "visible" })
-    memberLink = linkOf(server, (await page.locator("#new-invitation-url").textContent()) ?? "")
+    memberLink = linkOf(server, (await page.locator("#new-invitation-value").textContent()) ?? "")
     const pending = page.locator("#invitation-table tbody tr", { hasText: MEMBER.email })
     expect(await pending.textContent()).toContain("pending")
     await screenshot(page, "settings-people")
@@ -275,7 +266,7 @@ describe.skipIf(NO_CHROMIUM !== undefined)(`/settings in Chromium${NO_CHROMIUM ?
     await page.locator("#sign-in-password").fill(MEMBER.password)
     await page.getByRole("button", { name: "Sign in", exact: true }).click()
     await page.locator("#console").waitFor({ state: "visible" })
-    expect(await page.locator("#organisation-role").textContent()).toContain("member")
+    await expect.poll(() => page.locator("#organisation-role").textContent()).toContain("member")
 
     // A member sees the keys but may revoke none of the owner's; the audit is not theirs to read.
     const ownerKey = page.locator(`#key-table tbody tr[data-key-id="${keyId}"]`)
@@ -328,7 +319,7 @@ describe.skipIf(NO_CHROMIUM !== undefined)(`/settings in Chromium${NO_CHROMIUM ?
     await expect.poll(() => alert.textContent()).toContain("does not allow")
     expect(await page.evaluate("document.activeElement?.classList.contains('alert')")).toBe(true)
     await expect.poll(() => ownerKey.getByRole("button", { name: "Revoke integration" }).count()).toBe(0)
-    expect(await page.locator("#organisation-role").textContent()).toContain("member")
+    await expect.poll(() => page.locator("#organisation-role").textContent()).toContain("member")
     await screenshot(page, "settings-member-refused")
     expect((await server.as(key).get("/me")).status).toBe(200)
   })

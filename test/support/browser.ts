@@ -7,7 +7,9 @@ import { existsSync } from "node:fs"
 import { mkdir, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import * as StorageMemory from "@crm/storage-memory"
 import { type BrowserContext, chromium, type Page } from "playwright-core"
+import { startServer, type TestServer } from "./server.js"
 
 const chromiumPath = (): string | undefined => {
   const given = process.env.CHROMIUM_PATH
@@ -59,6 +61,40 @@ export const launch = async (): Promise<Browser> => {
       await rm(profile, { recursive: true, force: true })
     }
   }
+}
+
+/**
+ * The server the pages are tested against: the memory store, with the webhook worker polling often
+ * and allowed to deliver to a local receiver.
+ */
+export const startPageServer = (): Promise<TestServer> =>
+  startServer(StorageMemory.layer, { webhooks: { pollIntervalMs: 25, allowPrivateTargets: true, timeoutMs: 2000 } })
+
+/** What pages asked of other origins (each request refused), and their errors and policy violations. */
+export interface Seen {
+  readonly external: Array<string>
+  readonly errors: Array<string>
+}
+
+/**
+ * A new page of `browser` that may reach only the origin of `url`: what it asks of any other
+ * (its workers' requests too) and its errors, Content-Security-Policy violations included, go to
+ * `seen`, which several pages may share.
+ */
+export const watchedPage = async (browser: Browser, url: string, seen: Seen): Promise<Page> => {
+  const origin = new URL(url).origin
+  await browser.context.route("**/*", (route) => {
+    const requested = route.request().url()
+    if (new URL(requested).origin === origin) return route.continue()
+    seen.external.push(requested)
+    return route.abort()
+  })
+  const page = await browser.page()
+  page.on("pageerror", (error) => seen.errors.push(error.message))
+  page.on("console", (message) => {
+    if (/Content Security Policy/i.test(message.text())) seen.errors.push(message.text())
+  })
+  return page
 }
 
 /** Where screenshots go (gitignored): CI keeps them as the run's artifacts. */

@@ -4,8 +4,8 @@
  * token: one HTML page, one ES module and one style sheet that call `/admin/v1` and nothing else.
  * `/settings` is an organisation's people's: the same three files calling `/auth/v1` and
  * `/settings/v1` with the session cookie. Each module is `src/<page>/` (TypeScript calling the
- * APIs through `@crm/client`), bundled for the browser by the package's build (see
- * internal/pageFiles.ts).
+ * APIs through `@crm/client`, with what both pages share in `src/shared/`), bundled for the
+ * browser by the package's build (see internal/pageFiles.ts).
  *
  * They are answered in front of the API pipeline (`around`): no key, no rate budget, no request
  * id; what is not a page costs an API request one map lookup. Nothing is read at start: each file
@@ -226,6 +226,28 @@ const scopeBox = (scope: Access.Scope, index: number) =>
   checkbox("scopes", scope, index, People.MEMBER_SCOPES.includes(scope) ? ' data-member-scope="true"' : "")
 
 /**
+ * A box for a secret the API shows once (a new key, a signing secret, an invitation's link), where
+ * the template says `{{secret id|title|copy button's label|note}}` (the note may be left for the
+ * page to write), indented as the line it stands on. Both pages show their secrets through these
+ * boxes (src/shared/secrets.ts), which are alike but for their words.
+ */
+const SECRET_BOX = /^( *)\{\{secret ([^}|]+)\|([^}|]+)\|([^}|]+)\|([^}|]*)\}\}$/gm
+
+const secretBox = (indent: string, id: string, title: string, copy: string, note: string) =>
+  [
+    `<section id="${id}" class="secret" hidden tabindex="-1" aria-labelledby="${id}-title">`,
+    `  <h3 id="${id}-title">${title}</h3>`,
+    `  <p id="${id}-note">${note}</p>`,
+    `  <div class="secret-value">`,
+    `    <code id="${id}-value"></code>`,
+    `    <button type="button" class="copy" data-copy="${id}-value">${copy}</button>`,
+    "  </div>",
+    "</section>"
+  ]
+    .map((line) => indent + line)
+    .join("\n")
+
+/**
  * A page's three files; the HTML's `{{script}}` and `{{style}}` name the others' versioned URLs. The
  * scopes and the event catalogue come from the kernel, so the page offers what the API accepts.
  */
@@ -247,6 +269,9 @@ const pageFiles = (name: PageName, policy: string, scopeItem: (scope: Access.Sco
       .replace("{{style}}", `${stylePath}?v=${css.version}`)
       .replace("{{scopes}}", Access.SCOPES.map(scopeItem).join("\n"))
       .replace("{{events}}", Events.EVENT_NAMES.map((event, i) => checkbox("events", event, i)).join("\n"))
+      .replace(SECRET_BOX, (_, indent: string, id: string, title: string, copy: string, note: string) =>
+        secretBox(indent, id, title, copy, note)
+      )
     return asset(HTML, text, undefined, policy)
   })
   return { script, style, html, scriptPath, stylePath }

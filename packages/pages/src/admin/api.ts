@@ -3,7 +3,7 @@
  * token lives in this tab's sessionStorage only: never a cookie (no request carries it unasked),
  * never the URL (no history or log keeps it).
  */
-import { type AdminClient, type CrmError, createAdminClient } from "@crm/client"
+import { type AdminClient, createAdminClient } from "@crm/client"
 
 const TOKEN_ITEM = "crm-admin-token"
 
@@ -28,25 +28,4 @@ export const admin = (): AdminClient => {
     current = { token: given, client }
   }
   return current.client
-}
-
-/** A call's data, or its `CrmError` thrown to the form or button that made the call (forms.ts shows it). */
-export const must = async <D>(
-  call: Promise<{ data: D; error?: never } | { data?: never; error: CrmError }>
-): Promise<D> => {
-  const result = await call
-  if (result.error !== undefined) throw result.error
-  return result.data
-}
-
-export interface Issue {
-  readonly path: string
-  readonly message: string
-}
-
-/** A form refused by the page itself, shown as the server's `validation_failed` would be. */
-export class Refusal extends Error {
-  constructor(readonly issues: ReadonlyArray<Issue>) {
-    super(issues.map((issue) => issue.message).join("; "))
-  }
 }

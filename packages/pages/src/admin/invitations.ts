@@ -4,11 +4,14 @@
  * page reloaded, and nowhere else; the API shows it to no one again.
  */
 import { CrmError, type Schemas } from "@crm/client"
-import { admin, must, Refusal } from "./api.js"
+import { must, Refusal } from "../shared/calls.js"
+import { $, formatTime, say } from "../shared/dom.js"
+import { clearIssues, text } from "../shared/forms.js"
+import { conceal, reveal } from "../shared/secrets.js"
+import type { PagedTable } from "../shared/table.js"
+import { admin } from "./api.js"
 import * as Chosen from "./chosen.js"
-import { $, formatTime, say } from "./dom.js"
-import { clearIssues, onSubmit, text } from "./forms.js"
-import type { PagedTable } from "./table.js"
+import { onSubmit } from "./forms.js"
 
 export interface InvitationSection {
   /** Forgets the link shown and the form's refusals, as another organisation is opened. */
@@ -18,7 +21,6 @@ export interface InvitationSection {
 /** The mail table is reloaded after an invitation: the mail that carries the link is queued there. */
 export const invitationSection = (mail: PagedTable): InvitationSection => {
   const form = $<HTMLFormElement>("#invite-form")
-  const shown = $("#new-invitation")
 
   onSubmit(form, async (data) => {
     const invitation = await must(
@@ -35,10 +37,11 @@ export const invitationSection = (mail: PagedTable): InvitationSection => {
       throw error
     })
     form.reset()
-    $("#new-invitation-url").textContent = invitation.accept_url
-    $("#new-invitation-note").textContent =
+    const shown = reveal(
+      "new-invitation",
+      invitation.accept_url,
       `Invited ${invitation.email} as ${invitation.role}. The link is mailed to them; you may also pass it on yourself. It works once, until ${formatTime(invitation.expires_at)}, and is not shown again.`
-    shown.hidden = false
+    )
     await mail.reload()
     shown.focus()
     say(`Invitation for ${invitation.email} created. Copy the link now: it is shown once.`)
@@ -46,8 +49,7 @@ export const invitationSection = (mail: PagedTable): InvitationSection => {
 
   return {
     clear: () => {
-      shown.hidden = true
-      $("#new-invitation-url").textContent = ""
+      conceal("new-invitation")
       clearIssues(form)
     }
   }

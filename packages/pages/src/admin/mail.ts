@@ -1,10 +1,11 @@
 /** An organisation's outgoing mail, newest first. */
 import type { Schemas } from "@crm/client"
-import { admin, must } from "./api.js"
+import { must } from "../shared/calls.js"
+import { $, badge, element, formatTime, say } from "../shared/dom.js"
+import { type PagedTable, pagedTable } from "../shared/table.js"
+import { admin } from "./api.js"
 import * as Chosen from "./chosen.js"
-import { $, badge, element, formatTime, say } from "./dom.js"
 import { act } from "./forms.js"
-import { type PagedTable, pagedTable } from "./table.js"
 
 type Message = Schemas["MailMessage"]
 
@@ -30,7 +31,8 @@ export const mailSection = (): PagedTable => {
       must(admin().GET("/organisations/{id}/mail", { params: { path: { id: Chosen.organisation().id }, query } })),
     row: mailRow,
     columns: 6,
-    empty: "No mail sent yet."
+    empty: "No mail sent yet.",
+    act
   })
   $("#mail-refresh").addEventListener("click", () =>
     act(async () => {

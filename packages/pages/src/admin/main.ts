@@ -5,9 +5,12 @@
  * at the next render or reload. Bundled for the browser by scripts/bundlePages.ts.
  */
 import { CrmError } from "@crm/client"
-import { admin, forgetToken, keepToken, must, Refusal, token } from "./api.js"
-import { $, say } from "./dom.js"
-import { act, describe, onSubmit, text } from "./forms.js"
+import { must, Refusal } from "../shared/calls.js"
+import { $, say } from "../shared/dom.js"
+import { describe, text } from "../shared/forms.js"
+import { wireCopyButtons } from "../shared/secrets.js"
+import { admin, forgetToken, keepToken, token } from "./api.js"
+import { act, onSubmit } from "./forms.js"
 import { hooksSection } from "./hooks.js"
 import { invitationSection } from "./invitations.js"
 import { keysSection } from "./keys.js"
@@ -59,26 +62,7 @@ $("#sign-out").addEventListener("click", () => {
   say("Signed out.")
 })
 
-// The clipboard API exists only in a secure context (https, or this machine): elsewhere the text is
-// selected for the keyboard's copy.
-for (const copy of document.querySelectorAll<HTMLElement>("[data-copy]")) {
-  copy.addEventListener("click", () =>
-    act(async () => {
-      const source = $(`#${copy.dataset.copy}`)
-      if (navigator.clipboard !== undefined) {
-        await navigator.clipboard.writeText(source.textContent ?? "")
-        say("Copied to the clipboard.")
-        return
-      }
-      const range = document.createRange()
-      range.selectNodeContents(source)
-      const selection = getSelection()
-      selection?.removeAllRanges()
-      selection?.addRange(range)
-      say("Selected: press Ctrl+C (or ⌘C) to copy it.")
-    })
-  )
-}
+wireCopyButtons((_button, action) => act(action))
 
 if (token() === null) {
   showConsole(false)

@@ -1,11 +1,14 @@
 /** The organisations: the list, a new one, and the open one's facts and settings document. */
 import type { Schemas } from "@crm/client"
-import { admin, must, Refusal } from "./api.js"
+import { must } from "../shared/calls.js"
+import { $, button, element, say } from "../shared/dom.js"
+import { clearIssues, json, text } from "../shared/forms.js"
+import { conceal } from "../shared/secrets.js"
+import { PAGE_SIZE, type PagedTable } from "../shared/table.js"
+import { admin } from "./api.js"
 import * as Chosen from "./chosen.js"
-import { $, button, element, say } from "./dom.js"
-import { act, clearIssues, onSubmit, text } from "./forms.js"
+import { act, onSubmit } from "./forms.js"
 import type { InvitationSection } from "./invitations.js"
-import { PAGE_SIZE, type PagedTable } from "./table.js"
 
 type Listed = Pick<Schemas["OrganisationSummary"], "id" | "name" | "timezone" | "default_currency">
 
@@ -71,8 +74,7 @@ export const organisationsSection = (tables: OrganisationTables): OrganisationsS
     $("#organisation-empty").hidden = true
     $("#organisation-detail").hidden = false
     $("#hooks").hidden = true
-    $("#new-key").hidden = true
-    $("#new-key-value").textContent = ""
+    conceal("new-key")
     showOrganisation(organisation)
     clearIssues(settingsForm)
     clearIssues($<HTMLFormElement>("#key-form"))
@@ -102,17 +104,11 @@ export const organisationsSection = (tables: OrganisationTables): OrganisationsS
 
   const settingsForm = $<HTMLFormElement>("#settings-form")
   onSubmit(settingsForm, async (data) => {
-    let settings: unknown
-    try {
-      settings = JSON.parse(text(data, "settings"))
-    } catch (error) {
-      throw new Refusal([{ path: "", message: `Not valid JSON: ${(error as Error).message}` }])
-    }
     const organisation = await must(
       admin().PUT("/organisations/{id}/settings", {
         params: { path: { id: Chosen.organisation().id } },
         // Sent as the operator wrote it: the API checks the document and names what it refuses.
-        body: settings as Schemas["SettingsInput"]
+        body: json(data, "settings") as Schemas["SettingsInput"]
       })
     )
     Chosen.chosen.organisation = organisation

@@ -1,8 +1,10 @@
 /** Exchange rates, imported from a central bank's published text. */
 import type { Schemas } from "@crm/client"
-import { admin, must } from "./api.js"
-import { $, say } from "./dom.js"
-import { onSubmit, text } from "./forms.js"
+import { must } from "../shared/calls.js"
+import { $, say } from "../shared/dom.js"
+import { text } from "../shared/forms.js"
+import { admin } from "./api.js"
+import { onSubmit } from "./forms.js"
 
 export const wireRates = () =>
   onSubmit($<HTMLFormElement>("#rates-form"), async (data) => {

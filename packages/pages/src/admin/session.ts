@@ -1,8 +1,8 @@
 /** Signed in (the console shown) or out (the token form shown), and a token refused mid-session. */
 import { CrmError } from "@crm/client"
+import { $, say } from "../shared/dom.js"
 import { forgetToken, token } from "./api.js"
 import { forget } from "./chosen.js"
-import { $, say } from "./dom.js"
 
 export const showConsole = (signedIn: boolean) => {
   $("#sign-in").hidden = signedIn

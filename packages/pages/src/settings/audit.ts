@@ -1,10 +1,11 @@
 /** The organisation's audit trail, newest first, a page at a time (`audit:read`). */
 import type { Schemas } from "@crm/client"
-import { element, formatTime, say } from "../admin/dom.js"
-import { must, settings } from "./api.js"
+import { must } from "../shared/calls.js"
+import { element, formatTime, say } from "../shared/dom.js"
+import { type PagedTable, pagedTable } from "../shared/table.js"
+import { settings } from "./api.js"
 import { act } from "./forms.js"
 import { organisationId } from "./state.js"
-import { type PagedTable, pagedTable } from "./table.js"
 
 type Entry = Schemas["AuditEntry"]
 
@@ -56,14 +57,14 @@ const entryRow = (entry: Entry) =>
 
 export const auditSection = (): PagedTable => {
   const table = pagedTable<Entry>({
-    section: SECTION,
     body: "#audit-table tbody",
     more: "#audit-more",
     fetch: (query) =>
       must(settings.GET("/organisations/{id}/audit", { params: { path: { id: organisationId() }, query } })),
     row: entryRow,
     columns: 5,
-    empty: "Nothing recorded yet."
+    empty: "Nothing recorded yet.",
+    act: (load) => act(SECTION, load)
   })
   document.querySelector("#audit-refresh")?.addEventListener("click", () =>
     act(SECTION, async () => {

@@ -4,8 +4,9 @@
  * and moving between sections, the focus going to the section's heading.
  */
 import type { Schemas } from "@crm/client"
-import { $, element, say } from "../admin/dom.js"
-import { auth, keepCsrf, must, settings } from "./api.js"
+import { must } from "../shared/calls.js"
+import { $, element, say } from "../shared/dom.js"
+import { auth, keepCsrf, settings } from "./api.js"
 import { auditSection } from "./audit.js"
 import { act, clearAlert } from "./forms.js"
 import { hooksSection } from "./hooks.js"

@@ -4,8 +4,8 @@
  * for a button, in its section's alert. A refusal says what it means for the person, not only its code.
  */
 import { CrmError } from "@crm/client"
-import { $, element } from "../admin/dom.js"
-import { type Issue, Refusal } from "./api.js"
+import { $ } from "../shared/dom.js"
+import { describe, formRunner, issuesOf, showIssues } from "../shared/forms.js"
 import { reactions } from "./state.js"
 
 /** What a refusal means, in words. */
@@ -24,16 +24,6 @@ const MEANINGS: Readonly<Record<string, string>> = {
 
 /** Codes that mean the role changed under the page: the role is asked for again after showing them. */
 const ROLE_REFUSALS = new Set(["forbidden", "owner_only", "scope_not_allowed", "not_found"])
-
-/** A `detail` as one line: the text it is, or the message it carries, or its JSON. */
-export const describe = (detail: unknown): string => {
-  if (typeof detail === "string") return detail
-  if (typeof detail === "object" && detail !== null) {
-    const { message } = detail as { readonly message?: unknown }
-    if (typeof message === "string") return message
-  }
-  return JSON.stringify(detail)
-}
 
 export const explain = (error: unknown): string => {
   if (!(error instanceof CrmError)) return String(error)
@@ -58,81 +48,12 @@ const afterRefusal = (error: unknown) => {
   if (error instanceof CrmError && ROLE_REFUSALS.has(error.code)) void reactions.roleChanged().catch(() => undefined)
 }
 
-export const clearIssues = (form: HTMLFormElement) => {
-  for (const slot of form.querySelectorAll("[data-error-for]")) slot.replaceChildren()
-  for (const field of form.querySelectorAll("[aria-invalid]")) field.removeAttribute("aria-invalid")
-}
-
-const issueOf = (value: unknown): Issue => {
-  const { path, message } = (typeof value === "object" && value !== null ? value : {}) as Record<string, unknown>
-  return { path: typeof path === "string" ? path : "", message: String(message) }
-}
-
-const issuesOf = (error: unknown): ReadonlyArray<Issue> => {
-  if (error instanceof Refusal) return error.issues
-  if (error instanceof CrmError && error.code === "validation_failed" && Array.isArray(error.detail)) {
-    return error.detail.map(issueOf)
-  }
-  return [{ path: "", message: explain(error) }]
-}
-
-/**
- * A 422's issues each go to the slot of the field their path starts with (`allowed_ips.1` →
- * allowed_ips); what names no field of the form, and any other refusal, to the form's own slot.
- * The focus goes to the first field refused, else to the form's slot.
- */
-const showIssues = (form: HTMLFormElement, error: unknown) => {
-  clearIssues(form)
-  const general = form.querySelector<HTMLElement>('[data-error-for=""]')
-  const bySlot = new Map<HTMLElement | null, Array<Issue>>()
-  for (const issue of issuesOf(error)) {
-    const field = issue.path.split(".")[0] ?? ""
-    const slot = form.querySelector<HTMLElement>(`[data-error-for="${CSS.escape(field)}"]`) ?? general
-    const listed = bySlot.get(slot) ?? []
-    listed.push(issue)
-    bySlot.set(slot, listed)
-    // The settings document's issues name paths inside the one field it has (`data-field`).
-    const name = slot === general ? (general?.dataset.field ?? field) : field
-    const input = name === "" ? null : form.querySelector(`[name="${CSS.escape(name)}"]`)
-    input?.setAttribute("aria-invalid", "true")
-  }
-  for (const [slot, listed] of bySlot) {
-    const items = listed.map((issue) =>
-      element(
-        "li",
-        {},
-        ...(issue.path !== "" && slot?.dataset.errorFor !== issue.path ? [element("code", {}, issue.path), " "] : []),
-        issue.message
-      )
-    )
-    slot?.replaceChildren(element("ul", { role: "list" }, ...items))
-  }
-  const invalid = form.querySelector<HTMLElement>('[aria-invalid="true"]')
-  if (invalid !== null && !(invalid instanceof HTMLTextAreaElement && bySlot.has(general))) invalid.focus()
-  else general?.focus()
-}
-
-/** Runs an action on a form's fields with its buttons disabled, showing a refusal next to its fields. */
-export const withForm = async (form: HTMLFormElement, action: (data: FormData) => Promise<void>) => {
-  const buttons = [...form.querySelectorAll<HTMLButtonElement>("button")]
-  for (const button of buttons) button.disabled = true
-  try {
-    clearIssues(form)
-    await action(new FormData(form))
-  } catch (error) {
-    if (sessionEnded(error)) return
-    showIssues(form, error)
-    afterRefusal(error)
-  } finally {
-    for (const button of buttons) button.disabled = false
-  }
-}
-
-export const onSubmit = (form: HTMLFormElement, action: (data: FormData) => Promise<void>) =>
-  form.addEventListener("submit", (event) => {
-    event.preventDefault()
-    void withForm(form, action)
-  })
+/** A refusal of a form: next to its fields, unless the session is over; the role asked for again when it changed. */
+export const { withForm, onSubmit } = formRunner((form, error) => {
+  if (sessionEnded(error)) return
+  showIssues(form, issuesOf(error, explain))
+  afterRefusal(error)
+})
 
 /** A section's alert: shown with the refusal and given the focus, so that it is read at once. */
 export const alertOf = (section: string) => $(`#${section} .alert`)
@@ -161,10 +82,3 @@ export const act = async (section: string, action: () => Promise<void>) => {
     afterRefusal(error)
   }
 }
-
-/** A field's text as the form holds it (an absent field reads as empty). */
-export const text = (data: FormData, name: string) => String(data.get(name) ?? "")
-
-/** The checked values of a group of boxes (the page offers only what the API accepts; the API checks again). */
-export const checked = <Value extends string>(data: FormData, name: string) =>
-  data.getAll(name).map(String) as Array<Value>

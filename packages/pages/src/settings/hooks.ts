@@ -4,45 +4,21 @@
  * on demand). Reading needs only membership; changing needs `hooks:manage`.
  */
 import type { Schemas } from "@crm/client"
-import { $, badge, button, element, formatTime, say } from "../admin/dom.js"
-import { must, settings } from "./api.js"
-import { act, checked, clearIssues, onSubmit, text } from "./forms.js"
+import { must } from "../shared/calls.js"
+import { $, button, element, say } from "../shared/dom.js"
+import { clearIssues } from "../shared/forms.js"
+import { deliveryRow, hookBody, hookRow, showCreatedHook, showRotatedSecret } from "../shared/hooks.js"
+import { conceal } from "../shared/secrets.js"
+import { pagedTable } from "../shared/table.js"
+import { settings } from "./api.js"
+import { act, onSubmit } from "./forms.js"
 import { may, organisationId } from "./state.js"
-import { pagedTable } from "./table.js"
 
 type Key = Schemas["KeySummary"]
 type Hook = Schemas["Hook"]
 type Delivery = Schemas["Delivery"]
 
 const SECTION = "hooks"
-
-const hookStatus = (hook: Hook) => {
-  if (!hook.active) return badge(hook.disabled_reason ? `Off: ${hook.disabled_reason}` : "Off", "bad")
-  if (hook.paused_until !== null) return badge(`Paused until ${formatTime(hook.paused_until)}`, "warn")
-  return badge("Active", "good")
-}
-
-const TONES: Readonly<Record<Delivery["status"], string>> = { succeeded: "good", pending: "warn", failed: "bad" }
-
-const lastAnswer = (delivery: Delivery) => {
-  const last = delivery.attempts.at(-1)
-  if (last === undefined) return "—"
-  return last.status_code === null ? (last.error ?? "no answer") : `HTTP ${last.status_code} in ${last.duration_ms} ms`
-}
-
-/** A signing secret, shown this once: it is in no variable, and gone at the next render or reload. */
-const showSecret = (secret: string, note: string) => {
-  $("#new-secret-value").textContent = secret
-  $("#new-secret-note").textContent = note
-  const shown = $("#new-secret")
-  shown.hidden = false
-  shown.focus()
-}
-
-const hideSecret = () => {
-  $("#new-secret").hidden = true
-  $("#new-secret-value").textContent = ""
-}
 
 export interface HooksSection {
   /** The section for the key chosen before (or the first live one), or for `key` when given. */
@@ -59,7 +35,6 @@ export const hooksSection = (): HooksSection => {
   }
 
   const hookTable = pagedTable<Hook>({
-    section: SECTION,
     body: "#hook-table tbody",
     more: "#hooks-more",
     fetch: (query) =>
@@ -68,13 +43,13 @@ export const hooksSection = (): HooksSection => {
           params: { path: { id: organisationId(), key_id: keyId() }, query }
         })
       ),
-    row: (hook) => hookRow(hook),
+    row: (hook) => row(hook),
     columns: 4,
-    empty: "No subscriptions for this key."
+    empty: "No subscriptions for this key.",
+    act: (load) => act(SECTION, load)
   })
 
   const deliveryTable = pagedTable<Delivery>({
-    section: SECTION,
     body: "#delivery-table tbody",
     more: "#deliveries-more",
     fetch: (query) => {
@@ -85,62 +60,8 @@ export const hooksSection = (): HooksSection => {
         })
       )
     },
-    row: (delivery) => deliveryRow(delivery),
-    columns: 6,
-    empty: "No deliveries yet."
-  })
-
-  const hookRow = (hook: Hook) => {
-    const manage = may("hooks:manage")
-    return element(
-      "tr",
-      { "data-hook-id": hook.id },
-      element("th", { scope: "row", class: "break" }, hook.target_url),
-      element("td", {}, hook.events.join(", ")),
-      element("td", {}, hookStatus(hook)),
-      element(
-        "td",
-        { class: "row-actions" },
-        button(
-          { class: "quiet", "aria-label": `Deliveries to ${hook.target_url}` },
-          () => act(SECTION, () => openDeliveries(hook)),
-          "Deliveries"
-        ),
-        ...(manage
-          ? [
-              button(
-                { class: "quiet", "aria-label": `${hook.active ? "Turn off" : "Turn on"} ${hook.target_url}` },
-                () => act(SECTION, () => setActive(hook, !hook.active)),
-                hook.active ? "Turn off" : "Turn on"
-              ),
-              button(
-                { class: "quiet", "aria-label": `Rotate the secret of ${hook.target_url}` },
-                () => act(SECTION, () => rotateSecret(hook)),
-                "Rotate secret"
-              ),
-              button(
-                { class: "danger", "aria-label": `Delete ${hook.target_url}` },
-                () => act(SECTION, () => deleteHook(hook)),
-                "Delete"
-              )
-            ]
-          : [])
-      )
-    )
-  }
-
-  const deliveryRow = (delivery: Delivery) =>
-    element(
-      "tr",
-      { "data-delivery-id": delivery.id },
-      element("th", { scope: "row" }, delivery.event),
-      element("td", {}, badge(delivery.status, TONES[delivery.status])),
-      element("td", {}, String(delivery.attempt_count)),
-      element("td", {}, lastAnswer(delivery)),
-      element("td", {}, formatTime(delivery.created_at)),
-      element(
-        "td",
-        { class: "row-actions" },
+    row: (delivery) =>
+      deliveryRow(delivery, [
         may("hooks:manage")
           ? button(
               { class: "quiet", "aria-label": `Redeliver ${delivery.event}` },
@@ -148,8 +69,39 @@ export const hooksSection = (): HooksSection => {
               "Redeliver"
             )
           : ""
-      )
-    )
+      ]),
+    columns: 6,
+    empty: "No deliveries yet.",
+    act: (load) => act(SECTION, load)
+  })
+
+  const row = (hook: Hook) =>
+    hookRow(hook, "Off", [
+      button(
+        { class: "quiet", "aria-label": `Deliveries to ${hook.target_url}` },
+        () => act(SECTION, () => openDeliveries(hook)),
+        "Deliveries"
+      ),
+      ...(may("hooks:manage")
+        ? [
+            button(
+              { class: "quiet", "aria-label": `${hook.active ? "Turn off" : "Turn on"} ${hook.target_url}` },
+              () => act(SECTION, () => setActive(hook, !hook.active)),
+              hook.active ? "Turn off" : "Turn on"
+            ),
+            button(
+              { class: "quiet", "aria-label": `Rotate the secret of ${hook.target_url}` },
+              () => act(SECTION, () => rotateSecret(hook)),
+              "Rotate secret"
+            ),
+            button(
+              { class: "danger", "aria-label": `Delete ${hook.target_url}` },
+              () => act(SECTION, () => deleteHook(hook)),
+              "Delete"
+            )
+          ]
+        : [])
+    ])
 
   const path = (hook: Hook) => ({ params: { path: { id: organisationId(), hook_id: hook.id } } })
 
@@ -161,11 +113,7 @@ export const hooksSection = (): HooksSection => {
 
   const rotateSecret = async (hook: Hook) => {
     const rotated = await must(settings.POST("/organisations/{id}/hooks/{hook_id}/rotate-secret", path(hook)))
-    showSecret(
-      rotated.secret,
-      `The new secret of ${hook.target_url}, shown this once. The previous one also signs deliveries until ${formatTime(rotated.previous_secret_expires_at)}.`
-    )
-    say("Secret rotated.")
+    showRotatedSecret(rotated, `The new secret of ${hook.target_url}`)
   }
 
   const deleteHook = async (gone: Hook) => {
@@ -206,19 +154,17 @@ export const hooksSection = (): HooksSection => {
     const made = await must(
       settings.POST("/organisations/{id}/keys/{key_id}/hooks", {
         params: { path: { id: organisationId(), key_id: keyId() } },
-        body: { target_url: text(data, "target_url").trim(), events: checked(data, "events") }
+        body: hookBody(data)
       })
     )
     form.reset()
     $<HTMLDetailsElement>("#hook-create").open = false
-    await hookTable.reload()
-    showSecret(made.secret, "Deliveries are signed with this secret. Copy it now: it is shown this once.")
-    say(`Subscribed ${made.target_url}.`)
+    await showCreatedHook(made, hookTable.reload)
   })
 
   /** The chosen key's subscriptions, from the first page. */
   const showKey = async () => {
-    hideSecret()
+    conceal("new-secret")
     closeDeliveries()
     clearIssues(form)
     await hookTable.reload()

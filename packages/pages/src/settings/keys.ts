@@ -1,28 +1,19 @@
 /** The organisation's API keys: the list (who made each, when it was last used), a new key shown once, revoking one. */
 import type { Schemas } from "@crm/client"
-import { $, badge, button, element, formatTime, say } from "../admin/dom.js"
-import { must, settings } from "./api.js"
-import { act, checked, clearIssues, onSubmit, text } from "./forms.js"
+import { must } from "../shared/calls.js"
+import { $, button, element, formatTime } from "../shared/dom.js"
+import { clearIssues } from "../shared/forms.js"
+import { keyBody, keyName, keyRow, revokeKey, showCreatedKey } from "../shared/keys.js"
+import { conceal } from "../shared/secrets.js"
+import { pagedTable } from "../shared/table.js"
+import { settings } from "./api.js"
+import { act, onSubmit } from "./forms.js"
 import { madeBy, peopleNames } from "./names.js"
 import { may, myId, organisationId, state } from "./state.js"
-import { pagedTable } from "./table.js"
 
 type Key = Schemas["KeySummary"]
 
 const SECTION = "keys"
-
-const keyStatus = (key: Key) => {
-  if (key.revoked_at !== null) return badge("Revoked", "bad")
-  if (key.expires_at !== null && Date.parse(key.expires_at) <= Date.now()) return badge("Expired", "bad")
-  return badge("Active", "good")
-}
-
-/** A `datetime-local` value (the browser's local time) as an instant; what is no date goes as typed, for the API to refuse. */
-const localToIso = (value: string) => {
-  if (value === "") return undefined
-  const date = new Date(value)
-  return Number.isNaN(date.getTime()) ? value : date.toISOString()
-}
 
 /** Whether the person may revoke this key: any key with `keys:manage_any`, their own with `keys:manage_own`. */
 const mayRevoke = (key: Key) =>
@@ -39,35 +30,31 @@ export const keysSection = (openHooks: (key: Key) => Promise<void>): KeysSection
   let names: ReadonlyMap<string, string> = new Map()
 
   const keyTable = pagedTable<Key>({
-    section: SECTION,
     body: "#key-table tbody",
     more: "#keys-more",
     fetch: (query) =>
       must(settings.GET("/organisations/{id}/keys", { params: { path: { id: organisationId() }, query } })),
-    row: (key) => keyRow(key),
+    row: (key) => row(key),
     columns: 6,
-    empty: "No keys yet."
+    empty: "No keys yet.",
+    act: (load) => act(SECTION, load)
   })
 
-  const keyRow = (key: Key) => {
-    const name = key.name ?? "(unnamed)"
-    return element(
-      "tr",
-      { "data-key-id": key.id },
-      element("th", { scope: "row" }, name, element("br"), element("code", { class: "muted" }, key.id)),
-      element("td", {}, key.scopes.join(", ")),
-      element(
-        "td",
-        {},
-        madeBy(names, key.created_by),
-        element("br"),
-        element("span", { class: "muted" }, formatTime(key.created_at))
-      ),
-      element("td", {}, key.last_used_at === null ? "Never" : formatTime(key.last_used_at)),
-      element("td", {}, keyStatus(key)),
-      element(
-        "td",
-        { class: "row-actions" },
+  const row = (key: Key) => {
+    const name = keyName(key)
+    return keyRow(
+      key,
+      [
+        element(
+          "td",
+          {},
+          madeBy(names, key.created_by),
+          element("br"),
+          element("span", { class: "muted" }, formatTime(key.created_at))
+        ),
+        element("td", {}, key.last_used_at === null ? "Never" : formatTime(key.last_used_at))
+      ],
+      [
         key.revoked_at === null
           ? button(
               { class: "quiet", "aria-label": `Webhooks of ${name}` },
@@ -78,56 +65,36 @@ export const keysSection = (openHooks: (key: Key) => Promise<void>): KeysSection
         mayRevoke(key)
           ? button({ class: "danger", "aria-label": `Revoke ${name}` }, () => act(SECTION, () => revoke(key)), "Revoke")
           : ""
-      )
+      ]
     )
   }
 
-  const revoke = async (key: Key) => {
-    const name = key.name ?? key.id
-    if (!confirm(`Revoke the key ${name}? Every request with it is refused from now on.`)) return
-    await must(
-      settings.DELETE("/organisations/{id}/keys/{key_id}", {
-        params: { path: { id: organisationId(), key_id: key.id } }
-      })
+  const revoke = (key: Key) =>
+    revokeKey(
+      key,
+      () =>
+        must(
+          settings.DELETE("/organisations/{id}/keys/{key_id}", {
+            params: { path: { id: organisationId(), key_id: key.id } }
+          })
+        ),
+      keyTable.reload
     )
-    await keyTable.reload()
-    say(`Key ${name} revoked.`)
-    $("#keys-title").focus()
-  }
 
   const form = $<HTMLFormElement>("#key-form")
   onSubmit(form, async (data) => {
-    const name = text(data, "name").trim()
-    const expires = localToIso(text(data, "expires_at"))
-    const ips = text(data, "allowed_ips")
-      .split(/[\s,]+/)
-      .filter((ip) => ip !== "")
     const created = await must(
-      settings.POST("/organisations/{id}/keys", {
-        params: { path: { id: organisationId() } },
-        body: {
-          ...(name === "" ? {} : { name }),
-          scopes: checked<Schemas["Scope"]>(data, "scopes"),
-          ...(expires === undefined ? {} : { expires_at: expires }),
-          allowed_ips: ips
-        }
-      })
+      settings.POST("/organisations/{id}/keys", { params: { path: { id: organisationId() } }, body: keyBody(data) })
     )
     form.reset()
     // Folded away, so that the key shown once sits right under the section's heading.
     $<HTMLDetailsElement>("#key-create").open = false
-    $("#new-key-value").textContent = created.key
-    const shown = $("#new-key")
-    shown.hidden = false
-    await keyTable.reload()
-    shown.focus()
-    say(`Key ${created.name ?? created.id} created. Copy it now: it is shown once.`)
+    await showCreatedKey(created, keyTable.reload)
   })
 
   return {
     open: async () => {
-      $("#new-key").hidden = true
-      $("#new-key-value").textContent = ""
+      conceal("new-key")
       clearIssues(form)
       // Names are a nicety: a list of keys is still shown when the people's list is refused.
       names = await peopleNames().catch(() => new Map())

@@ -7,10 +7,13 @@
  * scripts/bundlePages.ts.
  */
 import { CrmError } from "@crm/client"
-import { $, say } from "../admin/dom.js"
-import { auth, keepCsrf, must, Refusal } from "./api.js"
+import { must, Refusal } from "../shared/calls.js"
+import { $, say } from "../shared/dom.js"
+import { text } from "../shared/forms.js"
+import { wireCopyButtons } from "../shared/secrets.js"
+import { auth, keepCsrf } from "./api.js"
 import { makeConsole } from "./console.js"
-import { act, explain, onSubmit, text, withForm } from "./forms.js"
+import { act, explain, onSubmit, withForm } from "./forms.js"
 import { reactions, type SessionInfo, state } from "./state.js"
 import { showView } from "./views.js"
 
@@ -154,27 +157,8 @@ const resume = async () => {
   }
 }
 
-// The clipboard API exists only in a secure context (https, or this machine): elsewhere the text is
-// selected for the keyboard's copy.
-for (const copy of document.querySelectorAll<HTMLElement>("[data-copy]")) {
-  const section = copy.closest<HTMLElement>("section.panel")?.id ?? "keys"
-  copy.addEventListener("click", () =>
-    act(section, async () => {
-      const source = $(`#${copy.dataset.copy}`)
-      if (navigator.clipboard !== undefined) {
-        await navigator.clipboard.writeText(source.textContent ?? "")
-        say("Copied to the clipboard.")
-        return
-      }
-      const range = document.createRange()
-      range.selectNodeContents(source)
-      const selection = getSelection()
-      selection?.removeAllRanges()
-      selection?.addRange(range)
-      say("Selected: press Ctrl+C (or ⌘C) to copy it.")
-    })
-  )
-}
+// A copy button's refusal is shown in the section it is in.
+wireCopyButtons((button, action) => act(button.closest<HTMLElement>("section.panel")?.id ?? "keys", action))
 
 /** What the address asks for: a link's form, or the session this browser has. */
 const route = () => {

@@ -1,5 +1,6 @@
 /** The organisation's people by id, to name who made a key. */
-import { must, settings } from "./api.js"
+import { must } from "../shared/calls.js"
+import { settings } from "./api.js"
 import { myId, organisationId } from "./state.js"
 
 const ALL = 200

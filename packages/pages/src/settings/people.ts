@@ -4,11 +4,14 @@
  * and the invitations still open.
  */
 import type { Schemas } from "@crm/client"
-import { $, badge, button, element, formatTime, say } from "../admin/dom.js"
-import { must, settings } from "./api.js"
-import { act, clearIssues, onSubmit, text } from "./forms.js"
+import { must } from "../shared/calls.js"
+import { $, badge, button, element, formatTime, say } from "../shared/dom.js"
+import { clearIssues, text } from "../shared/forms.js"
+import { conceal, reveal } from "../shared/secrets.js"
+import { pagedTable } from "../shared/table.js"
+import { settings } from "./api.js"
+import { act, onSubmit } from "./forms.js"
 import { may, myId, organisationId, type Role, reactions, state } from "./state.js"
-import { pagedTable } from "./table.js"
 
 type Member = Schemas["Member"]
 type Invitation = Schemas["Invitation"]
@@ -36,25 +39,25 @@ export interface PeopleSection {
 
 export const peopleSection = (): PeopleSection => {
   const memberTable = pagedTable<Member>({
-    section: SECTION,
     body: "#member-table tbody",
     more: "#members-more",
     fetch: (query) =>
       must(settings.GET("/organisations/{id}/users", { params: { path: { id: organisationId() }, query } })),
     row: (member) => memberRow(member),
     columns: 5,
-    empty: "No one yet."
+    empty: "No one yet.",
+    act: (load) => act(SECTION, load)
   })
 
   const invitationTable = pagedTable<Invitation>({
-    section: SECTION,
     body: "#invitation-table tbody",
     more: "#invitations-more",
     fetch: (query) =>
       must(settings.GET("/organisations/{id}/invitations", { params: { path: { id: organisationId() }, query } })),
     row: (invitation) => invitationRow(invitation),
     columns: 6,
-    empty: "No invitations."
+    empty: "No invitations.",
+    act: (load) => act(SECTION, load)
   })
 
   const roleControl = (member: Member, name: string) => {
@@ -193,11 +196,11 @@ export const peopleSection = (): PeopleSection => {
       })
     )
     form.reset()
-    $("#new-invitation-url").textContent = invitation.accept_url
-    $("#new-invitation-note").textContent =
+    const shown = reveal(
+      "new-invitation",
+      invitation.accept_url,
       `We mailed this link to ${invitation.email}; you may also pass it on yourself. It works once, until ${formatTime(invitation.expires_at)}, and is not shown again.`
-    const shown = $("#new-invitation")
-    shown.hidden = false
+    )
     await invitationTable.reload()
     shown.focus()
     say(`Invitation sent to ${invitation.email}.`)
@@ -205,8 +208,7 @@ export const peopleSection = (): PeopleSection => {
 
   return {
     open: async () => {
-      $("#new-invitation").hidden = true
-      $("#new-invitation-url").textContent = ""
+      conceal("new-invitation")
       clearIssues(form)
       await Promise.all([memberTable.reload(), may("people:invite") ? invitationTable.reload() : undefined])
     },

@@ -3,9 +3,11 @@
  * as JSON to edit and save (`settings:write`), with what the server refuses shown beside it.
  */
 import type { Schemas } from "@crm/client"
-import { $, element, say } from "../admin/dom.js"
-import { must, Refusal, settings } from "./api.js"
-import { clearIssues, onSubmit, text } from "./forms.js"
+import { must } from "../shared/calls.js"
+import { $, element, say } from "../shared/dom.js"
+import { clearIssues, json } from "../shared/forms.js"
+import { settings } from "./api.js"
+import { onSubmit } from "./forms.js"
 import { may, organisationId } from "./state.js"
 
 type Organisation = Schemas["Organisation"]
@@ -62,17 +64,11 @@ export const pipelinesSection = (): PipelinesSection => {
   const form = $<HTMLFormElement>("#settings-form")
 
   onSubmit(form, async (data) => {
-    let document: unknown
-    try {
-      document = JSON.parse(text(data, "settings"))
-    } catch (error) {
-      throw new Refusal([{ path: "", message: `Not valid JSON: ${(error as Error).message}` }])
-    }
     const organisation = await must(
       settings.PUT("/organisations/{id}/settings", {
         params: { path: { id: organisationId() } },
         // Sent as written: the API checks the document and names what it refuses.
-        body: document as Schemas["SettingsInput"]
+        body: json(data, "settings") as Schemas["SettingsInput"]
       })
     )
     show(organisation)

@@ -1,7 +1,8 @@
 /** The signed-in person's own sessions: where, since when, last used; ending one, or all. */
 import type { Schemas } from "@crm/client"
-import { $, badge, button, element, formatTime, say } from "../admin/dom.js"
-import { auth, must } from "./api.js"
+import { must } from "../shared/calls.js"
+import { $, badge, button, element, formatTime, say } from "../shared/dom.js"
+import { auth } from "./api.js"
 import { act } from "./forms.js"
 
 type Session = Schemas["SessionView"]

@@ -1,5 +1,5 @@
 /** Which of the page's views is shown: a sign-in form (sign in, accept an invitation, new password) or the console. */
-import { $ } from "../admin/dom.js"
+import { $ } from "../shared/dom.js"
 
 export type View = "sign-in" | "accept" | "reset" | "console"
 

@@ -1,10 +1,9 @@
-/** A table of an admin list, a page at a time. */
+/** A table of a list of the API, a page at a time. */
 import { $, emptyRow } from "./dom.js"
-import { act } from "./forms.js"
 
 export const PAGE_SIZE = 50
 
-/** The part of a page of the admin API a table reads. */
+/** The part of a page of the API a table reads. */
 export interface ListPage<Item> {
   readonly data: ReadonlyArray<Item>
   readonly has_more: boolean
@@ -20,6 +19,8 @@ export interface PagedTableOptions<Item> {
   readonly empty: string
   readonly fetch: (query: { readonly limit: number; readonly offset: number }) => Promise<ListPage<Item>>
   readonly row: (item: Item) => Node
+  /** Runs the "more" button's load as the page runs a button's action (showing its refusal where the page does). */
+  readonly act: (action: () => Promise<void>) => Promise<void>
 }
 
 export interface PagedTable {
@@ -30,8 +31,9 @@ export interface PagedTable {
 /** `reload` starts from the first page; the "more" button appends the next one while the API says there is one. */
 export const pagedTable = <Item>(options: PagedTableOptions<Item>): PagedTable => {
   let offset = 0
-  // A reload supersedes the loads still in flight (the table opened, then a subscription made at
-  // once reloads it): their answers are dropped, where appending them showed the rows twice.
+  // A reload supersedes the loads still in flight (another organisation or key opened meanwhile, a
+  // subscription made at once reloading the table): their answers are dropped, where appending them
+  // showed rows twice, or another organisation's.
   let generation = 0
   const load = async () => {
     const started = generation
@@ -43,12 +45,14 @@ export const pagedTable = <Item>(options: PagedTableOptions<Item>): PagedTable =
     if (rows.children.length === 0) rows.append(emptyRow(options.columns, options.empty))
     $(options.more).hidden = !page.has_more
   }
-  $(options.more).addEventListener("click", () => act(load))
+  $(options.more).addEventListener("click", () => options.act(load))
   return {
     reload: async () => {
       generation++
       offset = 0
       $(options.body).replaceChildren()
+      // Hidden until the first page says there is more: a refused reload offers no next page of a list not shown.
+      $(options.more).hidden = true
       await load()
     }
   }

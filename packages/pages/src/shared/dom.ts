@@ -1,4 +1,4 @@
-/** The page's own elements, new ones made for the lists, and what the page tells its user. */
+/** What both pages build on: their own elements, new ones made for their lists, and what a page tells its user. */
 
 /** An element of the page's HTML: one missing is a bug of the page, not a state to handle. */
 export const $ = <E extends Element = HTMLElement>(selector: string, root: ParentNode = document): E => {
