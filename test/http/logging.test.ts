@@ -3,25 +3,13 @@
  * the key, the admin token or a body), the server's own events through the same logger, the level
  * and the format chosen as CRM_LOG_LEVEL and CRM_LOG_FORMAT choose them.
  */
-import { Writable } from "node:stream"
 import type { Log } from "@crm/server"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { collector } from "../support/log.js"
 import { shipTo } from "../support/orders.js"
 import { startReceiver } from "../support/receiver.js"
 import { ADMIN_TOKEN, type ServerTestOptions, startServer, type TestServer } from "../support/server.js"
 import { memory } from "../support/storages.js"
-
-/** A writable that keeps what the server writes, as text. */
-const collector = () => {
-  let text = ""
-  const output = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      text += chunk.toString("utf8")
-      done()
-    }
-  })
-  return { output, text: () => text, lines: () => text.split("\n").filter((line) => line !== "") }
-}
 
 const started = async (settings: Omit<Log.LogSettings, "output">, options: ServerTestOptions = {}) => {
   const log = collector()

@@ -8,11 +8,11 @@
  * `X-Forwarded-For`: the sign-in throttle counts per address, and one test's failures must not
  * throttle another's.
  */
-import { Writable } from "node:stream"
 import { People } from "@crm/core"
 import * as Effect from "effect/Effect"
 import { describe, expect, it, vi } from "vitest"
 import { clockAt } from "../support/clock.js"
+import { collector } from "../support/log.js"
 import { join, PASSWORD, uniqueEmail, withOwner } from "../support/people.js"
 import { type Person, startServer, type TestServer, tokenOf } from "../support/server.js"
 import { memory } from "../support/storages.js"
@@ -426,18 +426,6 @@ onEveryStore(
   { trustedProxies: ["127.0.0.1"] }
 )
 
-/** What the server writes to its log, kept as text. */
-const collector = () => {
-  let text = ""
-  const output = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      text += chunk.toString("utf8")
-      done()
-    }
-  })
-  return { output, text: () => text }
-}
-
 describe("people on an https site [memory]", () => {
   it("marks the session cookie Secure, and takes the public URL as the site's origin", async () => {
     const server = await startServer(memory.fresh(), { publicUrl: "https://crm.example/" })
@@ -471,11 +459,7 @@ describe("the people's request log [memory]", () => {
       expect(accepted.status).toBe(200)
       expect((await person.settings(created.body.id).get("/keys")).status).toBe(200)
       await vi.waitFor(() => expect(log.text()).toContain("/settings/v1/organisations/{id}/keys"))
-      const lines = log
-        .text()
-        .split("\n")
-        .filter((line) => line !== "")
-        .map((line) => JSON.parse(line))
+      const lines = log.lines().map((line) => JSON.parse(line))
       const acceptLine = lines.find((line) => line.msg === "request" && line.method === "POST" && line.status === 200)
       expect(acceptLine.route).toBe("/auth/v1/invitations/{token}/accept")
       const keysLine = lines.find((line) => line.route === "/settings/v1/organisations/{id}/keys")

@@ -384,7 +384,7 @@ export const prepare = async (
   ]
   const refused = created.find((answer) => answer.status !== 201)
   if (refused !== undefined) throw new Error(`fixture not created: ${refused.status} ${refused.text}`)
-  const signedIn = async (email: string, role: string): Promise<Session> => {
+  const signedIn = async (email: string, role: "owner" | "member"): Promise<Session> => {
     const person = server.person()
     const accepted = await person.accept((await server.invite(organisation.id, email, role)).token, "Fuzz", PASSWORD)
     if (accepted.status !== 200) throw new Error(`${email} not signed in: ${accepted.status} ${accepted.text}`)

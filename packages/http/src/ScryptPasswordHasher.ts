@@ -16,6 +16,8 @@ import * as Layer from "effect/Layer"
 export interface ScryptCost {
   /** The CPU and memory cost, a power of two: 2^15 in service, 2^10 in tests. */
   readonly cost: number
+  /** Derivations at once (`DEFAULT_CONCURRENCY` unless given). */
+  readonly concurrency?: number
 }
 
 export const DEFAULT_COST = 2 ** 15
@@ -76,16 +78,17 @@ export const decode = (
 }
 
 /**
- * How many derivations run at once: half of libuv's pool (4 threads unless UV_THREADPOOL_SIZE says
- * otherwise). The pool also reads files, resolves webhook targets' names and digests new API keys;
- * a burst of sign-ins queues here, in this process, and leaves those threads to the rest.
+ * How many derivations run at once by default: half of libuv's pool (four threads unless the
+ * process sets UV_THREADPOOL_SIZE; a host that raises it may raise this too). The pool also reads
+ * files, resolves webhook targets' names and digests new API keys; a burst of sign-ins queues here,
+ * in this process, and leaves those threads to the rest.
  */
-const defaultConcurrency = () => Math.max(1, Math.floor((Number(process.env.UV_THREADPOOL_SIZE) || 4) / 2))
+export const DEFAULT_CONCURRENCY = 2
 
-export const make = ({ cost }: ScryptCost): People.PasswordHasher["Type"] => {
+export const make = ({ cost, concurrency = DEFAULT_CONCURRENCY }: ScryptCost): People.PasswordHasher["Type"] => {
   if (!isPowerOfTwo(cost) || cost > MAX_COST) throw new Error(`scrypt cost must be a power of two up to ${MAX_COST}`)
   const parameters: Parameters = { N: cost, r: BLOCK_SIZE, p: PARALLELISM }
-  const slots = Effect.unsafeMakeSemaphore(defaultConcurrency())
+  const slots = Effect.unsafeMakeSemaphore(concurrency)
   const derive = (password: string, salt: Buffer, length: number, parameters: Parameters) =>
     slots.withPermits(1)(deriveNow(password, salt, length, parameters))
   return {

@@ -34,6 +34,37 @@ const oldestFirst =
   (a: A, b: A): number =>
     instant(a.created_at) - instant(b.created_at) || (tie(a) < tie(b) ? -1 : tie(a) > tie(b) ? 1 : 0)
 
+/** The tables kept with a unique index beside them, and the column each index holds. */
+const UNIQUE = {
+  accounts: { index: "accountIdsByEmail", column: (row: People.AccountRecord) => row.email },
+  invitations: { index: "invitationIdsByHash", column: (row: People.InvitationRecord) => row.token_hash },
+  sessions: { index: "sessionIdsByHash", column: (row: People.SessionRecord) => row.token_hash }
+} as const
+
+type Indexed = keyof typeof UNIQUE
+type Row<T extends Indexed> = Parameters<(typeof UNIQUE)[T]["column"]>[0]
+
+const rowsOf = <T extends Indexed>(people: PeopleState, table: T) => people[table] as HashMap.HashMap<string, Row<T>>
+const columnOf = <T extends Indexed>(table: T) => UNIQUE[table].column as (row: Row<T>) => string
+
+/** The row of `table` whose unique column holds `value`. */
+const findBy = <T extends Indexed>(people: PeopleState, table: T, value: string): Option.Option<Row<T>> =>
+  Option.flatMap(HashMap.get(people[UNIQUE[table].index], value), (id) => HashMap.get(rowsOf(people, table), id))
+
+/** Whether `row`'s id or unique column is already in `table`. */
+const taken = <T extends Indexed>(people: PeopleState, table: T, row: Row<T>): boolean =>
+  HashMap.has(rowsOf(people, table), row.id) || HashMap.has(people[UNIQUE[table].index], columnOf(table)(row))
+
+/** `people` with `row` in `table` and in its index. */
+const added = <T extends Indexed>(people: PeopleState, table: T, row: Row<T>): PeopleState => {
+  const { index } = UNIQUE[table]
+  return {
+    ...people,
+    [table]: HashMap.set(rowsOf(people, table), row.id, row),
+    [index]: HashMap.set(people[index], columnOf(table)(row), row.id)
+  }
+}
+
 /** The rows `gone` picks out, apart from those it leaves. */
 const without = <A>(map: HashMap.HashMap<string, A>, gone: (row: A) => boolean) => {
   const removed = HashMap.filter(map, gone)
@@ -72,24 +103,11 @@ export const make = (store: Store): Context.Tag.Service<typeof People.PeopleRepo
         change((people): Result<boolean> => {
           if (HashMap.has(people.accounts, account.id)) return [refused(`duplicate account id ${account.id}`), people]
           if (HashMap.has(people.accountIdsByEmail, account.email)) return [Either.right(false), people]
-          return [
-            Either.right(true),
-            {
-              ...people,
-              accounts: HashMap.set(people.accounts, account.id, account),
-              accountIdsByEmail: HashMap.set(people.accountIdsByEmail, account.email, account.id)
-            }
-          ]
+          return [Either.right(true), added(people, "accounts", account)]
         })
       ),
 
-    accountByEmail: (email) =>
-      look((people) =>
-        Option.map(
-          Option.flatMap(HashMap.get(people.accountIdsByEmail, email), (id) => HashMap.get(people.accounts, id)),
-          copyOut
-        )
-      ),
+    accountByEmail: (email) => look((people) => Option.map(findBy(people, "accounts", email), copyOut)),
 
     account: (id) => look((people) => Option.map(HashMap.get(people.accounts, id), copyOut)),
 
@@ -165,30 +183,14 @@ export const make = (store: Store): Context.Tag.Service<typeof People.PeopleRepo
           if (!HashMap.has(state.organisations, invitation.organisation_id)) {
             return [refused(`no organisation ${invitation.organisation_id} for invitation ${invitation.id}`), people]
           }
-          if (
-            HashMap.has(people.invitations, invitation.id) ||
-            HashMap.has(people.invitationIdsByHash, invitation.token_hash)
-          ) {
+          if (taken(people, "invitations", invitation)) {
             return [refused(`duplicate invitation ${invitation.id}`), people]
           }
-          return [
-            Either.right(undefined),
-            {
-              ...people,
-              invitations: HashMap.set(people.invitations, invitation.id, invitation),
-              invitationIdsByHash: HashMap.set(people.invitationIdsByHash, invitation.token_hash, invitation.id)
-            }
-          ]
+          return [Either.right(undefined), added(people, "invitations", invitation)]
         })
       ),
 
-    invitationByTokenHash: (hash) =>
-      look((people) =>
-        Option.map(
-          Option.flatMap(HashMap.get(people.invitationIdsByHash, hash), (id) => HashMap.get(people.invitations, id)),
-          copyOut
-        )
-      ),
+    invitationByTokenHash: (hash) => look((people) => Option.map(findBy(people, "invitations", hash), copyOut)),
 
     invitation: (organisationId, id) =>
       look((people) =>
@@ -217,24 +219,15 @@ export const make = (store: Store): Context.Tag.Service<typeof People.PeopleRepo
           if (!HashMap.has(people.accounts, session.account_id)) {
             return [refused(`no account ${session.account_id} for session ${session.id}`), people]
           }
-          if (HashMap.has(people.sessions, session.id) || HashMap.has(people.sessionIdsByHash, session.token_hash)) {
-            return [refused(`duplicate session ${session.id}`), people]
-          }
-          return [
-            Either.right(undefined),
-            {
-              ...people,
-              sessions: HashMap.set(people.sessions, session.id, session),
-              sessionIdsByHash: HashMap.set(people.sessionIdsByHash, session.token_hash, session.id)
-            }
-          ]
+          if (taken(people, "sessions", session)) return [refused(`duplicate session ${session.id}`), people]
+          return [Either.right(undefined), added(people, "sessions", session)]
         })
       ),
 
     sessionByTokenHash: (hash) =>
       look((people) =>
         Option.gen(function* () {
-          const session = yield* HashMap.get(people.sessions, yield* HashMap.get(people.sessionIdsByHash, hash))
+          const session = yield* findBy(people, "sessions", hash)
           const account = yield* HashMap.get(people.accounts, session.account_id)
           return { session: copyOut(session), account: copyOut(account) }
         })

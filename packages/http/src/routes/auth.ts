@@ -7,11 +7,14 @@
  * (`VisitorGuard`, `SessionGuard`).
  */
 import { People } from "@crm/core"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import type { z } from "zod"
 import { type Area, named } from "../Area.js"
+import type { ErrorCode } from "../ErrorStatus.js"
 import { SESSION_COOKIE } from "../edge/authenticate.js"
 import { noContent, ok, type Reply } from "../Reply.js"
-import { route, signedIn, visitor } from "../Route.js"
+import { type Failure, type ParamsOf, type Context as RouteContext, route, signedIn, visitor } from "../Route.js"
 
 const tag = "auth"
 
@@ -32,94 +35,110 @@ const begun = (signed: People.SignedIn): Reply<People.SessionInfo> => ({
 
 const sent = { status: 202, body: { sent: true as const } }
 
-const SESSION_ANSWER = "the person signed in, their organisations and roles, and the CSRF token; the cookie is set"
+/**
+ * A visitor's POST that begins a session (a password, a mailed link, a reset, an invitation): it
+ * answers the session and sets its cookie.
+ */
+const beginsSession = <P extends string, B extends z.ZodType, Codes extends ErrorCode>(spec: {
+  readonly path: P
+  readonly operationId: string
+  readonly summary: string
+  readonly body: B
+  readonly errors: ReadonlyArray<Codes>
+  readonly begin: (
+    people: Context.Tag.Service<People.People>,
+    // As `route` types a handler's body: the conditional is how it reads a schema given as a type parameter.
+    context: RouteContext<undefined, B extends z.ZodType ? z.output<B> : undefined, People.Client, ParamsOf<P, {}>>
+  ) => Effect.Effect<People.SignedIn, Failure<Codes>>
+}) =>
+  route({
+    method: "POST",
+    path: spec.path,
+    operationId: spec.operationId,
+    tag,
+    guard: visitor,
+    summary: spec.summary,
+    body: spec.body,
+    success: {
+      status: 200,
+      schema: People.SessionInfo,
+      description: "the person signed in, their organisations and roles, and the CSRF token; the cookie is set"
+    },
+    errors: spec.errors,
+    handle: (context) => Effect.flatMap(People.People, (people) => spec.begin(people, context)).pipe(Effect.map(begun))
+  })
 
-export const authRoutes = [
+/** A visitor's POST that asks for a mailed link: the answer is the same whether the address has an account. */
+const mailsLink = (spec: {
+  readonly path: string
+  readonly operationId: string
+  readonly summary: string
+  readonly request: (
+    people: Context.Tag.Service<People.People>,
+    email: string,
+    client: People.Client
+  ) => Effect.Effect<void, Failure<"rate_limited">>
+}) =>
   route({
     method: "POST",
-    path: "/sign-in",
-    operationId: "signIn",
+    path: spec.path,
+    operationId: spec.operationId,
     tag,
     guard: visitor,
-    summary: `Sign in with email and password; a new session begins (Set-Cookie: ${SESSION_COOKIE}). A wrong password and an unknown address get the same 401 invalid_credentials. After ${People.MAX_FAILURES} failures within ${People.FAILURE_WINDOW_MS / 60_000} minutes for the address or from the client, 429 rate_limited with Retry-After`,
-    body: People.SignIn,
-    success: { status: 200, schema: People.SessionInfo, description: SESSION_ANSWER },
-    errors: ["invalid_credentials", "rate_limited"],
-    handle: ({ principal, body }) =>
-      Effect.flatMap(People.People, (people) => people.signIn(body, principal)).pipe(Effect.map(begun))
-  }),
-  route({
-    method: "POST",
-    path: "/sign-in/link",
-    operationId: "requestSignInLink",
-    tag,
-    guard: visitor,
-    summary: `Mail a one-time sign-in link (valid ${People.LINK_MS / 60_000} minutes) to the address, when it has an account; the answer is the same either way. Throttled as signing in is`,
+    summary: spec.summary,
     body: People.LinkRequest,
     success: { status: 202, schema: People.LinkRequested, description: "the request is taken" },
     errors: ["rate_limited"],
     handle: ({ principal, body }) =>
-      Effect.flatMap(People.People, (people) => people.requestSignInLink(body.email, principal)).pipe(Effect.as(sent))
+      Effect.flatMap(People.People, (people) => spec.request(people, body.email, principal)).pipe(Effect.as(sent))
+  })
+
+export const authRoutes = [
+  beginsSession({
+    path: "/sign-in",
+    operationId: "signIn",
+    summary: `Sign in with email and password; a new session begins (Set-Cookie: ${SESSION_COOKIE}). A wrong password and an unknown address get the same 401 invalid_credentials. After ${People.MAX_FAILURES} failures within ${People.FAILURE_WINDOW_MS / 60_000} minutes for the address or from the client, 429 rate_limited with Retry-After`,
+    body: People.SignIn,
+    errors: ["invalid_credentials", "rate_limited"],
+    begin: (people, { principal, body }) => people.signIn(body, principal)
   }),
-  route({
-    method: "POST",
+  mailsLink({
+    path: "/sign-in/link",
+    operationId: "requestSignInLink",
+    summary: `Mail a one-time sign-in link (valid ${People.LINK_MS / 60_000} minutes) to the address, when it has an account; the answer is the same either way. Throttled as signing in is`,
+    request: (people, email, client) => people.requestSignInLink(email, client)
+  }),
+  beginsSession({
     path: "/sign-in/link/complete",
     operationId: "completeSignInLink",
-    tag,
-    guard: visitor,
     summary:
       "Sign in with the token of a mailed link (the `#sign-in=` part of its URL); a new session begins. A link works once: unknown, used or expired is 410 invalid_link",
     body: People.LinkUse,
-    success: { status: 200, schema: People.SessionInfo, description: SESSION_ANSWER },
     errors: ["invalid_link"],
-    handle: ({ principal, body }) =>
-      Effect.flatMap(People.People, (people) => people.signInWithLink(body.token, principal)).pipe(Effect.map(begun))
+    begin: (people, { principal, body }) => people.signInWithLink(body.token, principal)
   }),
-  route({
-    method: "POST",
+  mailsLink({
     path: "/password-reset",
     operationId: "requestPasswordReset",
-    tag,
-    guard: visitor,
     summary: `Mail a one-time password reset link (valid ${People.LINK_MS / 60_000} minutes) to the address, when it has an account; the answer is the same either way. Throttled as signing in is`,
-    body: People.LinkRequest,
-    success: { status: 202, schema: People.LinkRequested, description: "the request is taken" },
-    errors: ["rate_limited"],
-    handle: ({ principal, body }) =>
-      Effect.flatMap(People.People, (people) => people.requestPasswordReset(body.email, principal)).pipe(
-        Effect.as(sent)
-      )
+    request: (people, email, client) => people.requestPasswordReset(email, client)
   }),
-  route({
-    method: "POST",
+  beginsSession({
     path: "/password-reset/complete",
     operationId: "completePasswordReset",
-    tag,
-    guard: visitor,
     summary:
       "Set a new password with the token of a mailed reset link (the `#reset=` part of its URL): every other session of the person ends, and a new one begins. A link works once: unknown, used or expired is 410 invalid_link",
     body: People.PasswordResetUse,
-    success: { status: 200, schema: People.SessionInfo, description: SESSION_ANSWER },
     errors: ["invalid_link"],
-    handle: ({ principal, body }) =>
-      Effect.flatMap(People.People, (people) => people.resetPassword(body.token, body.password, principal)).pipe(
-        Effect.map(begun)
-      )
+    begin: (people, { principal, body }) => people.resetPassword(body.token, body.password, principal)
   }),
-  route({
-    method: "POST",
+  beginsSession({
     path: "/invitations/{token}/accept",
     operationId: "acceptInvitation",
-    tag,
-    guard: visitor,
     summary: `Accept an invitation with its token (the \`#invitation=\` part of its URL): the person's name and password are set (an address that has an account already must give its password), they join the organisation with the invited role, and a new session begins. Invitations last ${People.INVITATION_MS / 86_400_000} days and work once: unknown, used, revoked or expired is 410 invalid_link`,
     body: People.InvitationAccept,
-    success: { status: 200, schema: People.SessionInfo, description: SESSION_ANSWER },
     errors: ["invalid_link", "invalid_credentials", "rate_limited"],
-    handle: ({ principal, params, body }) =>
-      Effect.flatMap(People.People, (people) => people.acceptInvitation(params.token, body, principal)).pipe(
-        Effect.map(begun)
-      )
+    begin: (people, { principal, params, body }) => people.acceptInvitation(params.token, body, principal)
   }),
   route({
     method: "POST",

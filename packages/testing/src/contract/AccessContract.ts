@@ -3,284 +3,260 @@
  * keys found by hash with their organisation, paged and revoked.
  */
 import { Access, People, Records, type Settings, Transaction } from "@crm/core"
-import { describe, expect } from "@effect/vitest"
+import { expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { type ContractOptions, contractCases } from "./ContractCases.js"
-import {
-  apiKey,
-  at,
-  newId,
-  organisation,
-  organisationId,
-  page,
-  type StoragePorts,
-  seed,
-  settingsFor,
-  sha256
-} from "./Fixtures.js"
+import { contractSuite } from "./ContractCases.js"
+import { apiKey, at, newId, newKey, organisation, organisationId, page, seed, settingsFor, sha256 } from "./Fixtures.js"
 
 type Organisation = Settings.Organisation
 
-export const suite = (
-  name: string,
-  makeLayer: () => Layer.Layer<StoragePorts, unknown>,
-  options: ContractOptions = {}
-): void => {
-  const { test } = contractCases(makeLayer, options)
+export const suite = contractSuite("AccessRepository storage contract", ({ test }) => {
+  test(
+    "an empty store has no organisations; organisations round-trip",
+    Effect.gen(function* () {
+      const access = yield* Access.AccessRepository
+      expect(yield* access.countOrganisations).toBe(0)
+      const { a, b } = yield* seed
+      expect(yield* access.countOrganisations).toBe(2)
+      expect(Option.getOrThrow(yield* access.getOrganisation(a.id))).toEqual(a)
+      expect(Option.getOrThrow(yield* access.getOrganisation(b.id))).toEqual(b)
+      expect(Option.isNone(yield* access.getOrganisation(organisationId()))).toBe(true)
+    })
+  )
 
-  describe(`AccessRepository storage contract: ${name}`, () => {
-    test(
-      "an empty store has no organisations; organisations round-trip",
-      Effect.gen(function* () {
-        const access = yield* Access.AccessRepository
-        expect(yield* access.countOrganisations).toBe(0)
-        const { a, b } = yield* seed
-        expect(yield* access.countOrganisations).toBe(2)
-        expect(Option.getOrThrow(yield* access.getOrganisation(a.id))).toEqual(a)
-        expect(Option.getOrThrow(yield* access.getOrganisation(b.id))).toEqual(b)
-        expect(Option.isNone(yield* access.getOrganisation(organisationId()))).toBe(true)
+  test(
+    "listOrganisations is every organisation, oldest first",
+    Effect.gen(function* () {
+      const access = yield* Access.AccessRepository
+      expect(yield* access.listOrganisations).toEqual([])
+      const [newest, oldest, middle] = [organisation("Newest"), organisation("Oldest"), organisation("Middle")]
+      yield* access.insertOrganisation(newest, at(30))
+      yield* access.insertOrganisation(oldest, at(10))
+      yield* access.insertOrganisation(middle, at(20))
+      expect(yield* access.listOrganisations).toEqual([oldest, middle, newest])
+    })
+  )
+
+  test(
+    "organisationPage: summaries newest first (ties by id descending), at most limit + 1",
+    Effect.gen(function* () {
+      const access = yield* Access.AccessRepository
+      expect(yield* access.organisationPage(page(10))).toEqual([])
+      const prague: Organisation = {
+        ...organisation("Prague"),
+        settings: { ...settingsFor("Prague"), timezone: "Europe/Prague", default_currency: "CZK" }
+      }
+      const [oldest, twinA, twinB] = [organisation("Oldest"), organisation("Twin A"), organisation("Twin B")]
+      yield* access.insertOrganisation(oldest, at(10))
+      yield* access.insertOrganisation(prague, at(30))
+      yield* access.insertOrganisation(twinA, at(20))
+      yield* access.insertOrganisation(twinB, at(20))
+      const twins = [twinA, twinB].sort((x, y) => (x.id < y.id ? 1 : -1))
+      const summary = (org: Organisation, ms: number) => ({
+        id: org.id,
+        name: org.name,
+        timezone: org.settings.timezone,
+        default_currency: org.settings.default_currency,
+        created_at: at(ms)
       })
-    )
+      const all = [summary(prague, 30), summary(twins[0]!, 20), summary(twins[1]!, 20), summary(oldest, 10)]
+      expect(yield* access.organisationPage(page(10))).toEqual(all)
+      expect(all[0]).toMatchObject({ timezone: "Europe/Prague", default_currency: "CZK" })
+      expect(yield* access.organisationPage(page(1, 1))).toEqual(all.slice(1, 3))
+      expect(yield* access.organisationPage(page(2, 3))).toEqual(all.slice(3))
+      expect(yield* access.organisationPage(page(2, 4))).toEqual([])
+    })
+  )
 
-    test(
-      "listOrganisations is every organisation, oldest first",
-      Effect.gen(function* () {
-        const access = yield* Access.AccessRepository
-        expect(yield* access.listOrganisations).toEqual([])
-        const [newest, oldest, middle] = [organisation("Newest"), organisation("Oldest"), organisation("Middle")]
-        yield* access.insertOrganisation(newest, at(30))
-        yield* access.insertOrganisation(oldest, at(10))
-        yield* access.insertOrganisation(middle, at(20))
-        expect(yield* access.listOrganisations).toEqual([oldest, middle, newest])
-      })
-    )
+  test(
+    "updateSettings replaces the document (and the name with it) of that organisation only",
+    Effect.gen(function* () {
+      const { a, b } = yield* seed
+      const access = yield* Access.AccessRepository
+      const settings: Settings.Settings = {
+        ...settingsFor("Renamed"),
+        timezone: "Europe/Prague",
+        default_currency: "CZK",
+        payment_terms_days: 30,
+        plan: { read_only: true, max_contacts: 10, max_companies: 0 },
+        record_types: [
+          {
+            id: newId(Records.RecordTypeId),
+            key: "visit",
+            name: "Visit",
+            fields: [{ key: "note", type: "text", required: false }]
+          }
+        ],
+        stock: { low_stock_threshold: 2 }
+      }
+      const expected: Organisation = { id: a.id, name: "Renamed", settings }
+      expect(Option.getOrThrow(yield* access.updateSettings(a.id, settings))).toEqual(expected)
+      expect(Option.getOrThrow(yield* access.getOrganisation(a.id))).toEqual(expected)
+      expect(Option.getOrThrow(yield* access.getOrganisation(b.id))).toEqual(b)
+      expect(Option.isNone(yield* access.updateSettings(organisationId(), settings))).toBe(true)
+      expect(yield* access.countOrganisations).toBe(2)
+    })
+  )
 
-    test(
-      "organisationPage: summaries newest first (ties by id descending), at most limit + 1",
-      Effect.gen(function* () {
-        const access = yield* Access.AccessRepository
-        expect(yield* access.organisationPage(page(10))).toEqual([])
-        const prague: Organisation = {
-          ...organisation("Prague"),
-          settings: { ...settingsFor("Prague"), timezone: "Europe/Prague", default_currency: "CZK" }
-        }
-        const [oldest, twinA, twinB] = [organisation("Oldest"), organisation("Twin A"), organisation("Twin B")]
-        yield* access.insertOrganisation(oldest, at(10))
-        yield* access.insertOrganisation(prague, at(30))
-        yield* access.insertOrganisation(twinA, at(20))
-        yield* access.insertOrganisation(twinB, at(20))
-        const twins = [twinA, twinB].sort((x, y) => (x.id < y.id ? 1 : -1))
-        const summary = (org: Organisation, ms: number) => ({
-          id: org.id,
-          name: org.name,
-          timezone: org.settings.timezone,
-          default_currency: org.settings.default_currency,
-          created_at: at(ms)
+  test(
+    "holdOrganisation reads the organisation as committed, inside a unit of work, in either mode; announceOrganisation after it returns",
+    Effect.gen(function* () {
+      const { a, b } = yield* seed
+      const access = yield* Access.AccessRepository
+      const tx = yield* Transaction.Transaction
+      const renamed = { ...a.settings, name: "Held" }
+      const held = yield* tx.run(
+        Effect.gen(function* () {
+          const before = yield* access.holdOrganisation(a.id, "replace")
+          yield* access.updateSettings(a.id, renamed)
+          return { before, shared: yield* access.holdOrganisation(b.id, "share") }
         })
-        const all = [summary(prague, 30), summary(twins[0]!, 20), summary(twins[1]!, 20), summary(oldest, 10)]
-        expect(yield* access.organisationPage(page(10))).toEqual(all)
-        expect(all[0]).toMatchObject({ timezone: "Europe/Prague", default_currency: "CZK" })
-        expect(yield* access.organisationPage(page(1, 1))).toEqual(all.slice(1, 3))
-        expect(yield* access.organisationPage(page(2, 3))).toEqual(all.slice(3))
-        expect(yield* access.organisationPage(page(2, 4))).toEqual([])
-      })
-    )
+      )
+      expect(Option.getOrThrow(held.before)).toEqual(a)
+      expect(Option.getOrThrow(held.shared)).toEqual(b)
+      yield* access.announceOrganisation(a.id)
+      const after = yield* tx.run(access.holdOrganisation(a.id, "share"))
+      expect(Option.getOrThrow(after)).toEqual({ ...a, name: "Held", settings: renamed })
+      expect(Option.isNone(yield* tx.run(access.holdOrganisation(organisationId(), "share")))).toBe(true)
+    })
+  )
 
-    test(
-      "updateSettings replaces the document (and the name with it) of that organisation only",
-      Effect.gen(function* () {
-        const { a, b } = yield* seed
-        const access = yield* Access.AccessRepository
-        const settings: Settings.Settings = {
-          ...settingsFor("Renamed"),
-          timezone: "Europe/Prague",
-          default_currency: "CZK",
-          payment_terms_days: 30,
-          plan: { read_only: true, max_contacts: 10, max_companies: 0 },
-          record_types: [
-            {
-              id: newId(Records.RecordTypeId),
-              key: "visit",
-              name: "Visit",
-              fields: [{ key: "note", type: "text", required: false }]
-            }
-          ],
-          stock: { low_stock_threshold: 2 }
-        }
-        const expected: Organisation = { id: a.id, name: "Renamed", settings }
-        expect(Option.getOrThrow(yield* access.updateSettings(a.id, settings))).toEqual(expected)
-        expect(Option.getOrThrow(yield* access.getOrganisation(a.id))).toEqual(expected)
-        expect(Option.getOrThrow(yield* access.getOrganisation(b.id))).toEqual(b)
-        expect(Option.isNone(yield* access.updateSettings(organisationId(), settings))).toBe(true)
-        expect(yield* access.countOrganisations).toBe(2)
-      })
-    )
+  test(
+    "a test-mode organisation keeps its clock, which setTestClock moves only from where it stands",
+    Effect.gen(function* () {
+      const { a } = yield* seed
+      const access = yield* Access.AccessRepository
+      const sandbox: Organisation = { ...organisation("Sandbox"), test_clock: { frozen_at: null } }
+      yield* access.insertOrganisation(sandbox, at(5))
+      expect(Option.getOrThrow(yield* access.getOrganisation(sandbox.id))).toEqual(sandbox)
+      const key = apiKey(sandbox.id)
+      yield* access.insertKey(key)
 
-    test(
-      "holdOrganisation reads the organisation as committed, inside a unit of work, in either mode; announceOrganisation after it returns",
-      Effect.gen(function* () {
-        const { a, b } = yield* seed
-        const access = yield* Access.AccessRepository
-        const tx = yield* Transaction.Transaction
-        const renamed = { ...a.settings, name: "Held" }
-        const held = yield* tx.run(
-          Effect.gen(function* () {
-            const before = yield* access.holdOrganisation(a.id, "replace")
-            yield* access.updateSettings(a.id, renamed)
-            return { before, shared: yield* access.holdOrganisation(b.id, "share") }
-          })
-        )
-        expect(Option.getOrThrow(held.before)).toEqual(a)
-        expect(Option.getOrThrow(held.shared)).toEqual(b)
-        yield* access.announceOrganisation(a.id)
-        const after = yield* tx.run(access.holdOrganisation(a.id, "share"))
-        expect(Option.getOrThrow(after)).toEqual({ ...a, name: "Held", settings: renamed })
-        expect(Option.isNone(yield* tx.run(access.holdOrganisation(organisationId(), "share")))).toBe(true)
-      })
-    )
+      const frozen = "2030-03-10T12:00:00.000Z"
+      expect(yield* access.setTestClock(sandbox.id, null, frozen)).toBe(true)
+      const moved: Organisation = { ...sandbox, test_clock: { frozen_at: frozen } }
+      expect(Option.getOrThrow(yield* access.getOrganisation(sandbox.id))).toEqual(moved)
+      expect(Option.getOrThrow(yield* access.findKeyByHash(key.hash)).organisation).toEqual(moved)
+      expect((yield* access.listOrganisations).find((org) => org.id === sandbox.id)).toEqual(moved)
 
-    test(
-      "a test-mode organisation keeps its clock, which setTestClock moves only from where it stands",
-      Effect.gen(function* () {
-        const { a } = yield* seed
-        const access = yield* Access.AccessRepository
-        const sandbox: Organisation = { ...organisation("Sandbox"), test_clock: { frozen_at: null } }
-        yield* access.insertOrganisation(sandbox, at(5))
-        expect(Option.getOrThrow(yield* access.getOrganisation(sandbox.id))).toEqual(sandbox)
-        const key = apiKey(sandbox.id)
+      // Compare and set: a clock that has moved since it was read is left alone.
+      expect(yield* access.setTestClock(sandbox.id, null, "2031-01-01T00:00:00.000Z")).toBe(false)
+      expect(yield* access.setTestClock(sandbox.id, frozen, null)).toBe(true)
+      expect(Option.getOrThrow(yield* access.getOrganisation(sandbox.id))).toEqual(sandbox)
+
+      // A live organisation has no clock to move, and a missing one neither.
+      expect(yield* access.setTestClock(a.id, null, frozen)).toBe(false)
+      expect(Option.getOrThrow(yield* access.getOrganisation(a.id)).test_clock).toBeUndefined()
+      expect(yield* access.setTestClock(organisationId(), null, frozen)).toBe(false)
+    })
+  )
+
+  test(
+    "findKeyByHash returns the key with its organisation in one read",
+    Effect.gen(function* () {
+      const { a, b } = yield* seed
+      const access = yield* Access.AccessRepository
+      const full = apiKey(a.id, {
+        name: "ci",
+        scopes: ["read", "write", "invoices:write"],
+        expires_at: at(86_400_000),
+        allowed_ips: ["10.0.0.0/8", "2001:db8::/32"],
+        created_at: at(3)
+      })
+      const bare = apiKey(b.id)
+      yield* access.insertKey(full)
+      yield* access.insertKey(bare)
+      expect(Option.getOrThrow(yield* access.findKeyByHash(full.hash))).toEqual({ key: full, organisation: a })
+      expect(Option.getOrThrow(yield* access.findKeyByHash(bare.hash))).toEqual({ key: bare, organisation: b })
+      expect(Option.isNone(yield* access.findKeyByHash(sha256("unknown")))).toBe(true)
+    })
+  )
+
+  test(
+    "keyPage: the organisation's keys, revoked ones too, newest first (ties by id descending), at most limit + 1",
+    Effect.gen(function* () {
+      const { a, b } = yield* seed
+      const access = yield* Access.AccessRepository
+      expect(yield* access.keyPage(a.id, page(10))).toEqual([])
+      const full = apiKey(a.id, {
+        name: "ci",
+        scopes: ["read", "invoices:write"],
+        expires_at: at(86_400_000),
+        allowed_ips: ["10.0.0.0/8"],
+        created_at: at(30)
+      })
+      const [twinA, twinB] = [apiKey(a.id, { created_at: at(20) }), apiKey(a.id, { created_at: at(20) })]
+      const revoked = apiKey(a.id, { created_at: at(10) })
+      for (const key of [revoked, full, twinA, twinB, apiKey(b.id, { created_at: at(40) })]) {
         yield* access.insertKey(key)
+      }
+      yield* access.revokeKey(revoked.id, at(50))
+      const twins = [twinA, twinB].sort((x, y) => (x.id < y.id ? 1 : -1))
+      const all = [full, twins[0]!, twins[1]!, { ...revoked, revoked_at: at(50) }]
+      expect(yield* access.keyPage(a.id, page(10))).toEqual(all)
+      expect(yield* access.keyPage(a.id, page(1, 1))).toEqual(all.slice(1, 3))
+      expect(yield* access.keyPage(a.id, page(2, 4))).toEqual([])
+      expect(yield* access.keyPage(organisationId(), page(10))).toEqual([])
+    })
+  )
 
-        const frozen = "2030-03-10T12:00:00.000Z"
-        expect(yield* access.setTestClock(sandbox.id, null, frozen)).toBe(true)
-        const moved: Organisation = { ...sandbox, test_clock: { frozen_at: frozen } }
-        expect(Option.getOrThrow(yield* access.getOrganisation(sandbox.id))).toEqual(moved)
-        expect(Option.getOrThrow(yield* access.findKeyByHash(key.hash)).organisation).toEqual(moved)
-        expect((yield* access.listOrganisations).find((org) => org.id === sandbox.id)).toEqual(moved)
+  test(
+    "revokeKey sets revoked_at once; an unknown key is not revoked",
+    Effect.gen(function* () {
+      const { a } = yield* seed
+      const access = yield* Access.AccessRepository
+      const [key, other] = [yield* newKey(a.id), yield* newKey(a.id)]
+      expect(yield* access.revokeKey(key.id, at(50))).toBe(true)
+      expect(Option.getOrThrow(yield* access.findKeyByHash(key.hash)).key.revoked_at).toBe(at(50))
+      expect(yield* access.revokeKey(key.id, at(60))).toBe(true)
+      expect(Option.getOrThrow(yield* access.findKeyByHash(key.hash)).key.revoked_at).toBe(at(50))
+      expect(yield* access.revokeKey(newId(Access.KeyId), at(60))).toBe(false)
+      expect(Option.getOrThrow(yield* access.findKeyByHash(other.hash)).key).toEqual(other)
+    })
+  )
 
-        // Compare and set: a clock that has moved since it was read is left alone.
-        expect(yield* access.setTestClock(sandbox.id, null, "2031-01-01T00:00:00.000Z")).toBe(false)
-        expect(yield* access.setTestClock(sandbox.id, frozen, null)).toBe(true)
-        expect(Option.getOrThrow(yield* access.getOrganisation(sandbox.id))).toEqual(sandbox)
+  test(
+    "key reads one key by id, revoked or not, whichever organisation holds it; its maker round-trips",
+    Effect.gen(function* () {
+      const { a, b } = yield* seed
+      const access = yield* Access.AccessRepository
+      const maker = newId(People.AccountId)
+      const made = apiKey(a.id, { name: "made in the settings", created_by: maker, last_used_at: at(7) })
+      const [operators, revoked] = [apiKey(b.id), apiKey(a.id)]
+      for (const key of [made, operators, revoked]) yield* access.insertKey(key)
+      yield* access.revokeKey(revoked.id, at(9))
+      expect(yield* access.key(made.id)).toEqual(Option.some(made))
+      expect(yield* access.key(operators.id)).toEqual(Option.some(operators))
+      expect(yield* access.key(revoked.id)).toEqual(Option.some({ ...revoked, revoked_at: at(9) }))
+      expect(yield* access.key(newId(Access.KeyId))).toEqual(Option.none())
+      expect(Option.getOrThrow(yield* access.findKeyByHash(made.hash)).key).toEqual(made)
+      expect((yield* access.keyPage(a.id, page(10))).find((key) => key.id === made.id)).toEqual(made)
+    })
+  )
 
-        // A live organisation has no clock to move, and a missing one neither.
-        expect(yield* access.setTestClock(a.id, null, frozen)).toBe(false)
-        expect(Option.getOrThrow(yield* access.getOrganisation(a.id)).test_clock).toBeUndefined()
-        expect(yield* access.setTestClock(organisationId(), null, frozen)).toBe(false)
-      })
-    )
-
-    test(
-      "findKeyByHash returns the key with its organisation in one read",
-      Effect.gen(function* () {
-        const { a, b } = yield* seed
-        const access = yield* Access.AccessRepository
-        const full = apiKey(a.id, {
-          name: "ci",
-          scopes: ["read", "write", "invoices:write"],
-          expires_at: at(86_400_000),
-          allowed_ips: ["10.0.0.0/8", "2001:db8::/32"],
-          created_at: at(3)
-        })
-        const bare = apiKey(b.id)
-        yield* access.insertKey(full)
-        yield* access.insertKey(bare)
-        expect(Option.getOrThrow(yield* access.findKeyByHash(full.hash))).toEqual({ key: full, organisation: a })
-        expect(Option.getOrThrow(yield* access.findKeyByHash(bare.hash))).toEqual({ key: bare, organisation: b })
-        expect(Option.isNone(yield* access.findKeyByHash(sha256("unknown")))).toBe(true)
-      })
-    )
-
-    test(
-      "keyPage: the organisation's keys, revoked ones too, newest first (ties by id descending), at most limit + 1",
-      Effect.gen(function* () {
-        const { a, b } = yield* seed
-        const access = yield* Access.AccessRepository
-        expect(yield* access.keyPage(a.id, page(10))).toEqual([])
-        const full = apiKey(a.id, {
-          name: "ci",
-          scopes: ["read", "invoices:write"],
-          expires_at: at(86_400_000),
-          allowed_ips: ["10.0.0.0/8"],
-          created_at: at(30)
-        })
-        const [twinA, twinB] = [apiKey(a.id, { created_at: at(20) }), apiKey(a.id, { created_at: at(20) })]
-        const revoked = apiKey(a.id, { created_at: at(10) })
-        for (const key of [revoked, full, twinA, twinB, apiKey(b.id, { created_at: at(40) })]) {
-          yield* access.insertKey(key)
-        }
-        yield* access.revokeKey(revoked.id, at(50))
-        const twins = [twinA, twinB].sort((x, y) => (x.id < y.id ? 1 : -1))
-        const all = [full, twins[0]!, twins[1]!, { ...revoked, revoked_at: at(50) }]
-        expect(yield* access.keyPage(a.id, page(10))).toEqual(all)
-        expect(yield* access.keyPage(a.id, page(1, 1))).toEqual(all.slice(1, 3))
-        expect(yield* access.keyPage(a.id, page(2, 4))).toEqual([])
-        expect(yield* access.keyPage(organisationId(), page(10))).toEqual([])
-      })
-    )
-
-    test(
-      "revokeKey sets revoked_at once; an unknown key is not revoked",
-      Effect.gen(function* () {
-        const { a } = yield* seed
-        const access = yield* Access.AccessRepository
-        const [key, other] = [apiKey(a.id), apiKey(a.id)]
-        yield* access.insertKey(key)
-        yield* access.insertKey(other)
-        expect(yield* access.revokeKey(key.id, at(50))).toBe(true)
-        expect(Option.getOrThrow(yield* access.findKeyByHash(key.hash)).key.revoked_at).toBe(at(50))
-        expect(yield* access.revokeKey(key.id, at(60))).toBe(true)
-        expect(Option.getOrThrow(yield* access.findKeyByHash(key.hash)).key.revoked_at).toBe(at(50))
-        expect(yield* access.revokeKey(newId(Access.KeyId), at(60))).toBe(false)
-        expect(Option.getOrThrow(yield* access.findKeyByHash(other.hash)).key).toEqual(other)
-      })
-    )
-
-    test(
-      "key reads one key by id, revoked or not, whichever organisation holds it; its maker round-trips",
-      Effect.gen(function* () {
-        const { a, b } = yield* seed
-        const access = yield* Access.AccessRepository
-        const maker = newId(People.AccountId)
-        const made = apiKey(a.id, { name: "made in the settings", created_by: maker, last_used_at: at(7) })
-        const [operators, revoked] = [apiKey(b.id), apiKey(a.id)]
-        for (const key of [made, operators, revoked]) yield* access.insertKey(key)
-        yield* access.revokeKey(revoked.id, at(9))
-        expect(yield* access.key(made.id)).toEqual(Option.some(made))
-        expect(yield* access.key(operators.id)).toEqual(Option.some(operators))
-        expect(yield* access.key(revoked.id)).toEqual(Option.some({ ...revoked, revoked_at: at(9) }))
-        expect(yield* access.key(newId(Access.KeyId))).toEqual(Option.none())
-        expect(Option.getOrThrow(yield* access.findKeyByHash(made.hash)).key).toEqual(made)
-        expect((yield* access.keyPage(a.id, page(10))).find((key) => key.id === made.id)).toEqual(made)
-      })
-    )
-
-    test(
-      "touchKey notes the latest use: an earlier time never replaces a later one",
-      Effect.gen(function* () {
-        const { a } = yield* seed
-        const access = yield* Access.AccessRepository
-        const [key, other] = [apiKey(a.id), apiKey(a.id)]
-        yield* access.insertKey(key)
-        yield* access.insertKey(other)
-        const lastUse = Effect.map(access.key(key.id), (found) => Option.getOrThrow(found).last_used_at)
-        expect(yield* lastUse).toBeNull()
-        yield* access.touchKey(key.id, at(60_000))
-        expect(yield* lastUse).toBe(at(60_000))
-        yield* access.touchKey(key.id, at(30_000))
-        expect(yield* lastUse).toBe(at(60_000))
-        yield* access.touchKey(key.id, at(120_000))
-        expect(yield* lastUse).toBe(at(120_000))
-        // Nothing else of the key moves, and no other key.
-        expect(yield* access.key(key.id)).toEqual(Option.some({ ...key, last_used_at: at(120_000) }))
-        expect(yield* access.key(other.id)).toEqual(Option.some(other))
-        yield* access.touchKey(newId(Access.KeyId), at(60_000))
-        // Touching a revoked key leaves it revoked.
-        yield* access.revokeKey(key.id, at(130_000))
-        yield* access.touchKey(key.id, at(140_000))
-        expect(Option.getOrThrow(yield* access.findKeyByHash(key.hash)).key.revoked_at).toBe(at(130_000))
-      })
-    )
-  })
-}
+  test(
+    "touchKey notes the latest use: an earlier time never replaces a later one",
+    Effect.gen(function* () {
+      const { a } = yield* seed
+      const access = yield* Access.AccessRepository
+      const [key, other] = [yield* newKey(a.id), yield* newKey(a.id)]
+      const lastUse = Effect.map(access.key(key.id), (found) => Option.getOrThrow(found).last_used_at)
+      expect(yield* lastUse).toBeNull()
+      yield* access.touchKey(key.id, at(60_000))
+      expect(yield* lastUse).toBe(at(60_000))
+      yield* access.touchKey(key.id, at(30_000))
+      expect(yield* lastUse).toBe(at(60_000))
+      yield* access.touchKey(key.id, at(120_000))
+      expect(yield* lastUse).toBe(at(120_000))
+      // Nothing else of the key moves, and no other key.
+      expect(yield* access.key(key.id)).toEqual(Option.some({ ...key, last_used_at: at(120_000) }))
+      expect(yield* access.key(other.id)).toEqual(Option.some(other))
+      yield* access.touchKey(newId(Access.KeyId), at(60_000))
+      // Touching a revoked key leaves it revoked.
+      yield* access.revokeKey(key.id, at(130_000))
+      yield* access.touchKey(key.id, at(140_000))
+      expect(Option.getOrThrow(yield* access.findKeyByHash(key.hash)).key.revoked_at).toBe(at(130_000))
+    })
+  )
+})

@@ -3,7 +3,8 @@
  * time out or sleep inside, and races need real scheduling), each on a store of its own, since
  * `makeLayer` is built once per case.
  */
-import { it } from "@effect/vitest"
+import type { Kernel } from "@crm/core"
+import { describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 
@@ -36,3 +37,19 @@ export const contractCases = <R>(layer: () => Layer.Layer<R, unknown>, options: 
       (runConcurrent ? it.live : it.live.skip)(title, () => Effect.provide(body, layer()), timeout)
   }
 }
+
+/** A contract's entry point: registers its cases for the adapter `name`, each on a fresh `makeLayer()`. */
+export type Suite = (
+  name: string,
+  makeLayer: () => Layer.Layer<Kernel.StoragePorts, unknown>,
+  options?: ContractOptions
+) => void
+
+/**
+ * A suite whose cases `register` adds inside one `describe` block, titled `<title>: <adapter name>`;
+ * it is told the adapter's name for the few cases that differ by store.
+ */
+export const contractSuite =
+  (title: string, register: (cases: Cases<Kernel.StoragePorts>, name: string) => void): Suite =>
+  (name, makeLayer, options = {}) =>
+    describe(`${title}: ${name}`, () => register(contractCases(makeLayer, options), name))

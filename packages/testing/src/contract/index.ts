@@ -14,7 +14,7 @@ import * as Analytics from "./AnalyticsContract.js"
 import * as Audit from "./AuditContract.js"
 import * as Companies from "./CompaniesContract.js"
 import * as Contacts from "./ContactsContract.js"
-import type { ContractOptions } from "./ContractCases.js"
+import type { ContractOptions, Suite } from "./ContractCases.js"
 import * as CursorSecret from "./CursorSecretContract.js"
 import * as Deals from "./DealsContract.js"
 import * as EventLog from "./EventLogContract.js"
@@ -38,12 +38,6 @@ import * as Transfer from "./TransferContract.js"
 import * as Webhooks from "./WebhooksContract.js"
 
 export type { ContractOptions } from "./ContractCases.js"
-
-type Suite = (
-  name: string,
-  makeLayer: () => Layer.Layer<Kernel.StoragePorts, unknown>,
-  options?: ContractOptions
-) => void
 
 /**
  * The suites, in the order `runStorageContract` registers them: one per port, then one per area
