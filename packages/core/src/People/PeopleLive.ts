@@ -458,10 +458,7 @@ export const make = (options: PeopleOptions) =>
           Effect.gen(function* () {
             yield* checkThrottle(subjects, now, 1)
             const stored = Option.flatMap(account, (found) => Option.fromNullable(found.password_hash))
-            const matches = yield* hasher.verify(
-              password,
-              Option.isSome(stored) ? stored.value : yield* dummyHash
-            )
+            const matches = yield* hasher.verify(password, Option.isSome(stored) ? stored.value : yield* dummyHash)
             if (Option.isSome(account) && Option.isSome(stored) && matches) return account.value
             yield* tx.run(
               Effect.gen(function* () {
