@@ -1,7 +1,10 @@
 /**
  * What the worst bodies a client may send cost the server (`npm run bench:hostile`): each body of
- * at most the 1 MiB limit is sent ROUNDS times to `POST /api/v1/contacts` (and the deep one to the
- * admin API), on the PostgreSQL server at DATABASE_URL or else an embedded PGlite in memory. For
+ * at most the 1 MiB limit is sent ROUNDS times to `POST /api/v1/contacts` (a key), `POST
+ * /auth/v1/sign-in` (nobody signed in) and `PUT /settings/v1/organisations/{id}/settings` (an
+ * owner's session with its CSRF token); then paths, queries and cookies holding NUL, lone
+ * surrogates and 100,000 characters go to the session's routes; on the PostgreSQL server at
+ * DATABASE_URL or else an embedded PGlite in memory. For
  * each: the answer, the median wall time and process CPU of one request (server and client share
  * this process, so CPU includes sending the body), and the longest another client waited for
  * `GET /healthz`, asked every millisecond meanwhile.
@@ -9,6 +12,7 @@
 import * as StoragePg from "@crm/storage-pg"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import { withOwner } from "../support/people.js"
 import { startServer } from "../support/server.js"
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5)
@@ -44,49 +48,99 @@ const server = await startServer(
 
 const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
+/** How long another client waits for `GET /healthz` while `send` is answered, and what `send` got. */
+const measured = async (send: () => Promise<Response>) => {
+  let done = false
+  let waited = 0
+  const probe = (async () => {
+    while (!done) {
+      const asked = performance.now()
+      await fetch(`${server.url}/healthz`).then((answer) => answer.arrayBuffer())
+      waited = Math.max(waited, performance.now() - asked)
+      await new Promise((resolve) => setTimeout(resolve, 1))
+    }
+  })()
+  const cpu = process.cpuUsage()
+  const started = performance.now()
+  const answer = await send()
+  const text = await answer.text()
+  const wall = performance.now() - started
+  const used = process.cpuUsage(cpu)
+  done = true
+  await probe
+  let code = ""
+  if (answer.status >= 300) {
+    const error = JSON.parse(text) as { error: string; detail: any }
+    code = Array.isArray(error.detail) ? (error.detail[0]?.code ?? error.error) : error.error
+  }
+  return { status: answer.status, code, wall, cpu: (used.user + used.system) / 1000, waited }
+}
+
 try {
   const { key } = await server.tenant()
-  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" }
+  const { organisation, person } = await withOwner(server, "Hostile")
+  const json = { "content-type": "application/json" }
+  const session = { ...json, cookie: person.cookie()!, "x-csrf-token": person.csrfToken()! }
+  const targets: ReadonlyArray<readonly [string, string, string, Record<string, string>]> = [
+    ["POST", "/api/v1/contacts", "key", { ...json, authorization: `Bearer ${key}` }],
+    ["POST", "/auth/v1/sign-in", "none", json],
+    ["PUT", `/settings/v1/organisations/${organisation.id}/settings`, "session", session]
+  ]
   const rows: Array<Record<string, unknown>> = []
-  for (const [name, body] of bodies) {
-    const walls: Array<number> = []
-    const cpus: Array<number> = []
-    let waited = 0
-    let status = 0
-    let code = ""
-    for (let round = 0; round < ROUNDS; round++) {
-      let done = false
-      // Another client: how long does it wait for an answer while the body is served?
-      const probe = (async () => {
-        while (!done) {
-          const asked = performance.now()
-          await fetch(`${server.url}/healthz`).then((answer) => answer.arrayBuffer())
-          waited = Math.max(waited, performance.now() - asked)
-          await new Promise((resolve) => setTimeout(resolve, 1))
-        }
-      })()
-      const cpu = process.cpuUsage()
-      const started = performance.now()
-      const answer = await fetch(`${server.url}/api/v1/contacts`, { method: "POST", headers, body })
-      const text = await answer.text()
-      walls.push(performance.now() - started)
-      const used = process.cpuUsage(cpu)
-      cpus.push((used.user + used.system) / 1000)
-      done = true
-      await probe
-      status = answer.status
-      code = answer.status < 300 ? "" : ((JSON.parse(text) as { error: string; detail: any }).detail?.[0]?.code ?? "")
+  let worst = 0
+  for (const [method, path, caller, headers] of targets) {
+    for (const [name, body] of bodies) {
+      const runs = []
+      for (let round = 0; round < ROUNDS; round++) {
+        runs.push(await measured(() => fetch(`${server.url}${path}`, { method, headers, body })))
+      }
+      const last = runs[runs.length - 1]!
+      worst = Math.max(worst, last.status)
+      rows.push({
+        route: `${method} ${path.replace(organisation.id, "{id}")} (${caller})`,
+        body: name,
+        answer: `${last.status} ${last.code}`.trim(),
+        wall_ms: Math.round(median(runs.map((run) => run.wall)) * 10) / 10,
+        cpu_ms: Math.round(median(runs.map((run) => run.cpu)) * 10) / 10,
+        longest_wait_other_ms: Math.round(Math.max(...runs.map((run) => run.waited)) * 10) / 10
+      })
     }
-    rows.push({
-      body: name,
-      bytes: body.length,
-      answer: `${status} ${code}`.trim(),
-      wall_ms: Math.round(median(walls) * 10) / 10,
-      cpu_ms: Math.round(median(cpus) * 10) / 10,
-      longest_wait_other_ms: Math.round(waited * 10) / 10
-    })
   }
   console.table(rows)
+
+  // The session's routes by what else a client controls: the path, the query and the cookie.
+  const long = "x".repeat(100_000)
+  const settings = `/settings/v1/organisations/${organisation.id}`
+  const requests: ReadonlyArray<readonly [string, string, Record<string, string>]> = [
+    ["POST", "/auth/v1/invitations/%00/accept", json],
+    ["POST", "/auth/v1/invitations/%ED%A0%80/accept", json],
+    ["POST", `/auth/v1/invitations/${"a".repeat(4_000)}/accept`, json],
+    ["GET", "/settings/v1/organisations/%00/audit", session],
+    ["GET", `${settings}/audit?limit=%00&offset=%ED%A0%80`, session],
+    ["GET", `${settings}/users?${"a=1&".repeat(20_000)}`, session],
+    ["DELETE", `${settings}/keys/%ED%A0%80`, session],
+    ["DELETE", `/auth/v1/sessions/${long}`, session],
+    ["GET", "/auth/v1/session", { cookie: `crm_session=${"%00".repeat(1_000)}; crm_session=${long.slice(0, 7_000)}` }],
+    ["GET", "/auth/v1/session", { cookie: `${";=".repeat(3_000)}crm_session` }]
+  ]
+  const paths: Array<Record<string, unknown>> = []
+  for (const [method, target, headers] of requests) {
+    const run = await measured(() =>
+      fetch(`${server.url}${target}`, { method, headers, ...(method === "POST" ? { body: "{}" } : {}) })
+    )
+    worst = Math.max(worst, run.status)
+    paths.push({
+      request: `${method} ${target.replace(organisation.id, "{id}").slice(0, 70)}`,
+      answer: `${run.status} ${run.code}`.trim(),
+      wall_ms: Math.round(run.wall * 10) / 10,
+      longest_wait_other_ms: Math.round(run.waited * 10) / 10
+    })
+  }
+  console.table(paths)
+  if (worst >= 500) {
+    console.error("a hostile request was answered 5xx")
+    process.exitCode = 1
+  }
 } finally {
   await server.close()
 }
