@@ -1,53 +1,39 @@
 /**
  * What a person does in one process holds on every other at once: a key revoked in the settings
  * screen is refused by a process that had it cached, a member removed on one is no longer let in
- * on the other, and a session ended on one is refused by the other (two server layers with their
- * own pools stand in for two processes).
+ * on the other, and a session ended on one is refused by the other.
  */
-import * as StoragePg from "@crm/storage-pg"
-import { afterAll, beforeAll, expect, it } from "vitest"
+import { expect, it } from "vitest"
 import { join, withOwner } from "../support/people.js"
-import { createServerDatabase, describeOnServer } from "../support/pgServer.js"
-import { type Person, startServer, type TestServer } from "../support/server.js"
+import { describeOnServer } from "../support/pgServer.js"
+import { twoProcesses } from "../support/processes.js"
+import type { Person } from "../support/server.js"
 
 describeOnServer("people on several processes", () => {
-  let database: Awaited<ReturnType<typeof createServerDatabase>> | undefined
-  let a: TestServer | undefined
-  let b: TestServer | undefined
-
-  beforeAll(async () => {
-    database = await createServerDatabase()
-    a = await startServer(StoragePg.layerServer({ url: database.url }))
-    b = await startServer(StoragePg.layerServer({ url: database.url }))
-  })
-  afterAll(async () => {
-    await a?.close()
-    await b?.close()
-    await database?.drop()
-  })
+  const { a, b } = twoProcesses()
 
   it("refuses on the other process, at once, a key revoked in the settings of one", async () => {
-    const { organisation, person } = await withOwner(a!, "Two processes")
+    const { organisation, person } = await withOwner(a(), "Two processes")
     const created = await person.settings(organisation.id).post("/keys", { name: "shared", scopes: ["read"] })
     expect(created.status, created.text).toBe(201)
     // Both processes answer the key, so each holds it in its cache.
     for (let n = 0; n < 3; n++) {
-      expect((await a!.as(created.body.key).get("/me")).status).toBe(200)
-      expect((await b!.as(created.body.key).get("/me")).status).toBe(200)
+      expect((await a().as(created.body.key).get("/me")).status).toBe(200)
+      expect((await b().as(created.body.key).get("/me")).status).toBe(200)
     }
     const revoked = await person.settings(organisation.id).delete(`/keys/${created.body.id}`)
     expect(revoked.status, revoked.text).toBe(204)
     // No wait: the revocation returned once every process had let go of the key.
-    expect((await b!.as(created.body.key).get("/me")).status).toBe(401)
-    expect((await a!.as(created.body.key).get("/me")).status).toBe(401)
+    expect((await b().as(created.body.key).get("/me")).status).toBe(401)
+    expect((await a().as(created.body.key).get("/me")).status).toBe(401)
   })
 
   it("refuses on the other process a session ended on one, and a member removed on one", async () => {
-    const { organisation, person, info } = await withOwner(a!, "Sessions")
-    const member = await join(a!, organisation.id, "member")
+    const { organisation, person, info } = await withOwner(a(), "Sessions")
+    const member = await join(a(), organisation.id, "member")
     // The same browser's cookie, sent to the other process.
     const onB = (who: Person, path: string) =>
-      fetch(`${b!.url}/settings/v1/organisations/${organisation.id}${path}`, { headers: { cookie: who.cookie()! } })
+      fetch(`${b().url}/settings/v1/organisations/${organisation.id}${path}`, { headers: { cookie: who.cookie()! } })
     expect((await onB(person, "/users")).status).toBe(200)
     expect((await onB(member.person, "/keys")).status).toBe(200)
 

@@ -1,0 +1,32 @@
+/**
+ * Two servers on one fresh PostgreSQL database, for the length of a `describe`: two server layers
+ * with their own pools stand in for two processes (they share nothing but the database).
+ */
+import * as StoragePg from "@crm/storage-pg"
+import { afterAll, beforeAll } from "vitest"
+import { createServerDatabase } from "./pgServer.js"
+import { startServer, type TestServer } from "./server.js"
+
+export interface TwoProcesses {
+  readonly a: () => TestServer
+  readonly b: () => TestServer
+  /** The database's URL, for a third process or a connection from outside. */
+  readonly url: () => string
+}
+
+export const twoProcesses = (): TwoProcesses => {
+  let database: Awaited<ReturnType<typeof createServerDatabase>> | undefined
+  let a: TestServer | undefined
+  let b: TestServer | undefined
+  beforeAll(async () => {
+    database = await createServerDatabase()
+    a = await startServer(StoragePg.layerServer({ url: database.url }))
+    b = await startServer(StoragePg.layerServer({ url: database.url }))
+  })
+  afterAll(async () => {
+    await a?.close()
+    await b?.close()
+    await database?.drop()
+  })
+  return { a: () => a!, b: () => b!, url: () => database!.url }
+}
