@@ -55,7 +55,11 @@ const enter = async (info: SessionInfo, welcome?: string) => {
   if (welcome !== undefined) say(welcome)
 }
 
-reactions.sessionEnded = signedOut
+// A request begun before signing out may be refused after it: the person signed out, and the
+// sign-in form keeps saying so.
+reactions.sessionEnded = (note) => {
+  if (state.session !== undefined) signedOut(note)
+}
 reactions.roleChanged = home.refresh
 
 const signInForm = $<HTMLFormElement>("#sign-in-form")
