@@ -8,6 +8,9 @@ import * as Option from "effect/Option"
 import type { z } from "zod"
 import { AccessRepository, type ApiKeyRecord } from "./Access/AccessRepository.js"
 import {
+  type AppConnect,
+  type AppListQuery,
+  type AppSummary,
   type CreatedKey,
   type KeyCreate,
   type KeyListQuery,
@@ -21,6 +24,7 @@ import {
 import * as ApiKey from "./Access/ApiKey.js"
 import * as IpAllowList from "./Access/IpAllowList.js"
 import { KeyId } from "./Access/KeyIds.js"
+import { OAuthStore } from "./Access/OAuthStore.js"
 import { type RateDecision, RateLimiter } from "./Access/RateLimiter.js"
 import { DealRepository } from "./Deals/DealRepository.js"
 import {
@@ -54,6 +58,7 @@ export * from "./Access/AccessRepository.js"
 export * from "./Access/AccessSchemas.js"
 export * as ApiKey from "./Access/ApiKey.js"
 export * as IpAllowList from "./Access/IpAllowList.js"
+export * from "./Access/OAuthStore.js"
 export * from "./Access/RateLimiter.js"
 
 /** The contract's budget; an operator (or a benchmark) may set another with `layerWith`. */
@@ -127,11 +132,38 @@ export class Access extends Context.Tag("@crm/core/Access")<
     ) => Effect.Effect<CreatedKey, NotFound | ValidationFailed | StorageError>
     /** Returns once no process sharing the store accepts the key any more. */
     readonly revokeKey: (id: KeyId, by?: Actor) => Effect.Effect<void, NotFound | StorageError>
-    /** A page of the organisation's keys, revoked ones too, newest first. */
+    /** A page of the organisation's keys, revoked ones too, newest first (connected apps are `listApps`'). */
     readonly listKeys: (
       organisationId: OrganisationId,
       query: KeyListQuery
     ) => Effect.Effect<PageResult<KeySummary>, NotFound | StorageError>
+    /**
+     * Connects an assistant (issue 37): the grant a person consented to becomes a key of theirs
+     * (`created_by`) in the organisation, with the scopes consented to, named by the client. What
+     * its tokens do is done, limited and recorded as that key's; revoking the key (`revokeKey`)
+     * ends the grant, its tokens and its refresh tokens at once on every process.
+     */
+    readonly connectApp: (
+      organisationId: OrganisationId,
+      input: AppConnect,
+      by: Actor
+    ) => Effect.Effect<AppSummary, NotFound | StorageError>
+    /**
+     * Admission of an access token the authorization server vouched for (its audience, expiry and
+     * revocation checked there): the grant's key, as `admit` admits a key, with the scopes both the
+     * token and the key hold. A revoked or unknown grant is `invalid_api_key`.
+     */
+    readonly admitApp: (
+      grantId: string,
+      scopes: ReadonlyArray<string>,
+      clientAddress: string,
+      spend: boolean
+    ) => Effect.Effect<Admitted, InvalidApiKey | RateLimited | StorageError>
+    /** A page of the organisation's connected apps, revoked ones too, newest first. */
+    readonly listApps: (
+      organisationId: OrganisationId,
+      query: AppListQuery
+    ) => Effect.Effect<PageResult<AppSummary>, NotFound | StorageError>
     /**
      * On an empty store: a default organisation and one key with every scope, so a newcomer has a
      * working API at once. Returns the key (shown once) or nothing when the store was not empty.
@@ -174,6 +206,17 @@ const toKeySummary = (key: ApiKeyRecord): KeySummary => ({
   revoked_at: key.revoked_at
 })
 
+const toAppSummary = (key: ApiKeyRecord): AppSummary => ({
+  id: key.id,
+  client_id: key.client_id ?? "",
+  client_name: key.name,
+  scopes: [...key.scopes],
+  created_by: key.created_by,
+  created_at: key.created_at,
+  last_used_at: key.last_used_at,
+  revoked_at: key.revoked_at
+})
+
 const keyTarget = (id: KeyId) => ({ kind: "key", id })
 
 /** What changed in a settings replacement: the names of the parts that differ, not their contents. */
@@ -195,6 +238,7 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
     const deals = yield* DealRepository
     const records = yield* RecordRepository
     const tx = yield* Transaction
+    const oauth = yield* OAuthStore
     const record = Auditing.recorder(yield* AuditLog, ids)
     // The ids of new pipelines and stages come from the same source as every other id.
     const complete = (name: string, input: z.output<typeof SettingsInput>) =>
@@ -252,7 +296,9 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
         created_at: iso(yield* Clock.currentTimeMillis),
         owner_id: ownerId,
         created_by: by.kind === "user" && by.id !== null ? (by.id as AccountId) : null,
-        last_used_at: null
+        last_used_at: null,
+        grant_id: null,
+        client_id: null
       }
       yield* tx.run(
         Effect.zipRight(
@@ -339,39 +385,103 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
           return yield* new MissingBearerToken({ detail: "send Authorization: Bearer <API key>" })
         const hash = yield* hashOf(token)
         if (hash === undefined) return yield* invalidKey()
-        const found = yield* repo.findKeyByHash(hash)
-        if (Option.isNone(found) || found.value.key.revoked_at !== null) return yield* invalidKey()
-        const { key } = found.value
-        if (key.allowed_ips.length > 0 && !IpAllowList.isAllowed(clientAddress, key.allowed_ips))
-          return yield* invalidKey()
-        const now = yield* Clock.currentTimeMillis
-        if (key.expires_at !== null && Date.parse(key.expires_at) <= now) {
-          return yield* new ExpiredApiKey({ detail: `the API key expired at ${key.expires_at}` })
-        }
-        if (dueTouch(key, now)) yield* touch(key, now)
-        return found.value
+        return yield* principalOf(hash, clientAddress)
       }
     )
+    /** The live key stored under `hash`, its use noted; what a bearer key and a connected app's token share. */
+    const principalOf = Effect.fnUntraced(function* (hash: string, clientAddress: string) {
+      const found = yield* repo.findKeyByHash(hash)
+      if (Option.isNone(found) || found.value.key.revoked_at !== null) return yield* invalidKey()
+      const { key } = found.value
+      if (key.allowed_ips.length > 0 && !IpAllowList.isAllowed(clientAddress, key.allowed_ips))
+        return yield* invalidKey()
+      const now = yield* Clock.currentTimeMillis
+      if (key.expires_at !== null && Date.parse(key.expires_at) <= now) {
+        return yield* new ExpiredApiKey({ detail: `the API key expired at ${key.expires_at}` })
+      }
+      if (dueTouch(key, now)) yield* touch(key, now)
+      return found.value
+    })
     const budget: Context.Tag.Service<typeof Access>["budget"] = (principal, spend) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         limiter.take(principal.key.id, { now, limit: rateLimit, windowMs: RATE_WINDOW_MS, spend })
       )
+
+    /** The principal, then one unit of its budget, refused when it is spent. */
+    const spending = Effect.fnUntraced(function* (principal: Principal, spend: boolean) {
+      const decision = yield* budget(principal, spend)
+      if (spend && !decision.admitted) {
+        return yield* new RateLimited({
+          detail: `more than ${rateLimit} requests in a minute`,
+          retryAfterSeconds: Math.max(1, Math.ceil(decision.retryAfterMs / 1000)),
+          limit: rateLimit
+        })
+      }
+      return { principal, remaining: decision.remaining }
+    })
+
+    const connectApp = operation("Access.connectApp")(function* (
+      organisationId: OrganisationId,
+      input: AppConnect,
+      by: Actor
+    ) {
+      const organisation = yield* getOrganisation(organisationId)
+      // The app acts as its person: as the organisation's user of the same address, where there is
+      // one, so that "mine" and the tasks it creates are theirs.
+      const email = by.label?.toLowerCase()
+      const owner = organisation.settings.users.find((user) => user.email.toLowerCase() === email)
+      const key: ApiKeyRecord = {
+        id: Ids.brand(KeyId, ids.next()),
+        organisation_id: organisationId,
+        name: input.clientName,
+        hash: yield* ApiKey.appHash(input.grantId),
+        scopes: [...new Set(input.scopes)],
+        expires_at: null,
+        allowed_ips: [],
+        revoked_at: null,
+        created_at: iso(yield* Clock.currentTimeMillis),
+        owner_id: owner?.id ?? null,
+        created_by: by.kind === "user" && by.id !== null ? (by.id as AccountId) : null,
+        last_used_at: null,
+        grant_id: input.grantId,
+        client_id: input.clientId
+      }
+      yield* tx.run(
+        Effect.zipRight(
+          repo.insertKey(key),
+          record({
+            organisationId,
+            actor: by,
+            action: "app.connected",
+            target: keyTarget(key.id),
+            summary: { client_id: input.clientId, client_name: input.clientName, scopes: [...key.scopes] }
+          })
+        )
+      )
+      return toAppSummary(key)
+    })
 
     return Access.of({
       rateLimit,
       authenticate,
       budget,
       admit: Effect.fnUntraced(function* (token, clientAddress, spend) {
-        const principal = yield* authenticate(token, clientAddress)
-        const decision = yield* budget(principal, spend)
-        if (spend && !decision.admitted) {
-          return yield* new RateLimited({
-            detail: `more than ${rateLimit} requests in a minute`,
-            retryAfterSeconds: Math.max(1, Math.ceil(decision.retryAfterMs / 1000)),
-            limit: rateLimit
-          })
-        }
-        return { principal, remaining: decision.remaining }
+        return yield* spending(yield* authenticate(token, clientAddress), spend)
+      }),
+      connectApp,
+      admitApp: Effect.fnUntraced(function* (grantId, scopes, clientAddress, spend) {
+        const found = yield* principalOf(yield* ApiKey.appHash(grantId), clientAddress).pipe(
+          // A connected app's key carries no expiry: only a key made as a key expires.
+          Effect.catchTag("ExpiredApiKey", () => Effect.fail(invalidKey()))
+        )
+        const held = found.key.scopes.filter((scope) => scopes.includes(scope))
+        const principal =
+          held.length === found.key.scopes.length ? found : { ...found, key: { ...found.key, scopes: held } }
+        return yield* spending(principal, spend)
+      }),
+      listApps: operation("Access.listApps")(function* (organisationId, query) {
+        yield* getOrganisation(organisationId)
+        return toPage((yield* repo.keyPage(organisationId, query, "apps")).map(toAppSummary), query)
       }),
       me: (principal, remaining) => ({
         key: {
@@ -432,14 +542,19 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
             if (Option.isNone(key) || !(yield* repo.revokeKey(id, at))) {
               return yield* new NotFound({ detail: "no such key" })
             }
+            // A connected app's grant goes with its key: its codes, tokens and refresh tokens too.
+            if (key.value.grant_id !== null) yield* oauth.revokeGrant(key.value.grant_id)
             // Revoking a revoked key changes nothing, and so records nothing.
             if (key.value.revoked_at === null) {
               yield* record({
                 organisationId: key.value.organisation_id,
                 actor: by,
-                action: "key.revoked",
+                action: key.value.grant_id === null ? "key.revoked" : "app.revoked",
                 target: keyTarget(id),
-                summary: { name: key.value.name, scopes: [...key.value.scopes] }
+                summary:
+                  key.value.grant_id === null
+                    ? { name: key.value.name, scopes: [...key.value.scopes] }
+                    : { client_id: key.value.client_id, client_name: key.value.name, scopes: [...key.value.scopes] }
               })
             }
             return key.value.organisation_id
@@ -450,7 +565,7 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
       }),
       listKeys: operation("Access.listKeys")(function* (organisationId, query) {
         yield* getOrganisation(organisationId)
-        return toPage((yield* repo.keyPage(organisationId, query)).map(toKeySummary), query)
+        return toPage((yield* repo.keyPage(organisationId, query, "keys")).map(toKeySummary), query)
       }),
       bootstrap: Effect.gen(function* () {
         if ((yield* repo.countOrganisations) > 0) return Option.none()

@@ -98,6 +98,10 @@ export const make = (store: Store): Context.Tag.Service<typeof Access.AccessRepo
           if (HashMap.has(state.keys, key.id) || HashMap.has(state.keyIdsByHash, key.hash)) {
             return [refused(`duplicate key ${key.id}`), state]
           }
+          // One key per grant, as the unique column on PostgreSQL.
+          if (key.grant_id !== null && HashMap.some(state.keys, (other) => other.grant_id === key.grant_id)) {
+            return [refused(`a key for grant ${key.grant_id} exists`), state]
+          }
           return [
             Either.right(undefined),
             {
@@ -109,10 +113,11 @@ export const make = (store: Store): Context.Tag.Service<typeof Access.AccessRepo
         })
       ),
 
-    keyPage: (organisationId, page) =>
+    // A connected app's key is the one with a grant.
+    keyPage: (organisationId, page, kind) =>
       read(store, (state) =>
         [...HashMap.values(state.keys)]
-          .filter((key) => key.organisation_id === organisationId)
+          .filter((key) => key.organisation_id === organisationId && (key.grant_id !== null) === (kind === "apps"))
           .sort(newestFirst)
           .slice(page.offset, page.offset + page.limit + 1)
           .map(copyOut)
@@ -149,6 +154,20 @@ export const make = (store: Store): Context.Tag.Service<typeof Access.AccessRepo
         if (Option.isNone(key)) return [Either.right(false), state]
         if (key.value.revoked_at !== null) return [Either.right(true), state]
         return [Either.right(true), { ...state, keys: HashMap.set(state.keys, id, { ...key.value, revoked_at: at }) }]
+      }),
+
+    revokeAppsOf: (organisationId, accountId, at) =>
+      write(store, (state) => {
+        const live = [...HashMap.values(state.keys)].filter(
+          (key) =>
+            key.organisation_id === organisationId &&
+            key.created_by === accountId &&
+            key.grant_id !== null &&
+            key.revoked_at === null
+        )
+        if (live.length === 0) return [Either.right([]), state]
+        const keys = live.reduce((all, key) => HashMap.set(all, key.id, { ...key, revoked_at: at }), state.keys)
+        return [Either.right(live.map(copyOut)), { ...state, keys }]
       })
   })
 }

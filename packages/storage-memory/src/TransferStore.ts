@@ -89,12 +89,25 @@ export const make = (store: Store): Context.Tag.Service<typeof Transfer.Transfer
             }
             if (item.type === "api_key") {
               const row = item.value.row as
-                | { readonly organisation_id?: unknown; readonly created_by?: unknown; readonly last_used_at?: unknown }
+                | {
+                    readonly organisation_id?: unknown
+                    readonly created_by?: unknown
+                    readonly last_used_at?: unknown
+                    readonly grant_id?: unknown
+                    readonly client_id?: unknown
+                  }
                 | undefined
               if (row?.organisation_id !== organisationId) return yield* refuse("a key of another organisation")
-              // An export made before keys knew their maker and their last use: neither known. (A
-              // field the row has keeps its place, so that the key exports again as it came.)
-              const known = { ...row, created_by: row.created_by ?? null, last_used_at: row.last_used_at ?? null }
+              // An export made before keys knew their maker and their last use, or before connected
+              // apps had keys: none known. (A field the row has keeps its place, so that the key
+              // exports again as it came.)
+              const known = {
+                ...row,
+                created_by: row.created_by ?? null,
+                last_used_at: row.last_used_at ?? null,
+                grant_id: row.grant_id ?? null,
+                client_id: row.client_id ?? null
+              }
               keys.push({ line: item.line, row: known as Transfer.ItemLine["value"] })
               return
             }
@@ -141,8 +154,16 @@ export const make = (store: Store): Context.Tag.Service<typeof Transfer.Transfer
           }
           let { keys: keyRows, keyIdsByHash } = state
           for (const { line, row } of keys) {
-            const key = row as unknown as { readonly id: string; readonly hash: string }
-            if (HashMap.has(keyRows, key.id) || HashMap.has(keyIdsByHash, key.hash)) {
+            const key = row as unknown as {
+              readonly id: string
+              readonly hash: string
+              readonly grant_id: string | null
+            }
+            if (
+              HashMap.has(keyRows, key.id) ||
+              HashMap.has(keyIdsByHash, key.hash) ||
+              (key.grant_id !== null && HashMap.some(keyRows, (other) => other.grant_id === key.grant_id))
+            ) {
               return [
                 Either.left(Transfer.refusal(line, "api_key", "not_stored", "the store already holds this key")),
                 state

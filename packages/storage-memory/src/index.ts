@@ -55,6 +55,7 @@ import * as LinkPageRepository from "./LinkPageRepository.js"
 import * as MailOutbox from "./MailOutbox.js"
 import * as NoteRepository from "./NoteRepository.js"
 import * as NumberSequence from "./NumberSequence.js"
+import * as OAuthStore from "./OAuthStore.js"
 import * as OrderRepository from "./OrderRepository.js"
 import * as PeopleRepository from "./PeopleRepository.js"
 import * as ProductRepository from "./ProductRepository.js"
@@ -121,7 +122,8 @@ export const make: Effect.Effect<Context.Context<Ports>> = Effect.map(Store.make
     )
     .pipe(
       Context.add(People.PeopleRepository, PeopleRepository.make(store)),
-      Context.add(People.AuditLog, AuditLog.make(store))
+      Context.add(People.AuditLog, AuditLog.make(store)),
+      Context.add(Access.OAuthStore, OAuthStore.make(store))
     )
 )
 

@@ -87,7 +87,8 @@ export const makeWith = (
 
     const lookup = (hash: string) =>
       sql<KeyWithOrganisationRow>`SELECT k.id, k.organisation_id, k.name, k.hash, k.scopes, k.allowed_ips, k.expires_at,
-          k.revoked_at, k.created_at, k.owner_id, k.created_by, k.last_used_at, o.name AS organisation_name, o.settings AS organisation_settings,
+          k.revoked_at, k.created_at, k.owner_id, k.created_by, k.last_used_at, k.grant_id, k.client_id,
+          o.name AS organisation_name, o.settings AS organisation_settings,
           o.test_mode AS organisation_test_mode, o.clock_frozen_at AS organisation_clock_frozen_at
         FROM api_keys k JOIN organisations o ON o.id = k.organisation_id
         WHERE k.hash = ${hash}`.pipe(
@@ -219,9 +220,11 @@ export const makeWith = (
           orStorageError("AccessRepository.insertKey")
         ),
 
-      keyPage: (organisationId, page) =>
+      // A connected app's key is the one with a grant.
+      keyPage: (organisationId, page, kind) =>
         sql<ApiKeyRow>`SELECT ${keyColumns}
           FROM api_keys WHERE organisation_id = ${organisationId}::uuid
+            AND ${kind === "apps" ? sql`grant_id IS NOT NULL` : sql`grant_id IS NULL`}
           ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1} OFFSET ${page.offset}`.pipe(
           Effect.map((rows) => rows.map(toApiKey)),
           orStorageError("AccessRepository.keyPage")
@@ -271,6 +274,28 @@ export const makeWith = (
         ).pipe(
           Effect.map((rows) => rows.length > 0),
           orStorageError("AccessRepository.revokeKey")
+        ),
+
+      // One notification for all the keys, the organisation's (PostgreSQL delivers a transaction's
+      // identical notifications once): a process acknowledges it only once it has dropped every
+      // one of them, where with one per key it might acknowledge the first before it applied the
+      // last. It costs the organisation's other cached keys a read each. A key that another caller
+      // revokes meanwhile is that caller's to return.
+      revokeAppsOf: (organisationId, accountId, at) =>
+        announced((suffix) =>
+          sql<ApiKeyRow>`WITH revoked AS (
+              UPDATE api_keys SET revoked_at = ${at}::timestamptz
+              WHERE organisation_id = ${organisationId}::uuid AND created_by = ${accountId}::uuid
+                AND grant_id IS NOT NULL AND revoked_at IS NULL
+              RETURNING ${keyColumns}
+            )
+            SELECT *, pg_notify('crm_access', 'org:' || organisation_id || ${suffix}) AS notified FROM revoked`.pipe(
+            Effect.tap(forget("org", organisationId))
+          )
+        ).pipe(
+          // As they were: live.
+          Effect.map((rows) => rows.map((row) => ({ ...toApiKey(row), revoked_at: null }))),
+          orStorageError("AccessRepository.revokeAppsOf")
         )
     })
   })

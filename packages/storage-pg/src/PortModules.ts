@@ -25,6 +25,7 @@ import * as LinkPageRepository from "./LinkPageRepository.js"
 import * as MailOutbox from "./MailOutbox.js"
 import * as NoteRepository from "./NoteRepository.js"
 import * as NumberSequence from "./NumberSequence.js"
+import * as OAuthStore from "./OAuthStore.js"
 import * as OrderRepository from "./OrderRepository.js"
 import * as PeopleRepository from "./PeopleRepository.js"
 import * as ProductRepository from "./ProductRepository.js"
@@ -85,7 +86,8 @@ export const ports = [
   StoreGauges,
   CursorSecret,
   PeopleRepository,
-  AuditLog
+  AuditLog,
+  OAuthStore
 ] as const satisfies ReadonlyArray<PortModule>
 
 /** The ports the list builds, read off each module's layer (distributed over the list's union). */

@@ -9,8 +9,9 @@
  * Left to the database on import: the ordering serials (`SERIAL`), which only order a table's rows;
  * rows are inserted in the order they were exported, so the new values order them the same.
  * Not exported: rate windows and idempotency records (short-lived, keyed by the API key), the
- * exchange rates, which every organisation shares, and the organisation's people and audit trail
- * (`NOT_CARRIED`).
+ * exchange rates, which every organisation shares, the organisation's people and audit trail
+ * (`NOT_CARRIED`), and the MCP authorization server's records (`oauth_records`), which are the
+ * server's: its clients, grants and tokens name no organisation.
  */
 import { Errors, type Organisation, Transfer } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -88,7 +89,9 @@ export const TABLES: ReadonlyArray<Table> = [
  * audit trail records who did what through this store's accounts, sessions and keys, and stays
  * where that happened. The organisation arrives without people; the operator invites its owner
  * (`crm org invite`). Its keys do travel, `created_by` and all: an id no account there has, which
- * gives nobody a member's rights over the key.
+ * gives nobody a member's rights over the key. A connected app's key travels too, but not its
+ * grant: no token of the other store's server names that grant, so the key lets nothing in there,
+ * and the app connects again.
  */
 export const NOT_CARRIED: ReadonlyArray<string> = ["audit_log", "invitations", "memberships"]
 

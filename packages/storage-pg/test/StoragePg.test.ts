@@ -128,7 +128,9 @@ const suite = (it: Vitest.MethodsNonLive<Services>, concurrentConnections: boole
           created_at: at(0),
           owner_id: null,
           created_by: null,
-          last_used_at: null
+          last_used_at: null,
+          grant_id: null,
+          client_id: null
         })
       )
       // A refusal of the statement, not an outage (a StorageUnavailable is a StorageError too).
@@ -162,7 +164,10 @@ const suite = (it: Vitest.MethodsNonLive<Services>, concurrentConnections: boole
         created_at: at(5),
         owner_id: Ids.brand(Organisation.UserId, crypto.randomUUID()),
         created_by: Ids.brand(People.AccountId, crypto.randomUUID()),
-        last_used_at: at(9)
+        last_used_at: at(9),
+        // A connected app's, so that every column of the key is read back.
+        grant_id: crypto.randomUUID(),
+        client_id: "https://client.example.test/metadata.json"
       }
       yield* repo.insertKey(key)
       expect(yield* repo.findKeyByHash(key.hash)).toEqual(Option.some({ key, organisation }))

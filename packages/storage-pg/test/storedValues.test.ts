@@ -145,12 +145,18 @@ const suite = (it: Vitest.MethodsNonLive<Services>) => {
         created_at: at,
         owner_id: null,
         created_by: null,
-        last_used_at: null
+        last_used_at: null,
+        grant_id: null,
+        client_id: null
       }
       yield* repo.insertKey(key)
       yield* sql`UPDATE api_keys SET scopes = ARRAY['read', 'everything'] WHERE id = ${key.id}::uuid`
       expectRefused(yield* Effect.flip(repo.findKeyByHash(key.hash)), "AccessRepository.findKeyByHash", "scopes")
-      expectRefused(yield* Effect.flip(repo.keyPage(organisation.id, { limit: 10, offset: 0 })), "keyPage", "scopes")
+      expectRefused(
+        yield* Effect.flip(repo.keyPage(organisation.id, { limit: 10, offset: 0 }, "keys")),
+        "keyPage",
+        "scopes"
+      )
     })
   )
 }

@@ -27,7 +27,17 @@ export interface ApiKeyRecord {
   readonly created_by: AccountId | null
   /** When a request last came with it: written at most once a minute per key and process. */
   readonly last_used_at: string | null
+  /**
+   * A connected app's key (issue 37): the OAuth grant it stands for, found by `ApiKey.appHash` of
+   * it, never by a bearer token; null for a key made as a key. Its `name` is the client's name.
+   */
+  readonly grant_id: string | null
+  /** The OAuth client a connected app's key was granted to; null for a key made as a key. */
+  readonly client_id: string | null
 }
+
+/** Which of an organisation's keys a page lists: the keys made as keys, or the connected apps' keys. */
+export type KeyKind = "keys" | "apps"
 
 export class AccessRepository extends Context.Tag("@crm/core/AccessRepository")<
   AccessRepository,
@@ -75,10 +85,14 @@ export class AccessRepository extends Context.Tag("@crm/core/AccessRepository")<
     /** What the admin API lists: newest first, ties by id descending; at most `limit + 1`. */
     readonly organisationPage: (page: Page) => Effect.Effect<ReadonlyArray<OrganisationSummary>, StorageError>
     readonly insertKey: (key: ApiKeyRecord) => Effect.Effect<void, StorageError>
-    /** An organisation's keys, revoked ones too: newest first, ties by id descending; at most `limit + 1`. */
+    /**
+     * An organisation's keys of one kind, revoked ones too: newest first, ties by id descending;
+     * at most `limit + 1`.
+     */
     readonly keyPage: (
       organisationId: OrganisationId,
-      page: Page
+      page: Page,
+      kind: KeyKind
     ) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, StorageError>
     /**
      * The key and its organisation in one read: authentication costs one round trip, or none when
@@ -99,5 +113,15 @@ export class AccessRepository extends Context.Tag("@crm/core/AccessRepository")<
     readonly key: (id: KeyId) => Effect.Effect<Option.Option<ApiKeyRecord>, StorageError>
     /** Outside a transaction, returns once no process sharing the store accepts the key any more. */
     readonly revokeKey: (id: KeyId, at: string) => Effect.Effect<boolean, StorageError>
+    /**
+     * Revokes the live connected apps' keys a person holds in an organisation (they left it) and
+     * returns them as they were before. Like `revokeKey`, outside a transaction it returns once no
+     * process accepts them.
+     */
+    readonly revokeAppsOf: (
+      organisationId: OrganisationId,
+      accountId: AccountId,
+      at: string
+    ) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, StorageError>
   }
 >() {}

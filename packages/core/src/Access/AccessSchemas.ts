@@ -56,6 +56,30 @@ export const KeyPage = pageEnvelope(KeySummary)
 export const KeyListQuery = z.object({ ...PageQuery })
 export type KeyListQuery = z.output<typeof KeyListQuery>
 
+/** An assistant (an OAuth client) a person connected to the organisation, as "Connected apps" lists it. */
+export const AppSummary = z.object({
+  id: KeyId.describe("the connection's id, by which it is revoked"),
+  client_id: z.string().describe("the client's id: a URL for a client known by its metadata document"),
+  client_name: z.string().nullable().describe("the name the client gave itself; nothing verifies it"),
+  scopes: z.array(Scope),
+  created_by: AccountId.nullable().describe("the person who connected it"),
+  created_at: Timestamp,
+  last_used_at: Timestamp.nullable().describe("when the app last called the MCP endpoint, to the minute"),
+  revoked_at: Timestamp.nullable()
+})
+export type AppSummary = z.infer<typeof AppSummary>
+export const AppPage = pageEnvelope(AppSummary)
+export const AppListQuery = z.object({ ...PageQuery })
+export type AppListQuery = z.output<typeof AppListQuery>
+
+/** What a person consented to: the grant the authorization server made, for the client, with these scopes. */
+export interface AppConnect {
+  readonly grantId: string
+  readonly clientId: string
+  readonly clientName: string | null
+  readonly scopes: ReadonlyArray<Scope>
+}
+
 /**
  * An organisation as the admin API lists it. The settings document (pipelines, users, record
  * types, numbering...) runs to kilobytes, so a page carries what tells organisations apart and

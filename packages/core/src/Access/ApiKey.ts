@@ -74,3 +74,10 @@ export const hash = (token: string): Effect.Effect<string> =>
   Effect.promise(() => globalThis.crypto.subtle.digest("SHA-256", encoder.encode(token))).pipe(
     Effect.map((digest) => Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join(""))
   )
+
+/**
+ * What a connected app's key is stored and found by (issue 37): derived from its OAuth grant's id,
+ * which is no secret, since the app presents an access token, never this. No bearer token reaches
+ * it: `authenticate` looks up only well-formed keys, and "app:" begins none.
+ */
+export const appHash = (grantId: string): Effect.Effect<string> => hash(`app:${grantId}`)

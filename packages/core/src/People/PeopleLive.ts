@@ -13,6 +13,8 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { AccessRepository } from "../Access/AccessRepository.js"
+import type { Scope } from "../Access/AccessSchemas.js"
+import { OAuthStore } from "../Access/OAuthStore.js"
 import { Access } from "../Access.js"
 import {
   AlreadyMember,
@@ -66,7 +68,14 @@ import {
   type SessionInfo,
   type SessionView
 } from "./PeopleSchemas.js"
-import { actorOf, type Client, People, type PeopleOptions, type SignedIn } from "./PeopleService.js"
+import {
+  actorOf,
+  type Client,
+  type MemberPrincipal,
+  People,
+  type PeopleOptions,
+  type SignedIn
+} from "./PeopleService.js"
 import * as Roles from "./Roles.js"
 import * as Tokens from "./Tokens.js"
 
@@ -92,6 +101,12 @@ const invalidLink = () =>
 const sessionRequired = () => new SessionRequired({ detail: "sign in first: the session is missing or has ended" })
 
 const forbidden = () => new Forbidden({ detail: "your role in this organisation does not allow it" })
+
+/** Scopes a person may give a key or an app they make: at most their role's (`Roles.mayGrantScopes`). */
+const grantable = (member: MemberPrincipal, scopes: ReadonlyArray<Scope>) =>
+  Either.isLeft(Roles.mayGrantScopes(member.role, scopes))
+    ? Effect.fail(new ScopeNotAllowed({ detail: `a member may give only ${Roles.MEMBER_SCOPES.join(" and ")}` }))
+    : Effect.void
 const ownerOnly = () => new OwnerOnly({ detail: "only an owner makes, unmakes, invites or removes an owner" })
 
 const refused = (refusal: Exclude<Roles.Refusal, "scope_not_allowed">): Forbidden | OwnerOnly | LastOwner => {
@@ -187,6 +202,7 @@ export const make = (options: PeopleOptions) =>
     const hasher = yield* PasswordHasher
     const keys = yield* AccessRepository
     const access = yield* Access
+    const oauth = yield* OAuthStore
     const mailer = yield* Mailer
     const tx = yield* Transaction
     const log = yield* AuditLog
@@ -694,23 +710,41 @@ export const make = (options: PeopleOptions) =>
 
       removeMember: operation("People.removeMember")(function* (member, accountId) {
         const organisationId = member.organisationId
-        yield* tx.run(
-          Effect.gen(function* () {
-            yield* tx.lockOrganisation(organisationId)
-            const actorRole = yield* currentRole(organisationId, member.account.id)
-            const target = yield* memberOf(organisationId, accountId)
-            const owners = yield* repo.countOwners(organisationId)
-            yield* allowed(Roles.mayRemove(actorRole, target.role, accountId === member.account.id, owners))
-            yield* repo.removeMembership(organisationId, accountId)
-            yield* record({
-              organisationId,
-              actor: actorOf(member),
-              action: "member.removed",
-              target: { kind: "user", id: accountId },
-              summary: { email: target.email, role: target.role }
+        yield* tx
+          .run(
+            Effect.gen(function* () {
+              yield* tx.lockOrganisation(organisationId)
+              const actorRole = yield* currentRole(organisationId, member.account.id)
+              const target = yield* memberOf(organisationId, accountId)
+              const owners = yield* repo.countOwners(organisationId)
+              yield* allowed(Roles.mayRemove(actorRole, target.role, accountId === member.account.id, owners))
+              yield* repo.removeMembership(organisationId, accountId)
+              yield* record({
+                organisationId,
+                actor: actorOf(member),
+                action: "member.removed",
+                target: { kind: "user", id: accountId },
+                summary: { email: target.email, role: target.role }
+              })
+              // An assistant acts as its person: one who left the organisation takes theirs along.
+              const apps = yield* keys.revokeAppsOf(organisationId, accountId, iso(yield* Clock.currentTimeMillis))
+              for (const app of apps) {
+                if (app.grant_id !== null) yield* oauth.revokeGrant(app.grant_id)
+                yield* record({
+                  organisationId,
+                  actor: actorOf(member),
+                  action: "app.revoked",
+                  target: { kind: "key", id: app.id },
+                  summary: { client_id: app.client_id, client_name: app.name, scopes: [...app.scopes] }
+                })
+              }
+              return apps.length
             })
-          })
-        )
+          )
+          .pipe(
+            // Inside the unit the revocations could not wait for every process to drop the keys; after it, they do.
+            Effect.flatMap((revoked) => (revoked === 0 ? Effect.void : keys.announceOrganisation(organisationId)))
+          )
       }),
 
       inviteAs: operation("People.inviteAs")(function* (member, input) {
@@ -752,15 +786,18 @@ export const make = (options: PeopleOptions) =>
       }),
 
       createKey: operation("People.createKey")(function* (member, input) {
-        if (Either.isLeft(Roles.mayGrantScopes(member.role, input.scopes))) {
-          return yield* new ScopeNotAllowed({
-            detail: `a member's key may hold only ${Roles.MEMBER_SCOPES.join(" and ")}`
-          })
-        }
+        yield* grantable(member, input.scopes)
         return yield* access.createKey(member.organisationId, input, actorOf(member))
       }),
 
       keys: (member, query) => access.listKeys(member.organisationId, query),
+
+      connectApp: operation("People.connectApp")(function* (member, input) {
+        yield* grantable(member, input.scopes)
+        return yield* access.connectApp(member.organisationId, input, actorOf(member))
+      }),
+
+      apps: (member, query) => access.listApps(member.organisationId, query),
 
       revokeKey: operation("People.revokeKey")(function* (member, id) {
         const key = yield* keys.key(id)

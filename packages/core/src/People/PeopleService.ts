@@ -10,7 +10,14 @@
  */
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
-import type { CreatedKey, KeyListQuery, KeySummary } from "../Access/AccessSchemas.js"
+import type {
+  AppConnect,
+  AppListQuery,
+  AppSummary,
+  CreatedKey,
+  KeyListQuery,
+  KeySummary
+} from "../Access/AccessSchemas.js"
 import type { KeyId } from "../Access/KeyIds.js"
 import type { Access } from "../Access.js"
 import type {
@@ -167,7 +174,10 @@ export class People extends Context.Tag("@crm/core/People")<
       query: MemberListQuery
     ) => Effect.Effect<PageResult<Member>, StorageError>
     readonly changeRole: (member: MemberPrincipal, accountId: AccountId, role: Role) => Effect.Effect<Member, Refused>
-    /** Removes a person from the organisation (themselves: leaving); their keys stay, their sessions do not reach it. */
+    /**
+     * Removes a person from the organisation (themselves: leaving); their keys stay, their sessions
+     * do not reach it, and the assistants they connected to it are revoked.
+     */
     readonly removeMember: (member: MemberPrincipal, accountId: AccountId) => Effect.Effect<void, Refused>
     readonly inviteAs: (
       member: MemberPrincipal,
@@ -191,7 +201,21 @@ export class People extends Context.Tag("@crm/core/People")<
       member: MemberPrincipal,
       query: KeyListQuery
     ) => Effect.Effect<PageResult<KeySummary>, NotFound | StorageError>
+    /** Revokes a key or a connected app (their keys): anyone's for owners and admins, their own for members. */
     readonly revokeKey: (member: MemberPrincipal, id: KeyId) => Effect.Effect<void, Forbidden | NotFound | StorageError>
+    /**
+     * Connects an assistant with the scopes the person consented to, capped by their role as a key
+     * they make is (`scope_not_allowed` beyond it): see `Access.connectApp`.
+     */
+    readonly connectApp: (
+      member: MemberPrincipal,
+      input: AppConnect
+    ) => Effect.Effect<AppSummary, ScopeNotAllowed | NotFound | StorageError>
+    /** The organisation's connected apps ("Connected apps" in the settings). */
+    readonly apps: (
+      member: MemberPrincipal,
+      query: AppListQuery
+    ) => Effect.Effect<PageResult<AppSummary>, NotFound | StorageError>
     /** Refused (`forbidden`) unless the role may do `action`: what hook routes check before acting. */
     readonly require: (member: MemberPrincipal, action: import("./Roles.js").Action) => Effect.Effect<void, Forbidden>
 

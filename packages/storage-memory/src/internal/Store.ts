@@ -135,6 +135,8 @@ export interface State {
   readonly people: PeopleState
   /** The audit trail by entry id (`People.AuditLog`): not a tenant's slot, so no export carries it. */
   readonly audit: HashMap.HashMap<string, People.AuditRecord>
+  /** The authorization server's records (`Access.OAuthStore`) by model and id: the server's, no tenant's. */
+  readonly oauth: HashMap.HashMap<string, Access.OAuthRecord>
 }
 
 /**
@@ -180,7 +182,8 @@ const emptyState: State = {
     links: HashMap.empty(),
     failures: HashMap.empty()
   },
-  audit: HashMap.empty()
+  audit: HashMap.empty(),
+  oauth: HashMap.empty()
 }
 
 export const make: Effect.Effect<Store> = Effect.sync(() => ({

@@ -81,7 +81,9 @@ export const apiKeyTable = table("api_keys", {
   created_at: timestamp(),
   owner_id: nullable(uuid<Organisation.UserId>()),
   created_by: nullable(uuid<People.AccountId>()),
-  last_used_at: nullable(timestamp())
+  last_used_at: nullable(timestamp()),
+  grant_id: nullable(text()),
+  client_id: nullable(text())
 })
 export type ApiKeyRow = RowOfTable<typeof apiKeyTable>
 export const toApiKey = (row: ApiKeyRow): Access.ApiKeyRecord => apiKeyTable.read(row)

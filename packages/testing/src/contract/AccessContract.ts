@@ -1,15 +1,45 @@
 /**
  * The access port (`AccessRepository`): organisations with their settings and test clocks, and API
- * keys found by hash with their organisation, paged and revoked.
+ * keys found by hash with their organisation, paged and revoked, the keys of connected apps apart.
  */
 import { Access, People, Records, type Settings, Transaction } from "@crm/core"
 import { expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import { contractSuite } from "./ContractCases.js"
-import { apiKey, at, newId, newKey, organisation, organisationId, page, seed, settingsFor, sha256 } from "./Fixtures.js"
+import {
+  apiKey,
+  at,
+  Boom,
+  newId,
+  newKey,
+  organisation,
+  organisationId,
+  page,
+  seed,
+  settingsFor,
+  sha256,
+  uuid
+} from "./Fixtures.js"
 
 type Organisation = Settings.Organisation
+
+/** A connected app's key, made by a person: its grant, its client, and `ApiKey.appHash` of the grant as its hash. */
+const appKey = (
+  organisationId: Organisation["id"],
+  overrides: Partial<Access.ApiKeyRecord> = {}
+): Access.ApiKeyRecord => {
+  const grantId = uuid()
+  return apiKey(organisationId, {
+    name: "Claude",
+    hash: sha256(`app:${grantId}`),
+    grant_id: grantId,
+    client_id: "https://claude.example.test/oauth/metadata.json",
+    created_by: newId(People.AccountId),
+    ...overrides
+  })
+}
 
 export const suite = contractSuite("AccessRepository storage contract", ({ test }) => {
   test(
@@ -178,7 +208,7 @@ export const suite = contractSuite("AccessRepository storage contract", ({ test 
     Effect.gen(function* () {
       const { a, b } = yield* seed
       const access = yield* Access.AccessRepository
-      expect(yield* access.keyPage(a.id, page(10))).toEqual([])
+      expect(yield* access.keyPage(a.id, page(10), "keys")).toEqual([])
       const full = apiKey(a.id, {
         name: "ci",
         scopes: ["read", "invoices:write"],
@@ -194,10 +224,89 @@ export const suite = contractSuite("AccessRepository storage contract", ({ test 
       yield* access.revokeKey(revoked.id, at(50))
       const twins = [twinA, twinB].sort((x, y) => (x.id < y.id ? 1 : -1))
       const all = [full, twins[0]!, twins[1]!, { ...revoked, revoked_at: at(50) }]
-      expect(yield* access.keyPage(a.id, page(10))).toEqual(all)
-      expect(yield* access.keyPage(a.id, page(1, 1))).toEqual(all.slice(1, 3))
-      expect(yield* access.keyPage(a.id, page(2, 4))).toEqual([])
-      expect(yield* access.keyPage(organisationId(), page(10))).toEqual([])
+      expect(yield* access.keyPage(a.id, page(10), "keys")).toEqual(all)
+      expect(yield* access.keyPage(a.id, page(1, 1), "keys")).toEqual(all.slice(1, 3))
+      expect(yield* access.keyPage(a.id, page(2, 4), "keys")).toEqual([])
+      expect(yield* access.keyPage(organisationId(), page(10), "keys")).toEqual([])
+    })
+  )
+
+  test(
+    "keyPage lists the keys made as keys or the connected apps' keys, never both; one key per grant",
+    Effect.gen(function* () {
+      const { a, b } = yield* seed
+      const access = yield* Access.AccessRepository
+      const made = [apiKey(a.id, { created_at: at(10) }), apiKey(a.id, { created_at: at(30) })]
+      const apps = [appKey(a.id, { created_at: at(20) }), appKey(a.id, { created_at: at(40) })]
+      for (const key of [...made, ...apps, appKey(b.id)]) yield* access.insertKey(key)
+      yield* access.revokeKey(apps[0]!.id, at(50))
+      expect(yield* access.keyPage(a.id, page(10), "keys")).toEqual([made[1], made[0]])
+      expect(yield* access.keyPage(a.id, page(10), "apps")).toEqual([apps[1], { ...apps[0], revoked_at: at(50) }])
+      expect(yield* access.keyPage(a.id, page(1, 1), "apps")).toEqual([{ ...apps[0], revoked_at: at(50) }])
+      expect(Option.getOrThrow(yield* access.findKeyByHash(apps[1]!.hash))).toEqual({ key: apps[1], organisation: a })
+      const again = appKey(b.id, { grant_id: apps[1]!.grant_id })
+      expect(yield* Effect.isFailure(access.insertKey(again))).toBe(true)
+      expect(yield* access.key(again.id)).toEqual(Option.none())
+    })
+  )
+
+  test(
+    "revokeAppsOf revokes the live apps' keys a person connected in an organisation, returned as they were",
+    Effect.gen(function* () {
+      const { a, b } = yield* seed
+      const access = yield* Access.AccessRepository
+      const [leaving, staying] = [newId(People.AccountId), newId(People.AccountId)]
+      const theirs = [
+        appKey(a.id, { created_by: leaving, created_at: at(10) }),
+        appKey(a.id, { created_by: leaving, created_at: at(20), last_used_at: at(25) })
+      ]
+      const earlier = appKey(a.id, { created_by: leaving })
+      const kept = [
+        // Made as a key, in the settings screen: not an app's.
+        apiKey(a.id, { created_by: leaving }),
+        appKey(a.id, { created_by: staying }),
+        appKey(b.id, { created_by: leaving })
+      ]
+      for (const key of [...theirs, earlier, ...kept]) yield* access.insertKey(key)
+      yield* access.revokeKey(earlier.id, at(5))
+      // Found once, as authentication finds it: a store that caches it must drop it.
+      expect(Option.getOrThrow(yield* access.findKeyByHash(theirs[0]!.hash)).key).toEqual(theirs[0])
+
+      const revoked = yield* access.revokeAppsOf(a.id, leaving, at(50))
+      expect([...revoked].sort((x, y) => (x.id < y.id ? -1 : 1))).toEqual(
+        [...theirs].sort((x, y) => (x.id < y.id ? -1 : 1))
+      )
+      for (const key of theirs) {
+        expect(yield* access.key(key.id)).toEqual(Option.some({ ...key, revoked_at: at(50) }))
+        expect(Option.getOrThrow(yield* access.findKeyByHash(key.hash)).key.revoked_at).toBe(at(50))
+      }
+      expect(yield* access.key(earlier.id)).toEqual(Option.some({ ...earlier, revoked_at: at(5) }))
+      for (const key of kept) expect(yield* access.key(key.id)).toEqual(Option.some(key))
+      expect(yield* access.revokeAppsOf(a.id, leaving, at(60))).toEqual([])
+      expect(yield* access.revokeAppsOf(a.id, newId(People.AccountId), at(60))).toEqual([])
+    })
+  )
+
+  test(
+    "revokeAppsOf in a unit of work that fails revokes nothing",
+    Effect.gen(function* () {
+      const { a } = yield* seed
+      const access = yield* Access.AccessRepository
+      const tx = yield* Transaction.Transaction
+      const leaving = newId(People.AccountId)
+      const key = appKey(a.id, { created_by: leaving })
+      yield* access.insertKey(key)
+      const failed = yield* Effect.either(
+        tx.run(
+          Effect.gen(function* () {
+            expect(yield* access.revokeAppsOf(a.id, leaving, at(50))).toEqual([key])
+            return yield* new Boom({ step: "after the revocation" })
+          })
+        )
+      )
+      expect(Either.isLeft(failed)).toBe(true)
+      expect(yield* access.key(key.id)).toEqual(Option.some(key))
+      expect(Option.getOrThrow(yield* access.findKeyByHash(key.hash)).key).toEqual(key)
     })
   )
 
@@ -231,7 +340,7 @@ export const suite = contractSuite("AccessRepository storage contract", ({ test 
       expect(yield* access.key(revoked.id)).toEqual(Option.some({ ...revoked, revoked_at: at(9) }))
       expect(yield* access.key(newId(Access.KeyId))).toEqual(Option.none())
       expect(Option.getOrThrow(yield* access.findKeyByHash(made.hash)).key).toEqual(made)
-      expect((yield* access.keyPage(a.id, page(10))).find((key) => key.id === made.id)).toEqual(made)
+      expect((yield* access.keyPage(a.id, page(10), "keys")).find((key) => key.id === made.id)).toEqual(made)
     })
   )
 

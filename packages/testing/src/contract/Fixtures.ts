@@ -291,6 +291,8 @@ export const apiKey = (
   owner_id: null,
   created_by: null,
   last_used_at: null,
+  grant_id: null,
+  client_id: null,
   ...overrides
 })
 

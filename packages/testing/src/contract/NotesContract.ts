@@ -127,7 +127,9 @@ export const suite = (
           revoked_at: null,
           created_at: at(0),
           created_by: null,
-          last_used_at: null
+          last_used_at: null,
+          grant_id: null,
+          client_id: null
         }
         const owned: Access.ApiKeyRecord = { ...base, id: newId(Access.KeyId), hash: "a".repeat(64), owner_id: owner }
         const nobody: Access.ApiKeyRecord = { ...base, id: newId(Access.KeyId), hash: "b".repeat(64), owner_id: null }

@@ -12,7 +12,7 @@ import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import fc from "fast-check"
 import { type ContractOptions, contractCases } from "./ContractCases.js"
-import { at, type StoragePorts, uuid } from "./Fixtures.js"
+import { apiKey, at, type StoragePorts, uuid } from "./Fixtures.js"
 
 const kernel = (ports: Layer.Layer<StoragePorts, unknown>) => Layer.provideMerge(Kernel.layer, ports)
 
@@ -42,6 +42,10 @@ const populate = (people: ReadonlyArray<{ readonly first: string; readonly score
     const access = yield* Access.Access
     const organisation = yield* access.createOrganisation({ name: "Exported" })
     const key = yield* access.createKey(organisation.id, { name: "k", scopes: ["read", "write"], allowed_ips: [] })
+    // A connected app's key travels with its grant's id and its client (the grant stays behind).
+    yield* (yield* Access.AccessRepository).insertKey(
+      apiKey(organisation.id, { name: "Claude", grant_id: uuid(), client_id: "https://claude.example.test/oauth" })
+    )
     const text = [
       line({ type: "company", ref: "acme", name: "Acme", country: "CZ" }),
       ...people.map((person, n) =>

@@ -25,6 +25,7 @@ import * as Inventory from "./InventoryContract.js"
 import * as Invoices from "./InvoicesContract.js"
 import * as Notes from "./NotesContract.js"
 import * as NumberSequence from "./NumberSequenceContract.js"
+import * as OAuth from "./OAuthContract.js"
 import * as Orders from "./OrdersContract.js"
 import * as People from "./PeopleContract.js"
 import * as Quotes from "./QuotesContract.js"
@@ -42,7 +43,8 @@ export type { ContractOptions } from "./ContractCases.js"
 /**
  * The suites, in the order `runStorageContract` registers them: one per port, then one per area
  * whose ports are tested together (analytics and health reads, inventory, notes, orders and mail,
- * records, service entities, sites, webhooks), and the people of a store with their audit trail.
+ * records, service entities, sites, webhooks), the people of a store with their audit trail, and
+ * the MCP authorization server's records.
  */
 export const suites = {
   contacts: Contacts.suite,
@@ -70,7 +72,8 @@ export const suites = {
   cursorSecret: CursorSecret.suite,
   transfer: Transfer.suite,
   people: People.suite,
-  audit: Audit.suite
+  audit: Audit.suite,
+  oauth: OAuth.suite
 } satisfies Record<string, Suite>
 
 export type SuiteName = keyof typeof suites

@@ -19,7 +19,9 @@ export const newKey = (
       created_at: at(0),
       owner_id: null,
       created_by: null,
-      last_used_at: null
+      last_used_at: null,
+      grant_id: null,
+      client_id: null
     }
     yield* (yield* Access.AccessRepository).insertKey(key)
     return { organisationId, keyId: key.id }

@@ -1,0 +1,3 @@
+import { contractOnEveryStore } from "../support/contract.js"
+
+contractOnEveryStore("OAuth storage contract", ["oauth"])
