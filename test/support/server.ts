@@ -117,6 +117,8 @@ export interface TestServer {
 export interface ServerTestOptions {
   readonly trustedProxies?: ReadonlyArray<string>
   readonly publicUrl?: string
+  /** Origins besides the public URL's whose pages may call `/api/mcp`, as CRM_ALLOWED_ORIGINS lists them. */
+  readonly allowedOrigins?: ReadonlyArray<string>
   /** The OpenAPI document made beforehand, as the built server passes it (`Server.ServerOptions`). */
   readonly openApiDocument?: string
   readonly webhooks?: Server.ServerOptions["webhooks"]
@@ -204,6 +206,7 @@ export const startServer = async (
           bootstrap: false,
           rateLimit: options.rateLimit ?? 120,
           ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
+          ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
           ...(options.webhooks === undefined ? {} : { webhooks: options.webhooks }),
           ...(options.mail === undefined ? {} : { mail: options.mail }),
           ...(options.openApiDocument === undefined ? {} : { openApiDocument: options.openApiDocument }),

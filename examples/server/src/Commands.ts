@@ -34,6 +34,7 @@ const ENVIRONMENT = `Environment:
   CRM_URL (admin commands: the server to talk to, default http://HOST:PORT),
   CRM_PUBLIC_URL (where the CRM is served, default http://HOST:PORT: the links people are mailed, Secure cookies
     and https-only webhook targets when https),
+  CRM_ALLOWED_ORIGINS (comma-separated origins besides CRM_PUBLIC_URL's whose pages may call /api/mcp),
   CRM_OWNER_EMAIL (whom the first start of an empty store invites as owner, default ${DEFAULT_OWNER_EMAIL}),
   CRM_WEBHOOK_ALLOW_PRIVATE_TARGETS (1 lets webhooks target private addresses: local development only),
   CRM_WEBHOOK_CONCURRENCY (hooks in delivery at once per process, default 16),

@@ -14,12 +14,9 @@ import * as Server from "./Server.js"
 import * as Storage from "./Storage.js"
 import * as WebhookWorker from "./WebhookWorker.js"
 
-export const ServeConfig = Config.all({
-  port: Config.integer("PORT").pipe(Config.withDefault(3000)),
-  host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
-  adminToken: Config.option(Config.redacted("CRM_ADMIN_TOKEN")),
-  rateLimit: Config.integer("CRM_RATE_LIMIT").pipe(Config.withDefault(120)),
-  trustedProxies: Config.string("CRM_TRUSTED_PROXIES").pipe(
+/** A comma-separated list, blank entries left out; unset, empty. */
+const commaSeparated = (config: Config.Config<string>): Config.Config<ReadonlyArray<string>> =>
+  config.pipe(
     Config.withDefault(""),
     Config.map((value) =>
       value
@@ -27,8 +24,29 @@ export const ServeConfig = Config.all({
         .map((entry) => entry.trim())
         .filter((entry) => entry.length > 0)
     )
-  ),
+  )
+
+/** An origin as a browser names it in `Origin`: http(s), host and port, nothing more (a trailing slash aside). */
+const isOrigin = (value: string): boolean => {
+  if (!URL.canParse(value)) return false
+  const url = new URL(value)
+  return (url.protocol === "http:" || url.protocol === "https:") && url.href === `${url.origin}/`
+}
+
+export const ServeConfig = Config.all({
+  port: Config.integer("PORT").pipe(Config.withDefault(3000)),
+  host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
+  adminToken: Config.option(Config.redacted("CRM_ADMIN_TOKEN")),
+  rateLimit: Config.integer("CRM_RATE_LIMIT").pipe(Config.withDefault(120)),
+  trustedProxies: Config.string("CRM_TRUSTED_PROXIES").pipe(commaSeparated),
   publicUrl: Config.option(Config.string("CRM_PUBLIC_URL")),
+  allowedOrigins: Config.string("CRM_ALLOWED_ORIGINS").pipe(
+    commaSeparated,
+    Config.validate({
+      message: "CRM_ALLOWED_ORIGINS must be comma-separated origins (https://host[:port])",
+      validation: (origins) => origins.every(isOrigin)
+    })
+  ),
   metricsPort: Config.option(Config.integer("CRM_METRICS_PORT")),
   allowPrivateTargets: Config.boolean("CRM_WEBHOOK_ALLOW_PRIVATE_TARGETS").pipe(Config.withDefault(false)),
   webhookConcurrency: Config.integer("CRM_WEBHOOK_CONCURRENCY").pipe(

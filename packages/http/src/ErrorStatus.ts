@@ -19,6 +19,7 @@ export const STATUS_BY_CODE = {
   owner_only: 403,
   scope_not_allowed: 403,
   csrf_refused: 403,
+  origin_refused: 403,
   not_found: 404,
   unknown_event: 404,
   method_not_allowed: 405,
