@@ -4,8 +4,9 @@
  */
 
 import { Access, BusinessClock, Events, Idempotency, Kernel, People, Webhooks } from "@crm/core"
-import { Api, App, Edge, FiberRoots, Listener, Metrics, Outage, ScryptPasswordHasher } from "@crm/http"
+import { Api, App, Authenticate, Edge, FiberRoots, Listener, Metrics, Outage, ScryptPasswordHasher } from "@crm/http"
 import type { McpServer } from "@crm/mcp"
+import { OAuth } from "@crm/oauth"
 import { Pages } from "@crm/pages"
 import { PdfRenderer } from "@crm/pdf"
 import * as Context from "effect/Context"
@@ -38,6 +39,8 @@ export interface ServerOptions {
    * makes webhook targets https-only and the session cookie `Secure`. Left out: `publicUrlOf`.
    */
   readonly publicUrl?: string
+  /** CRM_ALLOWED_ORIGINS: origins besides the public URL's whose pages may call `/api/mcp` (`App.HttpOptions`). */
+  readonly allowedOrigins?: ReadonlyArray<string>
   readonly webhooks?: Partial<WebhookWorker.WebhookSettings>
   /** SMTP and polling of the mail outbox worker; without SMTP mail is recorded as delivered. */
   readonly mail?: MailWorker.MailSettings
@@ -187,24 +190,41 @@ const requestServices = Layer.effectContext(
 /** The request log of `Log.layer` where one is provided (`crm serve`, tests that read it); none otherwise. */
 const requestLog = Effect.map(Effect.serviceOption(Log.RequestLog), Option.getOrUndefined)
 
+/**
+ * The MCP endpoint's authorization server (OAuth 2.1, `@crm/oauth`), in front of the rest: its
+ * discovery documents, endpoints and consent screen, and the access tokens it issues, which the
+ * endpoint accepts beside keys.
+ */
+const authorization = (options: ServerOptions) =>
+  OAuth.make({
+    publicUrl: publicUrlOf(options),
+    proxied: options.trustedProxies.length > 0,
+    clientAddress: Authenticate.clientAddressOf(options.trustedProxies)
+  })
+
 export const http = (options: ServerOptions, metrics?: Metrics.Metrics) =>
   Layer.unwrapEffect(
-    Effect.map(requestLog, (log) =>
+    Effect.map(Effect.all([requestLog, authorization(options)]), ([log, oauth]) =>
       Listener.layer(
         // `/docs` and `/admin` in front of the APIs; Redoc is found from here, as this app's dependency.
-        Pages.around(
-          Pages.make({ resolveFrom: import.meta.url }),
-          App.makeApp(options.openApiDocument === undefined ? Api.table : Api.makeTable(options), {
-            adminToken: options.adminToken,
-            trustedProxies: options.trustedProxies,
-            maxBodyBytes: Edge.MAX_BODY_BYTES,
-            endpoints: [mcpEndpoint()],
-            // Only the configured one: without it, a write's Origin is checked against the request's
-            // Host, so that a browser at localhost and one at 127.0.0.1 are both the server's own.
-            ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
-            ...(metrics === undefined ? {} : { metrics }),
-            ...(log === undefined ? {} : { requestLog: log })
-          })
+        oauth.around(
+          Pages.around(
+            Pages.make({ resolveFrom: import.meta.url }),
+            App.makeApp(options.openApiDocument === undefined ? Api.table : Api.makeTable(options), {
+              adminToken: options.adminToken,
+              trustedProxies: options.trustedProxies,
+              maxBodyBytes: Edge.MAX_BODY_BYTES,
+              endpoints: [mcpEndpoint()],
+              accessTokens: oauth.accessTokens,
+              // Only the configured one: without it, a write's Origin is checked against the request's
+              // Host, so that a browser at localhost and one at 127.0.0.1 are both the server's own.
+              ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
+              ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
+              listenHost: options.host,
+              ...(metrics === undefined ? {} : { metrics }),
+              ...(log === undefined ? {} : { requestLog: log })
+            })
+          )
         ),
         // No tracer exports the server's spans, so requests open none (see `Listener.ListenOptions`).
         { port: options.port, host: options.host, tracing: false }

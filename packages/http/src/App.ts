@@ -19,10 +19,13 @@ import type * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import { type Answer, header, MAX_URL_BYTES, METRICS_PATH, requestIdOf } from "./Edge.js"
 import {
+  type AccessTokens,
   admitVisitor,
   authenticateAdmin,
+  authenticateBearer,
   authenticateKey,
   authenticateSession,
+  challenged,
   clientAddressOf,
   deviceOf,
   expectedOrigin
@@ -32,6 +35,7 @@ import { type Endpoint, serveEndpoint } from "./edge/endpoint.js"
 import { once } from "./edge/idempotency.js"
 import { type Matched, makeMatch } from "./edge/match.js"
 import { makeObserve, type RequestLine } from "./edge/observe.js"
+import { makeSiteRefusal } from "./edge/origin.js"
 import { type EdgeFailure, Reached, type Served } from "./edge/Reached.js"
 import { readInput } from "./edge/readBody.js"
 import { answer, renderFailure } from "./edge/render.js"
@@ -41,7 +45,7 @@ import { HttpFailure } from "./Reply.js"
 import { isWriting, type Services, usesStore } from "./Route.js"
 import type { Mounted } from "./Router.js"
 
-export type { Endpoint, RequestLine }
+export type { AccessTokens, Endpoint, RequestLine }
 
 export interface HttpOptions<R = never> {
   /** The admin API answers only when a token is configured. */
@@ -53,6 +57,8 @@ export interface HttpOptions<R = never> {
   readonly metrics?: Metrics
   /** Told of every request once it is answered, as the request log records it. */
   readonly requestLog?: (line: RequestLine) => void
+  /** The MCP authorization server's tokens, accepted at the endpoints beside keys; left out, keys only. */
+  readonly accessTokens?: AccessTokens
   /** Paths served outside the REST router (the MCP endpoint), for any method. */
   readonly endpoints?: ReadonlyArray<Endpoint<R>>
   /**
@@ -60,6 +66,10 @@ export interface HttpOptions<R = never> {
    * (else the request's `Host`), and https there makes the session cookie `Secure`.
    */
   readonly publicUrl?: string
+  /** Origins besides the public URL's whose pages may call the endpoints (CRM_ALLOWED_ORIGINS; see `edge/origin.ts`). */
+  readonly allowedOrigins?: ReadonlyArray<string>
+  /** The address the server listens on (HOST): on loopback, an endpoint's `Host` must name this machine. */
+  readonly listenHost?: string
 }
 
 const NO_STORE = { "cache-control": "no-store" }
@@ -91,6 +101,7 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
   const outage = Outage.make()
   const observe = makeObserve(options.metrics, options.requestLog)
   const originOf = expectedOrigin(options.publicUrl, options.trustedProxies)
+  const siteRefusal = makeSiteRefusal(options)
   const clientOf = (incoming: IncomingMessage): People.Client => ({
     address: clientAddress(incoming),
     device: deviceOf(incoming)
@@ -128,12 +139,9 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
   const withKey = <Rq>(
     reached: Reached,
     spendsBudget: boolean,
-    then: (admitted: Reached) => Effect.Effect<Answer, never, Rq>
-  ) =>
-    Effect.matchCauseEffect(authenticateKey(reached, clientAddress(reached.incoming), spendsBudget), {
-      onFailure: failed(reached),
-      onSuccess: then
-    })
+    then: (admitted: Reached) => Effect.Effect<Answer, never, Rq>,
+    admit = authenticateKey(reached, clientAddress(reached.incoming), spendsBudget)
+  ) => Effect.matchCauseEffect(admit, { onFailure: failed(reached), onSuccess: then })
 
   /** A route admitted: its input, its handler (or its replay), then, in an outage, the store answered. */
   const admitted = (reached: Reached, matched: Matched, url: URL): Effect.Effect<Served, EdgeFailure, Services> => {
@@ -204,13 +212,28 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
     })
   }
 
-  /** An endpoint outside the router: admission as REST (one unit of budget), then its own handler. */
-  const serveEndpointAt = (start: Reached, endpoint: Endpoint<R>, url: URL) =>
-    withKey(start.matched(endpoint.path), true, (key) => {
-      const served = serveEndpoint(endpoint, key.incoming, url, key.principal!, options.maxBodyBytes)
-      // Admitted means the store answered (the budget is kept there).
-      return end(key, outage.active() ? Effect.zipRight(outage.answered, served) : served)
-    })
+  /**
+   * An endpoint outside the router: a request another site could have sent refused (`origin`),
+   * then admission as REST (one unit of budget), then its own handler.
+   */
+  const serveEndpointAt = (start: Reached, endpoint: Endpoint<R>, url: URL) => {
+    const reached = start.matched(endpoint.path)
+    const refused = siteRefusal(reached.incoming)
+    if (refused !== undefined) return end(reached, refused)
+    const tokens = options.accessTokens
+    const admit = authenticateBearer(reached, clientAddress(reached.incoming), true, tokens)
+    const answered = withKey(
+      reached,
+      true,
+      (key) => {
+        const served = serveEndpoint(endpoint, key.incoming, url, key.principal!, options.maxBodyBytes)
+        // Admitted means the store answered (the budget is kept there).
+        return end(key, outage.active() ? Effect.zipRight(outage.answered, served) : served)
+      },
+      admit
+    )
+    return tokens === undefined ? answered : Effect.map(answered, challenged(tokens, reached.incoming))
+  }
 
   /** The metrics, to the admin token, as the admin API answers it. */
   const serveMetrics = (start: Reached, metrics: Metrics) => {

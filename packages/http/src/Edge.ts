@@ -10,8 +10,15 @@ import type { IncomingHttpHeaders } from "node:http"
 export interface Answer {
   readonly status: number
   readonly headers: Readonly<Record<string, string>>
-  readonly body: string | Uint8Array | Response
+  readonly body: string | Uint8Array | Response | Handover
 }
+
+/**
+ * An answer written by a library that speaks node's request and response itself (the OAuth
+ * authorization server): handed the response, it writes status, headers and body, and must end
+ * it, failure or not. `status` and `headers` of its `Answer` are not written.
+ */
+export type Handover = (response: import("node:http").ServerResponse) => void
 
 /** Where the metrics are served: beside the health checks, outside the versioned APIs. */
 export const METRICS_PATH = "/metrics"
@@ -39,3 +46,7 @@ export const header = (headers: IncomingHttpHeaders, name: string): string | und
   const value = headers[name]
   return Array.isArray(value) ? value[0] : value
 }
+
+/** Text made safe inside HTML, in an element or a quoted attribute: for the pages the server renders itself. */
+export const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)

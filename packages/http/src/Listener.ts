@@ -37,6 +37,7 @@ export interface ListenOptions {
 }
 
 const write = (response: ServerResponse, answer: Answer) => {
+  if (typeof answer.body === "function") return answer.body(response)
   if (typeof answer.body === "string" || answer.body instanceof Uint8Array) {
     // `writeHead` fixes the headers at once, so without a Content-Length node would frame every
     // body as chunked: more bytes and writes for a body whose length is known. A 204 has none.

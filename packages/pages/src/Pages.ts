@@ -109,9 +109,6 @@ const once = <A>(make: () => Promise<A>): (() => Promise<A>) => {
   return () => (made ??= make())
 }
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
-
 const acceptsGzip = (incoming: IncomingMessage) => /\bgzip\b/.test(String(incoming.headers["accept-encoding"] ?? ""))
 
 /**
@@ -168,7 +165,7 @@ const docsShell = (redocVersion: string) => `<!doctype html>
 <style>body { margin: 0; }</style>
 </head>
 <body>
-<redoc spec-url="/api/v1/openapi.json" theme='${escapeHtml(JSON.stringify(REDOC_THEME))}'></redoc>
+<redoc spec-url="/api/v1/openapi.json" theme='${Edge.escapeHtml(JSON.stringify(REDOC_THEME))}'></redoc>
 <script src="${REDOC_PATH}?v=${encodeURIComponent(redocVersion)}"></script>
 </body>
 </html>
@@ -219,7 +216,7 @@ const findRedoc = (from: string | URL): Redoc | undefined => {
 }
 
 const checkbox = (name: string, value: string, index: number, item = "") =>
-  `<li${item}><input type="checkbox" id="${name}-${index}" name="${name}" value="${escapeHtml(value)}"><label for="${name}-${index}">${escapeHtml(value)}</label></li>`
+  `<li${item}><input type="checkbox" id="${name}-${index}" name="${name}" value="${Edge.escapeHtml(value)}"><label for="${name}-${index}">${Edge.escapeHtml(value)}</label></li>`
 
 /** A scope's box on the settings page, marked when a member's key may hold it (the page offers members only those). */
 const scopeBox = (scope: Access.Scope, index: number) =>

@@ -13,11 +13,11 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto"
 import type { IncomingMessage } from "node:http"
-import { Access, type Errors, type Organisation, People } from "@crm/core"
+import { Access, Errors, type Organisation, People } from "@crm/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { header } from "../Edge.js"
+import { type Answer, header } from "../Edge.js"
 import { HttpFailure } from "../Reply.js"
 import type { Reached } from "./Reached.js"
 
@@ -62,6 +62,72 @@ export const authenticateKey = (
       reached.admitted(admitted.principal, { limit: access.rateLimit, remaining: admitted.remaining })
     )
   )
+
+/**
+ * The authorization server's side of the MCP endpoint (issue 37): what grant an access token it
+ * issued stands for, and where a client learns how to get one.
+ */
+export interface AccessTokens {
+  /** The grant and scopes of a live access token issued for this resource; undefined for any other. */
+  readonly verify: (
+    token: string
+  ) => Effect.Effect<
+    { readonly grantId: string; readonly scopes: ReadonlyArray<string> } | undefined,
+    Errors.StorageError
+  >
+  /** The protected resource metadata's URL (RFC 9728), named in every 401 of the endpoint. */
+  readonly resourceMetadata: string
+}
+
+/**
+ * A key, or an access token of a connected app: a bearer that is not an API key is asked of the
+ * authorization server, and its grant admitted as its key is (`Access.admitApp`).
+ */
+export const authenticateBearer = (
+  reached: Reached,
+  clientAddress: string,
+  spendsBudget: boolean,
+  tokens: AccessTokens | undefined
+): Effect.Effect<
+  Reached,
+  Errors.MissingBearerToken | Errors.InvalidApiKey | Errors.ExpiredApiKey | Errors.RateLimited | Errors.StorageError,
+  Access.Access
+> => {
+  const token = bearerToken(reached.incoming)
+  if (tokens === undefined || token === undefined || token.startsWith(Access.ApiKey.PREFIX)) {
+    return authenticateKey(reached, clientAddress, spendsBudget)
+  }
+  return Effect.flatMap(tokens.verify(token), (verified) =>
+    verified === undefined
+      ? Effect.fail(
+          new Errors.InvalidApiKey({
+            detail: "the access token is not valid: unknown, expired, revoked, or issued for another resource"
+          })
+        )
+      : Effect.flatMap(Access.Access, (access) =>
+          Effect.map(access.admitApp(verified.grantId, verified.scopes, clientAddress, spendsBudget), (admitted) =>
+            reached.admitted(admitted.principal, { limit: access.rateLimit, remaining: admitted.remaining })
+          )
+        )
+  )
+}
+
+/**
+ * A 401 of the endpoint tells the client where to learn how to authorize (RFC 9728, section 5.1),
+ * and, when it sent a token, that the token was refused (RFC 6750).
+ */
+export const challenged =
+  (tokens: AccessTokens | undefined, incoming: IncomingMessage) =>
+  (answered: Answer): Answer => {
+    if (tokens === undefined || answered.status !== 401) return answered
+    const sent = bearerToken(incoming) !== undefined
+    const challenge = `Bearer ${sent ? 'error="invalid_token", ' : ""}resource_metadata="${tokens.resourceMetadata}"`
+    return {
+      status: answered.status,
+      headers: Object.assign({}, answered.headers, { "www-authenticate": challenge }),
+      body: answered.body
+    }
+  }
 
 // Both sides hashed first, so that the comparison takes the same time whatever the lengths.
 export const sameSecret = (given: string, expected: string): boolean =>

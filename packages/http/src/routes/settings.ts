@@ -136,6 +136,34 @@ export const settingsRoutes = [
       withPeople((people) => people.revokeKey(principal, params.key_id)).pipe(Effect.as(noContent))
   }),
   route({
+    method: "GET",
+    path: `${ORGANISATION}/apps`,
+    params,
+    operationId: "settingsListApps",
+    tag,
+    guard: member,
+    summary:
+      "Connected apps: the assistants people connected through the MCP endpoint's authorization (OAuth), revoked ones too, newest first, each with its client, scopes, who connected it and when it last called",
+    query: Access.AppListQuery,
+    success: { status: 200, schema: Access.AppPage, description: "a page of connected apps" },
+    errors: ["not_found", "validation_failed"],
+    handle: ({ principal, query }) => withPeople((people) => people.apps(principal, query)).pipe(Effect.map(ok))
+  }),
+  route({
+    method: "DELETE",
+    path: `${ORGANISATION}/apps/{app_id}`,
+    params: { ...params, app_id: Access.KeyId },
+    operationId: "settingsRevokeApp",
+    tag,
+    guard: member,
+    summary:
+      "Revoke a connected app at once, on every process: its access and refresh tokens stop working. Owners and admins revoke any; a member only the apps they connected (else 403 forbidden)",
+    success: { status: 204, description: "revoked" },
+    errors: ["not_found", "forbidden"],
+    handle: ({ principal, params }) =>
+      withPeople((people) => people.revokeKey(principal, params.app_id)).pipe(Effect.as(noContent))
+  }),
+  route({
     method: "POST",
     path: `${ORGANISATION}/keys/{key_id}/hooks`,
     params: { ...params, key_id: Access.KeyId },
@@ -329,6 +357,7 @@ export const settingsArea: Area = {
       "AuditEntry",
       "AuditPage",
       "ActorKind"
-    )
+    ),
+    ...named(Access, "AppSummary", "AppPage")
   ]
 }

@@ -1,0 +1,3 @@
+export * as Consent from "./Consent.js"
+export * as OAuth from "./OAuth.js"
+export * as Provider from "./Provider.js"
