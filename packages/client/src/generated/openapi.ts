@@ -1741,6 +1741,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/settings/v1/organisations/{id}/apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Connected apps: the assistants people connected through the MCP endpoint's authorization (OAuth), revoked ones too, newest first, each with its client, scopes, who connected it and when it last called */
+        get: operations["settingsListApps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/settings/v1/organisations/{id}/apps/{app_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a connected app at once, on every process: its access and refresh tokens stop working. Owners and admins revoke any; a member only the apps they connected (else 403 forbidden) */
+        delete: operations["settingsRevokeApp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/settings/v1/organisations/{id}/keys/{key_id}/hooks": {
         parameters: {
             query?: never;
@@ -1975,6 +2009,31 @@ export interface components {
         ActorKind: "user" | "key" | "operator" | "system" | "anonymous";
         /** @enum {string} */
         Aggregate: "sum" | "count" | "min" | "max" | "avg";
+        AppPage: {
+            data: components["schemas"]["AppSummary"][];
+            limit: number;
+            offset: number;
+            has_more: boolean;
+        };
+        AppSummary: {
+            /**
+             * Format: uuid
+             * @description the connection's id, by which it is revoked
+             */
+            id: string;
+            /** @description the client's id: a URL for a client known by its metadata document */
+            client_id: string;
+            /** @description the name the client gave itself; nothing verifies it */
+            client_name: string | null;
+            scopes: components["schemas"]["Scope"][];
+            /** @description the person who connected it */
+            created_by: string | null;
+            /** @description ISO 8601 UTC timestamp with milliseconds */
+            created_at: string;
+            /** @description when the app last called the MCP endpoint, to the minute */
+            last_used_at: string | null;
+            revoked_at: string | null;
+        };
         AuditEntry: {
             /** Format: uuid */
             id: string;
@@ -25456,6 +25515,246 @@ export interface operations {
             path: {
                 id: string;
                 key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description revoked */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "session_required";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden, csrf_refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "forbidden" | "csrf_refused";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "not_found";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "method_not_allowed";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "uri_too_long";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "headers_too_large";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    settingsListApps: {
+        parameters: {
+            query?: {
+                /** @description page size, 1..200, default 50 */
+                limit?: number;
+                /** @description records to skip, 0 or more */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of connected apps */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppPage"];
+                };
+            };
+            /** @description session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "session_required";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "not_found";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "method_not_allowed";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "uri_too_long";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "validation_failed";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "headers_too_large";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    settingsRevokeApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                app_id: string;
             };
             cookie?: never;
         };

@@ -7,6 +7,7 @@ import type { Schemas } from "@crm/client"
 import { must } from "../shared/calls.js"
 import { $, element, say } from "../shared/dom.js"
 import { auth, keepCsrf, settings } from "./api.js"
+import { appsSection } from "./apps.js"
 import { auditSection } from "./audit.js"
 import { act, clearAlert } from "./forms.js"
 import { hooksSection } from "./hooks.js"
@@ -17,13 +18,13 @@ import { sessionsSection } from "./sessions.js"
 import { type Action, may, type SessionInfo, state } from "./state.js"
 import { showView } from "./views.js"
 
-type SectionName = "keys" | "hooks" | "pipelines" | "people" | "audit" | "sessions"
+type SectionName = "keys" | "apps" | "hooks" | "pipelines" | "people" | "audit" | "sessions"
 
-const SECTIONS: ReadonlyArray<SectionName> = ["keys", "hooks", "pipelines", "people", "audit", "sessions"]
+const SECTIONS: ReadonlyArray<SectionName> = ["keys", "apps", "hooks", "pipelines", "people", "audit", "sessions"]
 /** Sections a role may not see at all; the rest every member sees, offering only what the role may do. */
 const NEEDS: Partial<Record<SectionName, Action>> = { audit: "audit:read" }
 /** Sections of the organisation, as against the person's own. */
-const OF_ORGANISATION = new Set<SectionName>(["keys", "hooks", "pipelines", "people", "audit"])
+const OF_ORGANISATION = new Set<SectionName>(["keys", "apps", "hooks", "pipelines", "people", "audit"])
 
 /** The organisation chosen last in this browser (an id, no secret), opened first next time. */
 const CHOSEN_ITEM = "crm-settings-organisation"
@@ -45,12 +46,14 @@ export const makeConsole = (signOut: (everywhere: boolean) => Promise<void>): Co
 
   const hooks = hooksSection()
   const keys = keysSection((key) => show("hooks", () => hooks.open(key)))
+  const apps = appsSection()
   const pipelines = pipelinesSection()
   const people = peopleSection()
   const audit = auditSection()
   const sessions = sessionsSection(signOut)
   const opens: Record<SectionName, () => Promise<void>> = {
     keys: keys.open,
+    apps: apps.open,
     hooks: () => hooks.open(),
     pipelines: pipelines.open,
     people: people.open,

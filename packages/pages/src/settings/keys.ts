@@ -15,8 +15,11 @@ type Key = Schemas["KeySummary"]
 
 const SECTION = "keys"
 
-/** Whether the person may revoke this key: any key with `keys:manage_any`, their own with `keys:manage_own`. */
-const mayRevoke = (key: Key) =>
+/**
+ * Whether the person may revoke this key, or this connected app (a key of its person's, to the
+ * server): any with `keys:manage_any`, their own with `keys:manage_own`.
+ */
+export const mayRevoke = (key: { readonly revoked_at: string | null; readonly created_by: string | null }) =>
   key.revoked_at === null &&
   (may("keys:manage_any") || (key.created_by !== null && key.created_by === myId() && may("keys:manage_own")))
 
