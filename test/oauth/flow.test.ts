@@ -96,9 +96,18 @@ describe.skipIf(NO_CHROMIUM !== undefined)(
         revoked_at: null
       })
 
-      // 4. Revoked in the settings: the next call is refused, and so is a refresh.
-      const revoked = await owner.person.settings(owner.organisation.id).delete(`/apps/${apps.body.data[0].id}`)
-      expect(revoked.status).toBe(204)
+      // 4. Revoked in the settings screen, by the person in the browser they consented in (the
+      // consent screen signed them in to the CRM): the next call is refused, and so is a refresh.
+      page.on("dialog", (dialog) => void dialog.accept())
+      await page.goto(`${server.url}/settings`)
+      await page.locator("#console").waitFor({ state: "visible" })
+      await page.getByRole("navigation", { name: "Settings" }).getByRole("button", { name: "Connected apps" }).click()
+      const row = page.locator(`#app-table tbody tr[data-app-id="${apps.body.data[0].id}"]`)
+      await row.waitFor()
+      expect(await row.locator("td").nth(2).innerText()).not.toBe("Never")
+      await row.getByRole("button", { name: "Revoke Test assistant" }).click()
+      await expect.poll(() => row.locator("td").nth(3).innerText()).toMatch(/^Revoked\n/)
+      await screenshot(page, "oauth-connected-app-revoked")
       const refused = await fetch(`${server.url}/api/mcp`, {
         method: "POST",
         headers: {
@@ -110,7 +119,57 @@ describe.skipIf(NO_CHROMIUM !== undefined)(
       })
       expect(refused.status).toBe(401)
       expect(refused.headers.get("www-authenticate")).toContain('error="invalid_token"')
-      await expect(client.callTool({ name: "search_contacts", arguments: { query: "Ada" } })).rejects.toThrow()
+      await expect(client.callTool({ name: "search_contacts", arguments: { q: "Ada" } })).rejects.toThrow()
+      const refresh = await fetch(`${server.url}/oauth/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({
+          grant_type: "refresh_token",
+          refresh_token: assistant.saved!.refresh_token!,
+          client_id: assistant.client!.client_id
+        })
+      })
+      expect(refresh.status).toBe(400)
+      expect((await refresh.json()).error).toBe("invalid_grant")
+    })
+
+    it("answers a tool call beyond the token's scopes with 403 insufficient_scope, naming the scope to ask for", async () => {
+      const owner = await withOwner(server, "Step-up org")
+      const assistant = new Assistant(callback.url, "Reader")
+      await expect(connect(server, assistant)).rejects.toBeInstanceOf(UnauthorizedError)
+      // Another person: the browser forgets whoever signed in before.
+      await browser.context.clearCookies()
+      const page = await browser.page()
+      await page.goto(assistant.authorizationUrl!.href)
+      await page.fill("input[name=email]", owner.email)
+      await page.fill("input[name=password]", PASSWORD)
+      await page.click("button[type=submit]")
+      await page.selectOption("select[name=organisation]", owner.organisation.id)
+      await page.uncheck("input[value=write]")
+      const answered = callback.next()
+      await page.click("button[value=allow]")
+      const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp`), { authProvider: assistant })
+      const query = await answered
+      expect(query.get("error"), query.get("error_description") ?? "").toBeNull()
+      await transport.finishAuth(query.get("code")!)
+      expect(assistant.saved?.scope).toBe("read")
+      const call = (name: string, args: object) =>
+        fetch(`${server.url}/api/mcp`, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${assistant.saved!.access_token}`,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream"
+          },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } })
+        })
+      const write = await call("create_contact", { first_name: "Grace" })
+      expect(write.status).toBe(403)
+      expect(write.headers.get("www-authenticate")).toMatch(/^Bearer error="insufficient_scope", scope="read write", resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource\/api\/mcp"$/)
+      const read = await call("search_contacts", { q: "Grace" })
+      expect(read.status).toBe(200)
+      const result = (await read.json()).result
+      expect(result.isError, JSON.stringify(result)).not.toBe(true)
     })
   }
 )

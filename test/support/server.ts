@@ -119,6 +119,8 @@ export interface ServerTestOptions {
   readonly publicUrl?: string
   /** Origins besides the public URL's whose pages may call `/api/mcp`, as CRM_ALLOWED_ORIGINS lists them. */
   readonly allowedOrigins?: ReadonlyArray<string>
+  /** Serves assistants' Client ID Metadata Documents in place of the network (`Server.ServerOptions`). */
+  readonly clientMetadataFetch?: typeof fetch
   /** The OpenAPI document made beforehand, as the built server passes it (`Server.ServerOptions`). */
   readonly openApiDocument?: string
   readonly webhooks?: Server.ServerOptions["webhooks"]
@@ -207,6 +209,7 @@ export const startServer = async (
           rateLimit: options.rateLimit ?? 120,
           ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
           ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
+          ...(options.clientMetadataFetch === undefined ? {} : { clientMetadataFetch: options.clientMetadataFetch }),
           ...(options.webhooks === undefined ? {} : { webhooks: options.webhooks }),
           ...(options.mail === undefined ? {} : { mail: options.mail }),
           ...(options.openApiDocument === undefined ? {} : { openApiDocument: options.openApiDocument }),

@@ -53,6 +53,11 @@ export interface ServerOptions {
   readonly openApiDocument?: string
   /** The scrypt cost of the passwords hashed (`ScryptPasswordHasher`): 2^15 unless given; tests give less. */
   readonly passwordCost?: number
+  /**
+   * How the authorization server fetches an assistant's Client ID Metadata Document: the
+   * provider's own, which refuses private addresses, unless given (tests serve their own).
+   */
+  readonly clientMetadataFetch?: typeof fetch
 }
 
 /**
@@ -161,7 +166,7 @@ export const kernel = <E, R>(storage: Layer.Layer<StoragePorts, E, R>, options: 
  * The SDK and the tools are loaded on the first call, not at start: they are about a fifth of the
  * server's idle memory and of its start-up, for an interface many deployments never call.
  */
-const mcpEndpoint = (): App.Endpoint<Kernel.Services> => {
+const mcpEndpoint = (resourceMetadata: string): App.Endpoint<Kernel.Services> => {
   let loading: Promise<McpServer.McpKernel> | undefined
   const mcp = () => (loading ??= import("@crm/mcp").then(({ McpServer }) => McpServer.make()))
   return {
@@ -170,7 +175,22 @@ const mcpEndpoint = (): App.Endpoint<Kernel.Services> => {
       Effect.gen(function* () {
         const runtime = yield* Effect.runtime<Kernel.Services>()
         const server = yield* Effect.promise(mcp)
-        return yield* Effect.promise(() => server.handle(request, principal, runtime))
+        // A connected app whose token lacks a tool's scope is told so as OAuth says (RFC 6750, 3.1),
+        // so that its client can ask the person for it; a key gets the tool error, as the contract says.
+        const stepUp =
+          principal.key.grant_id === null
+            ? undefined
+            : (scope: Access.Scope) =>
+                Response.json(
+                  { error: "insufficient_scope", detail: `this tool needs the ${scope} scope` },
+                  {
+                    status: 403,
+                    headers: {
+                      "www-authenticate": `Bearer error="insufficient_scope", scope="${[...principal.key.scopes, scope].join(" ")}", resource_metadata="${resourceMetadata}"`
+                    }
+                  }
+                )
+        return yield* Effect.promise(() => server.handle(request, principal, runtime, stepUp))
       })
   }
 }
@@ -199,7 +219,8 @@ const authorization = (options: ServerOptions) =>
   OAuth.make({
     publicUrl: publicUrlOf(options),
     proxied: options.trustedProxies.length > 0,
-    clientAddress: Authenticate.clientAddressOf(options.trustedProxies)
+    clientAddress: Authenticate.clientAddressOf(options.trustedProxies),
+    ...(options.clientMetadataFetch === undefined ? {} : { fetch: options.clientMetadataFetch })
   })
 
 export const http = (options: ServerOptions, metrics?: Metrics.Metrics) =>
@@ -214,7 +235,7 @@ export const http = (options: ServerOptions, metrics?: Metrics.Metrics) =>
               adminToken: options.adminToken,
               trustedProxies: options.trustedProxies,
               maxBodyBytes: Edge.MAX_BODY_BYTES,
-              endpoints: [mcpEndpoint()],
+              endpoints: [mcpEndpoint(oauth.accessTokens.resourceMetadata)],
               accessTokens: oauth.accessTokens,
               // Only the configured one: without it, a write's Origin is checked against the request's
               // Host, so that a browser at localhost and one at 127.0.0.1 are both the server's own.

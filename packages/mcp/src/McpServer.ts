@@ -172,11 +172,17 @@ export interface McpKernel {
   readonly tools: ReadonlyArray<Tool>
   /** A fresh low-level server for one connection of the given caller. */
   readonly server: (session: Session, runtime: Runtime.Runtime<ToolServices>) => Server
-  /** Answers one stateless Streamable HTTP request (the caller authenticated and spent the budget). */
+  /**
+   * Answers one stateless Streamable HTTP request (the caller authenticated and spent the budget).
+   * With `insufficientScope`, a tool call that needs a scope the caller lacks is answered by it
+   * (MCP authorization's step-up: a 403 that tells an OAuth client which scope to ask for) rather
+   * than as a tool error.
+   */
   readonly handle: (
     request: Request,
     principal: Access.Principal,
-    runtime: Runtime.Runtime<ToolServices>
+    runtime: Runtime.Runtime<ToolServices>,
+    insufficientScope?: (scope: Access.Scope) => Response
   ) => Promise<Response>
   /** Serves a long-lived transport (stdio) for one caller. */
   readonly connect: (transport: Transport, session: Session, runtime: Runtime.Runtime<ToolServices>) => Promise<Server>
@@ -216,7 +222,18 @@ export const make = (list: ReadonlyArray<Tool> = allTools): McpKernel => {
     return instance
   }
 
-  const handle: McpKernel["handle"] = async (request, principal, runtime) => {
+  /** The scope a `tools/call` needs and the caller lacks, if it is one. */
+  const missingScope = (message: unknown, principal: Access.Principal): Access.Scope | undefined => {
+    if (typeof message !== "object" || message === null || (message as { method?: unknown }).method !== "tools/call") {
+      return undefined
+    }
+    const name = (message as { params?: { name?: unknown } }).params?.name
+    const entry = typeof name === "string" ? byName.get(name) : undefined
+    if (entry === undefined || entry.scope === null) return undefined
+    return principal.key.scopes.includes(entry.scope) ? undefined : entry.scope
+  }
+
+  const handle: McpKernel["handle"] = async (request, principal, runtime, insufficientScope) => {
     // Stateless: no server-initiated stream to offer, so GET is refused as the protocol allows.
     if (request.method === "GET") {
       return new Response(null, { status: 405, headers: { allow: "POST, DELETE" } })
@@ -228,6 +245,8 @@ export const make = (list: ReadonlyArray<Tool> = allTools): McpKernel => {
     })
     const body = await boundedBody(request)
     if (body instanceof Response) return body
+    const missing = insufficientScope === undefined ? undefined : missingScope(body?.value, principal)
+    if (missing !== undefined) return insufficientScope!(missing)
     await instance.connect(transport)
     try {
       return await transport.handleRequest(request, body === undefined ? {} : { parsedBody: body.value })
