@@ -130,7 +130,7 @@ describe.skipIf(NO_CHROMIUM !== undefined)(
         })
       })
       expect(refresh.status).toBe(400)
-      expect((await refresh.json()).error).toBe("invalid_grant")
+      expect(((await refresh.json()) as { error: string }).error).toBe("invalid_grant")
     })
 
     it("answers a tool call beyond the token's scopes with 403 insufficient_scope, naming the scope to ask for", async () => {
@@ -168,7 +168,7 @@ describe.skipIf(NO_CHROMIUM !== undefined)(
       expect(write.headers.get("www-authenticate")).toMatch(/^Bearer error="insufficient_scope", scope="read write", resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource\/api\/mcp"$/)
       const read = await call("search_contacts", { q: "Grace" })
       expect(read.status).toBe(200)
-      const result = (await read.json()).result
+      const { result } = (await read.json()) as { result: { isError?: boolean } }
       expect(result.isError, JSON.stringify(result)).not.toBe(true)
     })
   }

@@ -136,7 +136,7 @@ const housekeeping = Layer.scopedDiscard(
     const outage = Outage.make(Outage.forWorker("housekeeping"))
     const sweep = Outage.round(
       outage,
-      Effect.all([events.purge, webhooks.purge, idempotency.purge, people.purge, calendar])
+      Effect.all([events.purge, webhooks.purge, idempotency.purge, people.purge, access.purgeAuthorizations, calendar])
     ).pipe(
       Effect.flatMap((purged) =>
         purged === undefined
@@ -145,7 +145,8 @@ const housekeeping = Layer.scopedDiscard(
               events_purged: purged[0],
               webhook_deliveries_purged: purged[1],
               idempotency_records_purged: purged[2],
-              people_records_purged: purged[3]
+              people_records_purged: purged[3],
+              authorization_records_purged: purged[4]
             })
       ),
       Effect.catchAll((error) => Effect.logWarning("housekeeping failed; retrying at the next run", error)),

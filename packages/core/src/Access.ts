@@ -159,6 +159,8 @@ export class Access extends Context.Tag("@crm/core/Access")<
       clientAddress: string,
       spend: boolean
     ) => Effect.Effect<Admitted, InvalidApiKey | RateLimited | StorageError>
+    /** The daily job: what the authorization server kept that has lapsed (codes, tokens, interactions). */
+    readonly purgeAuthorizations: Effect.Effect<number, StorageError>
     /** A page of the organisation's connected apps, revoked ones too, newest first. */
     readonly listApps: (
       organisationId: OrganisationId,
@@ -479,6 +481,7 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
           held.length === found.key.scopes.length ? found : { ...found, key: { ...found.key, scopes: held } }
         return yield* spending(principal, spend)
       }),
+      purgeAuthorizations: Effect.flatMap(Clock.currentTimeMillis, (now) => oauth.purge(iso(now))),
       listApps: operation("Access.listApps")(function* (organisationId, query) {
         yield* getOrganisation(organisationId)
         return toPage((yield* repo.keyPage(organisationId, query, "apps")).map(toAppSummary), query)
