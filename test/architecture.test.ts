@@ -42,6 +42,16 @@ const allowed: Record<string, ReadonlyArray<RegExp>> = {
     // The workers (PdfWorkers.ts): a thread pool, its entry found beside this module.
     /^node:(worker_threads|os|fs|path|url)$/
   ],
+  // The MCP endpoint's authorization server: oidc-provider over the core's OAuthStore port, in front
+  // of the transport it hands its tokens to; the transport knows no OAuth library.
+  "packages/oauth": [
+    /^@crm\/core$/,
+    /^@crm\/http$/,
+    /^effect(\/|$)/,
+    /^oidc-provider$/,
+    // Token ids hashed, the signing key made, a consent form read off node's request.
+    /^node:(crypto|http)$/
+  ],
   "packages/mcp": [/^@crm\/core$/, /^effect(\/|$)/, /^zod$/, /^@modelcontextprotocol\/sdk\//],
   // The kit drives the kernel (any storage) from fast-check, and runs the contract suite on vitest
   // (whose cases hash API keys and request bodies with node:crypto, as the HTTP layer does).

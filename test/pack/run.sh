@@ -11,7 +11,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/crm-pack.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$root"
 
-packages=(core storage-memory storage-pg http pdf mcp testing client pages)
+packages=(core storage-memory storage-pg http pdf oauth mcp testing client pages)
 mkdir -p "$work/tarballs" "$work/project/src"
 for name in "${packages[@]}"; do
   npm pack --silent --workspace "@crm/$name" --pack-destination "$work/tarballs" --json >"$work/pack-$name.json"
@@ -63,7 +63,7 @@ npm install --prefer-offline --no-audit --no-fund --loglevel=error
 npx tsc -p tsconfig.json
 
 # Each public entry imports in plain node; what is not exported stays closed.
-for entry in @crm/core @crm/storage-memory @crm/storage-pg @crm/http @crm/pdf @crm/mcp @crm/testing @crm/client @crm/pages; do
+for entry in @crm/core @crm/storage-memory @crm/storage-pg @crm/http @crm/pdf @crm/oauth @crm/mcp @crm/testing @crm/client @crm/pages; do
   node --input-type=module -e "const m = await import('$entry'); if (Object.keys(m).length === 0) throw new Error('$entry exports nothing')"
 done
 if node --input-type=module -e "await import('@crm/core/internal/operation.js')" 2>/dev/null; then

@@ -159,6 +159,11 @@ export class Access extends Context.Tag("@crm/core/Access")<
       clientAddress: string,
       spend: boolean
     ) => Effect.Effect<Admitted, InvalidApiKey | RateLimited | StorageError>
+    /**
+     * The authorization server ended a grant itself (its client revoked its refresh token, or
+     * presented a used one again): the app's key goes with it, so that the settings show it revoked.
+     */
+    readonly revokeApp: (grantId: string, by: Actor) => Effect.Effect<void, StorageError>
     /** The daily job: what the authorization server kept that has lapsed (codes, tokens, interactions). */
     readonly purgeAuthorizations: Effect.Effect<number, StorageError>
     /** A page of the organisation's connected apps, revoked ones too, newest first. */
@@ -409,6 +414,36 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
         limiter.take(principal.key.id, { now, limit: rateLimit, windowMs: RATE_WINDOW_MS, spend })
       )
 
+    const revokeKey = operation("Access.revokeKey")(function* (id: KeyId, by: Actor = operator(null)) {
+      const at = iso(yield* Clock.currentTimeMillis)
+      const organisationId = yield* tx.run(
+        Effect.gen(function* () {
+          const key = yield* repo.key(id)
+          if (Option.isNone(key) || !(yield* repo.revokeKey(id, at))) {
+            return yield* new NotFound({ detail: "no such key" })
+          }
+          // A connected app's grant goes with its key: its codes, tokens and refresh tokens too.
+          if (key.value.grant_id !== null) yield* oauth.revokeGrant(key.value.grant_id)
+          // Revoking a revoked key changes nothing, and so records nothing.
+          if (key.value.revoked_at === null) {
+            yield* record({
+              organisationId: key.value.organisation_id,
+              actor: by,
+              action: key.value.grant_id === null ? "key.revoked" : "app.revoked",
+              target: keyTarget(id),
+              summary:
+                key.value.grant_id === null
+                  ? { name: key.value.name, scopes: [...key.value.scopes] }
+                  : { client_id: key.value.client_id, client_name: key.value.name, scopes: [...key.value.scopes] }
+            })
+          }
+          return key.value.organisation_id
+        })
+      )
+      // Inside the unit the revocation could not wait for every process to drop the key; after it, it does.
+      yield* repo.announceOrganisation(organisationId)
+    })
+
     /** The principal, then one unit of its budget, refused when it is spent. */
     const spending = Effect.fnUntraced(function* (principal: Principal, spend: boolean) {
       const decision = yield* budget(principal, spend)
@@ -481,6 +516,15 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
           held.length === found.key.scopes.length ? found : { ...found, key: { ...found.key, scopes: held } }
         return yield* spending(principal, spend)
       }),
+      revokeApp: (grantId, by) =>
+        Effect.flatMap(
+          Effect.flatMap(ApiKey.appHash(grantId), repo.findKeyByHash),
+          // A live app's key is revoked with its grant's records; else the records go alone.
+          (found) =>
+            Option.isSome(found) && found.value.key.revoked_at === null
+              ? Effect.catchTag(revokeKey(found.value.key.id, by), "NotFound", () => oauth.revokeGrant(grantId))
+              : oauth.revokeGrant(grantId)
+        ),
       purgeAuthorizations: Effect.flatMap(Clock.currentTimeMillis, (now) => oauth.purge(iso(now))),
       listApps: operation("Access.listApps")(function* (organisationId, query) {
         yield* getOrganisation(organisationId)
@@ -537,35 +581,7 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
         return updated
       }),
       createKey,
-      revokeKey: operation("Access.revokeKey")(function* (id, by = operator(null)) {
-        const at = iso(yield* Clock.currentTimeMillis)
-        const organisationId = yield* tx.run(
-          Effect.gen(function* () {
-            const key = yield* repo.key(id)
-            if (Option.isNone(key) || !(yield* repo.revokeKey(id, at))) {
-              return yield* new NotFound({ detail: "no such key" })
-            }
-            // A connected app's grant goes with its key: its codes, tokens and refresh tokens too.
-            if (key.value.grant_id !== null) yield* oauth.revokeGrant(key.value.grant_id)
-            // Revoking a revoked key changes nothing, and so records nothing.
-            if (key.value.revoked_at === null) {
-              yield* record({
-                organisationId: key.value.organisation_id,
-                actor: by,
-                action: key.value.grant_id === null ? "key.revoked" : "app.revoked",
-                target: keyTarget(id),
-                summary:
-                  key.value.grant_id === null
-                    ? { name: key.value.name, scopes: [...key.value.scopes] }
-                    : { client_id: key.value.client_id, client_name: key.value.name, scopes: [...key.value.scopes] }
-              })
-            }
-            return key.value.organisation_id
-          })
-        )
-        // Inside the unit the revocation could not wait for every process to drop the key; after it, it does.
-        yield* repo.announceOrganisation(organisationId)
-      }),
+      revokeKey,
       listKeys: operation("Access.listKeys")(function* (organisationId, query) {
         yield* getOrganisation(organisationId)
         return toPage((yield* repo.keyPage(organisationId, query, "keys")).map(toKeySummary), query)

@@ -8,7 +8,7 @@
  * budgeted and recorded as a key's, and revoking it in the settings revokes the grant with it.
  */
 import type { IncomingMessage } from "node:http"
-import { Access, Errors as CoreErrors, type Errors, type People } from "@crm/core"
+import { Access, Errors as CoreErrors, type Errors, People } from "@crm/core"
 import type { App, Edge } from "@crm/http"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -65,6 +65,7 @@ const pathOf = (target: string) => {
 export const make = (options: OAuthOptions) =>
   Effect.gen(function* () {
     const store = yield* Access.OAuthStore
+    const access = yield* Access.Access
     const runtime = yield* Effect.runtime<never>()
     const run = <A>(effect: Effect.Effect<A, Errors.StorageError>) => Runtime.runPromise(runtime)(effect)
     const issuer = new URL(options.publicUrl).origin
@@ -83,11 +84,13 @@ export const make = (options: OAuthOptions) =>
               "provider",
               newKeys() as unknown as Record<string, unknown>
             )) as unknown as ProviderKeys
-        return makeProvider({
+        const made = makeProvider({
           issuer,
           resource,
           store,
           run,
+          // Revoking the app's key revokes its grant's records in the same unit of work.
+          endGrant: (grantId) => access.revokeApp(grantId, People.system),
           keys,
           proxied: options.proxied,
           ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
@@ -96,6 +99,12 @@ export const make = (options: OAuthOptions) =>
             ctx.body = errorPage(out.error, out.error_description)
           }
         })
+        // A failure of the server's own (the store), not a client's error: logged with the path
+        // alone, as a request's query or body may hold a code or a token.
+        made.on("server_error", (ctx: { readonly path: string }, error: Error) => {
+          void run(Effect.logError("the authorization server failed", { path: ctx.path, error: error.message }))
+        })
+        return made
       })
     )
     const callbacks = new WeakMap<Provider, ReturnType<Provider["callback"]>>()

@@ -72,6 +72,8 @@ export interface ProviderOptions {
   readonly resource: string
   readonly store: Access.OAuthStore["Type"]
   readonly run: <A>(effect: import("effect/Effect").Effect<A, import("@crm/core").Errors.StorageError>) => Promise<A>
+  /** Ends a grant the provider revokes, with its app's key (`StoreAdapter`). */
+  readonly endGrant: (grantId: string) => import("effect/Effect").Effect<void, import("@crm/core").Errors.StorageError>
   readonly keys: ProviderKeys
   /** Behind a proxy the CRM trusts: its `X-Forwarded-Proto` says whether the client used https. */
   readonly proxied: boolean
@@ -87,7 +89,7 @@ export interface ProviderOptions {
 export const makeProvider = (options: ProviderOptions): Provider => {
   const scope = Access.SCOPES.join(" ")
   const configuration: Configuration = {
-    adapter: adapterFactory(options.store, options.run),
+    adapter: adapterFactory(options.store, options.run, options.endGrant),
     clients: [],
     findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
     cookies: { keys: [...options.keys.cookieKeys] },
@@ -124,7 +126,9 @@ export const makeProvider = (options: ProviderOptions): Provider => {
       properties: ["redirect_uris", "token_endpoint_auth_method"],
       validator: (_ctx, key, value, metadata) => {
         if (key === "redirect_uris" && Array.isArray(value) && !value.every(redirectAllowed)) {
-          throw new errors.InvalidRedirectUri("redirect_uris must be https, or http on a loopback address")
+          const refused = new errors.InvalidRedirectUri()
+          refused.error_description = "redirect_uris must be https, or http on a loopback address (OAuth 2.1)"
+          throw refused
         }
         // Only public clients: a client secret would be kept as it was given, and PKCE is the proof.
         if (key === "token_endpoint_auth_method") metadata.token_endpoint_auth_method = "none"

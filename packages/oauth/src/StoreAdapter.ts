@@ -24,8 +24,12 @@ const PLAIN = new Set(["Client", "Grant", "Session"])
 const hashed = (id: string) => createHash("sha256").update(id).digest("base64url")
 const iso = (ms: number) => new Date(ms).toISOString()
 
+/**
+ * `endGrant`: what else goes when the provider ends a grant itself (a client revoking its refresh
+ * token, or presenting a used one again): the connected app's key.
+ */
 export const adapterFactory =
-  (store: Store, run: Run) =>
+  (store: Store, run: Run, endGrant: (grantId: string) => Effect.Effect<void, Errors.StorageError>) =>
   (model: string): Adapter => {
     const secret = !PLAIN.has(model)
     const keyOf = (id: string) => (secret ? hashed(id) : id)
@@ -71,6 +75,6 @@ export const adapterFactory =
         ),
       consume: (id) => run(store.consume(model, keyOf(id), now())),
       destroy: (id) => run(store.destroy(model, keyOf(id))),
-      revokeByGrantId: (grantId) => run(store.revokeGrant(grantId))
+      revokeByGrantId: (grantId) => run(endGrant(grantId))
     }
   }
