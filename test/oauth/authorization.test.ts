@@ -31,11 +31,14 @@ describe("authorization requests", () => {
     expect(answer.text).toContain(error)
   }
 
-  /** Back to the client's registered redirect with the error and its state, and no code. */
-  const sentBack = (answer: Answer, error: string) => {
+  /**
+   * Back to the client's registered redirect with the error and its state, and no code: in the
+   * query, or in the fragment where the response type asked for that (RFC 6749 4.2.2.1).
+   */
+  const sentBack = (answer: Answer, error: string, part: "query" | "fragment" = "query") => {
     expect(answer.status).toBe(303)
     expect(`${answer.location?.origin}${answer.location?.pathname}`).toBe(client.redirect)
-    const query = answer.location!.searchParams
+    const query = part === "query" ? answer.location!.searchParams : new URLSearchParams(answer.location!.hash.slice(1))
     expect(query.get("error")).toBe(error)
     expect(query.get("state")).toBe("the-client-state")
     expect(query.get("iss")).toBe(server.url)
@@ -45,7 +48,9 @@ describe("authorization requests", () => {
   it("ends a request from an unknown client on its error page, not at the redirect it names", async () => {
     const { challenge } = pkce()
     errorPage(
-      await authorize(authorizationQuery(server, { client_id: "never-registered", redirect: client.redirect }, challenge)),
+      await authorize(
+        authorizationQuery(server, { client_id: "never-registered", redirect: client.redirect }, challenge)
+      ),
       "invalid_client"
     )
   })
@@ -86,7 +91,8 @@ describe("authorization requests", () => {
     const { challenge } = pkce()
     sentBack(
       await authorize(authorizationQuery(server, client, challenge, { response_type: "token" })),
-      "unsupported_response_type"
+      "unsupported_response_type",
+      "fragment"
     )
   })
 })

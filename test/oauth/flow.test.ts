@@ -165,7 +165,9 @@ describe.skipIf(NO_CHROMIUM !== undefined)(
         })
       const write = await call("create_contact", { first_name: "Grace" })
       expect(write.status).toBe(403)
-      expect(write.headers.get("www-authenticate")).toMatch(/^Bearer error="insufficient_scope", scope="read write", resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource\/api\/mcp"$/)
+      expect(write.headers.get("www-authenticate")).toMatch(
+        /^Bearer error="insufficient_scope", scope="read write", resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource\/api\/mcp"$/
+      )
       const read = await call("search_contacts", { q: "Grace" })
       expect(read.status).toBe(200)
       const { result } = (await read.json()) as { result: { isError?: boolean } }

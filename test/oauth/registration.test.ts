@@ -26,9 +26,9 @@ describe("client registration", () => {
   })
   afterAll(() => server?.close())
 
-  /** A refusal: the status and error code RFC 7591 section 3.2.2 gives, and no client in it. */
-  const refused = (answer: Answer, status: number, errors: ReadonlyArray<string>) => {
-    expect(answer.status).toBe(status)
+  /** A refusal as RFC 7591 section 3.2.2 answers it: 400, one of the error codes, and no client. */
+  const refused = (answer: Answer, ...errors: ReadonlyArray<string>) => {
+    expect(answer.status).toBe(400)
     expect(answer.headers.get("content-type")).toMatch(/^application\/json/)
     expect(errors).toContain(answer.body.error)
     expect(answer.body).not.toHaveProperty("client_id")
@@ -36,19 +36,19 @@ describe("client registration", () => {
   }
 
   it("refuses a body that is not JSON", async () => {
-    refused(await register(server, '{"redirect_uris": ["https://assistant.example/callback"]'), 400, ["invalid_request"])
+    refused(await register(server, '{"redirect_uris": ["https://assistant.example/callback"]'), "invalid_request")
   })
 
   it("refuses JSON that is not an object", async () => {
     for (const body of ["[]", '"https://assistant.example/callback"', "null", "42"]) {
-      refused(await register(server, body), 400, ["invalid_request", "invalid_client_metadata"])
+      refused(await register(server, body), "invalid_request", "invalid_client_metadata")
     }
   })
 
   it("refuses a client that names no redirect URI", async () => {
     const { redirect_uris: _none, ...without } = metadata([])
-    refused(await register(server, without), 400, ["invalid_redirect_uri"])
-    refused(await register(server, metadata([])), 400, ["invalid_redirect_uri"])
+    refused(await register(server, without), "invalid_redirect_uri")
+    refused(await register(server, metadata([])), "invalid_redirect_uri")
   })
 
   it("refuses a redirect over http to another machine, or one that is not a URL", async () => {
@@ -58,21 +58,19 @@ describe("client registration", () => {
       "http://127.0.0.1.assistant.example/callback",
       "not a url"
     ]) {
-      refused(await register(server, metadata([redirect])), 400, ["invalid_redirect_uri"])
+      refused(await register(server, metadata([redirect])), "invalid_redirect_uri")
     }
     // One bad redirect among good ones is enough.
     refused(
       await register(server, metadata(["https://assistant.example/callback", "http://assistant.example/callback"])),
-      400,
-      ["invalid_redirect_uri"]
+      "invalid_redirect_uri"
     )
   })
 
   it("refuses the implicit flow, which OAuth 2.1 leaves out", async () => {
     refused(
       await register(server, metadata(["https://assistant.example/callback"], { response_types: ["token"] })),
-      400,
-      ["invalid_client_metadata"]
+      "invalid_client_metadata"
     )
   })
 
@@ -90,14 +88,26 @@ describe("client registration", () => {
     }
   })
 
-  it("registers a client asking for a secret as a public client, with no secret", async () => {
-    const answer = await register(
-      server,
-      metadata(["https://assistant.example/callback"], { token_endpoint_auth_method: "client_secret_post" })
+  it("refuses a client asking for a secret (only public clients, as the metadata says), and issues none", async () => {
+    const discovered = await fetch(`${server.url}/.well-known/oauth-authorization-server`).then(
+      (response) => response.json() as Promise<{ token_endpoint_auth_methods_supported: ReadonlyArray<string> }>
     )
-    expect(answer.status).toBe(201)
-    expect(answer.body.token_endpoint_auth_method).toBe("none")
-    expect(answer.body).not.toHaveProperty("client_secret")
-    expect(answer.body).not.toHaveProperty("client_secret_expires_at")
+    expect(discovered.token_endpoint_auth_methods_supported).toEqual(["none"])
+    for (const method of ["client_secret_post", "client_secret_basic", "private_key_jwt"]) {
+      const answer = await register(
+        server,
+        metadata(["https://assistant.example/callback"], { token_endpoint_auth_method: method })
+      )
+      expect(answer.status).toBe(400)
+      expect(answer.body.error).toBe("invalid_client_metadata")
+      expect(answer.body).not.toHaveProperty("client_id")
+      expect(answer.body).not.toHaveProperty("client_secret")
+    }
+    const none = await register(
+      server,
+      metadata(["https://assistant.example/callback"], { token_endpoint_auth_method: "none" })
+    )
+    expect(none.status).toBe(201)
+    expect(none.body).not.toHaveProperty("client_secret")
   })
 })

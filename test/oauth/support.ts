@@ -258,8 +258,10 @@ export class FormBrowser {
    */
   async follow(answer: Answer): Promise<Answer> {
     let current = answer
-    while (current.location !== undefined && current.location.origin === new URL(this.server.url).origin) {
-      current = await this.request("GET", current.location)
+    // The server's own are its /oauth/ paths, named under its public URL, which may be another
+    // name for it than the test's (a balancer's, in front of several processes).
+    while (current.location !== undefined && current.location.pathname.startsWith("/oauth/")) {
+      current = await this.request("GET", `${current.location.pathname}${current.location.search}`)
     }
     return current
   }
@@ -334,12 +336,17 @@ export const consented = async (
   server: TestServer,
   person: Person,
   organisationId: string,
-  options: { readonly client?: Registered; readonly scopes?: ReadonlyArray<string> } = {}
+  options: {
+    readonly client?: Registered
+    readonly scopes?: ReadonlyArray<string>
+    /** Changes to the authorization request (`authorizationQuery`). */
+    readonly query?: Record<string, string | undefined>
+  } = {}
 ): Promise<Connected> => {
   const client = options.client ?? (await registered(server))
   const { verifier, challenge } = pkce()
   const browser = new FormBrowser(server, person.cookie())
-  const screen = await consentScreen(browser, authorizationQuery(server, client, challenge))
+  const screen = await consentScreen(browser, authorizationQuery(server, client, challenge, options.query))
   if (screen.csrf === undefined) throw new Error(`no consent form: ${screen.page.status} ${screen.page.text}`)
   const allowed = await browser.request(
     "POST",

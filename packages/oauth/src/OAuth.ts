@@ -86,6 +86,8 @@ export const make = (options: OAuthOptions) =>
             )) as unknown as ProviderKeys
         const made = makeProvider({
           issuer,
+          scopes: Access.SCOPES,
+          consentPath: CONSENT_PATH,
           resource,
           store,
           run,

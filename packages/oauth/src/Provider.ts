@@ -7,9 +7,9 @@
  * (RFC 7009). Login and consent are the CRM's own (`Consent`).
  */
 import { generateKeyPairSync, randomBytes, randomUUID } from "node:crypto"
-import { Access } from "@crm/core"
+import type { Access, Errors } from "@crm/core"
+import type * as Effect from "effect/Effect"
 import Provider, { type Configuration, errors, type KoaContextWithOIDC } from "oidc-provider"
-import { CONSENT_PATH } from "./Consent.js"
 import { adapterFactory } from "./StoreAdapter.js"
 
 /** Lifetimes, in seconds. */
@@ -66,14 +66,23 @@ const redirectAllowed = (uri: unknown): boolean => {
   return url.protocol === "https:" || (url.protocol === "http:" && LOOPBACK.has(url.hostname))
 }
 
+/**
+ * What the provider is made of. This module imports no other of the CRM's at run time (the
+ * server's bundle builds it as a file of its own, loaded at the first authorization): what it
+ * needs of them comes in here.
+ */
 export interface ProviderOptions {
   readonly issuer: string
+  /** The scopes a token may carry: the keys' (`Access.SCOPES`). */
+  readonly scopes: ReadonlyArray<string>
+  /** Where the provider sends a browser to be asked (`Consent.CONSENT_PATH`), the interaction's uid after it. */
+  readonly consentPath: string
   /** The MCP endpoint's URL: the one resource tokens are issued for. */
   readonly resource: string
   readonly store: Access.OAuthStore["Type"]
-  readonly run: <A>(effect: import("effect/Effect").Effect<A, import("@crm/core").Errors.StorageError>) => Promise<A>
+  readonly run: <A>(effect: Effect.Effect<A, Errors.StorageError>) => Promise<A>
   /** Ends a grant the provider revokes, with its app's key (`StoreAdapter`). */
-  readonly endGrant: (grantId: string) => import("effect/Effect").Effect<void, import("@crm/core").Errors.StorageError>
+  readonly endGrant: (grantId: string) => Effect.Effect<void, Errors.StorageError>
   readonly keys: ProviderKeys
   /** Behind a proxy the CRM trusts: its `X-Forwarded-Proto` says whether the client used https. */
   readonly proxied: boolean
@@ -87,7 +96,7 @@ export interface ProviderOptions {
 }
 
 export const makeProvider = (options: ProviderOptions): Provider => {
-  const scope = Access.SCOPES.join(" ")
+  const scope = options.scopes.join(" ")
   const configuration: Configuration = {
     adapter: adapterFactory(options.store, options.run, options.endGrant),
     clients: [],
@@ -95,14 +104,17 @@ export const makeProvider = (options: ProviderOptions): Provider => {
     cookies: { keys: [...options.keys.cookieKeys] },
     jwks: options.keys.jwks as Configuration["jwks"],
     // OAuth, not OpenID Connect: the scopes are the CRM's, there is no ID token to ask for.
-    scopes: [...Access.SCOPES],
+    scopes: [...options.scopes],
     clientAuthMethods: ["none"],
     features: {
       devInteractions: { enabled: false },
       rpInitiatedLogout: { enabled: false },
       userinfo: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
       registration: { enabled: true },
-      revocation: { enabled: true, allowedPolicy: () => true },
+      // A client revokes only its own tokens (RFC 7009, 2.1); another's is answered 200 and kept,
+      // telling a public client nothing about a token it should not hold.
+      revocation: { enabled: true, allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId },
       clientIdMetadataDocument: { enabled: true, ack: "draft-02" },
       resourceIndicators: {
         enabled: true,
@@ -130,8 +142,13 @@ export const makeProvider = (options: ProviderOptions): Provider => {
           refused.error_description = "redirect_uris must be https, or http on a loopback address (OAuth 2.1)"
           throw refused
         }
-        // Only public clients: a client secret would be kept as it was given, and PKCE is the proof.
-        if (key === "token_endpoint_auth_method") metadata.token_endpoint_auth_method = "none"
+        // Only public clients, as the metadata says (`clientAuthMethods`): a client secret would be
+        // kept as it was given, and PKCE is the proof of the client that asked.
+        if (key === "token_endpoint_auth_method" && value !== undefined && value !== "none") {
+          throw new errors.InvalidClientMetadata(
+            "token_endpoint_auth_method must be none: this server registers public clients only (PKCE is required of each)"
+          )
+        }
       }
     },
     responseTypes: ["code"],
@@ -154,7 +171,7 @@ export const makeProvider = (options: ProviderOptions): Provider => {
       Grant: TTL.grant,
       IdToken: TTL.accessToken
     },
-    interactions: { url: (_ctx, interaction) => `${CONSENT_PATH}${interaction.uid}` },
+    interactions: { url: (_ctx, interaction) => `${options.consentPath}${interaction.uid}` },
     routes: ROUTES,
     // Browser clients call the token and registration endpoints from their own origin.
     clientBasedCORS: () => true,
@@ -163,5 +180,15 @@ export const makeProvider = (options: ProviderOptions): Provider => {
   }
   const provider = new Provider(options.issuer, configuration)
   provider.proxy = options.proxied
+  // A code is good for one attempt (RFC 6749, 10.5): one presented with a wrong verifier, redirect
+  // or client is used up, so that whoever guessed at it leaves the rightful client nothing to redeem.
+  provider.use(async (ctx, next) => {
+    await next()
+    if (ctx.path !== ROUTES.token || ctx.status !== 400) return
+    const params = ctx.oidc?.params as { grant_type?: unknown; code?: unknown } | undefined
+    if (params?.grant_type !== "authorization_code" || typeof params.code !== "string") return
+    const code = await provider.AuthorizationCode.find(params.code)
+    if (code !== undefined && !(code as { consumed?: unknown }).consumed) await code.consume()
+  })
   return provider
 }

@@ -1890,7 +1890,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a person from the organisation, or leave it (your own id). Owners and admins remove others; only an owner removes an owner; the last owner cannot leave: 409 last_owner. Their keys stay */
+        /** Remove a person from the organisation, or leave it (your own id). Owners and admins remove others; only an owner removes an owner; the last owner cannot leave: 409 last_owner. Their keys stay; the assistants they connected (Connected apps) are revoked */
         delete: operations["settingsRemoveUser"];
         options?: never;
         head?: never;

@@ -268,7 +268,7 @@ export const settingsRoutes = [
     tag,
     guard: member,
     summary:
-      "Remove a person from the organisation, or leave it (your own id). Owners and admins remove others; only an owner removes an owner; the last owner cannot leave: 409 last_owner. Their keys stay",
+      "Remove a person from the organisation, or leave it (your own id). Owners and admins remove others; only an owner removes an owner; the last owner cannot leave: 409 last_owner. Their keys stay; the assistants they connected (Connected apps) are revoked",
     success: { status: 204, description: "removed" },
     errors: ["not_found", "forbidden", "owner_only", "last_owner"],
     handle: ({ principal, params }) =>
