@@ -134,15 +134,36 @@ const writeOpenApi = async (dir: string) => {
 
 const here = dirname(fileURLToPath(import.meta.url))
 
+/**
+ * The OAuth authorization server's provider (oidc-provider, Koa, jose: a third of the bundle again)
+ * as a file of its own, `dist/oauthProvider.js`, which `@crm/oauth` imports at the first
+ * authorization: inlined, every start would read and compile it (docs/benchmarks.md: start time).
+ */
+const OAUTH_PROVIDER = resolve(here, "../../packages/oauth/src/Provider.ts")
+const providerApart: Plugin = {
+  name: "crm-oauth-provider-apart",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/Provider\.js$/ }, (args) =>
+      resolve(args.resolveDir, "Provider.ts") === OAUTH_PROVIDER && args.kind === "dynamic-import"
+        ? { path: "./oauthProvider.js", external: true }
+        : undefined
+    )
+  }
+}
+const bundled = bundle(here, {
+  cli: "src/cli.ts",
+  Commands: "src/Commands.ts",
+  pdfWorker: resolve(here, "../../packages/pdf/src/pdfWorker.ts"),
+  oauthProvider: OAUTH_PROVIDER
+})
+
 export default defineConfig({
   // `crm serve` runs cli.js alone; every other command runs Commands.js, a bundle of its own with
   // the command-line parser (src/cli.ts). pdfWorker.js is the PDF worker threads' entry, which the
-  // PDF package finds beside the bundle that starts them (see packages/pdf/src/PdfWorkers.ts).
-  ...bundle(here, {
-    cli: "src/cli.ts",
-    Commands: "src/Commands.ts",
-    pdfWorker: resolve(here, "../../packages/pdf/src/pdfWorker.ts")
-  }),
+  // PDF package finds beside the bundle that starts them (see packages/pdf/src/PdfWorkers.ts);
+  // oauthProvider.js is the authorization server's provider (`providerApart`).
+  ...bundled,
+  esbuildPlugins: [...(bundled.esbuildPlugins ?? []), providerApart],
   onSuccess: async () => {
     await makePgliteTemplate(here)
     await writeOpenApi(here)

@@ -106,6 +106,21 @@ try {
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" })
   }).then((response) => response.json())
   check("lists the MCP tools", tools.result?.tools?.length > 0)
+  // The authorization server, whose provider is a file of its own (dist/oauthProvider.js), loaded now.
+  const unauthorized = await fetch(`${base}/api/mcp`, { method: "POST" })
+  check(
+    "names its protected resource metadata in a 401 of /api/mcp",
+    unauthorized.status === 401 &&
+      unauthorized.headers.get("www-authenticate")?.includes("/.well-known/oauth-protected-resource/api/mcp")
+  )
+  const registered = await fetch(`${base}/oauth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ client_name: "pack", redirect_uris: ["http://127.0.0.1:9/callback"], token_endpoint_auth_method: "none" })
+  })
+  check(`registers an OAuth client (${registered.status})`, registered.status === 201)
+  const metadata = await fetch(`${base}/.well-known/oauth-authorization-server`).then((response) => response.json())
+  check("serves the authorization server's metadata", metadata.registration_endpoint === `${base}/oauth/register`)
   const help = execFileSync(process.execPath, [bin, "--help"], { env, encoding: "utf8" })
   check("prints its help", help.includes("org create"))
   JSON.parse(execFileSync(process.execPath, [bin, "openapi"], { env, encoding: "utf8" }))
@@ -113,5 +128,5 @@ try {
   server.kill("SIGTERM")
 }
 console.log(
-  "pack: the built server served REST, admin, a PDF, the pages (/admin, /settings, /docs), metrics and MCP, and its command line ran"
+  "pack: the built server served REST, admin, a PDF, the pages (/admin, /settings, /docs), metrics, MCP and its authorization server, and its command line ran"
 )
