@@ -49,8 +49,8 @@ const allowed: Record<string, ReadonlyArray<RegExp>> = {
     /^@crm\/http$/,
     /^effect(\/|$)/,
     /^oidc-provider$/,
-    // Token ids hashed, the signing key made, a consent form read off node's request.
-    /^node:(crypto|http)$/
+    // Token ids hashed, the signing key made (off the event loop), a consent form read off node's request.
+    /^node:(crypto|http|util)$/
   ],
   "packages/mcp": [/^@crm\/core$/, /^effect(\/|$)/, /^zod$/, /^@modelcontextprotocol\/sdk\//],
   // The kit drives the kernel (any storage) from fast-check, and runs the contract suite on vitest

@@ -2,8 +2,10 @@
  * What the worst bodies a client may send cost the server (`npm run bench:hostile`): each body of
  * at most the 1 MiB limit is sent ROUNDS times to `POST /api/v1/contacts` (a key), `POST
  * /auth/v1/sign-in` (nobody signed in) and `PUT /settings/v1/organisations/{id}/settings` (an
- * owner's session with its CSRF token); then paths, queries and cookies holding NUL, lone
- * surrogates and 100,000 characters go to the session's routes; on the PostgreSQL server at
+ * owner's session with its CSRF token), `POST /oauth/register` and `/oauth/token` (the MCP
+ * endpoint's authorization server) and `POST /api/mcp` with a bearer that is no key; then paths,
+ * queries and cookies holding NUL, lone surrogates and 100,000 characters go to the session's
+ * routes and the authorization server's; on the PostgreSQL server at
  * DATABASE_URL or else an embedded PGlite in memory. For
  * each: the answer, the median wall time and process CPU of one request (server and client share
  * this process, so CPU includes sending the body), and the longest another client waited for
@@ -69,7 +71,7 @@ const measured = async (send: () => Promise<Response>) => {
   done = true
   await probe
   let code = ""
-  if (answer.status >= 300) {
+  if (answer.status >= 300 && (answer.headers.get("content-type") ?? "").includes("json")) {
     const error = JSON.parse(text) as { error: string; detail: any }
     code = Array.isArray(error.detail) ? (error.detail[0]?.code ?? error.error) : error.error
   }
@@ -81,10 +83,16 @@ try {
   const { organisation, person } = await withOwner(server, "Hostile")
   const json = { "content-type": "application/json" }
   const session = { ...json, cookie: person.cookie()!, "x-csrf-token": person.csrfToken()! }
+  const long = "x".repeat(100_000)
   const targets: ReadonlyArray<readonly [string, string, string, Record<string, string>]> = [
     ["POST", "/api/v1/contacts", "key", { ...json, authorization: `Bearer ${key}` }],
     ["POST", "/auth/v1/sign-in", "none", json],
-    ["PUT", `/settings/v1/organisations/${organisation.id}/settings`, "session", session]
+    ["PUT", `/settings/v1/organisations/${organisation.id}/settings`, "session", session],
+    // The MCP endpoint's authorization server: a registration, a token request, and a bearer that
+    // is no key (asked of the authorization server) on the endpoint.
+    ["POST", "/oauth/register", "none", json],
+    ["POST", "/oauth/token", "none", { "content-type": "application/x-www-form-urlencoded" }],
+    ["POST", "/api/mcp", "token", { ...json, accept: "application/json, text/event-stream", authorization: `Bearer ${long.slice(0, 4_000)}` }]
   ]
   const rows: Array<Record<string, unknown>> = []
   let worst = 0
@@ -109,7 +117,6 @@ try {
   console.table(rows)
 
   // The session's routes by what else a client controls: the path, the query and the cookie.
-  const long = "x".repeat(100_000)
   const settings = `/settings/v1/organisations/${organisation.id}`
   const requests: ReadonlyArray<readonly [string, string, Record<string, string>]> = [
     ["POST", "/auth/v1/invitations/%00/accept", json],
@@ -121,7 +128,13 @@ try {
     ["DELETE", `${settings}/keys/%ED%A0%80`, session],
     ["DELETE", `/auth/v1/sessions/${long}`, session],
     ["GET", "/auth/v1/session", { cookie: `crm_session=${"%00".repeat(1_000)}; crm_session=${long.slice(0, 7_000)}` }],
-    ["GET", "/auth/v1/session", { cookie: `${";=".repeat(3_000)}crm_session` }]
+    ["GET", "/auth/v1/session", { cookie: `${";=".repeat(3_000)}crm_session` }],
+    ["GET", "/oauth/consent/%00", session],
+    ["POST", `/oauth/consent/${long.slice(0, 7_000)}`, { ...session, "content-type": "application/x-www-form-urlencoded" }],
+    ["GET", `/oauth/authorize?client_id=%00&redirect_uri=%ED%A0%80&${"scope=read&".repeat(500)}`, {}],
+    ["GET", `/oauth/authorize?${"a=1&".repeat(1_500)}`, {}],
+    ["POST", "/oauth/revoke", { "content-type": "application/x-www-form-urlencoded", cookie: `_interaction=${long.slice(0, 7_000)}` }],
+    ["GET", "/.well-known/oauth-protected-resource%00", {}]
   ]
   const paths: Array<Record<string, unknown>> = []
   for (const [method, target, headers] of requests) {

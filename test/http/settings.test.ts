@@ -7,6 +7,7 @@ import { People } from "@crm/core"
 import { Api } from "@crm/http"
 import { describe, expect, it } from "vitest"
 import { join, PASSWORD, uniqueEmail, withOwner } from "../support/people.js"
+import { connectApp } from "../support/apps.js"
 import { checkedFetch } from "../support/responseCheck.js"
 import type { Client, Response } from "../support/server.js"
 import { onEveryStore } from "../support/suite.js"
@@ -46,7 +47,12 @@ const errorOf = (response: Response) => ({ status: response.status, error: respo
 onEveryStore("settings API", (server) => {
   it("answers every settings and session route 401 session_required without a session cookie, or with a bogus one", async () => {
     expect(settingsRoutes.length).toBeGreaterThanOrEqual(20)
-    const ids = { id: crypto.randomUUID(), key_id: crypto.randomUUID(), hook_id: crypto.randomUUID() }
+    const ids = {
+      id: crypto.randomUUID(),
+      key_id: crypto.randomUUID(),
+      hook_id: crypto.randomUUID(),
+      app_id: crypto.randomUUID()
+    }
     const filled = {
       ...ids,
       user_id: crypto.randomUUID(),
@@ -81,7 +87,13 @@ onEveryStore("settings API", (server) => {
     })
     expect(hook.status).toBe(201)
     const invitation = await bSettings.post("/invitations", { email: uniqueEmail("b-invitee"), role: "member" })
+    const app = await connectApp(server(), b.organisation.id, b, {
+      clientId: "https://assistant.example/client.json",
+      clientName: "B's assistant",
+      scopes: ["read"]
+    })
     const ids = {
+      app_id: app.id,
       key_id: key.body.id,
       hook_id: hook.body.id,
       user_id: b.userId,

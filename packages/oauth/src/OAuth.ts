@@ -82,7 +82,7 @@ export const make = (options: OAuthOptions) =>
           : yield* store.claim(
               "Keys",
               "provider",
-              newKeys() as unknown as Record<string, unknown>
+              (yield* Effect.promise(newKeys)) as unknown as Record<string, unknown>
             )) as unknown as ProviderKeys
         const made = makeProvider({
           issuer,

@@ -6,7 +6,8 @@
  * MCP endpoint by resource indicators (RFC 8707), rotating refresh tokens, and revocation
  * (RFC 7009). Login and consent are the CRM's own (`Consent`).
  */
-import { generateKeyPairSync, randomBytes, randomUUID } from "node:crypto"
+import { generateKeyPair, randomBytes, randomUUID } from "node:crypto"
+import { promisify } from "node:util"
 import type { Access, Errors } from "@crm/core"
 import type * as Effect from "effect/Effect"
 import Provider, { type Configuration, errors, type KoaContextWithOIDC } from "oidc-provider"
@@ -49,8 +50,9 @@ export interface ProviderKeys {
   readonly cookieKeys: ReadonlyArray<string>
 }
 
-export const newKeys = (): ProviderKeys => {
-  const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 })
+/** Made off the event loop: an RSA key takes a few hundred milliseconds of CPU, which no request should wait behind. */
+export const newKeys = async (): Promise<ProviderKeys> => {
+  const { privateKey } = await promisify(generateKeyPair)("rsa", { modulusLength: 2048 })
   return {
     jwks: { keys: [{ ...privateKey.export({ format: "jwk" }), kid: randomUUID(), use: "sig", alg: "RS256" }] },
     cookieKeys: [randomBytes(32).toString("base64url")]
