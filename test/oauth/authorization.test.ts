@@ -95,4 +95,12 @@ describe("authorization requests", () => {
       "fragment"
     )
   })
+
+  it("refuses a request of more parameters than any authorization has (64) before the provider reads them", async () => {
+    const many = await fetch(`${server.url}/oauth/authorize?${"scope=read&".repeat(65)}`)
+    expect(many.status).toBe(400)
+    expect(((await many.json()) as { error: string }).error).toBe("invalid_request")
+    const token = await fetch(`${server.url}/oauth/token?${"a=1&".repeat(100)}`, { method: "POST" })
+    expect(token.status).toBe(400)
+  })
 })
