@@ -395,20 +395,27 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
         return yield* principalOf(hash, clientAddress)
       }
     )
-    /** The live key stored under `hash`, its use noted; what a bearer key and a connected app's token share. */
-    const principalOf = Effect.fnUntraced(function* (hash: string, clientAddress: string) {
-      const found = yield* repo.findKeyByHash(hash)
-      if (Option.isNone(found) || found.value.key.revoked_at !== null) return yield* invalidKey()
-      const { key } = found.value
-      if (key.allowed_ips.length > 0 && !IpAllowList.isAllowed(clientAddress, key.allowed_ips))
-        return yield* invalidKey()
-      const now = yield* Clock.currentTimeMillis
-      if (key.expires_at !== null && Date.parse(key.expires_at) <= now) {
-        return yield* new ExpiredApiKey({ detail: `the API key expired at ${key.expires_at}` })
-      }
-      if (dueTouch(key, now)) yield* touch(key, now)
-      return found.value
-    })
+    /**
+     * The live key stored under `hash`, its use noted; what a bearer key and a connected app's token
+     * share. Steps of `flatMap`, not a generator: it runs on every request.
+     */
+    const principalOf = (
+      hash: string,
+      clientAddress: string
+    ): Effect.Effect<Principal, InvalidApiKey | ExpiredApiKey | StorageError> =>
+      Effect.flatMap(repo.findKeyByHash(hash), (found): Effect.Effect<Principal, InvalidApiKey | ExpiredApiKey> => {
+        if (Option.isNone(found) || found.value.key.revoked_at !== null) return Effect.fail(invalidKey())
+        const { key } = found.value
+        if (key.allowed_ips.length > 0 && !IpAllowList.isAllowed(clientAddress, key.allowed_ips)) {
+          return Effect.fail(invalidKey())
+        }
+        return Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<Principal, ExpiredApiKey> => {
+          if (key.expires_at !== null && Date.parse(key.expires_at) <= now) {
+            return Effect.fail(new ExpiredApiKey({ detail: `the API key expired at ${key.expires_at}` }))
+          }
+          return dueTouch(key, now) ? Effect.as(touch(key, now), found.value) : Effect.succeed(found.value)
+        })
+      })
     const budget: Context.Tag.Service<typeof Access>["budget"] = (principal, spend) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         limiter.take(principal.key.id, { now, limit: rateLimit, windowMs: RATE_WINDOW_MS, spend })
