@@ -279,6 +279,15 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
       return organisation
     })
 
+    /** A new key stored, and recorded in the audit trail in the same unit of work. */
+    const insertKey = (key: ApiKeyRecord, by: Actor, action: string, summary: Record<string, unknown>) =>
+      tx.run(
+        Effect.zipRight(
+          repo.insertKey(key),
+          record({ organisationId: key.organisation_id, actor: by, action, target: keyTarget(key.id), summary })
+        )
+      )
+
     const createKey = operation("Access.createKey")(function* (
       organisationId: OrganisationId,
       input: z.output<typeof KeyCreate>,
@@ -307,24 +316,13 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
         grant_id: null,
         client_id: null
       }
-      yield* tx.run(
-        Effect.zipRight(
-          repo.insertKey(key),
-          record({
-            organisationId,
-            actor: by,
-            action: "key.created",
-            target: keyTarget(key.id),
-            summary: {
-              name: key.name,
-              scopes: [...key.scopes],
-              expires_at: key.expires_at,
-              allowed_ips: [...key.allowed_ips],
-              owner_id: key.owner_id
-            }
-          })
-        )
-      )
+      yield* insertKey(key, by, "key.created", {
+        name: key.name,
+        scopes: [...key.scopes],
+        expires_at: key.expires_at,
+        allowed_ips: [...key.allowed_ips],
+        owner_id: key.owner_id
+      })
       return {
         id: key.id,
         name: key.name,
@@ -490,18 +488,11 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
         grant_id: input.grantId,
         client_id: input.clientId
       }
-      yield* tx.run(
-        Effect.zipRight(
-          repo.insertKey(key),
-          record({
-            organisationId,
-            actor: by,
-            action: "app.connected",
-            target: keyTarget(key.id),
-            summary: { client_id: input.clientId, client_name: input.clientName, scopes: [...key.scopes] }
-          })
-        )
-      )
+      yield* insertKey(key, by, "app.connected", {
+        client_id: input.clientId,
+        client_name: input.clientName,
+        scopes: [...key.scopes]
+      })
       return toAppSummary(key)
     })
 

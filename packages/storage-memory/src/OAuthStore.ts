@@ -76,17 +76,7 @@ export const make = (store: Store): Context.Tag.Service<typeof Access.OAuthStore
           const key = keyOf(model, id)
           const stored = HashMap.get(records, key)
           if (Option.isSome(stored)) return [copyOut(stored.value.payload), records]
-          const record: Access.OAuthRecord = {
-            model,
-            id,
-            payload,
-            grant_id: null,
-            uid: null,
-            user_code: null,
-            expires_at: null,
-            consumed_at: null
-          }
-          return [copyOut(payload), HashMap.set(records, key, record)]
+          return [copyOut(payload), HashMap.set(records, key, Access.bareRecord(model, id, payload))]
         })
       ),
 

@@ -88,16 +88,7 @@ export const make: Effect.Effect<
     // The insert of a concurrent first caller, in this process or another, waits for the one that
     // wins and then does nothing; the read after it, a statement of its own, sees the winner.
     claim: (model, id, payload) =>
-      sql<RecordRow>`INSERT INTO oauth_records ${recordTable.insert(sql, {
-        model,
-        id,
-        payload,
-        grant_id: null,
-        uid: null,
-        user_code: null,
-        expires_at: null,
-        consumed_at: null
-      })} ON CONFLICT (model, id) DO NOTHING RETURNING ${columns}`.pipe(
+      sql<RecordRow>`INSERT INTO oauth_records ${recordTable.insert(sql, Access.bareRecord(model, id, payload))} ON CONFLICT (model, id) DO NOTHING RETURNING ${columns}`.pipe(
         Effect.flatMap((inserted) =>
           inserted.length > 0
             ? Effect.succeed(inserted)

@@ -63,3 +63,15 @@ export class OAuthStore extends Context.Tag("@crm/core/OAuthStore")<
     readonly purge: (before: string) => Effect.Effect<number, StorageError>
   }
 >() {}
+
+/** A record of nothing but its payload: what `claim` writes when there is none. */
+export const bareRecord = (model: string, id: string, payload: Readonly<Record<string, unknown>>): OAuthRecord => ({
+  model,
+  id,
+  payload,
+  grant_id: null,
+  uid: null,
+  user_code: null,
+  expires_at: null,
+  consumed_at: null
+})
