@@ -32,7 +32,7 @@ const text = Edge.escapeHtml
 
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f5f6f8;color:#1d2330}
 main{max-width:32rem;margin:3rem auto;background:#fff;border:1px solid #dde1e7;border-radius:10px;padding:2rem}
-h1{font-size:1.4rem;margin:0 0 1rem}dl{margin:0 0 1.25rem}dt{font-weight:600;margin-top:.5rem}dd{margin:0;word-break:break-all}
+h1{font-size:1.4rem;margin:0 0 1rem}dl{margin:0 0 1.25rem}dt{font-weight:600;margin-top:.5rem}dd{margin:0;overflow-wrap:anywhere}
 label{display:block;margin:.4rem 0}input[type=email],input[type=password],select{width:100%;padding:.5rem;font:inherit;box-sizing:border-box}
 fieldset{border:1px solid #dde1e7;border-radius:6px;margin:1rem 0;padding:.5rem 1rem}
 .actions{display:flex;gap:.75rem;margin-top:1.25rem}button{font:inherit;padding:.55rem 1.2rem;border-radius:6px;border:1px solid #8a94a6;background:#fff;cursor:pointer}
