@@ -92,7 +92,12 @@ try {
     // is no key (asked of the authorization server) on the endpoint.
     ["POST", "/oauth/register", "none", json],
     ["POST", "/oauth/token", "none", { "content-type": "application/x-www-form-urlencoded" }],
-    ["POST", "/api/mcp", "token", { ...json, accept: "application/json, text/event-stream", authorization: `Bearer ${long.slice(0, 4_000)}` }]
+    [
+      "POST",
+      "/api/mcp",
+      "token",
+      { ...json, accept: "application/json, text/event-stream", authorization: `Bearer ${long.slice(0, 4_000)}` }
+    ]
   ]
   const rows: Array<Record<string, unknown>> = []
   let worst = 0
@@ -130,10 +135,18 @@ try {
     ["GET", "/auth/v1/session", { cookie: `crm_session=${"%00".repeat(1_000)}; crm_session=${long.slice(0, 7_000)}` }],
     ["GET", "/auth/v1/session", { cookie: `${";=".repeat(3_000)}crm_session` }],
     ["GET", "/oauth/consent/%00", session],
-    ["POST", `/oauth/consent/${long.slice(0, 7_000)}`, { ...session, "content-type": "application/x-www-form-urlencoded" }],
+    [
+      "POST",
+      `/oauth/consent/${long.slice(0, 7_000)}`,
+      { ...session, "content-type": "application/x-www-form-urlencoded" }
+    ],
     ["GET", `/oauth/authorize?client_id=%00&redirect_uri=%ED%A0%80&${"scope=read&".repeat(500)}`, {}],
     ["GET", `/oauth/authorize?${"a=1&".repeat(1_500)}`, {}],
-    ["POST", "/oauth/revoke", { "content-type": "application/x-www-form-urlencoded", cookie: `_interaction=${long.slice(0, 7_000)}` }],
+    [
+      "POST",
+      "/oauth/revoke",
+      { "content-type": "application/x-www-form-urlencoded", cookie: `_interaction=${long.slice(0, 7_000)}` }
+    ],
     ["GET", "/.well-known/oauth-protected-resource%00", {}]
   ]
   const paths: Array<Record<string, unknown>> = []

@@ -260,8 +260,8 @@ export class FormBrowser {
     let current = answer
     // The server's own are its /oauth/ paths, named under its public URL, which may be another
     // name for it than the test's (a balancer's, in front of several processes).
-    while (current.location !== undefined && current.location.pathname.startsWith("/oauth/")) {
-      current = await this.request("GET", `${current.location.pathname}${current.location.search}`)
+    for (let to = current.location; to?.pathname.startsWith("/oauth/"); to = current.location) {
+      current = await this.request("GET", `${to.pathname}${to.search}`)
     }
     return current
   }

@@ -116,7 +116,11 @@ try {
   const registered = await fetch(`${base}/oauth/register`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ client_name: "pack", redirect_uris: ["http://127.0.0.1:9/callback"], token_endpoint_auth_method: "none" })
+    body: JSON.stringify({
+      client_name: "pack",
+      redirect_uris: ["http://127.0.0.1:9/callback"],
+      token_endpoint_auth_method: "none"
+    })
   })
   check(`registers an OAuth client (${registered.status})`, registered.status === 201)
   const metadata = await fetch(`${base}/.well-known/oauth-authorization-server`).then((response) => response.json())

@@ -138,7 +138,7 @@ export const makeProvider = (options: ProviderOptions): Provider => {
     },
     extraClientMetadata: {
       properties: ["redirect_uris", "token_endpoint_auth_method"],
-      validator: (_ctx, key, value, metadata) => {
+      validator: (_ctx, key, value) => {
         if (key === "redirect_uris" && Array.isArray(value) && !value.every(redirectAllowed)) {
           const refused = new errors.InvalidRedirectUri()
           refused.error_description = "redirect_uris must be https, or http on a loopback address (OAuth 2.1)"
