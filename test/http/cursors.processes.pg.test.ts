@@ -6,26 +6,17 @@
  */
 import * as StoragePg from "@crm/storage-pg"
 import pg from "pg"
-import { afterAll, beforeAll, expect, it } from "vitest"
-import { createServerDatabase, describeOnServer } from "../support/pgServer.js"
+import { afterAll, expect, it } from "vitest"
+import { describeOnServer } from "../support/pgServer.js"
+import { twoProcesses } from "../support/processes.js"
 import { type Client, startServer, type TestServer } from "../support/server.js"
 
 describeOnServer("signed cursors on several processes", () => {
-  let database: Awaited<ReturnType<typeof createServerDatabase>> | undefined
-  let a: TestServer | undefined
-  let b: TestServer | undefined
+  const processes = twoProcesses()
   let later: TestServer | undefined
-
-  beforeAll(async () => {
-    database = await createServerDatabase()
-    a = await startServer(StoragePg.layerServer({ url: database.url }))
-    b = await startServer(StoragePg.layerServer({ url: database.url }))
-  })
+  // Before the two processes' own (registered first, run last), while the database is still there.
   afterAll(async () => {
-    await a?.close()
-    await b?.close()
     await later?.close()
-    await database?.drop()
   })
 
   const page = async (client: Client, cursor: string | null) => {
@@ -37,14 +28,22 @@ describeOnServer("signed cursors on several processes", () => {
   }
 
   it("walks one list across both processes and a later one, after first cursors given out at once", async () => {
-    const { key } = await a!.tenant()
+    const { key } = await processes.a().tenant()
     const ids: Array<string> = []
-    for (let n = 0; n < 5; n++) ids.push((await a!.as(key).post("/contacts", { first_name: `C${n}` })).body.id)
+    for (let n = 0; n < 5; n++)
+      ids.push(
+        (
+          await processes
+            .a()
+            .as(key)
+            .post("/contacts", { first_name: `C${n}` })
+        ).body.id
+      )
 
     // Neither process has a secret yet: each makes a candidate, and the database keeps one.
-    const [fromA, fromB] = await Promise.all([page(a!.as(key), null), page(b!.as(key), null)])
+    const [fromA, fromB] = await Promise.all([page(processes.a().as(key), null), page(processes.b().as(key), null)])
     expect(fromA.next_cursor).toBe(fromB.next_cursor)
-    const secrets = new pg.Client({ connectionString: database!.url })
+    const secrets = new pg.Client({ connectionString: processes.url() })
     await secrets.connect()
     try {
       expect((await secrets.query("SELECT count(*)::int AS n FROM cursor_secret")).rows[0].n).toBe(1)
@@ -58,7 +57,7 @@ describeOnServer("signed cursors on several processes", () => {
     const given: Array<string> = []
     while (cursor !== null) {
       given.push(cursor)
-      const next = await page((turn++ % 2 === 0 ? b! : a!).as(key), cursor)
+      const next = await page((turn++ % 2 === 0 ? processes.b() : processes.a()).as(key), cursor)
       seen.push(...next.data.map((row: { id: string }) => row.id))
       cursor = next.next_cursor
     }
@@ -66,12 +65,11 @@ describeOnServer("signed cursors on several processes", () => {
     expect([...seen].sort()).toEqual([...ids].sort())
 
     // A process started after them (as after a restart) reads the same secret.
-    await a!.close()
-    a = undefined
-    later = await startServer(StoragePg.layerServer({ url: database!.url }))
+    await processes.a().close()
+    later = await startServer(StoragePg.layerServer({ url: processes.url() }))
     for (const earlier of given) expect((await page(later.as(key), earlier)).data).toHaveLength(1)
     const tampered = `${given[0]!.slice(0, -1)}${given[0]!.endsWith("A") ? "B" : "A"}`
-    for (const server of [b!, later]) {
+    for (const server of [processes.b(), later]) {
       const refused = await server.as(key).get(`/contacts?order=updated_at&cursor=${tampered}`)
       expect(refused.status).toBe(422)
       expect(refused.body.detail.map((issue: { path: string }) => issue.path)).toEqual(["cursor"])

@@ -3,31 +3,17 @@
  * another process (the consent on one, the code redeemed at another, the token used at a third),
  * and a connected app revoked at one is refused at once by every other.
  */
-import * as StoragePg from "@crm/storage-pg"
-import { afterAll, beforeAll, expect, it } from "vitest"
+import { expect, it } from "vitest"
 import { withOwner } from "../support/people.js"
-import { createServerDatabase, describeOnServer } from "../support/pgServer.js"
-import { startServer, type TestServer } from "../support/server.js"
+import { describeOnServer } from "../support/pgServer.js"
+import { twoProcesses } from "../support/processes.js"
 import { consented, exchange, mcp, refresh } from "./support.js"
 
 /** Where both processes are served, as CRM_PUBLIC_URL names it for every process behind one balancer. */
 const PUBLIC_URL = "http://crm.test"
 
 describeOnServer("OAuth on several processes", () => {
-  let database: Awaited<ReturnType<typeof createServerDatabase>> | undefined
-  let servers: ReadonlyArray<TestServer> = []
-  beforeAll(async () => {
-    database = await createServerDatabase()
-    servers = await Promise.all(
-      [0, 1].map(() => startServer(StoragePg.layerServer({ url: database!.url }), { publicUrl: PUBLIC_URL }))
-    )
-  })
-  afterAll(async () => {
-    await Promise.all(servers.map((server) => server.close()))
-    await database?.drop()
-  })
-  const a = () => servers[0]!
-  const b = () => servers[1]!
+  const { a, b } = twoProcesses({ publicUrl: PUBLIC_URL })
 
   it("consents on one process, redeems and refreshes on the other, and is refused on both once revoked on one", async () => {
     const owner = await withOwner(a(), "Two processes, one app")

@@ -5,7 +5,7 @@
 import * as StoragePg from "@crm/storage-pg"
 import { afterAll, beforeAll } from "vitest"
 import { createServerDatabase } from "./pgServer.js"
-import { startServer, type TestServer } from "./server.js"
+import { type ServerTestOptions, startServer, type TestServer } from "./server.js"
 
 export interface TwoProcesses {
   readonly a: () => TestServer
@@ -14,14 +14,15 @@ export interface TwoProcesses {
   readonly url: () => string
 }
 
-export const twoProcesses = (): TwoProcesses => {
+/** `options`: what both are started with (a public URL they share behind one balancer, say). */
+export const twoProcesses = (options: ServerTestOptions = {}): TwoProcesses => {
   let database: Awaited<ReturnType<typeof createServerDatabase>> | undefined
   let a: TestServer | undefined
   let b: TestServer | undefined
   beforeAll(async () => {
     database = await createServerDatabase()
-    a = await startServer(StoragePg.layerServer({ url: database.url }))
-    b = await startServer(StoragePg.layerServer({ url: database.url }))
+    a = await startServer(StoragePg.layerServer({ url: database.url }), options)
+    b = await startServer(StoragePg.layerServer({ url: database.url }), options)
   })
   afterAll(async () => {
     await a?.close()

@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { json, nullable, type RowOfTable, table, text, timestamp, uuid } from "./internal/columns.js"
 import { orStorageError } from "./internal/errors.js"
-import { count } from "./internal/storedValues.js"
+import { purgeBefore } from "./internal/purge.js"
 import { actor } from "./PeopleRepository.js"
 
 const auditTable = table("audit_log", {
@@ -43,14 +43,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof People.AuditLog>, ne
           orStorageError("AuditLog.page")
         ),
 
-      purge: (before) =>
-        sql<{ readonly n: string }>`WITH purged AS (
-            DELETE FROM audit_log WHERE at < ${before}::timestamptz RETURNING 1
-          )
-          SELECT count(*) AS n FROM purged`.pipe(
-          Effect.map((rows) => count(rows[0]!.n)),
-          orStorageError("AuditLog.purge")
-        )
+      purge: (before) => purgeBefore(sql, "audit_log", "at", before, "AuditLog.purge")
     })
   }
 )

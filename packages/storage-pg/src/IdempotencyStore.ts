@@ -6,8 +6,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { orStorageError } from "./internal/errors.js"
 import { executeOn } from "./internal/execute.js"
+import { purgeBefore } from "./internal/purge.js"
 import { type IdempotencyRow, idempotencyTable, toIdempotencyRecord } from "./internal/rows.js"
-import { count } from "./internal/storedValues.js"
 
 // A different seed from the event log's, so the two lock families do not share a hash space.
 const LOCK_SEED = "1917"
@@ -63,12 +63,7 @@ export const make: Effect.Effect<
         orStorageError("IdempotencyStore.save")
       ),
 
-    purgeBefore: (at) =>
-      sql<{ n: string }>`WITH purged AS (DELETE FROM idempotency WHERE created_at < ${at}::timestamptz RETURNING 1)
-        SELECT count(*) AS n FROM purged`.pipe(
-        Effect.map(([row]) => count(row.n)),
-        orStorageError("IdempotencyStore.purgeBefore")
-      )
+    purgeBefore: (at) => purgeBefore(sql, "idempotency", "created_at", at, "IdempotencyStore.purgeBefore")
   })
 })
 

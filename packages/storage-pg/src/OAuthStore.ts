@@ -11,7 +11,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { json, nullable, type RowOfTable, table, text, timestamp } from "./internal/columns.js"
 import { orStorageError } from "./internal/errors.js"
-import { count } from "./internal/storedValues.js"
+import { purgeBefore } from "./internal/purge.js"
 import oauth from "./migrations/0026_oauth.js"
 
 export const migrations = { "0026_oauth": oauth }
@@ -103,14 +103,7 @@ export const make: Effect.Effect<
         orStorageError("OAuthStore.claim")
       ),
 
-    purge: (before) =>
-      sql<{ readonly n: string }>`WITH purged AS (
-            DELETE FROM oauth_records WHERE expires_at < ${before}::timestamptz RETURNING 1
-          )
-          SELECT count(*) AS n FROM purged`.pipe(
-        Effect.map((rows) => count(rows[0]!.n)),
-        orStorageError("OAuthStore.purge")
-      )
+    purge: (before) => purgeBefore(sql, "oauth_records", "expires_at", before, "OAuthStore.purge")
   })
 })
 

@@ -13,6 +13,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { atomically } from "./internal/atomically.js"
 import { orStorageError } from "./internal/errors.js"
+import { purgeBefore } from "./internal/purge.js"
 import { count, decimal } from "./internal/storedValues.js"
 import { textArray } from "./internal/values.js"
 import {
@@ -225,13 +226,7 @@ export const make: Effect.Effect<
       )
     },
 
-    purgeBefore: (at) =>
-      sql<{ n: string }>`WITH purged AS (DELETE FROM webhook_deliveries WHERE created_at < ${at}::timestamptz
-          RETURNING 1)
-        SELECT count(*) AS n FROM purged`.pipe(
-        Effect.map(([row]) => count(row!.n)),
-        orStorageError("WebhookRepository.purgeBefore")
-      ),
+    purgeBefore: (at) => purgeBefore(sql, "webhook_deliveries", "created_at", at, "WebhookRepository.purgeBefore"),
 
     release: (hookId, token) =>
       sql`UPDATE webhook_hooks SET lease_until = NULL, lease_token = NULL
