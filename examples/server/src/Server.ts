@@ -176,21 +176,7 @@ const mcpEndpoint = (resourceMetadata: string): App.Endpoint<Kernel.Services> =>
       Effect.gen(function* () {
         const runtime = yield* Effect.runtime<Kernel.Services>()
         const server = yield* Effect.promise(mcp)
-        // A connected app whose token lacks a tool's scope is told so as OAuth says (RFC 6750, 3.1),
-        // so that its client can ask the person for it; a key gets the tool error, as the contract says.
-        const stepUp =
-          principal.key.grant_id === null
-            ? undefined
-            : (scope: Access.Scope) =>
-                Response.json(
-                  { error: "insufficient_scope", detail: `this tool needs the ${scope} scope` },
-                  {
-                    status: 403,
-                    headers: {
-                      "www-authenticate": `Bearer error="insufficient_scope", scope="${[...principal.key.scopes, scope].join(" ")}", resource_metadata="${resourceMetadata}"`
-                    }
-                  }
-                )
+        const stepUp = Authenticate.insufficientScope(resourceMetadata, principal)
         return yield* Effect.promise(() => server.handle(request, principal, runtime, stepUp))
       })
   }

@@ -90,44 +90,59 @@ export const make = (options: OAuthOptions) =>
     const resource = `${issuer}${MCP_PATH}`
     const resourceMetadataUrl = `${issuer}${RESOURCE_METADATA}${MCP_PATH}`
 
-    const provider = yield* Effect.cached(
-      Effect.gen(function* () {
-        const { makeProvider, newKeys } = yield* Effect.promise(() => import("./Provider.js"))
-        // The first process to need them makes the keys; every other reads those.
-        const stored = yield* store.find("Keys", "provider", new Date().toISOString())
-        const keys = (Option.isSome(stored)
-          ? stored.value.payload
-          : yield* store.claim(
-              "Keys",
-              "provider",
-              (yield* Effect.promise(newKeys)) as unknown as Record<string, unknown>
-            )) as unknown as ProviderKeys
-        const made = makeProvider({
-          issuer,
-          scopes: Access.SCOPES,
-          consentPath: CONSENT_PATH,
-          resource,
-          store,
-          run,
-          // Revoking the app's key revokes its grant's records in the same unit of work.
-          endGrant: (grantId) => access.revokeApp(grantId, People.system),
-          keys,
-          proxied: options.proxied,
-          ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-          renderError: (ctx, out) => {
-            ctx.type = "html"
-            ctx.body = errorPage(out.error, out.error_description)
-          }
-        })
-        // A failure of the server's own (the store), not a client's error: logged with the path
-        // alone, as a request's query or body may hold a code or a token.
-        made.on("server_error", (ctx: { readonly path: string }, error: Error) => {
-          void run(Effect.logError("the authorization server failed", { path: ctx.path, error: error.message }))
-        })
-        return made
+    const load = Effect.gen(function* () {
+      const { makeProvider, newKeys } = yield* Effect.promise(() => import("./Provider.js"))
+      // The first process to need them makes the keys; every other reads those.
+      const stored = yield* store.find("Keys", "provider", new Date().toISOString())
+      const keys = (Option.isSome(stored)
+        ? stored.value.payload
+        : yield* store.claim(
+            "Keys",
+            "provider",
+            (yield* Effect.promise(newKeys)) as unknown as Record<string, unknown>
+          )) as unknown as ProviderKeys
+      const made = makeProvider({
+        issuer,
+        scopes: Access.SCOPES,
+        consentPath: CONSENT_PATH,
+        resource,
+        store,
+        run,
+        // Revoking the app's key revokes its grant's records in the same unit of work.
+        endGrant: (grantId) => access.revokeApp(grantId, People.system),
+        keys,
+        proxied: options.proxied,
+        ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+        renderError: (ctx, out) => {
+          ctx.type = "html"
+          ctx.body = errorPage(out.error, out.error_description)
+        }
       })
+      // A failure of the server's own (the store), not a client's error: logged with the path
+      // alone, as a request's query or body may hold a code or a token.
+      made.on("server_error", (ctx: { readonly path: string }, error: Error) => {
+        void run(Effect.logError("the authorization server failed", { path: ctx.path, error: error.message }))
+      })
+      return { provider: made, callback: made.callback() }
+    })
+    // Made once, by the first request that needs it, and kept; a failure (the store did not answer)
+    // is not kept, so the next request tries again.
+    let loaded: Effect.Effect.Success<typeof load> | undefined
+    const once = yield* Effect.makeSemaphore(1)
+    const loadedOnce = Effect.suspend(() =>
+      loaded !== undefined
+        ? Effect.succeed(loaded)
+        : once.withPermits(1)(
+            Effect.suspend(() =>
+              loaded !== undefined
+                ? Effect.succeed(loaded)
+                : Effect.tap(load, (made) => {
+                    loaded = made
+                  })
+            )
+          )
     )
-    const callbacks = new WeakMap<Provider, ReturnType<Provider["callback"]>>()
+    const provider = Effect.map(loadedOnce, (made) => made.provider)
     const issuerHost = new URL(issuer).host
     const handOver = (incoming: IncomingMessage) => {
       // The provider makes its endpoints' URLs from the request's host: named as the issuer, so
@@ -135,16 +150,11 @@ export const make = (options: OAuthOptions) =>
       incoming.headers.host = issuerHost
       delete incoming.headers["x-forwarded-host"]
       return Effect.map(
-        provider,
-        (made): Edge.Answer => ({
+        loadedOnce,
+        ({ callback }): Edge.Answer => ({
           status: 200,
           headers: {},
           body: (response) => {
-            let callback = callbacks.get(made)
-            if (callback === undefined) {
-              callback = made.callback()
-              callbacks.set(made, callback)
-            }
             callback(incoming, response)
           }
         })

@@ -129,6 +129,28 @@ export const challenged =
     }
   }
 
+/**
+ * What the endpoint answers a connected app whose token lacks the scope a tool needs, as OAuth says
+ * (RFC 6750, 3.1), so that its client can ask the person for it: a 403 naming the scopes to ask for.
+ * A key's caller gets none: the contract's tool error `missing_scope:<scope>` stands for it.
+ */
+export const insufficientScope = (
+  resourceMetadata: string,
+  principal: Access.Principal
+): ((scope: Access.Scope) => Response) | undefined =>
+  principal.key.grant_id === null
+    ? undefined
+    : (scope) =>
+        Response.json(
+          { error: "insufficient_scope", detail: `this tool needs the ${scope} scope` },
+          {
+            status: 403,
+            headers: {
+              "www-authenticate": `Bearer error="insufficient_scope", scope="${[...principal.key.scopes, scope].join(" ")}", resource_metadata="${resourceMetadata}"`
+            }
+          }
+        )
+
 // Both sides hashed first, so that the comparison takes the same time whatever the lengths.
 export const sameSecret = (given: string, expected: string): boolean =>
   timingSafeEqual(createHash("sha256").update(given).digest(), createHash("sha256").update(expected).digest())
