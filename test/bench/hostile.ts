@@ -131,6 +131,8 @@ try {
     ["GET", `${settings}/audit?limit=%00&offset=%ED%A0%80`, session],
     ["GET", `${settings}/users?${"a=1&".repeat(20_000)}`, session],
     ["DELETE", `${settings}/keys/%ED%A0%80`, session],
+    ["DELETE", `${settings}/apps/%00`, session],
+    ["GET", `${settings}/apps?limit=%ED%A0%80&${"offset=%00&".repeat(200)}`, session],
     ["DELETE", `/auth/v1/sessions/${long}`, session],
     ["GET", "/auth/v1/session", { cookie: `crm_session=${"%00".repeat(1_000)}; crm_session=${long.slice(0, 7_000)}` }],
     ["GET", "/auth/v1/session", { cookie: `${";=".repeat(3_000)}crm_session` }],
