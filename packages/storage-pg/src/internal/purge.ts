@@ -1,3 +1,4 @@
+import type { Errors } from "@crm/core"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { orStorageError } from "./errors.js"
@@ -14,7 +15,7 @@ export const purgeBefore = (
   column: string,
   before: string,
   operation: string
-) =>
+): Effect.Effect<number, Errors.StorageError> =>
   sql<{ readonly n: string }>`WITH purged AS (
       DELETE FROM ${sql(table)} WHERE ${sql(column)} < ${before}::timestamptz RETURNING 1
     )
