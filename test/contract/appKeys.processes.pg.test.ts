@@ -1,7 +1,8 @@
 /**
  * A person's connected apps revoked on one process are refused at once on another that had their
  * keys cached (two store layers with their own pools stand in for two processes): `revokeAppsOf`
- * returns only once every process caching keys has applied it, as `revokeKey` does.
+ * raises the organisation's access version, as `revokeKey` does, which the other process's next
+ * budget statement reads, and a key answer at least that new holds the revocation.
  */
 import { Access, People } from "@crm/core"
 import * as StoragePg from "@crm/storage-pg"
@@ -36,17 +37,32 @@ describeOnServer("connected apps revoked on several processes", () => {
   const on = <A, E>(n: 0 | 1, effect: Effect.Effect<A, E, StoragePg.Ports | SqlClient.SqlClient>) =>
     Effect.runPromise(Effect.provide(effect, processes[n]!))
 
-  const found = (n: 0 | 1, hash: string) =>
+  const found = (n: 0 | 1, hash: string, atLeast?: number) =>
     on(
       n,
-      Effect.flatMap(Access.AccessRepository, (access) => access.findKeyByHash(hash)).pipe(
+      Effect.flatMap(Access.AccessRepository, (access) => access.findKeyByHash(hash, atLeast)).pipe(
         Effect.map(Option.getOrThrow)
       )
     )
 
+  /** What a request's budget statement reads on process `n`: the key's organisation's access version. */
+  const currentVersion = (n: 0 | 1, key: Access.ApiKeyRecord) =>
+    on(
+      n,
+      Effect.flatMap(Access.RateLimiter, (limiter) =>
+        limiter.take(key.id, {
+          organisationId: key.organisation_id,
+          now: Date.now(),
+          limit: 100,
+          windowMs: 60_000,
+          spend: false
+        })
+      ).pipe(Effect.map((decision) => decision.accessVersion))
+    )
+
   /**
    * Resolves once `n` answers the key from its cache: its organisation's name, changed by SQL
-   * without a NOTIFY, still reads as before. The name is put back before returning.
+   * without raising its access version, still reads as before. The name is put back before returning.
    */
   const untilCached = async (n: 0 | 1, hash: string) => {
     const deadline = Date.now() + 15_000
@@ -81,7 +97,6 @@ describeOnServer("connected apps revoked on several processes", () => {
         yield* access.insertKey(key)
       })
     )
-    // Both caching: the revoking process has heard the other's heartbeat, and so waits for it.
     await untilCached(0, key.hash)
     await untilCached(1, key.hash)
     const revoked = await on(
@@ -89,6 +104,9 @@ describeOnServer("connected apps revoked on several processes", () => {
       Effect.flatMap(Access.AccessRepository, (access) => access.revokeAppsOf(org.id, person, at(50)))
     )
     expect(revoked).toEqual([key])
-    expect((await found(1, key.hash)).key.revoked_at).toBe(at(50))
+    // Unchecked, the other process's cache still holds the key live...
+    expect((await found(1, key.hash)).key.revoked_at).toBeNull()
+    // ...and what its next request's budget statement reads makes it read the key again.
+    expect((await found(1, key.hash, await currentVersion(1, key))).key.revoked_at).toBe(at(50))
   })
 })

@@ -3,7 +3,7 @@
  * a few keys, each decision compared with a plain list-of-timestamps model of an exact
  * rolling window. Any drift (fixed windows, off-by-one at the edge, spending on a report) fails.
  */
-import { Access, Ids } from "@crm/core"
+import { Access, Ids, Organisation } from "@crm/core"
 import * as Effect from "effect/Effect"
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -58,14 +58,15 @@ for (const storage of storages) {
             Ids.brand(Access.KeyId, crypto.randomUUID()),
             Ids.brand(Access.KeyId, crypto.randomUUID())
           ]
+          const organisationId = Ids.brand(Organisation.OrganisationId, crypto.randomUUID())
           let now = 1_000_000 + run * 10_000_000
           for (const s of steps) {
             now += s.advance
             const want = expected(model.get(s.key) ?? [], now, s.spend)
             model.set(s.key, want.hits)
-            const got = await ports!.run(
+            const { accessVersion: _, ...got } = await ports!.run(
               Effect.flatMap(Access.RateLimiter, (limiter) =>
-                limiter.take(keyIds[s.key]!, { now, limit: LIMIT, windowMs: WINDOW, spend: s.spend })
+                limiter.take(keyIds[s.key]!, { organisationId, now, limit: LIMIT, windowMs: WINDOW, spend: s.spend })
               )
             )
             expect(got).toEqual(want.decision)

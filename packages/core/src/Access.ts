@@ -6,7 +6,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { z } from "zod"
-import { AccessRepository, type ApiKeyRecord } from "./Access/AccessRepository.js"
+import { AccessRepository, type ApiKeyRecord, type FoundKey } from "./Access/AccessRepository.js"
 import {
   type AppConnect,
   type AppListQuery,
@@ -69,10 +69,8 @@ const MAX_REMEMBERED_KEYS = 10_000
 /** A key's `last_used_at` is written at most this often by one process. */
 const TOUCH_EVERY_MS = 60_000
 
-export interface Principal {
-  readonly key: ApiKeyRecord
-  readonly organisation: Organisation
-}
+/** Whose key a request carries; `access_version` as `FoundKey`'s. */
+export type Principal = FoundKey
 
 // One text for every refused key (unknown, revoked, mistyped, outside the allow-list), so that
 // the answer tells an attacker nothing about which it was.
@@ -384,14 +382,15 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
           )
       )
 
+    const bearerHash = (token: string | undefined): Effect.Effect<string, MissingBearerToken | InvalidApiKey> =>
+      token === undefined
+        ? Effect.fail(new MissingBearerToken({ detail: "send Authorization: Bearer <API key>" }))
+        : Effect.flatMap(hashOf(token), (hash) =>
+            hash === undefined ? Effect.fail(invalidKey()) : Effect.succeed(hash)
+          )
     const authenticate: Context.Tag.Service<typeof Access>["authenticate"] = operation("Access.authenticate")(
-      function* (token, clientAddress) {
-        if (token === undefined)
-          return yield* new MissingBearerToken({ detail: "send Authorization: Bearer <API key>" })
-        const hash = yield* hashOf(token)
-        if (hash === undefined) return yield* invalidKey()
-        return yield* principalOf(hash, clientAddress)
-      }
+      (token: string | undefined, clientAddress: string) =>
+        Effect.flatMap(bearerHash(token), (hash) => principalOf(hash, clientAddress, undefined))
     )
     /**
      * The live key stored under `hash`, its use noted; what a bearer key and a connected app's token
@@ -399,29 +398,39 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
      */
     const principalOf = (
       hash: string,
-      clientAddress: string
+      clientAddress: string,
+      atLeast: number | undefined
     ): Effect.Effect<Principal, InvalidApiKey | ExpiredApiKey | StorageError> =>
-      Effect.flatMap(repo.findKeyByHash(hash), (found): Effect.Effect<Principal, InvalidApiKey | ExpiredApiKey> => {
-        if (Option.isNone(found) || found.value.key.revoked_at !== null) return Effect.fail(invalidKey())
-        const { key } = found.value
-        if (key.allowed_ips.length > 0 && !IpAllowList.isAllowed(clientAddress, key.allowed_ips)) {
-          return Effect.fail(invalidKey())
-        }
-        return Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<Principal, ExpiredApiKey> => {
-          if (key.expires_at !== null && Date.parse(key.expires_at) <= now) {
-            return Effect.fail(new ExpiredApiKey({ detail: `the API key expired at ${key.expires_at}` }))
+      Effect.flatMap(
+        repo.findKeyByHash(hash, atLeast),
+        (found): Effect.Effect<Principal, InvalidApiKey | ExpiredApiKey> => {
+          if (Option.isNone(found) || found.value.key.revoked_at !== null) return Effect.fail(invalidKey())
+          const { key } = found.value
+          if (key.allowed_ips.length > 0 && !IpAllowList.isAllowed(clientAddress, key.allowed_ips)) {
+            return Effect.fail(invalidKey())
           }
-          return dueTouch(key, now) ? Effect.as(touch(key, now), found.value) : Effect.succeed(found.value)
-        })
-      })
+          return Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<Principal, ExpiredApiKey> => {
+            if (key.expires_at !== null && Date.parse(key.expires_at) <= now) {
+              return Effect.fail(new ExpiredApiKey({ detail: `the API key expired at ${key.expires_at}` }))
+            }
+            return dueTouch(key, now) ? Effect.as(touch(key, now), found.value) : Effect.succeed(found.value)
+          })
+        }
+      )
     const budget: Context.Tag.Service<typeof Access>["budget"] = (principal, spend) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        limiter.take(principal.key.id, { now, limit: rateLimit, windowMs: RATE_WINDOW_MS, spend })
+        limiter.take(principal.key.id, {
+          organisationId: principal.key.organisation_id,
+          now,
+          limit: rateLimit,
+          windowMs: RATE_WINDOW_MS,
+          spend
+        })
       )
 
     const revokeKey = operation("Access.revokeKey")(function* (id: KeyId, by: Actor = operator(null)) {
       const at = iso(yield* Clock.currentTimeMillis)
-      const organisationId = yield* tx.run(
+      yield* tx.run(
         Effect.gen(function* () {
           const key = yield* repo.key(id)
           if (Option.isNone(key) || !(yield* repo.revokeKey(id, at))) {
@@ -442,25 +451,43 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
                   : { client_id: key.value.client_id, client_name: key.value.name, scopes: [...key.value.scopes] }
             })
           }
-          return key.value.organisation_id
         })
       )
-      // Inside the unit the revocation could not wait for every process to drop the key; after it, it does.
-      yield* repo.announceOrganisation(organisationId)
     })
 
-    /** The principal, then one unit of its budget, refused when it is spent. */
-    const spending = Effect.fnUntraced(function* (principal: Principal, spend: boolean) {
-      const decision = yield* budget(principal, spend)
-      if (spend && !decision.admitted) {
-        return yield* new RateLimited({
-          detail: `more than ${rateLimit} requests in a minute`,
-          retryAfterSeconds: Math.max(1, Math.ceil(decision.retryAfterMs / 1000)),
-          limit: rateLimit
+    /**
+     * The principal `resolve` finds, then one unit of its budget, refused when it is spent. The
+     * budget's statement reads the organisation's access version: a principal found in a cache
+     * before a change of the organisation's keys or settings committed is found again, at least
+     * that new, and it is what the request is served as (or refused as: a revoked key). So a change
+     * applies to the next request on every process, whatever a process's cache holds.
+     */
+    const admitting = <E>(
+      resolve: (atLeast: number | undefined) => Effect.Effect<Principal, E>,
+      spend: boolean
+    ): Effect.Effect<Admitted, E | RateLimited | StorageError> =>
+      Effect.flatMap(resolve(undefined), (found) =>
+        Effect.flatMap(budget(found, spend), (decision) => {
+          const current = decision.accessVersion
+          return current !== undefined && found.access_version !== undefined && found.access_version < current
+            ? Effect.flatMap(resolve(current), (principal) => decided(principal, decision, spend))
+            : decided(found, decision, spend)
         })
-      }
-      return { principal, remaining: decision.remaining }
-    })
+      )
+    const decided = (
+      principal: Principal,
+      decision: RateDecision,
+      spend: boolean
+    ): Effect.Effect<Admitted, RateLimited> =>
+      spend && !decision.admitted
+        ? Effect.fail(
+            new RateLimited({
+              detail: `more than ${rateLimit} requests in a minute`,
+              retryAfterSeconds: Math.max(1, Math.ceil(decision.retryAfterMs / 1000)),
+              limit: rateLimit
+            })
+          )
+        : Effect.succeed({ principal, remaining: decision.remaining })
 
     const connectApp = operation("Access.connectApp")(function* (
       organisationId: OrganisationId,
@@ -500,23 +527,31 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
       rateLimit,
       authenticate,
       budget,
-      admit: Effect.fnUntraced(function* (token, clientAddress, spend) {
-        return yield* spending(yield* authenticate(token, clientAddress), spend)
-      }),
+      admit: (token, clientAddress, spend) =>
+        Effect.flatMap(bearerHash(token), (hash) =>
+          admitting((atLeast) => principalOf(hash, clientAddress, atLeast), spend)
+        ),
       connectApp,
-      admitApp: Effect.fnUntraced(function* (grantId, scopes, clientAddress, spend) {
-        const found = yield* principalOf(yield* ApiKey.appHash(grantId), clientAddress).pipe(
-          // A connected app's key carries no expiry: only a key made as a key expires.
-          Effect.catchTag("ExpiredApiKey", () => Effect.fail(invalidKey()))
-        )
-        const held = found.key.scopes.filter((scope) => scopes.includes(scope))
-        const principal =
-          held.length === found.key.scopes.length ? found : { ...found, key: { ...found.key, scopes: held } }
-        return yield* spending(principal, spend)
-      }),
+      admitApp: (grantId, scopes, clientAddress, spend) =>
+        Effect.flatMap(ApiKey.appHash(grantId), (hash) =>
+          admitting(
+            (atLeast) =>
+              principalOf(hash, clientAddress, atLeast).pipe(
+                // A connected app's key carries no expiry: only a key made as a key expires.
+                Effect.catchTag("ExpiredApiKey", () => Effect.fail(invalidKey())),
+                Effect.map((found) => {
+                  const held = found.key.scopes.filter((scope) => scopes.includes(scope))
+                  return held.length === found.key.scopes.length
+                    ? found
+                    : { ...found, key: { ...found.key, scopes: held } }
+                })
+              ),
+            spend
+          )
+        ),
       revokeApp: (grantId, by) =>
         Effect.flatMap(
-          Effect.flatMap(ApiKey.appHash(grantId), repo.findKeyByHash),
+          Effect.flatMap(ApiKey.appHash(grantId), (hash) => repo.findKeyByHash(hash)),
           // A live app's key is revoked with its grant's records; else the records go alone.
           (found) =>
             Option.isSome(found) && found.value.key.revoked_at === null
@@ -574,8 +609,6 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
             return Option.getOrElse(written, () => ({ ...current.value, name: settings.name, settings }))
           })
         )
-        // Inside the unit the write could not wait for every process to apply it; after it, it does.
-        yield* repo.announceOrganisation(id)
         return updated
       }),
       createKey,

@@ -33,9 +33,6 @@ export const make = (store: Store): Context.Tag.Service<typeof Access.AccessRepo
     // Units of work here run one at a time: what a unit reads stays true until it ends.
     holdOrganisation: getOrganisation,
 
-    // One process: nothing else caches the organisation.
-    announceOrganisation: () => Effect.void,
-
     // The organisation's name lives in its settings document: replacing one renames it.
     updateSettings: (id, input) =>
       Effect.flatMap(copy(input), (settings) =>

@@ -1,28 +1,18 @@
 /**
  * Organisations and API keys. `findKeyByHash` runs on every request, so its answers are cached in
- * process (`internal/KeyCache.ts`): on a PostgreSQL server only while this process LISTENs on
- * `crm_access`, where every write below announces itself with `pg_notify` in the writing statement
- * (delivered on COMMIT, to every process); on PGlite (one process) the repository's own writes
- * invalidate it directly; on any other `SqlClient` nothing is cached.
+ * process (`internal/KeyCache.ts`), each with the organisation's `access_version` it was read at.
+ * Every write below that changes what an answer holds (a key's revocation, the settings, the test
+ * clock) raises that version in its own statement, and `RateLimiter.take` reads it in every
+ * request's first statement: `Access.admit` reads a key again when its answer is older.
  */
 import { Access, type Organisation } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
-import * as PgClient from "@effect/sql-pg/PgClient"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type * as Scope from "effect/Scope"
 import { orStorageError } from "./internal/errors.js"
-import {
-  CHANNEL,
-  defaultCacheOptions,
-  defaultListenerOptions,
-  KeyCache,
-  type KeyCacheOptions,
-  type ListenerOptions,
-  makeListener
-} from "./internal/KeyCache.js"
+import { defaultCacheOptions, KeyCache, type KeyCacheOptions } from "./internal/KeyCache.js"
 import {
   type ApiKeyRow,
   apiKeyTable,
@@ -32,13 +22,22 @@ import {
   toOrganisation
 } from "./internal/rows.js"
 import { count, iso } from "./internal/storedValues.js"
-import { PgliteClient } from "./PgliteClient.js"
+import accessVersion from "./migrations/0027_access_version.js"
+
+export const migrations = { "0027_access_version": accessVersion }
 
 interface KeyWithOrganisationRow extends ApiKeyRow {
   readonly organisation_name: string
   readonly organisation_settings: unknown
   readonly organisation_test_mode: boolean
   readonly organisation_clock_frozen_at: Date | string | null
+  readonly access_version: string
+}
+
+/** What a write that raised an organisation's access version returns of it. */
+interface RaisedRow {
+  readonly organisation_id: Organisation.OrganisationId
+  readonly access_version: string
 }
 
 interface OrganisationSummaryRow {
@@ -51,66 +50,54 @@ interface OrganisationSummaryRow {
 
 export interface AccessRepositoryOptions {
   readonly cache?: KeyCacheOptions
-  readonly listener?: ListenerOptions
 }
 
 export const makeWith = (
   options: AccessRepositoryOptions = {}
-): Effect.Effect<Context.Tag.Service<typeof Access.AccessRepository>, never, SqlClient.SqlClient | Scope.Scope> =>
+): Effect.Effect<Context.Tag.Service<typeof Access.AccessRepository>, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const pg = yield* Effect.serviceOption(PgClient.PgClient)
-    // PGlite: one process, no LISTEN, the repository's own writes are all there is to hear of.
-    // A client that is neither PgClient nor PGlite gets a cache that never answers.
-    const embedded = Option.isNone(pg) && Option.isSome(yield* Effect.serviceOption(PgliteClient))
-    const cache = new KeyCache(options.cache ?? defaultCacheOptions, embedded)
+    const cache = new KeyCache(options.cache ?? defaultCacheOptions)
     const organisationColumns = sql.literal(organisationTable.selected)
     const keyColumns = sql.literal(apiKeyTable.selected)
-    const listener = Option.map(pg, (client) =>
-      makeListener(
-        cache,
-        client.listen(CHANNEL),
-        (payload) => sql`SELECT pg_notify(${CHANNEL}, ${payload})`,
-        options.listener ?? defaultListenerOptions
-      )
-    )
-    if (Option.isSome(listener)) {
-      yield* Effect.forkScoped(listener.value.run)
-      // Finalizers run last first: this one, before the fiber above is interrupted.
-      yield* Effect.addFinalizer(() => listener.value.stop)
-    }
-    // A revocation or a settings change returns once every process caching keys has applied it.
-    const announced = <A, E, R>(
-      write: (suffix: string) => Effect.Effect<ReadonlyArray<A>, E, R>
-    ): Effect.Effect<ReadonlyArray<A>, E, R> =>
-      Option.isSome(listener) ? listener.value.announced(write, (rows) => rows.length > 0) : write("")
 
     const lookup = (hash: string) =>
       sql<KeyWithOrganisationRow>`SELECT k.id, k.organisation_id, k.name, k.hash, k.scopes, k.allowed_ips, k.expires_at,
           k.revoked_at, k.created_at, k.owner_id, k.created_by, k.last_used_at, k.grant_id, k.client_id,
           o.name AS organisation_name, o.settings AS organisation_settings,
-          o.test_mode AS organisation_test_mode, o.clock_frozen_at AS organisation_clock_frozen_at
+          o.test_mode AS organisation_test_mode, o.clock_frozen_at AS organisation_clock_frozen_at,
+          o.access_version
         FROM api_keys k JOIN organisations o ON o.id = k.organisation_id
         WHERE k.hash = ${hash}`.pipe(
         Effect.flatMap((rows) => {
           if (rows.length === 0) return Effect.succeedNone
           const row = rows[0]
-          return toOrganisation({
-            id: row.organisation_id,
-            name: row.organisation_name,
-            settings: row.organisation_settings,
-            test_mode: row.organisation_test_mode,
-            clock_frozen_at: row.organisation_clock_frozen_at
-          }).pipe(Effect.map((organisation) => Option.some({ key: toApiKey(row), organisation })))
+          const version = Number(row.access_version)
+          const known = cache.organisation(row.organisation_id, version)
+          const organisation =
+            known !== undefined
+              ? Effect.succeed(known)
+              : toOrganisation({
+                  id: row.organisation_id,
+                  name: row.organisation_name,
+                  settings: row.organisation_settings,
+                  test_mode: row.organisation_test_mode,
+                  clock_frozen_at: row.organisation_clock_frozen_at
+                })
+          return Effect.map(organisation, (organisation) =>
+            Option.some({ key: toApiKey(row), organisation, access_version: version })
+          )
         }),
         // Last, so that a key whose stored scopes `toApiKey` refuses fails the lookup too.
         orStorageError("AccessRepository.findKeyByHash")
       )
 
-    // In process too, at once: this process's next request may come before its own NOTIFY does.
-    // (Inside a transaction that later rolls back, this only costs a cache miss.)
-    const forget = (what: "key" | "org", id: string) =>
-      Effect.sync(() => (what === "key" ? cache.forgetKey(id) : cache.forgetOrganisation(id)))
+    // This process's cache need not wait for a request to find out. (Inside a transaction that
+    // later rolls back, this only costs cache misses.)
+    const raised = (rows: ReadonlyArray<RaisedRow>) =>
+      Effect.sync(() => {
+        for (const row of rows) cache.raise(row.organisation_id, Number(row.access_version))
+      })
 
     return Access.AccessRepository.of({
       // A new organisation has no keys, so nothing cached can be about it: no NOTIFY.
@@ -149,40 +136,22 @@ export const makeWith = (
 
       // The organisation's name lives in its settings document; the column mirrors it.
       updateSettings: (id, settings) =>
-        announced((suffix) =>
-          sql<OrganisationRow>`WITH updated AS (
-              UPDATE organisations SET ${organisationTable.assignments(sql, { name: settings.name, settings })}
-              WHERE id = ${id}::uuid RETURNING ${organisationColumns}
-            )
-            SELECT ${organisationColumns}, pg_notify('crm_access', 'org:' || id || ${suffix}) AS notified FROM updated`.pipe(
-            Effect.tap(forget("org", id))
-          )
-        ).pipe(
+        sql<OrganisationRow & RaisedRow>`UPDATE organisations
+          SET ${organisationTable.assignments(sql, { name: settings.name, settings })},
+            access_version = access_version + 1
+          WHERE id = ${id}::uuid RETURNING ${organisationColumns}, id AS organisation_id, access_version`.pipe(
+          Effect.tap(raised),
           orStorageError("AccessRepository.updateSettings"),
           Effect.flatMap((rows) => (rows.length === 0 ? Effect.succeedNone : Effect.asSome(toOrganisation(rows[0]))))
         ),
 
-      // NOTIFYs arrive in commit order: once every process has applied this one, it has applied
-      // the change the unit committed before it too.
-      announceOrganisation: (id) =>
-        announced((suffix) =>
-          sql`SELECT pg_notify('crm_access', 'org:' || ${id} || ${suffix}) AS notified`.pipe(
-            Effect.tap(forget("org", id))
-          )
-        ).pipe(Effect.asVoid, orStorageError("AccessRepository.announceOrganisation")),
-
       // Compare and set: `IS NOT DISTINCT FROM` so that null (real time) compares equal to null.
       setTestClock: (id, expected, frozenAt) =>
-        announced((suffix) =>
-          sql`WITH moved AS (
-              UPDATE organisations SET clock_frozen_at = ${frozenAt}::timestamptz
-              WHERE id = ${id}::uuid AND test_mode AND clock_frozen_at IS NOT DISTINCT FROM ${expected}::timestamptz
-              RETURNING id
-            )
-            SELECT id, pg_notify('crm_access', 'org:' || id || ${suffix}) AS notified FROM moved`.pipe(
-            Effect.tap(forget("org", id))
-          )
-        ).pipe(
+        sql<RaisedRow>`UPDATE organisations
+          SET clock_frozen_at = ${frozenAt}::timestamptz, access_version = access_version + 1
+          WHERE id = ${id}::uuid AND test_mode AND clock_frozen_at IS NOT DISTINCT FROM ${expected}::timestamptz
+          RETURNING id AS organisation_id, access_version`.pipe(
+          Effect.tap(raised),
           Effect.map((rows) => rows.length > 0),
           orStorageError("AccessRepository.setTestClock")
         ),
@@ -207,15 +176,9 @@ export const makeWith = (
           orStorageError("AccessRepository.organisationPage")
         ),
 
-      // Unknown keys are not cached, so a new key works at once anyway; the NOTIFY keeps that
-      // true should negative answers ever be cached.
+      // Unknown keys are not cached: a new key works at once, with no version to raise.
       insertKey: (key) =>
-        sql`WITH inserted AS (
-            INSERT INTO api_keys ${apiKeyTable.insert(sql, key)}
-            RETURNING id
-          )
-          SELECT pg_notify('crm_access', 'key:' || id) AS notified FROM inserted`.pipe(
-          Effect.tap(forget("key", key.id)),
+        sql`INSERT INTO api_keys ${apiKeyTable.insert(sql, key)}`.pipe(
           Effect.asVoid,
           orStorageError("AccessRepository.insertKey")
         ),
@@ -230,21 +193,18 @@ export const makeWith = (
           orStorageError("AccessRepository.keyPage")
         ),
 
-      findKeyByHash: (hash) =>
+      findKeyByHash: (hash, atLeast) =>
         Effect.suspend(() => {
-          if (Option.isSome(listener)) listener.value.want()
-          const now = Date.now()
-          const cached = cache.get(hash, now)
+          const cached = cache.get(hash, Date.now(), atLeast)
           if (cached !== undefined) return Effect.succeed(Option.some(cached))
-          const ticket = cache.ticket(now)
           return lookup(hash).pipe(
             Effect.tap((found) => {
-              if (Option.isSome(found)) cache.put(hash, found.value, ticket, Date.now())
+              if (Option.isSome(found)) cache.put(hash, found.value, Date.now())
             })
           )
         }),
 
-      // No NOTIFY and no cache invalidation: it runs for requests (once a minute per key and
+      // No access version raised: it runs for requests (once a minute per key and
       // process), and nothing a cached entry decides (scopes, expiry, revocation, addresses)
       // depends on it; an entry's `last_used_at` may lag, which only what reads the key's row
       // (`keyPage`, `key`) shows. Requests finish out of order: an earlier time never replaces a later.
@@ -263,36 +223,35 @@ export const makeWith = (
 
       // A second revocation keeps the first time: the key was already dead then.
       revokeKey: (id, at) =>
-        announced((suffix) =>
-          sql`WITH revoked AS (
-              UPDATE api_keys SET revoked_at = coalesce(revoked_at, ${at}::timestamptz) WHERE id = ${id}::uuid
-              RETURNING id
-            )
-            SELECT id, pg_notify('crm_access', 'key:' || id || ${suffix}) AS notified FROM revoked`.pipe(
-            Effect.tap(forget("key", id))
+        sql<RaisedRow>`WITH revoked AS (
+            UPDATE api_keys SET revoked_at = coalesce(revoked_at, ${at}::timestamptz) WHERE id = ${id}::uuid
+            RETURNING organisation_id
           )
-        ).pipe(
+          UPDATE organisations SET access_version = access_version + 1
+          WHERE id IN (SELECT organisation_id FROM revoked)
+          RETURNING id AS organisation_id, access_version`.pipe(
+          Effect.tap(raised),
           Effect.map((rows) => rows.length > 0),
           orStorageError("AccessRepository.revokeKey")
         ),
 
-      // One notification for all the keys, the organisation's (PostgreSQL delivers a transaction's
-      // identical notifications once): a process acknowledges it only once it has dropped every
-      // one of them, where with one per key it might acknowledge the first before it applied the
-      // last. It costs the organisation's other cached keys a read each. A key that another caller
-      // revokes meanwhile is that caller's to return.
+      // The organisation's version once for all of them. A key that another caller revokes
+      // meanwhile is that caller's to return.
       revokeAppsOf: (organisationId, accountId, at) =>
-        announced((suffix) =>
-          sql<ApiKeyRow>`WITH revoked AS (
-              UPDATE api_keys SET revoked_at = ${at}::timestamptz
-              WHERE organisation_id = ${organisationId}::uuid AND created_by = ${accountId}::uuid
-                AND grant_id IS NOT NULL AND revoked_at IS NULL
-              RETURNING ${keyColumns}
-            )
-            SELECT *, pg_notify('crm_access', 'org:' || organisation_id || ${suffix}) AS notified FROM revoked`.pipe(
-            Effect.tap(forget("org", organisationId))
+        sql<ApiKeyRow & { readonly raised: string }>`WITH revoked AS (
+            UPDATE api_keys SET revoked_at = ${at}::timestamptz
+            WHERE organisation_id = ${organisationId}::uuid AND created_by = ${accountId}::uuid
+              AND grant_id IS NOT NULL AND revoked_at IS NULL
+            RETURNING ${keyColumns}
+          ), bumped AS (
+            UPDATE organisations SET access_version = access_version + 1
+            WHERE id = ${organisationId}::uuid AND EXISTS (SELECT 1 FROM revoked)
+            RETURNING access_version
           )
-        ).pipe(
+          SELECT revoked.*, bumped.access_version AS raised FROM revoked, bumped`.pipe(
+          Effect.tap((rows) =>
+            raised(rows.map((row) => ({ organisation_id: organisationId, access_version: row.raised })))
+          ),
           // As they were: live.
           Effect.map((rows) => rows.map((row) => ({ ...toApiKey(row), revoked_at: null }))),
           orStorageError("AccessRepository.revokeAppsOf")
@@ -303,13 +262,12 @@ export const makeWith = (
 export const make: Effect.Effect<
   Context.Tag.Service<typeof Access.AccessRepository>,
   never,
-  SqlClient.SqlClient | Scope.Scope
+  SqlClient.SqlClient
 > = makeWith()
 
-/** Scoped: on a PostgreSQL server the listener behind the key cache lives as long as the layer. */
 export const layerWith = (
   options: AccessRepositoryOptions = {}
 ): Layer.Layer<Access.AccessRepository, never, SqlClient.SqlClient> =>
-  Layer.scoped(Access.AccessRepository, makeWith(options))
+  Layer.effect(Access.AccessRepository, makeWith(options))
 
 export const layer: Layer.Layer<Access.AccessRepository, never, SqlClient.SqlClient> = layerWith()

@@ -69,7 +69,8 @@ export const migrations: Readonly<Record<string, Migration>> = (() => {
     if (other !== undefined) throw new Error(`two migrations are numbered ${number}: ${other} and ${name}`)
     numbers.set(number, name)
   }
-  return Object.fromEntries(all)
+  // In the order they apply, as whoever reads the record expects.
+  return Object.fromEntries(all.sort(([x], [y]) => Number.parseInt(x, 10) - Number.parseInt(y, 10)))
 })()
 
 /** The migrator's record of what is applied (`migration_id`, `name`). */

@@ -11,13 +11,17 @@ interface DecisionRow {
   readonly admitted: boolean
   readonly remaining: number
   readonly retry_after_ms: string | number
+  readonly access_version: string | null
 }
 
-// Sent as it is (`internal/execute.ts`): every request takes from its budget.
-const TAKE = `SELECT admitted, remaining, retry_after_ms
-  FROM crm_rate_take($1::text, $2::bigint, $3::integer, $4::bigint, $5::boolean)`
+// Sent as it is (`internal/execute.ts`): every request takes from its budget. The organisation's
+// access version rides along: what the key cache's answers are checked against
+// (`internal/KeyCache.ts`), in the statement the request sends anyway.
+const TAKE = `SELECT t.admitted, t.remaining, t.retry_after_ms,
+    (SELECT o.access_version FROM organisations o WHERE o.id = $6::uuid) AS access_version
+  FROM crm_rate_take($1::text, $2::bigint, $3::integer, $4::bigint, $5::boolean) t`
 
-/** The window lives in `crm_rate_take` (migration 0002): one call, one round trip, one row lock. */
+/** The window lives in `crm_rate_take` (migration 0018): one call, one round trip, one row lock. */
 export const make: Effect.Effect<
   Context.Tag.Service<typeof Access.RateLimiter>,
   never,
@@ -25,12 +29,14 @@ export const make: Effect.Effect<
 > = Effect.map(SqlClient.SqlClient, (sql) => {
   const execute = executeOn(sql)
   return Access.RateLimiter.of({
-    take: (keyId, { limit, now, spend, windowMs }) =>
-      execute<DecisionRow>(TAKE, [keyId, Math.floor(now), limit, Math.floor(windowMs), spend]).pipe(
+    take: (keyId, { limit, now, organisationId, spend, windowMs }) =>
+      execute<DecisionRow>(TAKE, [keyId, Math.floor(now), limit, Math.floor(windowMs), spend, organisationId]).pipe(
         Effect.map(([row]) => ({
           admitted: row.admitted,
           remaining: Number(row.remaining),
-          retryAfterMs: count(row.retry_after_ms)
+          retryAfterMs: count(row.retry_after_ms),
+          // A missing organisation has no keys to serve: any version is newer than a cached one.
+          accessVersion: row.access_version === null ? Number.MAX_SAFE_INTEGER : Number(row.access_version)
         })),
         orStorageError("RateLimiter.take")
       )

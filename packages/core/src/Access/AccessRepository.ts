@@ -36,6 +36,20 @@ export interface ApiKeyRecord {
   readonly client_id: string | null
 }
 
+/**
+ * A key with its organisation, as authentication reads them. An adapter that answers from a cache
+ * in process says which state of the organisation's access (its keys and settings) the answer was
+ * read at: `access_version`, which every change of them raises in the changing transaction. The
+ * first statement of a request (the rate budget's take, `RateLimiter`) reads the current one, so a
+ * stale answer is caught before the request is served, on every process, with no statement of its own.
+ * Absent where answers are always read from the store.
+ */
+export interface FoundKey {
+  readonly key: ApiKeyRecord
+  readonly organisation: Organisation
+  readonly access_version?: number
+}
+
 /** Which of an organisation's keys a page lists: the keys made as keys, or the connected apps' keys. */
 export type KeyKind = "keys" | "apps"
 
@@ -54,25 +68,16 @@ export class AccessRepository extends Context.Tag("@crm/core/AccessRepository")<
       id: OrganisationId,
       mode: "share" | "replace"
     ) => Effect.Effect<Option.Option<Organisation>, StorageError>
-    /**
-     * Outside a transaction, returns once every process sharing the store sees the new settings in
-     * `findKeyByHash` (a plan turned read-only refuses the next write, whichever process takes it).
-     */
+    /** Raises the organisation's access version (see `FoundKey`): every process applies it to its next request. */
     readonly updateSettings: (
       id: OrganisationId,
       settings: Settings
     ) => Effect.Effect<Option.Option<Organisation>, StorageError>
     /**
-     * Outside a transaction, returns once every process sharing the store has let go of what it
-     * cached of the organisation: what follows a committed unit of work that changed it (a settings
-     * write inside one does not wait).
-     */
-    readonly announceOrganisation: (id: OrganisationId) => Effect.Effect<void, StorageError>
-    /**
      * Moves a test-mode organisation's clock (`frozenAt` null: back to real time), if it still stands
      * at `expected` (compare and set, so two concurrent changes cannot lose one). False when it has
      * moved meanwhile, or the organisation is missing or not in test mode. Like `updateSettings`,
-     * outside a transaction it returns once every process sees the new clock in `findKeyByHash`.
+     * it raises the organisation's access version.
      */
     readonly setTestClock: (
       id: OrganisationId,
@@ -96,13 +101,12 @@ export class AccessRepository extends Context.Tag("@crm/core/AccessRepository")<
     ) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, StorageError>
     /**
      * The key and its organisation in one read: authentication costs one round trip, or none when
-     * the adapter answers from a cache in process. Such a cache must not hide a change made
-     * through this port by any process sharing the store, once that write has returned: a new key
-     * works, a revoked key is refused, new settings apply.
+     * the adapter answers from a cache in process. A cached answer carries the access version it
+     * was read at, and is never older than `atLeast` (the version a request's budget statement
+     * read): a new key is found at once, and a change made through this port by any process is
+     * seen by the next request that checks the version.
      */
-    readonly findKeyByHash: (
-      hash: string
-    ) => Effect.Effect<Option.Option<{ readonly key: ApiKeyRecord; readonly organisation: Organisation }>, StorageError>
+    readonly findKeyByHash: (hash: string, atLeast?: number) => Effect.Effect<Option.Option<FoundKey>, StorageError>
     /** Notes that the key was used at `at` (a later time only; an earlier one is ignored). */
     readonly touchKey: (id: KeyId, at: string) => Effect.Effect<void, StorageError>
     /**
@@ -111,12 +115,11 @@ export class AccessRepository extends Context.Tag("@crm/core/AccessRepository")<
      * in one organisation checks `organisation_id`).
      */
     readonly key: (id: KeyId) => Effect.Effect<Option.Option<ApiKeyRecord>, StorageError>
-    /** Outside a transaction, returns once no process sharing the store accepts the key any more. */
+    /** Raises the key's organisation's access version: once committed, no process accepts the key. */
     readonly revokeKey: (id: KeyId, at: string) => Effect.Effect<boolean, StorageError>
     /**
      * Revokes the live connected apps' keys a person holds in an organisation (they left it) and
-     * returns them as they were before. Like `revokeKey`, outside a transaction it returns once no
-     * process accepts them.
+     * returns them as they were before. Like `revokeKey`, it raises the organisation's access version.
      */
     readonly revokeAppsOf: (
       organisationId: OrganisationId,

@@ -1,6 +1,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { StorageError } from "../Errors.js"
+import type { OrganisationId } from "../Organisation.js"
 import type { KeyId } from "./KeyIds.js"
 
 export interface RateDecision {
@@ -9,6 +10,11 @@ export interface RateDecision {
   readonly remaining: number
   /** When refused: milliseconds until the oldest request of the window leaves it. */
   readonly retryAfterMs: number
+  /**
+   * The key's organisation's access version, read by the same statement (see
+   * `AccessRepository.FoundKey`); absent where the store's key answers are never stale.
+   */
+  readonly accessVersion?: number
 }
 
 /**
@@ -20,7 +26,13 @@ export class RateLimiter extends Context.Tag("@crm/core/RateLimiter")<
   {
     readonly take: (
       keyId: KeyId,
-      request: { readonly now: number; readonly limit: number; readonly windowMs: number; readonly spend: boolean }
+      request: {
+        readonly organisationId: OrganisationId
+        readonly now: number
+        readonly limit: number
+        readonly windowMs: number
+        readonly spend: boolean
+      }
     ) => Effect.Effect<RateDecision, StorageError>
   }
 >() {}

@@ -710,41 +710,36 @@ export const make = (options: PeopleOptions) =>
 
       removeMember: operation("People.removeMember")(function* (member, accountId) {
         const organisationId = member.organisationId
-        yield* tx
-          .run(
-            Effect.gen(function* () {
-              yield* tx.lockOrganisation(organisationId)
-              const actorRole = yield* currentRole(organisationId, member.account.id)
-              const target = yield* memberOf(organisationId, accountId)
-              const owners = yield* repo.countOwners(organisationId)
-              yield* allowed(Roles.mayRemove(actorRole, target.role, accountId === member.account.id, owners))
-              yield* repo.removeMembership(organisationId, accountId)
+        yield* tx.run(
+          Effect.gen(function* () {
+            yield* tx.lockOrganisation(organisationId)
+            const actorRole = yield* currentRole(organisationId, member.account.id)
+            const target = yield* memberOf(organisationId, accountId)
+            const owners = yield* repo.countOwners(organisationId)
+            yield* allowed(Roles.mayRemove(actorRole, target.role, accountId === member.account.id, owners))
+            yield* repo.removeMembership(organisationId, accountId)
+            yield* record({
+              organisationId,
+              actor: actorOf(member),
+              action: "member.removed",
+              target: { kind: "user", id: accountId },
+              summary: { email: target.email, role: target.role }
+            })
+            // An assistant acts as its person: one who left the organisation takes theirs along.
+            const apps = yield* keys.revokeAppsOf(organisationId, accountId, iso(yield* Clock.currentTimeMillis))
+            for (const app of apps) {
+              if (app.grant_id !== null) yield* oauth.revokeGrant(app.grant_id)
               yield* record({
                 organisationId,
                 actor: actorOf(member),
-                action: "member.removed",
-                target: { kind: "user", id: accountId },
-                summary: { email: target.email, role: target.role }
+                action: "app.revoked",
+                target: { kind: "key", id: app.id },
+                summary: { client_id: app.client_id, client_name: app.name, scopes: [...app.scopes] }
               })
-              // An assistant acts as its person: one who left the organisation takes theirs along.
-              const apps = yield* keys.revokeAppsOf(organisationId, accountId, iso(yield* Clock.currentTimeMillis))
-              for (const app of apps) {
-                if (app.grant_id !== null) yield* oauth.revokeGrant(app.grant_id)
-                yield* record({
-                  organisationId,
-                  actor: actorOf(member),
-                  action: "app.revoked",
-                  target: { kind: "key", id: app.id },
-                  summary: { client_id: app.client_id, client_name: app.name, scopes: [...app.scopes] }
-                })
-              }
-              return apps.length
-            })
-          )
-          .pipe(
-            // Inside the unit the revocations could not wait for every process to drop the keys; after it, they do.
-            Effect.flatMap((revoked) => (revoked === 0 ? Effect.void : keys.announceOrganisation(organisationId)))
-          )
+            }
+            return apps.length
+          })
+        )
       }),
 
       inviteAs: operation("People.inviteAs")(function* (member, input) {

@@ -17,19 +17,22 @@ export const suite = (
   const { test, concurrent } = contractCases(makeLayer, options)
 
   describe(`RateLimiter storage contract: ${name}`, () => {
-    const take = (keyId: Access.KeyId, now: number, limit: number, spend = true, windowMs = 1000) =>
-      Effect.flatMap(Access.RateLimiter, (limiter) => limiter.take(keyId, { now, limit, windowMs, spend }))
+    // The decision alone: the access version it may carry is the access contract's.
+    const take = (key: Access.ApiKeyRecord, now: number, limit: number, spend = true, windowMs = 1000) =>
+      Effect.flatMap(Access.RateLimiter, (limiter) =>
+        limiter.take(key.id, { organisationId: key.organisation_id, now, limit, windowMs, spend })
+      ).pipe(Effect.map(({ accessVersion: _, ...decision }) => decision))
 
     test(
       "admits exactly limit requests, counting down; the next waits for the oldest to leave",
       Effect.gen(function* () {
         const { a } = yield* seed
         const key = yield* newKey(a.id)
-        expect(yield* take(key.id, T0, 3)).toEqual({ admitted: true, remaining: 2, retryAfterMs: 0 })
-        expect(yield* take(key.id, T0 + 100, 3)).toEqual({ admitted: true, remaining: 1, retryAfterMs: 0 })
-        expect(yield* take(key.id, T0 + 200, 3)).toEqual({ admitted: true, remaining: 0, retryAfterMs: 0 })
-        expect(yield* take(key.id, T0 + 300, 3)).toEqual({ admitted: false, remaining: 0, retryAfterMs: 700 })
-        expect(yield* take(key.id, T0 + 400, 3)).toEqual({ admitted: false, remaining: 0, retryAfterMs: 600 })
+        expect(yield* take(key, T0, 3)).toEqual({ admitted: true, remaining: 2, retryAfterMs: 0 })
+        expect(yield* take(key, T0 + 100, 3)).toEqual({ admitted: true, remaining: 1, retryAfterMs: 0 })
+        expect(yield* take(key, T0 + 200, 3)).toEqual({ admitted: true, remaining: 0, retryAfterMs: 0 })
+        expect(yield* take(key, T0 + 300, 3)).toEqual({ admitted: false, remaining: 0, retryAfterMs: 700 })
+        expect(yield* take(key, T0 + 400, 3)).toEqual({ admitted: false, remaining: 0, retryAfterMs: 600 })
       })
     )
 
@@ -38,16 +41,16 @@ export const suite = (
       Effect.gen(function* () {
         const { a } = yield* seed
         const key = yield* newKey(a.id)
-        yield* take(key.id, T0, 3)
-        yield* take(key.id, T0 + 100, 3)
-        yield* take(key.id, T0 + 200, 3)
-        expect(yield* take(key.id, T0 + 500, 3)).toEqual({ admitted: false, remaining: 0, retryAfterMs: 500 })
-        expect(yield* take(key.id, T0 + 999, 3)).toEqual({ admitted: false, remaining: 0, retryAfterMs: 1 })
-        expect(yield* take(key.id, T0 + 1000, 3)).toEqual({ admitted: true, remaining: 0, retryAfterMs: 0 })
-        expect(yield* take(key.id, T0 + 1001, 3)).toEqual({ admitted: false, remaining: 0, retryAfterMs: 99 })
-        expect(yield* take(key.id, T0 + 1100, 3)).toEqual({ admitted: true, remaining: 0, retryAfterMs: 0 })
-        expect(yield* take(key.id, T0 + 2050, 3)).toEqual({ admitted: true, remaining: 1, retryAfterMs: 0 })
-        expect(yield* take(key.id, T0 + 5000, 3)).toEqual({ admitted: true, remaining: 2, retryAfterMs: 0 })
+        yield* take(key, T0, 3)
+        yield* take(key, T0 + 100, 3)
+        yield* take(key, T0 + 200, 3)
+        expect(yield* take(key, T0 + 500, 3)).toEqual({ admitted: false, remaining: 0, retryAfterMs: 500 })
+        expect(yield* take(key, T0 + 999, 3)).toEqual({ admitted: false, remaining: 0, retryAfterMs: 1 })
+        expect(yield* take(key, T0 + 1000, 3)).toEqual({ admitted: true, remaining: 0, retryAfterMs: 0 })
+        expect(yield* take(key, T0 + 1001, 3)).toEqual({ admitted: false, remaining: 0, retryAfterMs: 99 })
+        expect(yield* take(key, T0 + 1100, 3)).toEqual({ admitted: true, remaining: 0, retryAfterMs: 0 })
+        expect(yield* take(key, T0 + 2050, 3)).toEqual({ admitted: true, remaining: 1, retryAfterMs: 0 })
+        expect(yield* take(key, T0 + 5000, 3)).toEqual({ admitted: true, remaining: 2, retryAfterMs: 0 })
       })
     )
 
@@ -57,15 +60,15 @@ export const suite = (
         const { a } = yield* seed
         const key = yield* newKey(a.id)
         for (let i = 0; i < 5; i++) {
-          expect(yield* take(key.id, T0 + i, 2, false)).toEqual({ admitted: true, remaining: 2, retryAfterMs: 0 })
+          expect(yield* take(key, T0 + i, 2, false)).toEqual({ admitted: true, remaining: 2, retryAfterMs: 0 })
         }
-        expect(yield* take(key.id, T0 + 10, 2)).toEqual({ admitted: true, remaining: 1, retryAfterMs: 0 })
-        expect(yield* take(key.id, T0 + 20, 2, false)).toEqual({ admitted: true, remaining: 1, retryAfterMs: 0 })
-        expect(yield* take(key.id, T0 + 30, 2)).toEqual({ admitted: true, remaining: 0, retryAfterMs: 0 })
-        expect(yield* take(key.id, T0 + 40, 2, false)).toEqual({ admitted: false, remaining: 0, retryAfterMs: 970 })
-        expect(yield* take(key.id, T0 + 1010, 2, false)).toEqual({ admitted: true, remaining: 1, retryAfterMs: 0 })
-        expect(yield* take(key.id, T0 + 1010, 2)).toEqual({ admitted: true, remaining: 0, retryAfterMs: 0 })
-        expect(yield* take(key.id, T0 + 1011, 2)).toEqual({ admitted: false, remaining: 0, retryAfterMs: 19 })
+        expect(yield* take(key, T0 + 10, 2)).toEqual({ admitted: true, remaining: 1, retryAfterMs: 0 })
+        expect(yield* take(key, T0 + 20, 2, false)).toEqual({ admitted: true, remaining: 1, retryAfterMs: 0 })
+        expect(yield* take(key, T0 + 30, 2)).toEqual({ admitted: true, remaining: 0, retryAfterMs: 0 })
+        expect(yield* take(key, T0 + 40, 2, false)).toEqual({ admitted: false, remaining: 0, retryAfterMs: 970 })
+        expect(yield* take(key, T0 + 1010, 2, false)).toEqual({ admitted: true, remaining: 1, retryAfterMs: 0 })
+        expect(yield* take(key, T0 + 1010, 2)).toEqual({ admitted: true, remaining: 0, retryAfterMs: 0 })
+        expect(yield* take(key, T0 + 1011, 2)).toEqual({ admitted: false, remaining: 0, retryAfterMs: 19 })
       })
     )
 
@@ -74,12 +77,12 @@ export const suite = (
       Effect.gen(function* () {
         const { a, b } = yield* seed
         const [first, second, other] = [yield* newKey(a.id), yield* newKey(a.id), yield* newKey(b.id)]
-        yield* take(first.id, T0, 2)
-        yield* take(first.id, T0, 2)
-        expect((yield* take(first.id, T0 + 1, 2)).admitted).toBe(false)
-        expect(yield* take(second.id, T0 + 1, 2)).toEqual({ admitted: true, remaining: 1, retryAfterMs: 0 })
-        expect(yield* take(other.id, T0 + 1, 2)).toEqual({ admitted: true, remaining: 1, retryAfterMs: 0 })
-        expect(yield* take(second.id, T0 + 2, 2, false)).toEqual({ admitted: true, remaining: 1, retryAfterMs: 0 })
+        yield* take(first, T0, 2)
+        yield* take(first, T0, 2)
+        expect((yield* take(first, T0 + 1, 2)).admitted).toBe(false)
+        expect(yield* take(second, T0 + 1, 2)).toEqual({ admitted: true, remaining: 1, retryAfterMs: 0 })
+        expect(yield* take(other, T0 + 1, 2)).toEqual({ admitted: true, remaining: 1, retryAfterMs: 0 })
+        expect(yield* take(second, T0 + 2, 2, false)).toEqual({ admitted: true, remaining: 1, retryAfterMs: 0 })
       })
     )
 
@@ -90,7 +93,7 @@ export const suite = (
         const key = yield* newKey(a.id)
         const decisions = yield* Effect.forEach(
           Array.from({ length: 200 }, (_, i) => i),
-          (i) => take(key.id, T0 + (i % 3), 120, true, 60_000),
+          (i) => take(key, T0 + (i % 3), 120, true, 60_000),
           { concurrency: "unbounded" }
         )
         const admitted = decisions.filter((decision) => decision.admitted)
@@ -102,8 +105,8 @@ export const suite = (
           expect(refused.remaining).toBe(0)
           expect(refused.retryAfterMs).toBeGreaterThan(0)
         }
-        expect((yield* take(key.id, T0 + 10, 120, true, 60_000)).admitted).toBe(false)
-        expect(yield* take(key.id, T0 + 10, 120, false, 60_000)).toMatchObject({ admitted: false, remaining: 0 })
+        expect((yield* take(key, T0 + 10, 120, true, 60_000)).admitted).toBe(false)
+        expect(yield* take(key, T0 + 10, 120, false, 60_000)).toMatchObject({ admitted: false, remaining: 0 })
       }),
       120_000
     )
