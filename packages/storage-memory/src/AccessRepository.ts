@@ -130,16 +130,17 @@ export const make = (store: Store): Context.Tag.Service<typeof Access.AccessRepo
       ),
 
     // Requests finish out of order: an earlier time never replaces a later one.
-    touchKey: (id, at) =>
+    touchKeys: (uses) =>
       write(store, (state) => {
-        const key = HashMap.get(state.keys, id)
-        if (Option.isNone(key)) return [Either.right(undefined), state]
-        const last = key.value.last_used_at
-        if (last !== null && instant(last) >= instant(at)) return [Either.right(undefined), state]
-        return [
-          Either.right(undefined),
-          { ...state, keys: HashMap.set(state.keys, id, { ...key.value, last_used_at: at }) }
-        ]
+        let keys = state.keys
+        for (const { id, at } of uses) {
+          const key = HashMap.get(keys, id)
+          if (Option.isNone(key)) continue
+          const last = key.value.last_used_at
+          if (last !== null && instant(last) >= instant(at)) continue
+          keys = HashMap.set(keys, id, { ...key.value, last_used_at: at })
+        }
+        return [Either.right(undefined), keys === state.keys ? state : { ...state, keys }]
       }),
 
     key: (id) => read(store, (state) => Option.map(HashMap.get(state.keys, id), copyOut)),

@@ -22,6 +22,7 @@ import {
   toOrganisation
 } from "./internal/rows.js"
 import { count, iso } from "./internal/storedValues.js"
+import { textArray } from "./internal/values.js"
 import accessVersion from "./migrations/0027_access_version.js"
 
 export const migrations = { "0027_access_version": accessVersion }
@@ -208,11 +209,13 @@ export const makeWith = (
       // process), and nothing a cached entry decides (scopes, expiry, revocation, addresses)
       // depends on it; an entry's `last_used_at` may lag, which only what reads the key's row
       // (`keyPage`, `key`) shows. Requests finish out of order: an earlier time never replaces a later.
-      touchKey: (id, at) =>
-        sql`UPDATE api_keys SET last_used_at = ${at}::timestamptz
-          WHERE id = ${id}::uuid AND (last_used_at IS NULL OR last_used_at < ${at}::timestamptz)`.pipe(
+      touchKeys: (uses) =>
+        sql`UPDATE api_keys k SET last_used_at = u.at
+          FROM unnest(${textArray(uses.map((use) => use.id))}::uuid[],
+            ${textArray(uses.map((use) => use.at))}::timestamptz[]) AS u (id, at)
+          WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.at)`.pipe(
           Effect.asVoid,
-          orStorageError("AccessRepository.touchKey")
+          orStorageError("AccessRepository.touchKeys")
         ),
 
       key: (id) =>

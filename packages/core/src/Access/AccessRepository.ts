@@ -107,8 +107,13 @@ export class AccessRepository extends Context.Tag("@crm/core/AccessRepository")<
      * seen by the next request that checks the version.
      */
     readonly findKeyByHash: (hash: string, atLeast?: number) => Effect.Effect<Option.Option<FoundKey>, StorageError>
-    /** Notes that the key was used at `at` (a later time only; an earlier one is ignored). */
-    readonly touchKey: (id: KeyId, at: string) => Effect.Effect<void, StorageError>
+    /**
+     * Notes that each key was used at its `at` (a later time only; an earlier one is ignored), in
+     * one write: a burst of new keys is one statement, not one each.
+     */
+    readonly touchKeys: (
+      uses: ReadonlyArray<{ readonly id: KeyId; readonly at: string }>
+    ) => Effect.Effect<void, StorageError>
     /**
      * The key by id, revoked or not, whichever organisation holds it: the admin API names keys by id
      * alone, and a revocation is recorded in the key's organisation's audit trail (a caller acting

@@ -350,26 +350,30 @@ export const suite = contractSuite("AccessRepository storage contract", ({ test 
   )
 
   test(
-    "touchKey notes the latest use: an earlier time never replaces a later one",
+    "touchKeys notes each key's latest use in one write: an earlier time never replaces a later one",
     Effect.gen(function* () {
       const { a } = yield* seed
       const access = yield* Access.AccessRepository
-      const [key, other] = [yield* newKey(a.id), yield* newKey(a.id)]
-      const lastUse = Effect.map(access.key(key.id), (found) => Option.getOrThrow(found).last_used_at)
-      expect(yield* lastUse).toBeNull()
-      yield* access.touchKey(key.id, at(60_000))
-      expect(yield* lastUse).toBe(at(60_000))
-      yield* access.touchKey(key.id, at(30_000))
-      expect(yield* lastUse).toBe(at(60_000))
-      yield* access.touchKey(key.id, at(120_000))
-      expect(yield* lastUse).toBe(at(120_000))
+      const [key, second, other] = [yield* newKey(a.id), yield* newKey(a.id), yield* newKey(a.id)]
+      const lastUse = (id: Access.KeyId) => Effect.map(access.key(id), (found) => Option.getOrThrow(found).last_used_at)
+      expect(yield* lastUse(key.id)).toBeNull()
+      yield* access.touchKeys([{ id: key.id, at: at(60_000) }])
+      expect(yield* lastUse(key.id)).toBe(at(60_000))
+      yield* access.touchKeys([
+        { id: key.id, at: at(30_000) },
+        { id: second.id, at: at(45_000) },
+        { id: newId(Access.KeyId), at: at(60_000) }
+      ])
+      expect(yield* lastUse(key.id)).toBe(at(60_000))
+      expect(yield* lastUse(second.id)).toBe(at(45_000))
+      yield* access.touchKeys([{ id: key.id, at: at(120_000) }])
+      yield* access.touchKeys([])
       // Nothing else of the key moves, and no other key.
       expect(yield* access.key(key.id)).toEqual(Option.some({ ...key, last_used_at: at(120_000) }))
       expect(yield* access.key(other.id)).toEqual(Option.some(other))
-      yield* access.touchKey(newId(Access.KeyId), at(60_000))
       // Touching a revoked key leaves it revoked.
       yield* access.revokeKey(key.id, at(130_000))
-      yield* access.touchKey(key.id, at(140_000))
+      yield* access.touchKeys([{ id: key.id, at: at(140_000) }])
       expect(Option.getOrThrow(yield* access.findKeyByHash(key.hash)).key.revoked_at).toBe(at(130_000))
     })
   )
