@@ -18,7 +18,8 @@
  *   BENCH_CONNECTIONS (64)      wrk connections per server
  *   BENCH_WRK_THREADS (1)       wrk threads per wrk process
  *   BENCH_ROUNDS (3)            the report takes the median round
- *   BENCH_KEYS (128)            API keys per run and server, rotated per request
+ *   BENCH_KEYS (128)            API keys per run and server, rotated per request (`npm run bench:keys`:
+ *                               4,000, as a hosted server with many customers sees them)
  *   BENCH_SEED (10000)          contacts (and their events) seeded per organisation
  *   BENCH_ENGINES (postgres,pglite)
  *   BENCH_MODES (together,alone)
@@ -707,6 +708,35 @@ const printReport = () => {
       `${fixed(s.rssMb, 0)} (${fixed(s.hwmMb, 0)})`
     ])
     const t = tables(header, body, 2)
+    say(`\n${title}\n${t.text}`, `\n**${title}**\n\n${t.markdown}`)
+  }
+
+  // What sharing the core costs each server: the issue-38 target is within 1.2x for ours.
+  const shared = all.flatMap((t) => {
+    if (t.engine !== "postgres" || t.mode !== "together") return []
+    const alone = all.find(
+      (a) => a.engine === "postgres" && a.mode === "alone" && a.server === t.server && a.route === t.route
+    )
+    return alone === undefined
+      ? []
+      : [
+          [
+            t.route,
+            t.server,
+            `${fixed(alone.serverCpuMsPerReq, 3)} -> ${fixed(t.serverCpuMsPerReq, 3)}`,
+            fixed(t.serverCpuMsPerReq / alone.serverCpuMsPerReq, 2),
+            `${fixed(alone.pgCpuMsPerReq, 3)} -> ${fixed(t.pgCpuMsPerReq, 3)}`,
+            fixed(t.pgCpuMsPerReq / alone.pgCpuMsPerReq, 2)
+          ]
+        ]
+  })
+  if (shared.length > 0) {
+    const t = tables(
+      ["route", "server", "server CPU ms/req alone -> together", "x", "PG CPU ms/req alone -> together", "x"],
+      shared,
+      2
+    )
+    const title = "CPU per request, alone -> together (median rounds): what sharing the core costs each server"
     say(`\n${title}\n${t.text}`, `\n**${title}**\n\n${t.markdown}`)
   }
 
