@@ -12,7 +12,8 @@
  * - ONE call of `crm_rate_take` (migration 0002), the exact rolling-window limiter, in autocommit,
  *   so refused and failed requests spend budget too.
  * - The route's one statement: `GET /contacts/{id}`, `GET /contacts` (limit/offset, `limit + 1`
- *   rows for `has_more`), `GET /events?since=&limit=`.
+ *   rows for `has_more`, and `next_cursor` signed for the page's last row with the database's cursor
+ *   secret, read once), `GET /events?since=&limit=`.
  * - `POST /contacts`: one transaction on one client, no savepoints:
  *     BEGIN
  *     [Idempotency-Key] pg_try_advisory_xact_lock(hashtextextended(key_id || ':' || idem_key, 1917))
@@ -39,7 +40,7 @@
  *
  * Env: PORT, HOST (127.0.0.1), DATABASE_URL, POOL_SIZE (10), CRM_RATE_LIMIT (120).
  */
-import { createHash, randomUUID } from "node:crypto"
+import { createHash, createHmac, randomBytes, randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { BlockList, isIPv4, isIPv6 } from "node:net"
 import pg from "pg"
@@ -99,7 +100,7 @@ const IDEM_LOCK = {
 }
 const IDEM_FIND = {
   name: "bare_idem_find",
-  text: `SELECT fingerprint, status, headers, body FROM idempotency
+  text: `SELECT fingerprint, payload FROM idempotency
     WHERE key_id = $1 AND idem_key = $2 AND created_at >= $3::timestamptz`
 }
 const COUNT_LIVE = {
@@ -123,10 +124,10 @@ const EMAIL_HOLDER = {
 }
 const IDEM_SAVE = {
   name: "bare_idem_save",
-  text: `INSERT INTO idempotency (key_id, idem_key, fingerprint, status, headers, body, created_at)
-    VALUES ($1, $2, $3, $4::integer, $5::jsonb, $6, $7::timestamptz)
-    ON CONFLICT (key_id, idem_key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status,
-      headers = EXCLUDED.headers, body = EXCLUDED.body, created_at = EXCLUDED.created_at`
+  text: `INSERT INTO idempotency (key_id, idem_key, fingerprint, payload, created_at)
+    VALUES ($1, $2, $3, $4, $5::timestamptz)
+    ON CONFLICT (key_id, idem_key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, payload = EXCLUDED.payload,
+      created_at = EXCLUDED.created_at`
 }
 // The lock CTE calls a volatile function, so PostgreSQL never inlines it: the INSERT reads its one
 // row, so the lock is held before the event's id is drawn from the sequence.
@@ -301,15 +302,42 @@ const getContact = async (key: KeyRow, id: string): Promise<Answer> => {
   return { status: 200, body: JSON.stringify(toContact(row)) }
 }
 
+// The sync lists' cursor secret (core `SignedCursor`): made by the first server that needs it,
+// shared through the database, read once.
+let cursorSecret: Promise<Buffer> | undefined
+const readCursorSecret = async (): Promise<Buffer> => {
+  await pool.query("INSERT INTO cursor_secret (secret) VALUES ($1) ON CONFLICT DO NOTHING", [
+    randomBytes(32).toString("hex")
+  ])
+  const { rows } = await pool.query<{ secret: string }>("SELECT secret FROM cursor_secret")
+  return Buffer.from(rows[0]!.secret, "hex")
+}
+
+/** The cursor after `row` in the contacts list, newest first: its key (order, time, id) and the MAC. */
+const nextCursor = async (organisationId: string, row: ContactRow): Promise<string> => {
+  cursorSecret ??= readCursorSecret()
+  const key = Buffer.alloc(25)
+  key.writeUInt8(1, 0)
+  key.writeBigInt64BE(BigInt(row.created_at.getTime()), 1)
+  Buffer.from(row.id.replaceAll("-", ""), "hex").copy(key, 9)
+  const mac = createHmac("sha256", await cursorSecret)
+    .update(`${organisationId}\ncontacts\n`)
+    .update(key)
+    .digest()
+  return Buffer.concat([key, mac]).toString("base64url")
+}
+
 const listContacts = async (key: KeyRow, url: URL): Promise<Answer> => {
   refuseOthers(url, ["limit", "offset"])
   const limit = integerParam(url, "limit", 50, 1, 200)
   const offset = integerParam(url, "offset", 0, 0, Number.MAX_SAFE_INTEGER)
   const { rows } = await pool.query<ContactRow>({ ...CONTACT_LIST, values: [key.organisation_id, limit + 1, offset] })
-  const page = rows.length > limit ? rows.slice(0, limit) : rows
+  const more = rows.length > limit
+  const page = more ? rows.slice(0, limit) : rows
+  const next = more ? await nextCursor(key.organisation_id, page[page.length - 1]!) : null
   return {
     status: 200,
-    body: JSON.stringify({ data: page.map(toContact), limit, offset, has_more: rows.length > limit })
+    body: JSON.stringify({ data: page.map(toContact), limit, offset, has_more: more, next_cursor: next })
   }
 }
 
@@ -491,12 +519,10 @@ const createContact = async (req: IncomingMessage, url: URL, key: KeyRow, reques
           }
         )
       }
-      const stored = await client.query<{
-        fingerprint: string
-        status: number
-        headers: Record<string, string>
-        body: string
-      }>({ ...IDEM_FIND, values: [key.id, idemKey, new Date(claimedAt - IDEMPOTENCY_WINDOW_MS).toISOString()] })
+      const stored = await client.query<{ fingerprint: string; payload: string }>({
+        ...IDEM_FIND,
+        values: [key.id, idemKey, new Date(claimedAt - IDEMPOTENCY_WINDOW_MS).toISOString()]
+      })
       const found = stored.rows[0]
       if (found !== undefined) {
         await client.query("COMMIT")
@@ -507,10 +533,14 @@ const createContact = async (req: IncomingMessage, url: URL, key: KeyRow, reques
             "this Idempotency-Key was used with another method, path or body"
           )
         }
+        // The response as stored (migration 0022's encoding): the status, a line feed, the headers
+        // as JSON, a line feed, the body.
+        const first = found.payload.indexOf("\n")
+        const second = found.payload.indexOf("\n", first + 1)
         return {
-          status: found.status,
-          body: found.body,
-          headers: { ...found.headers, "idempotency-replayed": "true" }
+          status: Number(found.payload.slice(0, first)),
+          body: found.payload.slice(second + 1),
+          headers: { ...JSON.parse(found.payload.slice(first + 1, second)), "idempotency-replayed": "true" }
         }
       }
     }
@@ -568,9 +598,7 @@ const createContact = async (req: IncomingMessage, url: URL, key: KeyRow, reques
           key.id,
           idemKey,
           fingerprint,
-          answer.status,
-          JSON.stringify({ ...answer.headers, "content-type": JSON_TYPE }),
-          answer.body,
+          `${answer.status}\n${JSON.stringify({ ...answer.headers, "content-type": JSON_TYPE })}\n${answer.body}`,
           new Date(claimedAt).toISOString()
         ]
       })
