@@ -245,6 +245,7 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
     const tx = yield* Transaction
     const oauth = yield* OAuthStore
     const record = Auditing.recorder(yield* AuditLog, ids)
+    const digest = Option.getOrElse(yield* Effect.serviceOption(ApiKey.KeyDigest), () => ApiKey.webCrypto)
     // The ids of new pipelines and stages come from the same source as every other id.
     const complete = (name: string, input: z.output<typeof SettingsInput>) =>
       Effect.provideService(Settings.complete(name, input), Ids.Ids, ids)
@@ -302,7 +303,7 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
         id: Ids.brand(KeyId, ids.next()),
         organisation_id: organisationId,
         name: input.name ?? null,
-        hash: yield* ApiKey.hash(token),
+        hash: yield* ApiKey.hash(token, digest),
         scopes: [...new Set(input.scopes)],
         expires_at: input.expires_at == null ? null : iso(Date.parse(input.expires_at)),
         allowed_ips: input.allowed_ips,
@@ -351,7 +352,7 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
       const known = hashes.get(token)
       if (known !== undefined) return Effect.succeed(known)
       if (!ApiKey.isWellFormed(token)) return Effect.succeed(undefined)
-      return Effect.map(ApiKey.hash(token), (hash) => {
+      return Effect.map(ApiKey.hash(token, digest), (hash) => {
         if (hashes.size >= MAX_REMEMBERED_KEYS) hashes.clear()
         hashes.set(token, hash)
         return hash
@@ -518,7 +519,7 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
         id: Ids.brand(KeyId, ids.next()),
         organisation_id: organisationId,
         name: input.clientName,
-        hash: yield* ApiKey.appHash(input.grantId),
+        hash: yield* ApiKey.appHash(input.grantId, digest),
         scopes: [...new Set(input.scopes)],
         expires_at: null,
         allowed_ips: [],
@@ -548,7 +549,7 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
         ),
       connectApp,
       admitApp: (grantId, scopes, clientAddress, spend) =>
-        Effect.flatMap(ApiKey.appHash(grantId), (hash) =>
+        Effect.flatMap(ApiKey.appHash(grantId, digest), (hash) =>
           admitting(
             (atLeast) =>
               principalOf(hash, clientAddress, atLeast).pipe(
@@ -566,7 +567,7 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
         ),
       revokeApp: (grantId, by) =>
         Effect.flatMap(
-          Effect.flatMap(ApiKey.appHash(grantId), (hash) => repo.findKeyByHash(hash)),
+          Effect.flatMap(ApiKey.appHash(grantId, digest), (hash) => repo.findKeyByHash(hash)),
           // A live app's key is revoked with its grant's records; else the records go alone.
           (found) =>
             Option.isSome(found) && found.value.key.revoked_at === null

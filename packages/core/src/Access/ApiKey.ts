@@ -7,6 +7,7 @@
  * secret and adds no security; the 256 random bits do. Keys are stored only as
  * `hash(token)`, so a leaked table does not leak usable keys.
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Base62 from "../internal/base62.js"
 import { crc32 } from "../internal/crc32.js"
@@ -70,14 +71,27 @@ export const isWellFormed = (token: string): boolean => {
  * up by. A fast unsalted hash is enough because the input has 256 bits of entropy;
  * a password hash would only slow every request down.
  */
-export const hash = (token: string): Effect.Effect<string> =>
-  Effect.promise(() => globalThis.crypto.subtle.digest("SHA-256", encoder.encode(token))).pipe(
+export const hash = (token: string, digest: Digest = webCrypto): Effect.Effect<string> => digest(token)
+
+/** SHA-256 of a text's UTF-8 bytes as lowercase hex. */
+export type Digest = (text: string) => Effect.Effect<string>
+
+/**
+ * Web Crypto's, which node 20 runs as an asynchronous job on its thread pool: tens of µs of CPU and
+ * a hand-off to another thread for each key seen for the first time. A host with a synchronous
+ * SHA-256 (node's `createHash`) provides it as `KeyDigest` (the server does); same bytes.
+ */
+export const webCrypto: Digest = (text) =>
+  Effect.promise(() => globalThis.crypto.subtle.digest("SHA-256", encoder.encode(text))).pipe(
     Effect.map((digest) => Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join(""))
   )
+
+/** How `Access` hashes keys, when the host has better than `webCrypto`. */
+export class KeyDigest extends Context.Tag("@crm/core/KeyDigest")<KeyDigest, Digest>() {}
 
 /**
  * What a connected app's key is stored and found by (issue 37): derived from its OAuth grant's id,
  * which is no secret, since the app presents an access token, never this. No bearer token reaches
  * it: `authenticate` looks up only well-formed keys, and "app:" begins none.
  */
-export const appHash = (grantId: string): Effect.Effect<string> => hash(`app:${grantId}`)
+export const appHash = (grantId: string, digest: Digest = webCrypto): Effect.Effect<string> => digest(`app:${grantId}`)
