@@ -56,7 +56,10 @@ const start = (program: string, args: ReadonlyArray<string>, env: Record<string,
       child.stderr?.on("data", look)
       void exited.then(() => done(undefined))
     })
-  const listening = printed(/Listening on (http:\/\/[^\s"]+)/).then((found) => found?.[1])
+  // Where it serves once its store is open: it listens before (`Opening`), a refused one too.
+  const listening = Promise.all([printed(/Listening on (http:\/\/[^\s"]+)/), printed(/ready: the store is open/)]).then(
+    ([found, ready]) => (ready === undefined ? undefined : found?.[1])
+  )
   return { child, output: () => output, printed, listening, exited }
 }
 

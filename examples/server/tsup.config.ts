@@ -164,7 +164,25 @@ export default defineConfig({
   // oauthProvider.js is the authorization server's provider (`providerApart`).
   ...bundled,
   esbuildPlugins: [...(bundled.esbuildPlugins ?? []), providerApart],
+  // CommonJS, unlike the library packages: `bin/crm.js` compiles cli.js itself with V8's code
+  // cache (`bin/codeCache.js`), which node 20 keeps for no ES module, and compiling the bundle was
+  // about a third of every start (docs/benchmarks.md: start time). `dist/package.json` says so to
+  // node, for the files it loads itself (the commands, the provider, the PDF workers).
+  format: ["cjs"],
+  outExtension: () => ({ js: ".js" }),
+  esbuildOptions(options, context) {
+    bundled.esbuildOptions?.(options, context)
+    // The script's own file URL, as the module's was.
+    options.define = { ...options.define, "import.meta.url": "__crmImportMetaUrl" }
+    // `import()` as `require`: V8 drops what a dynamic import needs from a script compiled from its
+    // cache (node 20: ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING); what the bundle imports so (the
+    // commands, the provider, pdfkit) loads as CommonJS too.
+    options.supported = { ...options.supported, "dynamic-import": false }
+  },
+  // Strict, as the modules were.
+  banner: { js: '"use strict";\nconst __crmImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
   onSuccess: async () => {
+    writeFileSync(resolve(here, "dist", "package.json"), `${JSON.stringify({ type: "commonjs" })}\n`)
     await makePgliteTemplate(here)
     await writeOpenApi(here)
   }

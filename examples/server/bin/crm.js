@@ -2,7 +2,9 @@
 // Runs the built command line (`dist/cli.js`, made by `npm run build`, which `npm install` runs
 // too). Development and tests run the TypeScript sources through tsx instead; this file never does.
 import { existsSync } from "node:fs"
+import { fileURLToPath } from "node:url"
 import { setFlagsFromString } from "node:v8"
+import { load } from "./codeCache.js"
 
 // V8 lets the old generation grow to several times what survived the last full collection
 // (up to a heap limit of about 4 GB on a large machine). Under load most of what a request
@@ -32,7 +34,7 @@ if (!/heap[-_]growing[-_]percent/.test(given)) setFlagsFromString("--heap-growin
 // footprint, so the baseline code is kept. On a PostgreSQL server nothing here is WebAssembly.
 if (!/liftoff/.test(given)) setFlagsFromString("--liftoff-only")
 
-const built = new URL("../dist/cli.js", import.meta.url)
+const built = fileURLToPath(new URL("../dist/cli.js", import.meta.url))
 if (!existsSync(built)) {
   process.stderr.write(
     "crm: the server is not built (examples/server/dist/cli.js is missing).\n" +
@@ -43,7 +45,7 @@ if (!existsSync(built)) {
 // pg asks, as it loads, whether it runs on Cloudflare Workers: without a `navigator` (node 20 has
 // none; 21 and later do) it makes a `Response`, and node 20 loads its whole fetch implementation
 // (undici) to make one: 60-70 ms of every start, for nothing the server uses then. A `navigator`
-// that names node answers pg first (pg is then cached for the bundle's import of it); it is gone
+// that names node answers pg first (pg is then cached for the bundle's `require` of it); it is gone
 // again before anything else runs.
 if (!("navigator" in globalThis)) {
   globalThis.navigator = { userAgent: `Node.js/${process.versions.node}` }
@@ -53,5 +55,8 @@ if (!("navigator" in globalThis)) {
     delete globalThis.navigator
   }
 }
-const { main } = await import(built.href)
-main(process.argv.slice(2))
+// Compiled with V8's code cache, which the flags above must precede: V8 refuses a cache made under
+// other flags. `crm serve`, whose start it is for, makes it (see src/cli.ts for the test).
+const argv = process.argv.slice(2)
+const { main } = load(built, { write: argv.length === 1 && argv[0] === "serve" })
+main(argv)

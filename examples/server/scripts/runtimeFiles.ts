@@ -5,8 +5,8 @@
  *
  *   node --import tsx examples/server/scripts/runtimeFiles.ts /runtime
  *
- * What it copies: the command and its bundle (`bin/`, `dist/`, `package.json`, which makes them ES
- * modules); each package the bundle leaves to node_modules (`EXTERNAL` of tsup.config.ts) that is
+ * What it copies: the command and its bundle (`bin/`, `dist/`, whose own `package.json` makes the
+ * bundle CommonJS for its code cache, and `package.json`); each package the bundle leaves to node_modules (`EXTERNAL` of tsup.config.ts) that is
  * installed, with its production dependencies as the lock file installed them (`npm query`); and
  * the few files the server finds by path at run time rather than imports, and only those of their
  * packages (Redoc's package alone brings some 85 MB of dependencies for bundlers, the server reads

@@ -4,18 +4,32 @@
  */
 
 import { Access, BusinessClock, Events, Idempotency, Kernel, People, Webhooks } from "@crm/core"
-import { Api, App, Authenticate, Edge, FiberRoots, Listener, Metrics, Outage, ScryptPasswordHasher } from "@crm/http"
+import {
+  Api,
+  App,
+  Authenticate,
+  Edge,
+  FiberRoots,
+  Listener,
+  Metrics,
+  Opening,
+  Outage,
+  type Router,
+  ScryptPasswordHasher
+} from "@crm/http"
 import type { McpServer } from "@crm/mcp"
 import { OAuth } from "@crm/oauth"
 import { Pages } from "@crm/pages"
 import { PdfRenderer } from "@crm/pdf"
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as CursorHmac from "./CursorHmac.js"
+import * as KeyDigest from "./KeyDigest.js"
 import * as Log from "./Log.js"
 import * as MailWorker from "./MailWorker.js"
 import type { StoragePorts } from "./Storage.js"
@@ -58,6 +72,8 @@ export interface ServerOptions {
    * provider's own, which refuses private addresses, unless given (tests serve their own).
    */
   readonly clientMetadataFetch?: typeof fetch
+  /** How long a request that needs the store waits for it at start before its 503 (`Opening`): 10 s unless given. */
+  readonly openingWait?: Duration.DurationInput
 }
 
 /**
@@ -159,7 +175,10 @@ const housekeeping = Layer.scopedDiscard(
 )
 
 export const kernel = <E, R>(storage: Layer.Layer<StoragePorts, E, R>, options: Kernel.KernelOptions) =>
-  Kernel.layerWith(options).pipe(Layer.provideMerge(storage), Layer.provide(CursorHmac.layer))
+  Kernel.layerWith(options).pipe(
+    Layer.provideMerge(storage),
+    Layer.provide(Layer.merge(CursorHmac.layer, KeyDigest.layer))
+  )
 
 /**
  * The assistant interface at `/api/mcp`, behind the REST pipeline's authentication and budget:
@@ -210,32 +229,44 @@ const authorization = (options: ServerOptions) =>
     ...(options.clientMetadataFetch === undefined ? {} : { fetch: options.clientMetadataFetch })
   })
 
-export const http = (options: ServerOptions, metrics?: Metrics.Metrics) =>
-  Layer.unwrapEffect(
-    Effect.map(Effect.all([requestLog, authorization(options)]), ([log, oauth]) =>
-      Listener.layer(
+/** What the routes are: with the OpenAPI document made at build time, when there is one. */
+const tableOf = (options: ServerOptions) => (options.openApiDocument === undefined ? Api.table : Api.makeTable(options))
+
+/** The pipeline's options that do not depend on the store's services. */
+const pipelineOptions = (options: ServerOptions, log: ((line: App.RequestLine) => void) | undefined) => ({
+  adminToken: options.adminToken,
+  trustedProxies: options.trustedProxies,
+  maxBodyBytes: Edge.MAX_BODY_BYTES,
+  // Only the configured one: without it, a write's Origin is checked against the request's
+  // Host, so that a browser at localhost and one at 127.0.0.1 are both the server's own.
+  ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
+  ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
+  listenHost: options.host,
+  ...(log === undefined ? {} : { requestLog: log })
+})
+
+/** The app, handed to the listener (`Opening`) once the services under it are built. */
+export const http = (
+  options: ServerOptions,
+  table: ReadonlyArray<Router.Mounted>,
+  opening: Opening.Opening,
+  metrics?: Metrics.Metrics
+) =>
+  Layer.scopedDiscard(
+    Effect.flatMap(Effect.all([requestLog, authorization(options)]), ([log, oauth]) =>
+      opening.open(
         // `/docs` and `/admin` in front of the APIs; Redoc is found from here, as this app's dependency.
         oauth.around(
           Pages.around(
             Pages.make({ resolveFrom: import.meta.url }),
-            App.makeApp(options.openApiDocument === undefined ? Api.table : Api.makeTable(options), {
-              adminToken: options.adminToken,
-              trustedProxies: options.trustedProxies,
-              maxBodyBytes: Edge.MAX_BODY_BYTES,
+            App.makeApp(table, {
+              ...pipelineOptions(options, log),
               endpoints: [mcpEndpoint(oauth.accessTokens.resourceMetadata)],
               accessTokens: oauth.accessTokens,
-              // Only the configured one: without it, a write's Origin is checked against the request's
-              // Host, so that a browser at localhost and one at 127.0.0.1 are both the server's own.
-              ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
-              ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
-              listenHost: options.host,
-              ...(metrics === undefined ? {} : { metrics }),
-              ...(log === undefined ? {} : { requestLog: log })
+              ...(metrics === undefined ? {} : { metrics })
             })
           )
-        ),
-        // No tracer exports the server's spans, so requests open none (see `Listener.ListenOptions`).
-        { port: options.port, host: options.host, tracing: false }
+        )
       )
     )
     // The quotes' and invoices' PDFs; their workers end with the server, after its last request.
@@ -257,44 +288,64 @@ const metricsPort = (metrics: Metrics.Metrics, host: string, port: number) =>
   ).pipe(Layer.provide(requestServices))
 
 /** The metrics and what serves them: the main port behind the admin token, and a port of their own if set. */
-const withMetrics = (options: ServerOptions) =>
+const withMetrics = (options: ServerOptions, table: ReadonlyArray<Router.Mounted>, opening: Opening.Opening) =>
   Option.isNone(options.adminToken) && options.metricsPort === undefined
-    ? http(options)
+    ? http(options, table, opening)
     : Layer.unwrapEffect(
         Effect.map(Metrics.make, (metrics) =>
           options.metricsPort === undefined
-            ? http(options, metrics)
-            : Layer.merge(http(options, metrics), metricsPort(metrics, options.host, options.metricsPort))
+            ? http(options, table, opening, metrics)
+            : Layer.merge(
+                http(options, table, opening, metrics),
+                metricsPort(metrics, options.host, options.metricsPort)
+              )
         )
       )
 
+/** How long a request that needs the store waits for it at start before its 503 (`Opening`). */
+const OPENING_WAIT = "10 seconds"
+
 /**
- * Storage and services are provided outside the HTTP layer so they are built (migrations run)
- * before the socket listens: a request never waits on a half-built dependency.
+ * The server listens first (`Opening`): liveness and the OpenAPI document are answered at once,
+ * readiness is 503 and every other request waits until the store is open (migrations run) and the
+ * services over it are built. Storage and services are provided outside the app, so a request
+ * never meets a half-built dependency.
  */
 export const layer = <E, R>(options: ServerOptions, storage: Layer.Layer<StoragePorts, E, R>) =>
-  Layer.mergeAll(
-    withMetrics(options),
-    housekeeping,
-    WebhookWorker.worker(WebhookWorker.settingsOf(options.webhooks)),
-    MailWorker.worker(options.mail),
-    options.bootstrap ? firstRun(options) : Layer.empty
-  ).pipe(
-    // Merged into the output so that a test can run a dispatch round itself.
-    Layer.provideMerge(WebhookWorker.service(WebhookWorker.settingsOf(options.webhooks), options.publicUrl)),
-    // Beside the webhooks, outside the kernel: the people's sign-in and settings, and their passwords'
-    // hashing (scrypt on node's thread pool, docs/people.md), with links made under the public URL.
-    Layer.provideMerge(
-      People.layer({ publicUrl: publicUrlOf(options) }).pipe(
-        Layer.provide(
-          options.passwordCost === undefined
-            ? ScryptPasswordHasher.layer
-            : ScryptPasswordHasher.layerWith({ cost: options.passwordCost })
-        )
+  Layer.unwrapScoped(
+    Effect.gen(function* () {
+      const table = tableOf(options)
+      const opening = yield* Opening.listen(
+        { ...pipelineOptions(options, yield* requestLog), table, wait: options.openingWait ?? OPENING_WAIT },
+        // No tracer exports the server's spans, so requests open none (see `Listener.ListenOptions`).
+        { port: options.port, host: options.host, tracing: false }
       )
-    ),
-    // Merged too, so that an embedding test can call the kernel's services on the server's own store.
-    Layer.provideMerge(kernel(storage, options)),
+      return Layer.mergeAll(
+        Layer.succeed(Listener.Address, opening.address),
+        withMetrics(options, table, opening),
+        housekeeping,
+        WebhookWorker.worker(WebhookWorker.settingsOf(options.webhooks)),
+        MailWorker.worker(options.mail),
+        options.bootstrap ? firstRun(options) : Layer.empty
+      ).pipe(
+        // Merged into the output so that a test can run a dispatch round itself.
+        Layer.provideMerge(WebhookWorker.service(WebhookWorker.settingsOf(options.webhooks), options.publicUrl)),
+        // Beside the webhooks, outside the kernel: the people's sign-in and settings, and their passwords'
+        // hashing (scrypt on node's thread pool, docs/people.md), with links made under the public URL.
+        Layer.provideMerge(
+          People.layer({ publicUrl: publicUrlOf(options) }).pipe(
+            Layer.provide(
+              options.passwordCost === undefined
+                ? ScryptPasswordHasher.layer
+                : ScryptPasswordHasher.layerWith({ cost: options.passwordCost })
+            )
+          )
+        ),
+        // Merged too, so that an embedding test can call the kernel's services on the server's own store.
+        Layer.provideMerge(kernel(storage, options))
+      )
+    })
+  ).pipe(
     Layer.provide(Layer.setTracerEnabled(false)),
     // Each request is a root fiber: their set becomes a linked list before anything runs (see
     // `FiberRoots`). The server asks for it here; a process that only builds the listener keeps Effect's.

@@ -16,7 +16,8 @@ export * from "./Health/HealthSchemas.js"
 export * from "./Health/StoreGauges.js"
 export * from "./Health/StoreProbe.js"
 
-const OK: HealthStatus = { status: "ok" }
+/** What liveness and readiness answer: liveness asks nothing, so it is answered before the store is open too. */
+export const OK: HealthStatus = { status: "ok" }
 
 /** The store's side of the operator's metrics, read at a scrape. */
 export interface Gauges {
@@ -29,8 +30,6 @@ export interface Gauges {
 export class Health extends Context.Tag("@crm/core/Health")<
   Health,
   {
-    /** The process is up and serving requests: nothing else is asked, so it never fails. */
-    readonly live: Effect.Effect<HealthStatus>
     /**
      * Fails with the store's error (`StorageUnavailable` when it cannot be reached), or with
      * `NotMigrated` while the store lacks a migration of this build.
@@ -43,7 +42,6 @@ export class Health extends Context.Tag("@crm/core/Health")<
 
 export const make = Effect.map(Effect.all([StoreProbe, StoreGauges]), ([probe, gauges]) =>
   Health.of({
-    live: Effect.succeed(OK),
     // The migrations first: a store that lacks one answered that question, and is not ready.
     ready: Effect.flatMap(
       probe.missingMigrations,

@@ -1,8 +1,10 @@
 /**
  * Serves the pipeline (`App.makeApp`) on a `node:http` server: each request runs as one fiber of
  * the layer's runtime, and its `Answer` is written back as it is. The server listens only once the
- * layer's dependencies are built, and stops taking requests when its scope closes. A request node
- * refuses before the pipeline sees it (too long, not HTTP, too slow) gets the pipeline's error body.
+ * layer's dependencies are built, and stops taking requests when its scope closes; `listen` also
+ * takes another app later, so that a server can listen before its store is open (`Opening`). A
+ * request node refuses before the pipeline sees it (too long, not HTTP, too slow) gets the
+ * pipeline's error body.
  */
 import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -15,6 +17,7 @@ import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
+import type * as Scope from "effect/Scope"
 import { type Answer, errorBody, header, MAX_HEADER_BYTES, MAX_URL_BYTES, requestIdOf } from "./Edge.js"
 import { type ErrorCode, STATUS_BY_CODE } from "./ErrorStatus.js"
 import * as TurnScheduler from "./TurnScheduler.js"
@@ -161,72 +164,99 @@ const refuse = (error: NodeJS.ErrnoException & { readonly rawPacket?: Buffer }, 
   setTimeout(() => socket.destroy(), LINGER_MS).unref()
 }
 
+/** A server listening: where, and how to hand it another app (see `Opening`). */
+export interface Listening {
+  readonly address: { readonly host: string; readonly port: number }
+  /** Every request from now on is answered by `app`, in the runtime of the effect that calls this. */
+  readonly serve: <R>(
+    app: (incoming: IncomingMessage) => Effect.Effect<Answer, never, R>
+  ) => Effect.Effect<void, never, R>
+}
+
+/** Node's handler of a request: `app` run as one fiber of the caller's runtime, its answer written. */
+const handlerOf = <R>(app: (incoming: IncomingMessage) => Effect.Effect<Answer, never, R>, options: ListenOptions) =>
+  Effect.map(Effect.runtime<R>(), (given) => {
+    const traced = options.tracing === false ? Runtime.setFiberRef(given, FiberRef.currentTracerEnabled, false) : given
+    // Request fibers run together once per turn of the event loop: see `TurnScheduler` for why.
+    const runtime = Runtime.setFiberRef(traced, FiberRef.currentScheduler, TurnScheduler.make())
+    const run = Runtime.runCallback(runtime)
+    return (incoming: IncomingMessage, response: ServerResponse) => {
+      // A client gone before its answer is not a reason to interrupt the request: a request still
+      // reading its body fails at once (see `App`), and one past it finishes its unit of work, its
+      // answer unread. Interrupting a statement on PostgreSQL sends a cancel through the pool, so
+      // when every pooled connection belonged to a request whose client had gone (a load
+      // balancer's timeout, a benchmark's end), every cancel waited for a connection that only a
+      // cancel could free, and the server stood still for the cancels' five-second timeout.
+      const fail = (cause: Cause.Cause<unknown>) => {
+        const requestId = crashed(incoming, response)
+        run(Effect.logError("request failed", { request_id: requestId, cause: Cause.pretty(cause) }))
+      }
+      run(app(incoming), {
+        onExit: (exit) => {
+          if (Exit.isSuccess(exit)) {
+            // Answered before its body was all read (refused on a line of an import, a media type,
+            // a key): the rest is read and dropped, as node drops a body no one started to read.
+            // Left in the socket, it would stall the connection and its next request would be
+            // reset; reading it is bounded by the request timeout.
+            if (!incoming.complete) incoming.resume()
+            try {
+              write(response, exit.value)
+            } catch (error) {
+              fail(Cause.die(error))
+            }
+          } else if (!Exit.isInterrupted(exit)) fail(exit.cause)
+        }
+      })
+    }
+  })
+
+/** Listens until the scope closes, answering with `app` until `serve` hands it another. */
+export const listen = <R>(
+  app: (incoming: IncomingMessage) => Effect.Effect<Answer, never, R>,
+  options: ListenOptions
+): Effect.Effect<Listening, never, R | Scope.Scope> =>
+  Effect.gen(function* () {
+    let handle = yield* handlerOf(app, options)
+    const limits = {
+      maxHeaderSize: MAX_HEADER_BYTES,
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS
+    }
+    const server = createServer(limits, (incoming, response) => handle(incoming, response))
+    server.on("clientError", refuse)
+    yield* Effect.acquireRelease(
+      Effect.async<void>((resume) => {
+        const refused = (error: Error) =>
+          resume(Effect.dieMessage(`cannot listen on ${options.host}:${options.port}: ${error.message}`))
+        server.once("error", refused)
+        server.listen(options.port, options.host, () => {
+          server.off("error", refused)
+          resume(Effect.void)
+        })
+      }),
+      () =>
+        Effect.async<void>((resume) => {
+          server.close(() => resume(Effect.void))
+          // Keep-alive sockets would hold `close` open until their clients go away.
+          server.closeAllConnections()
+        })
+    )
+    const bound = server.address() as AddressInfo
+    yield* Effect.logInfo(`Listening on http://${options.host}:${bound.port}`)
+    return {
+      address: { host: options.host, port: bound.port },
+      serve: (next) =>
+        Effect.map(handlerOf(next, options), (handler) => {
+          handle = handler
+        })
+    } satisfies Listening
+  })
+
 export const layer = <R>(
   app: (incoming: IncomingMessage) => Effect.Effect<Answer, never, R>,
   options: ListenOptions
 ): Layer.Layer<Address, never, R> =>
   Layer.scoped(
     Address,
-    Effect.gen(function* () {
-      const given = yield* Effect.runtime<R>()
-      const traced =
-        options.tracing === false ? Runtime.setFiberRef(given, FiberRef.currentTracerEnabled, false) : given
-      // Request fibers run together once per turn of the event loop: see `TurnScheduler` for why.
-      const runtime = Runtime.setFiberRef(traced, FiberRef.currentScheduler, TurnScheduler.make())
-      const run = Runtime.runCallback(runtime)
-      const limits = {
-        maxHeaderSize: MAX_HEADER_BYTES,
-        headersTimeout: HEADERS_TIMEOUT_MS,
-        requestTimeout: REQUEST_TIMEOUT_MS
-      }
-      const server = createServer(limits, (incoming, response) => {
-        // A client gone before its answer is not a reason to interrupt the request: a request still
-        // reading its body fails at once (see `App`), and one past it finishes its unit of work, its
-        // answer unread. Interrupting a statement on PostgreSQL sends a cancel through the pool, so
-        // when every pooled connection belonged to a request whose client had gone (a load
-        // balancer's timeout, a benchmark's end), every cancel waited for a connection that only a
-        // cancel could free, and the server stood still for the cancels' five-second timeout.
-        const fail = (cause: Cause.Cause<unknown>) => {
-          const requestId = crashed(incoming, response)
-          run(Effect.logError("request failed", { request_id: requestId, cause: Cause.pretty(cause) }))
-        }
-        run(app(incoming), {
-          onExit: (exit) => {
-            if (Exit.isSuccess(exit)) {
-              // Answered before its body was all read (refused on a line of an import, a media type,
-              // a key): the rest is read and dropped, as node drops a body no one started to read.
-              // Left in the socket, it would stall the connection and its next request would be
-              // reset; reading it is bounded by the request timeout.
-              if (!incoming.complete) incoming.resume()
-              try {
-                write(response, exit.value)
-              } catch (error) {
-                fail(Cause.die(error))
-              }
-            } else if (!Exit.isInterrupted(exit)) fail(exit.cause)
-          }
-        })
-      })
-      server.on("clientError", refuse)
-      yield* Effect.acquireRelease(
-        Effect.async<void>((resume) => {
-          const refused = (error: Error) =>
-            resume(Effect.dieMessage(`cannot listen on ${options.host}:${options.port}: ${error.message}`))
-          server.once("error", refused)
-          server.listen(options.port, options.host, () => {
-            server.off("error", refused)
-            resume(Effect.void)
-          })
-        }),
-        () =>
-          Effect.async<void>((resume) => {
-            server.close(() => resume(Effect.void))
-            // Keep-alive sockets would hold `close` open until their clients go away.
-            server.closeAllConnections()
-          })
-      )
-      const bound = server.address() as AddressInfo
-      yield* Effect.logInfo(`Listening on http://${options.host}:${bound.port}`)
-      return { host: options.host, port: bound.port }
-    })
+    Effect.map(listen(app, options), (listening) => listening.address)
   )

@@ -7,6 +7,22 @@ import { open, route } from "../Route.js"
 
 const tag = "health"
 
+/**
+ * Readiness, which `Opening` answers itself while the store opens: 503, whatever a probe of the
+ * store would say, since there is none yet.
+ */
+export const readinessRoute = route({
+  method: "GET",
+  path: "/readyz",
+  operationId: "getReadiness",
+  tag,
+  guard: open,
+  summary: "Readiness: the store answers, so requests can be served; 503 with Retry-After while it does not",
+  success: { status: 200, schema: Health.HealthStatus, description: "ready to serve" },
+  errors: ["service_unavailable"],
+  handle: () => Effect.flatMap(Health.Health, (health) => health.ready).pipe(Effect.map(ok))
+})
+
 export const healthRoutes = [
   route({
     method: "GET",
@@ -17,19 +33,10 @@ export const healthRoutes = [
     summary: "Liveness: the process is up and answering (the store is not asked)",
     success: { status: 200, schema: Health.HealthStatus, description: "the process is up" },
     errors: [],
-    handle: () => Effect.flatMap(Health.Health, (health) => health.live).pipe(Effect.map(ok))
+    // Asks no service: `Opening` serves it before the store is open, when there are none yet.
+    handle: () => Effect.succeed(ok(Health.OK))
   }),
-  route({
-    method: "GET",
-    path: "/readyz",
-    operationId: "getReadiness",
-    tag,
-    guard: open,
-    summary: "Readiness: the store answers, so requests can be served; 503 with Retry-After while it does not",
-    success: { status: 200, schema: Health.HealthStatus, description: "ready to serve" },
-    errors: ["service_unavailable"],
-    handle: () => Effect.flatMap(Health.Health, (health) => health.ready).pipe(Effect.map(ok))
-  })
+  readinessRoute
 ]
 
 export const healthArea: Area = { root: healthRoutes, schemaNames: named(Health, "HealthStatus") }
