@@ -1,22 +1,36 @@
 /**
  * `npm run bench:scale` (BENCH_SCENARIO=scale): how our server's reads hold up when one
- * organisation holds a million contacts and a million events. Seeded by SQL (generate_series)
- * into a fresh database our server migrated; a second organisation of 10,000 gives the same routes
- * at the usual size for comparison. Our server only, on PostgreSQL, wrk at BENCH_SCALE_CONNECTIONS
- * (16). Then EXPLAIN (ANALYZE, BUFFERS) of the statements our server sends for those routes
- * (texts as packages/storage-pg/src/internal/liveRecords.ts and EventLog.ts build them), run as
- * prepared statements after five executions, as a pooled connection of our server would run them.
+ * organisation holds a million contacts and a million events, and a million deals, products and
+ * tasks for the list filters. Seeded by SQL (generate_series) into a fresh database our server
+ * migrated; a second organisation of 10,000 of each gives the same routes at the usual size for
+ * comparison. Our server only, on PostgreSQL, wrk at BENCH_SCALE_CONNECTIONS (16). Then EXPLAIN
+ * (ANALYZE, BUFFERS) of the statements our server sends for those routes (texts as
+ * packages/storage-pg/src/internal/liveRecords.ts and EventLog.ts build them), run as prepared
+ * statements after five executions, as a pooled connection of our server would run them.
  *
  * Env (besides run.ts's): BENCH_SCALE_CONTACTS (1000000), BENCH_SCALE_EVENTS (= contacts; one
- * contact.created per contact), BENCH_SCALE_SMALL (10000), BENCH_SCALE_CONNECTIONS (16),
+ * contact.created per contact), BENCH_SCALE_DEALS, BENCH_SCALE_PRODUCTS, BENCH_SCALE_TASKS (each
+ * = contacts), BENCH_SCALE_SMALL (10000, of each), BENCH_SCALE_CONNECTIONS (16),
  * BENCH_SCALE_Q (12345: a rare substring, in about 20 of the million contacts and none of the small ones),
- * BENCH_SCALE_ROUTES (get,list,search,offset,keyset,events-head,events-back: which of the routes to load).
+ * BENCH_SCALE_ROUTES (get,list,search,offset,keyset,events-head,events-back,filters: which of the
+ * routes to load; `filters` names every list filter route, each of which can also be named alone).
  * `keyset` is a sync walk's page nine tenths of the way through the organisation's contacts
  * (`order=updated_at&cursor=...`): with the (organisation_id, updated_at, id) index it should cost
  * what the first page does, where `offset` grows with its depth.
+ *
+ * The filter routes (issue 38) ask each list filter for a value that matches many rows, a few, or
+ * none (test/bench/scaleSeed.ts spreads the values; the organisations' customers are made
+ * prospects, so `status=customer` matches nothing). Each should cost about what the first page
+ * does, whatever it matches: a filter no index serves reads every row when it matches nothing.
+ * The small organisation's deals have their `deal.created` events, so the events table holds more
+ * than one name as any store does (a generic plan weighs `event = $n` by their number); the big
+ * one's have none, so `/events?event=deal.created` matches nothing in its million events.
  */
 import type { Wire } from "@crm/core"
 import type pg from "pg"
+import { productLevels, productTable } from "../../packages/storage-pg/src/internal/inventoryRows.js"
+import { dealTable, eventTable, taskTable } from "../../packages/storage-pg/src/internal/rows.js"
+import { stockBand } from "../../packages/storage-pg/src/ProductRepository.js"
 import {
   call,
   createDatabase,
@@ -40,14 +54,18 @@ import {
   withClient
 } from "./harness.js"
 import { measure, perRequest } from "./load.js"
+import { seedDealEvents, seedDeals, seededUuid, seedProducts, seedTasks, withoutCustomers } from "./scaleSeed.js"
 import { contactIds, eventRange, seedOrganisation } from "./seed.js"
 import { type LuaRoute, runWrk, script } from "./wrk.js"
 
 const BIG = envNumber("BENCH_SCALE_CONTACTS", 1_000_000)
+const DEALS = envNumber("BENCH_SCALE_DEALS", BIG)
+const PRODUCTS = envNumber("BENCH_SCALE_PRODUCTS", BIG)
+const TASKS = envNumber("BENCH_SCALE_TASKS", BIG)
 const SMALL = envNumber("BENCH_SCALE_SMALL", 10_000)
 const CONNECTIONS = envNumber("BENCH_SCALE_CONNECTIONS", 16)
 const Q = process.env.BENCH_SCALE_Q ?? "12345"
-const ROUTES = envList("BENCH_SCALE_ROUTES", "get,list,search,offset,keyset,events-head,events-back")
+const ROUTES = envList("BENCH_SCALE_ROUTES", "get,list,search,offset,keyset,events-head,events-back,filters")
 
 const COLUMNS = "id, first_name, last_name, email, phone, company_id, status, source, custom, created_at, updated_at"
 
@@ -62,11 +80,37 @@ const STATEMENTS = {
         ORDER BY updated_at, id LIMIT $4 OFFSET $5`,
   events: `SELECT id, event, data, created_at FROM events
           WHERE organisation_id >= $1::uuid AND organisation_id <= $2::uuid AND id > $3::bigint
-          ORDER BY organisation_id, id LIMIT $4`
+          ORDER BY organisation_id, id LIMIT $4`,
+  eventsOfName: `SELECT ${eventTable.selected} FROM events
+          WHERE organisation_id >= $1::uuid AND organisation_id <= $1::uuid AND id > $2::bigint AND event = $4
+          ORDER BY organisation_id, id LIMIT $3`
+}
+
+/**
+ * A first page of a list, filtered by one condition (its value `$2` if it has one) or none, as
+ * liveRecords.list compiles it.
+ */
+const listStatement = (table: string, columns: string, condition?: string) => {
+  const limit = condition?.includes("$2") ? 3 : 2
+  const where =
+    condition === undefined
+      ? "organisation_id = $1::uuid AND archived_at IS NULL"
+      : `(organisation_id = $1::uuid AND archived_at IS NULL AND ${condition})`
+  return `SELECT ${columns} FROM "${table}" WHERE ${where}
+        ORDER BY created_at DESC, id DESC LIMIT $${limit} OFFSET $${limit + 1}`
+}
+
+const LISTS = {
+  contacts: { table: "contacts", columns: COLUMNS },
+  deals: { table: "deals", columns: dealTable.selected },
+  products: { table: "products", columns: `${productTable.selected}, ${productLevels.levels} AS levels` },
+  tasks: { table: "tasks", columns: taskTable.selected }
 }
 
 interface ScaleRoute {
   readonly id: string
+  /** `filters` for the list filter routes, which BENCH_SCALE_ROUTES can name together. */
+  readonly group?: string
   readonly label: string
   readonly lua: LuaRoute
   readonly explain: { readonly text: string; readonly params: ReadonlyArray<string> }
@@ -94,8 +138,98 @@ const deepCursor = async (base: string, organisationId: string, size: number): P
   return expectStatus(await call(base, "GET", path, key), 200, "GET /contacts (the deep cursor)").body.next_cursor
 }
 
+/** How the repositories cast a filter's value (none: text). */
+const CASTS: { readonly [column: string]: string } = {
+  contact_id: "::uuid",
+  pipeline_id: "::uuid",
+  active: "::boolean"
+}
+
+/** The organisations' stock threshold: the settings' default, which the bench leaves alone. */
+const DEFAULT_THRESHOLD = 5
+
+/**
+ * One list filter per route, for a value that matches the share of the organisation's rows its
+ * label gives (test/bench/scaleSeed.ts), on the first page of 50.
+ */
+const filterRoutes = (organisationId: string, tag: string, firstEvent: bigint): Array<ScaleRoute> => {
+  const route = (
+    id: string,
+    label: string,
+    query: string,
+    list: keyof typeof LISTS,
+    condition?: string,
+    value?: string
+  ): ScaleRoute => ({
+    id,
+    group: "filters",
+    label,
+    lua: { kind: "fixed", path: `/api/v1/${list}?${query === "" ? "" : `${query}&`}limit=50` },
+    explain: {
+      text: listStatement(LISTS[list].table, LISTS[list].columns, condition),
+      params: [organisationId, ...(value === undefined ? [] : [value]), "51", "0"]
+    }
+  })
+  // `name`: what the label shows for the value (a seeded id by the name scaleSeed.ts gives it).
+  const byValue = (id: string, list: keyof typeof LISTS, column: string, value: string, share: string, name = value) =>
+    route(
+      id,
+      `GET /${list}?${column}=${name} (${share})`,
+      `${column}=${value}`,
+      list,
+      `${column} = $2${CASTS[column] ?? ""}`,
+      value
+    )
+  const share = { untracked: "35 %", out: "none", low: "1/1000", ok: "65 %" } as const
+  const since = firstEvent - 1n
+  // The first page of each list but contacts' (`list`), for what a page costs with no filter.
+  const unfiltered = (list: "deals" | "products" | "tasks") => route(`${list}-list`, `GET /${list}?limit=50`, "", list)
+  return [
+    unfiltered("deals"),
+    unfiltered("products"),
+    unfiltered("tasks"),
+    byValue("status", "contacts", "status", "lead", "1/4"),
+    byValue("status-none", "contacts", "status", "customer", "none"),
+    byValue("deals-kind", "deals", "status_kind", "won", "1/5"),
+    byValue("deals-kind-none", "deals", "status_kind", "lost", "none"),
+    byValue("deals-contact", "deals", "contact_id", seededUuid(tag, "contact-1"), "5 deals", "contact-1"),
+    byValue("deals-contact-none", "deals", "contact_id", seededUuid(tag, "contact-none"), "none", "contact-none"),
+    byValue("deals-pipeline", "deals", "pipeline_id", seededUuid(tag, "pipeline-1"), "3/10", "pipeline-1"),
+    byValue("deals-pipeline-none", "deals", "pipeline_id", seededUuid(tag, "pipeline-2"), "none", "pipeline-2"),
+    byValue("products-inactive", "products", "active", "false", "1/1000"),
+    byValue("products-kind", "products", "kind", "digital", "1/10"),
+    byValue("products-kind-none", "products", "kind", "gift_card", "none"),
+    byValue("products-category", "products", "category", "category-7", "1/50"),
+    byValue("products-category-none", "products", "category", "category-none", "none"),
+    ...(["untracked", "out", "low", "ok"] as const).map((band) =>
+      route(
+        `stock-${band}`,
+        `GET /products?stock=${band} (${share[band]})`,
+        `stock=${band}`,
+        "products",
+        stockBand({ band, defaultThreshold: DEFAULT_THRESHOLD })
+      )
+    ),
+    route("tasks-open", "GET /tasks?done=false (1/1000)", "done=false", "tasks", "NOT done"),
+    byValue("tasks-priority", "tasks", "priority", "high", "1/10"),
+    byValue("tasks-priority-none", "tasks", "priority", "urgent", "none"),
+    {
+      id: "events-event",
+      group: "filters",
+      label: "GET /events?event=deal.created from the first",
+      lua: { kind: "fixed", path: `/api/v1/events?since=${since}&event=deal.created&limit=100` },
+      explain: { text: STATEMENTS.eventsOfName, params: [organisationId, since.toString(), "101", "deal.created"] }
+    }
+  ]
+}
+
+/** Whether BENCH_SCALE_ROUTES names the route, by its id or its group. */
+const chosen = (route: ScaleRoute) =>
+  ROUTES.includes(route.id) || (route.group !== undefined && ROUTES.includes(route.group))
+
 const routesFor = (
   organisationId: string,
+  tag: string,
   ids: ReadonlyArray<string>,
   events: { min: bigint; max: bigint; count: number },
   deep: Wire.PageKey,
@@ -103,7 +237,7 @@ const routesFor = (
 ): Array<ScaleRoute> => {
   const head = events.max - 10n
   const back = events.min - 1n
-  return [
+  const routes: Array<ScaleRoute> = [
     {
       id: "get",
       label: "GET /contacts/{id}",
@@ -148,8 +282,10 @@ const routesFor = (
       label: `GET /events from ${events.count.toLocaleString("en")} back`,
       lua: { kind: "fixed", path: `/api/v1/events?since=${back}&limit=100` },
       explain: { text: STATEMENTS.events, params: [organisationId, organisationId, back.toString(), "101"] }
-    }
+    },
+    ...filterRoutes(organisationId, tag, events.min)
   ]
+  return routes.filter(chosen)
 }
 
 /** The plan of the 6th execution of a prepared statement (the plan cache has decided generic or custom by then). */
@@ -229,19 +365,36 @@ export const runScale = async (): Promise<void> => {
   const small = await createOrganisation(first.base, "Scale (small)")
   await stopChild(first.child)
 
+  const tags = { big: randomTag(), small: randomTag() }
   const organisations = await withClient(db.url, async (client) => {
+    const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`
     let t = Date.now()
     await seedOrganisation(client, big, BIG, randomTag())
-    console.log(`  seeded ${BIG.toLocaleString("en")} contacts and events in ${((Date.now() - t) / 1000).toFixed(1)} s`)
+    console.log(`  seeded ${BIG.toLocaleString("en")} contacts and events in ${seconds(t)}`)
     t = Date.now()
     await seedOrganisation(client, small, SMALL, randomTag())
-    await client.query("VACUUM ANALYZE")
+    console.log(`  seeded ${SMALL.toLocaleString("en")} more in ${seconds(t)}`)
+    t = Date.now()
+    for (const [id, counts, tag] of [
+      [big, { deals: DEALS, products: PRODUCTS, tasks: TASKS }, tags.big],
+      [small, { deals: SMALL, products: SMALL, tasks: SMALL }, tags.small]
+    ] as const) {
+      await seedDeals(client, id, counts.deals, tag)
+      await seedProducts(client, id, counts.products, tag)
+      await seedTasks(client, id, counts.tasks, tag)
+      await withoutCustomers(client, id)
+    }
+    await seedDealEvents(client, small)
     console.log(
-      `  seeded ${SMALL.toLocaleString("en")} more and VACUUM ANALYZE in ${((Date.now() - t) / 1000).toFixed(1)} s`
+      `  seeded ${DEALS.toLocaleString("en")} deals, ${PRODUCTS.toLocaleString("en")} products and ` +
+        `${TASKS.toLocaleString("en")} tasks (and ${SMALL.toLocaleString("en")} of each) in ${seconds(t)}`
     )
+    t = Date.now()
+    await client.query("VACUUM ANALYZE")
+    console.log(`  VACUUM ANALYZE in ${seconds(t)}`)
     const sizes = await client.query<{ relation: string; size: string }>(
       `SELECT relname AS relation, pg_size_pretty(pg_total_relation_size(oid)) AS size FROM pg_class
-       WHERE relname IN ('contacts', 'events') ORDER BY relname`
+       WHERE relname IN ('contacts', 'events', 'deals', 'products', 'tasks') ORDER BY relname`
     )
     console.log(`  table sizes with indexes: ${sizes.rows.map((r) => `${r.relation} ${r.size}`).join(", ")}`)
     return [
@@ -249,6 +402,7 @@ export const runScale = async (): Promise<void> => {
         size: `${SMALL.toLocaleString("en")}`,
         count: SMALL,
         id: small,
+        tag: tags.small,
         ids: await contactIds(client, small, 10_000),
         events: await eventRange(client, small),
         deep: await deepKey(client, small, SMALL)
@@ -257,6 +411,7 @@ export const runScale = async (): Promise<void> => {
         size: `${BIG.toLocaleString("en")}`,
         count: BIG,
         id: big,
+        tag: tags.big,
         ids: await contactIds(client, big, 10_000),
         events: await eventRange(client, big),
         deep: await deepKey(client, big, BIG)
@@ -271,9 +426,7 @@ export const runScale = async (): Promise<void> => {
   const rows: Array<ScaleRow> = []
   await withClient(db.url, async (client) => {
     for (const org of organisations) {
-      for (const route of routesFor(org.id, org.ids, org.events, org.deep, cursors.get(org.id)!).filter((r) =>
-        ROUTES.includes(r.id)
-      )) {
+      for (const route of routesFor(org.id, org.tag, org.ids, org.events, org.deep, cursors.get(org.id)!)) {
         if (state.interrupted) return
         const keys = await createKeys(ours.base, org.id, KEYS)
         const lua = script(route.lua, keys, randomTag())
@@ -360,9 +513,7 @@ export const runScale = async (): Promise<void> => {
       console.log(
         `\n== EXPLAIN (ANALYZE, BUFFERS), organisation with ${org.size} contacts (6th execution of the prepared statement) ==`
       )
-      for (const route of routesFor(org.id, org.ids, org.events, org.deep, cursors.get(org.id)!).filter((r) =>
-        ROUTES.includes(r.id)
-      )) {
+      for (const route of routesFor(org.id, org.tag, org.ids, org.events, org.deep, cursors.get(org.id)!)) {
         const plan = await explain(client, route.explain.text, route.explain.params)
         console.log(`\n-- ${route.label}\n${plan}`)
       }

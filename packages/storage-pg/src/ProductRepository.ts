@@ -8,8 +8,40 @@ import { isUniqueViolation, orStorageError } from "./internal/errors.js"
 import { productLevels, productTable, toProduct } from "./internal/inventoryRows.js"
 import * as LiveRecords from "./internal/liveRecords.js"
 import { textArray } from "./internal/values.js"
+import filterIndexes from "./migrations/0028_filter_indexes.js"
+
+// The indexes of the list filters that had none, the stock bands' among them (`stockBand`).
+export const migrations = { "0028_filter_indexes": filterIndexes }
 
 const LIVE_SKU = "products_sku"
+
+/**
+ * A stock band as the condition of a list, in the terms of migration 0028's indexes and
+ * statistics: untracked and out are equalities on `products_stock`, read in list order; low and ok
+ * are ranges of it for products on the organisation's threshold and of `products_stock_own` for
+ * those with their own, which the planner weighs against walking the list. The whole condition is
+ * text, the organisation's threshold (an integer of the settings) written into it: sent as a
+ * parameter, a generic plan guesses a third of the rows for its range and walks the whole list for
+ * a band that holds none. Stock and thresholds are never negative, so these are the rows
+ * `StockLedger.band` puts in each band.
+ */
+export const stockBand = ({ band, defaultThreshold }: NonNullable<Inventory.ProductFilter["stock"]>): string => {
+  // An integer by the settings' schema; checked here all the same, since it is written into SQL text.
+  if (!Number.isSafeInteger(defaultThreshold)) throw new RangeError(`stock threshold ${defaultThreshold}`)
+  const d = defaultThreshold
+  switch (band) {
+    case "untracked":
+      return "COALESCE(stock, -1) = -1"
+    case "out":
+      return "COALESCE(stock, -1) = 0"
+    case "low":
+      return `((low_stock_threshold IS NULL AND COALESCE(stock, -1) BETWEEN 1 AND ${d})
+        OR (stock > 0 AND stock::bigint - low_stock_threshold <= 0))`
+    case "ok":
+      return `((low_stock_threshold IS NULL AND COALESCE(stock, -1) > ${d})
+        OR (stock > 0 AND stock::bigint - low_stock_threshold > 0))`
+  }
+}
 
 const products = LiveRecords.liveTable({
   table: productTable,
@@ -87,28 +119,13 @@ export const make: Effect.Effect<
           (rows) => (rows.length === 0 ? Effect.void : syncItems(organisationId, product))
         )
       ).pipe(Effect.asVoid, orStorageError("ProductRepository.update")),
-    list: (organisationId, filter, page) => {
-      const threshold =
-        filter.stock === undefined
-          ? undefined
-          : sql`COALESCE(low_stock_threshold, ${filter.stock.defaultThreshold}::bigint)`
-      const band =
-        filter.stock === undefined || threshold === undefined
-          ? []
-          : filter.stock.band === "untracked"
-            ? [sql`stock IS NULL`]
-            : filter.stock.band === "out"
-              ? [sql`stock = 0`]
-              : filter.stock.band === "low"
-                ? [sql`stock > 0 AND stock <= ${threshold}`]
-                : [sql`stock > ${threshold}`]
-      return live.list(organisationId, {}, page, [
+    list: (organisationId, filter, page) =>
+      live.list(organisationId, {}, page, [
         ...(filter.active !== undefined ? [sql`active = ${filter.active}::boolean`] : []),
         ...(filter.category !== undefined ? [sql`category = ${filter.category}`] : []),
         ...(filter.kind !== undefined ? [sql`kind = ${filter.kind}`] : []),
-        ...band
+        ...(filter.stock !== undefined ? [sql.literal(stockBand(filter.stock))] : [])
       ])
-    }
   })
 })
 

@@ -18,8 +18,10 @@ export const make: Effect.Effect<
   const live = LiveRecords.make(sql, tasks)
 
   // A NULL due_at compares as unknown, so a task without a due date never matches a due bound.
+  // `done` is written into the text, not sent: a generic plan can then use the partial index of
+  // open tasks (`tasks_open_due`), which a parameter could not prove it may.
   const conditions = (filter: Tasks.TaskFilter) => [
-    ...(filter.done !== undefined ? [sql`done = ${filter.done}::boolean`] : []),
+    ...(filter.done !== undefined ? [filter.done ? sql`done` : sql`NOT done`] : []),
     ...(filter.priority !== undefined ? [sql`priority = ${filter.priority}`] : []),
     ...(filter.assigneeId !== undefined ? [sql`assignee_id = ${filter.assigneeId}::uuid`] : []),
     ...(filter.entityId !== undefined ? [sql`entity_id = ${filter.entityId}::uuid`] : []),
