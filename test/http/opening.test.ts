@@ -3,8 +3,6 @@
  * answered at once, readiness is 503 until the store is open and 200 after, and a request that
  * needs the store waits for it, then is served, or gets a 503 with Retry-After once its wait ends.
  */
-import type { AddressInfo } from "node:net"
-import { createServer } from "node:net"
 import { Server } from "@crm/server"
 import * as StorageMemory from "@crm/storage-memory"
 import * as Deferred from "effect/Deferred"
@@ -20,17 +18,7 @@ import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import { afterEach, describe, expect, it } from "vitest"
 import { checkedFetch } from "../support/responseCheck.js"
-import { ADMIN_TOKEN, TEST_PASSWORD_COST } from "../support/server.js"
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
+import { ADMIN_TOKEN, freePort, TEST_PASSWORD_COST } from "../support/server.js"
 
 /** The shipped composition over a memory store that opens when the test says so. */
 const startOpening = async (options: { readonly openingWait?: Duration.DurationInput } = {}) => {

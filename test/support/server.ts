@@ -19,7 +19,7 @@ import { checkedFetch, jsonOf } from "./responseCheck.js"
 
 export const ADMIN_TOKEN = "test-admin-token"
 
-const freePort = () =>
+export const freePort = (): Promise<number> =>
   new Promise<number>((resolve, reject) => {
     const probe = createServer()
     probe.once("error", reject)
