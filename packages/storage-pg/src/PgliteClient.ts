@@ -3,7 +3,10 @@
  * `@effect/sql-sqlite-node`'s client: one connection, `Client.make` with an
  * acquirer and a transaction acquirer, and `@effect/sql-pg`'s compiler, so
  * repositories written against `SqlClient` run unchanged on PGlite and on a
- * PostgreSQL server.
+ * PostgreSQL server. The connection speaks the wire protocol to PGlite itself
+ * (`internal/pgliteSession.ts`): statements with parameters are prepared once
+ * under a name, as on the server's fast path, instead of being parsed and
+ * planned again by `PGlite.query` on every run.
  *
  * Values are made to look the way `pg` (as used by `@effect/sql-pg` with its
  * defaults) sees them, in both directions, because code tested on PGlite must
@@ -11,8 +14,8 @@
  *
  * - Results: every column is parsed by `pg`'s type parsers: the registry given
  *   as `types` (as `pg`'s own option of that name), else the global one
- *   (`pg.types.getTypeParser`), looked up on each value so that a
- *   `pg.types.setTypeParser` override applies to both engines. PGlite's own
+ *   (`pg.types.getTypeParser`), looked up for each result as `pg` does, so that
+ *   a `pg.types.setTypeParser` override applies to both engines. PGlite's own
  *   parsers differ from `pg`'s on:
  *     - int8 (20): PGlite gives a number, or a bigint past 2^53; `pg` a string.
  *     - int8[] (1016): numbers vs strings, as above.
@@ -29,11 +32,11 @@
  *   Date, parsed objects); they now come from the same code as well.
  * - Parameters: each value goes through `pg`'s `prepareValue` first (Date to a
  *   local timestamp with offset, arrays to PostgreSQL array literals, other
- *   objects to JSON, Buffers kept), and PGlite then passes the text through
- *   untouched. Without this, PGlite serialises by the parameter's type: a JS
- *   array bound to jsonb becomes JSON on PGlite but an array literal (an
- *   error) on the server, an object bound to text becomes "[object Object]",
- *   and a string bound to bytea throws.
+ *   objects to JSON, Buffers kept) and is sent as that text; a Buffer bound to
+ *   bytea is sent in hex, any other Buffer as UTF-8 text. Serialised by
+ *   parameter type as PGlite does, a JS array bound to jsonb would become JSON
+ *   on PGlite but an array literal (an error) on the server, an object bound to
+ *   text "[object Object]", and a string bound to bytea would throw.
  *
  * Statements without parameters use the simple query protocol, like `pg`
  * does, so multi-statement scripts (migrations) work and return one row array
@@ -54,10 +57,11 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Pg from "pg"
 import * as DataDirLock from "./DataDirLock.js"
+import { inProcess, makeSession, type Session } from "./internal/pgliteSession.js"
 
 // `pg` exports `./lib/*` on purpose but ships no types for `lib/utils`.
 const { prepareValue } = createRequire(import.meta.url)("pg/lib/utils.js") as {
@@ -89,7 +93,9 @@ export type DumpCompression = "none" | "gzip" | "auto"
 
 /**
  * The client: a `SqlClient` that also exposes the raw PGlite instance (for
- * dump/load and diagnostics) and `json`, as `PgClient` does.
+ * dump/load and diagnostics) and `json`, as `PgClient` does. A query made on
+ * the instance itself reads values with PGlite's own parsers and does not wait
+ * for the client: make it only while the client runs nothing.
  */
 export interface PgliteSqlClient extends SqlClient.SqlClient {
   readonly [TypeId]: TypeId
@@ -99,8 +105,6 @@ export interface PgliteSqlClient extends SqlClient.SqlClient {
 }
 
 export class PgliteClient extends Context.Tag("@crm/storage-pg/PgliteClient")<PgliteClient, PgliteSqlClient>() {}
-
-const BYTEA_OID = 17
 
 const PgJson = Statement.custom<PgCustom>("PgJson")
 
@@ -147,44 +151,20 @@ const makeFifoLock = () => {
     })
   })
 
+  // Added to the scope as it is: `Effect.addFinalizer` snapshots the fiber's
+  // FiberRefs to diff and patch them around the finalizer, two diffs of the
+  // whole context per statement (40-50 µs), for a release that reads none.
+  const released = Effect.sync(release)
+
   /** Holds the lock until the enclosing scope closes. */
   const hold: Effect.Effect<void, never, Scope.Scope> = Effect.uninterruptibleMask((restore) =>
     Effect.zipRight(
       restore(acquire),
-      Effect.addFinalizer(() => Effect.sync(release))
+      Effect.flatMap(Effect.scope, (scope) => Scope.addFinalizer(scope, released))
     )
   )
 
   return { hold } as const
-}
-
-/** See the module comment: results parsed exactly as `pg` parses them. */
-const parseLikePg = (db: PGlite, types: Pg.CustomTypesConfig) => {
-  const oids = new Set<number>()
-  for (const key of Object.keys(db.parsers)) {
-    const oid = Number(key)
-    if (Number.isInteger(oid)) oids.add(oid)
-  }
-  for (const oid of Object.values(Pg.types.builtins)) oids.add(oid)
-  for (const oid of oids) {
-    db.parsers[oid] = (value: string) => types.getTypeParser(oid, "text")(value)
-  }
-}
-
-/**
- * Parameters arrive already prepared by `pg`'s `prepareValue` (text, a Buffer
- * or null), so PGlite's per-type serialisers must leave text alone: only a
- * Buffer bound to bytea needs encoding (PGlite has no binary parameters), and
- * any other Buffer is read as UTF-8, which is what the server makes of `pg`'s
- * binary parameter for a text type.
- */
-const serializeLikePg = (db: PGlite) => {
-  db.serializers = {
-    [BYTEA_OID]: (value: unknown) =>
-      value instanceof Uint8Array
-        ? "\\x" + Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("hex")
-        : String(value)
-  }
 }
 
 /**
@@ -227,17 +207,14 @@ const seedDataDir = (dataDir: string, templateDir: string) =>
     )
   })
 
-const makeConnection = (db: PGlite): Connection => {
+const makeConnection = (session: Session): Connection => {
   // PGlite cannot cancel a running statement, so an interrupted fiber waits
   // for it: the lock is then never released while PGlite is still busy on
   // behalf of its holder.
   const run = (sql: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array") =>
     Effect.uninterruptible(
       Effect.tryPromise({
-        try: async (): Promise<ReadonlyArray<Results>> =>
-          params.length === 0
-            ? await db.exec(sql, { rowMode })
-            : [await db.query(sql, params.map(prepareValue), { rowMode })],
+        try: (): Promise<ReadonlyArray<Results>> => session.run(sql, params, rowMode),
         catch: (cause) => new SqlError({ cause, message: "Failed to execute statement" })
       })
     )
@@ -296,11 +273,8 @@ export const make = (
       }),
       (db) => Effect.promise(() => db.close()).pipe(Effect.catchAllCause(Effect.logWarning))
     )
-    parseLikePg(db, options.types ?? Pg.types)
-    serializeLikePg(db)
-
     const lock = makeFifoLock()
-    const connection = makeConnection(db)
+    const connection = makeConnection(makeSession(inProcess(db), options.types ?? Pg.types, prepareValue))
     const acquirer: Connection.Acquirer = Effect.as(lock.hold, connection)
 
     // Share the caller's Reactivity when there is one, so that mutations
