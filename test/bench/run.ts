@@ -20,6 +20,8 @@
  *   BENCH_ROUNDS (3)            the report takes the median round
  *   BENCH_KEYS (128)            API keys per run and server, rotated per request (`npm run bench:keys`:
  *                               4,000, as a hosted server with many customers sees them)
+ *   BENCH_KEYS_FRESH (1)        0: one set of keys per server, made before priming and used by every
+ *                               run (`npm run bench:keys`), instead of fresh keys per run
  *   BENCH_SEED (10000)          contacts (and their events) seeded per organisation
  *   BENCH_ENGINES (postgres,pglite)
  *   BENCH_MODES (together,alone)
@@ -97,6 +99,13 @@ const MODES = envList("BENCH_MODES", "together,alone")
 const ROUTE_NAMES = envList("BENCH_ROUTES", "get,list,events,create,create-idem")
 const SCENARIO = process.env.BENCH_SCENARIO ?? "standard"
 const AGAINST = process.env.BENCH_AGAINST
+/**
+ * Fresh keys for every run (the default), or (`BENCH_KEYS_FRESH=0`, `npm run bench:keys`) one set
+ * per server made before priming and used by every run after it, as a hosted server's customers use
+ * theirs: each key comes round every few seconds for the whole bench, so a run measures the keys'
+ * steady state, their first use falling in the priming.
+ */
+const FRESH_KEYS = process.env.BENCH_KEYS_FRESH !== "0"
 /** Unmeasured load of every route on each freshly started server, so V8 has optimised the hot paths before round 1. */
 const PRIME = process.env.BENCH_PRIME_SECONDS === "0" ? 0 : envNumber("BENCH_PRIME_SECONDS", 3)
 /**
@@ -211,6 +220,15 @@ interface Contender {
   readonly admin: string
   readonly applicationName: string | undefined
   readonly windows: Array<Window>
+  /** The keys every run uses, when they are not fresh per run. */
+  keys?: Promise<Array<string>>
+}
+
+/** The keys of one run at `c`: fresh ones, or the server's one set (`BENCH_KEYS_FRESH=0`). */
+const keysFor = (c: Contender): Promise<Array<string>> => {
+  if (FRESH_KEYS) return createKeys(c.admin, c.organisation.id, KEYS)
+  c.keys ??= createKeys(c.admin, c.organisation.id, KEYS)
+  return c.keys
 }
 
 const run = async (options: {
@@ -224,12 +242,13 @@ const run = async (options: {
   readonly pg: { readonly client: pg.Client; readonly database: string } | undefined
 }): Promise<void> => {
   const { pass, round, engine, mode, route, contenders } = options
-  // Fresh keys per run: every run starts with empty rate-limit windows (see docs/benchmarks.md, "Keys").
+  // Fresh keys per run unless BENCH_KEYS_FRESH=0: every run starts with empty rate-limit windows
+  // (see docs/benchmarks.md, "Keys").
   // The warm-up gets its own tag, so the measured POSTs never repeat its emails or Idempotency-Keys.
   const targets: Array<Target> = []
   const warmScripts: Array<string> = []
   for (const c of contenders) {
-    const keys = await createKeys(c.admin, c.organisation.id, KEYS)
+    const keys = await keysFor(c)
     warmScripts.push(script(route.lua(c.organisation), keys, randomTag()))
     targets.push({
       name: c.server,
@@ -315,7 +334,7 @@ const run = async (options: {
 const prime = async (contenders: ReadonlyArray<Contender>, dir: string): Promise<void> => {
   if (PRIME === 0) return
   const started = Date.now()
-  const keys = await Promise.all(contenders.map((c) => createKeys(c.admin, c.organisation.id, KEYS)))
+  const keys = await Promise.all(contenders.map(keysFor))
   for (const route of selectedRoutes()) {
     const results = await Promise.all(
       contenders.map((c, i) =>
