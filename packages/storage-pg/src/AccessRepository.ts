@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { orStorageError } from "./internal/errors.js"
+import { executeOn } from "./internal/execute.js"
 import { defaultCacheOptions, KeyCache, type KeyCacheOptions } from "./internal/KeyCache.js"
 import {
   type ApiKeyRow,
@@ -26,6 +27,16 @@ import { textArray } from "./internal/values.js"
 import accessVersion from "./migrations/0027_access_version.js"
 
 export const migrations = { "0027_access_version": accessVersion }
+
+// Sent as it is (`internal/execute.ts`): a key's first use on a process, 4,000 of them when as
+// many customers come back after a restart, each otherwise paying `@effect/sql`'s compile and span.
+const LOOKUP = `SELECT k.id, k.organisation_id, k.name, k.hash, k.scopes, k.allowed_ips, k.expires_at,
+    k.revoked_at, k.created_at, k.owner_id, k.created_by, k.last_used_at, k.grant_id, k.client_id,
+    o.name AS organisation_name, o.settings AS organisation_settings,
+    o.test_mode AS organisation_test_mode, o.clock_frozen_at AS organisation_clock_frozen_at,
+    o.access_version
+  FROM api_keys k JOIN organisations o ON o.id = k.organisation_id
+  WHERE k.hash = $1`
 
 interface KeyWithOrganisationRow extends ApiKeyRow {
   readonly organisation_name: string
@@ -62,14 +73,10 @@ export const makeWith = (
     const organisationColumns = sql.literal(organisationTable.selected)
     const keyColumns = sql.literal(apiKeyTable.selected)
 
+    const execute = executeOn(sql)
+
     const lookup = (hash: string) =>
-      sql<KeyWithOrganisationRow>`SELECT k.id, k.organisation_id, k.name, k.hash, k.scopes, k.allowed_ips, k.expires_at,
-          k.revoked_at, k.created_at, k.owner_id, k.created_by, k.last_used_at, k.grant_id, k.client_id,
-          o.name AS organisation_name, o.settings AS organisation_settings,
-          o.test_mode AS organisation_test_mode, o.clock_frozen_at AS organisation_clock_frozen_at,
-          o.access_version
-        FROM api_keys k JOIN organisations o ON o.id = k.organisation_id
-        WHERE k.hash = ${hash}`.pipe(
+      execute<KeyWithOrganisationRow>(LOOKUP, [hash]).pipe(
         Effect.flatMap((rows) => {
           if (rows.length === 0) return Effect.succeedNone
           const row = rows[0]
