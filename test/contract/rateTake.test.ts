@@ -4,7 +4,9 @@
  * admits writes its key's row once, and one that refuses writes nothing. Two writes per take (an
  * upsert that only locks, then the update) made the heap blocks visited per take grow with the
  * table's history, 7 to 250 in a minute of load (docs/benchmarks.md, eighth pass). The decisions
- * themselves are the model test's (test/model/RateLimiter.model.test.ts).
+ * themselves are the model test's (test/model/RateLimiter.model.test.ts). The window is kept in
+ * ascending order (migration 0029), which is what lets a take find the hits that left it by a
+ * binary search: a hit from a process whose clock runs behind goes in its place.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
@@ -65,6 +67,44 @@ for (const engine of engines) {
         )
       )
       expect(options[0]?.options).toContain("fillfactor=50")
+    })
+
+    it("keeps the window in order when a take's clock runs behind another's", async () => {
+      const seen = await Effect.runPromise(
+        Effect.scoped(
+          Effect.gen(function* () {
+            const sql = yield* SqlClient.SqlClient
+            const key = `order-${crypto.randomUUID()}`
+            const take = (now: number) =>
+              sql<{ admitted: boolean; remaining: number; retry_after_ms: string }>`
+                SELECT admitted, remaining, retry_after_ms
+                FROM crm_rate_take(${key}, ${now}::bigint, 3, 1000::bigint, true)`.pipe(
+                Effect.map(([row]) => [row!.admitted, row!.remaining, Number(row!.retry_after_ms)])
+              )
+            const hits = sql<{ hits: ReadonlyArray<string> }>`SELECT hits FROM rate_windows WHERE key_id = ${key}`.pipe(
+              Effect.map(([row]) => row!.hits.map(Number))
+            )
+            const decisions = []
+            for (const now of [5_000, 5_600, 5_300, 5_450]) decisions.push(yield* take(now))
+            const kept = yield* hits
+            // At 6,250 the hit of 5,000 has left the window; at 6,260 three are in it again.
+            decisions.push(yield* take(6_250))
+            decisions.push(yield* take(6_260))
+            return { decisions, kept, after: yield* hits }
+          }).pipe(Effect.provide(engine.client()))
+        )
+      )
+      expect(seen.kept).toEqual([5_000, 5_300, 5_600])
+      expect(seen.decisions).toEqual([
+        [true, 2, 0],
+        [true, 1, 0],
+        [true, 0, 0],
+        // 5,000, 5,300 and 5,600 fill the window of 5,450: refused, and not written.
+        [false, 0, 550],
+        [true, 0, 0],
+        [false, 0, 40]
+      ])
+      expect(seen.after).toEqual([5_300, 5_600, 6_250])
     })
   })
 }

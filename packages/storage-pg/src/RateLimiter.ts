@@ -6,6 +6,10 @@ import * as Layer from "effect/Layer"
 import { orStorageError } from "./internal/errors.js"
 import { executeOn } from "./internal/execute.js"
 import { count } from "./internal/storedValues.js"
+import rateTakeSorted from "./migrations/0029_rate_take_sorted.js"
+
+// The window kept in order, a take's cost no longer growing with it.
+export const migrations = { "0029_rate_take_sorted": rateTakeSorted }
 
 interface DecisionRow {
   readonly admitted: boolean
@@ -21,7 +25,7 @@ const TAKE = `SELECT t.admitted, t.remaining, t.retry_after_ms,
     (SELECT o.access_version FROM organisations o WHERE o.id = $6::uuid) AS access_version
   FROM crm_rate_take($1::text, $2::bigint, $3::integer, $4::bigint, $5::boolean) t`
 
-/** The window lives in `crm_rate_take` (migration 0018): one call, one round trip, one row lock. */
+/** The window lives in `crm_rate_take` (migrations 0018 and 0029): one call, one round trip, one row lock. */
 export const make: Effect.Effect<
   Context.Tag.Service<typeof Access.RateLimiter>,
   never,
