@@ -1,8 +1,10 @@
 /**
  * The key cache's one rule, against a model: an entry answers only while it is at least as new as
  * every access version seen of its organisation (by another entry's read, a write of this process,
- * or a request's budget statement, `atLeast`), and younger than its maximum age.
+ * or a request's budget statement, `atLeast`), and younger than its maximum age; and the keys'
+ * lives spread below that age, so that keys first used together are not all read again together.
  */
+import { createHash } from "node:crypto"
 import type { Access, Settings } from "@crm/core"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
@@ -44,7 +46,7 @@ describe("KeyCache", () => {
   it("answers an entry only while no newer version of its organisation was seen, and within its age", () => {
     fc.assert(
       fc.property(fc.array(step, { maxLength: 60 }), (steps) => {
-        const cache = new KeyCache({ capacity: 100, maxAgeMs: MAX_AGE })
+        const cache = new KeyCache({ capacity: 100, maxAgeMs: MAX_AGE, spread: 0 })
         const newest = new Map<string, number>()
         const stored = new Map<string, { value: Versioned; at: number }>()
         let now = 0
@@ -78,7 +80,7 @@ describe("KeyCache", () => {
   })
 
   it("keeps one decoded organisation per version, and evicts the least recently used entry past capacity", () => {
-    const cache = new KeyCache({ capacity: 2, maxAgeMs: MAX_AGE })
+    const cache = new KeyCache({ capacity: 2, maxAgeMs: MAX_AGE, spread: 0 })
     const first = found("h1", "o1", 3)
     cache.put("h1", first, 0)
     expect(cache.organisation("o1", 3)).toBe(first.organisation)
@@ -92,5 +94,26 @@ describe("KeyCache", () => {
     cache.raise("o1", 4)
     expect(cache.organisation("o1", 3)).toBeUndefined()
     expect(cache.get("h1", 2)).toBeUndefined()
+  })
+
+  it("gives each key a life between (1 - spread) and all of the maximum age, spread over that range", () => {
+    const hashes = Array.from({ length: 1000 }, (_, n) => createHash("sha256").update(`key ${n}`).digest("hex"))
+    const alive = (hash: string, at: number) => {
+      const cache = new KeyCache({ capacity: 10, maxAgeMs: MAX_AGE, spread: 0.5 })
+      cache.put(hash, found(hash, "o1", 1), 0)
+      return cache.get(hash, at) !== undefined
+    }
+    fc.assert(
+      fc.property(fc.constantFrom(...hashes), fc.string(), (hash, other) => {
+        for (const key of [hash, other]) {
+          expect(alive(key, MAX_AGE / 2 - 1)).toBe(true)
+          expect(alive(key, MAX_AGE)).toBe(false)
+        }
+      })
+    )
+    // Uniform over the range: about half are still alive three quarters of the way through it.
+    const share = hashes.filter((hash) => alive(hash, (MAX_AGE * 3) / 4)).length / hashes.length
+    expect(share).toBeGreaterThan(0.4)
+    expect(share).toBeLessThan(0.6)
   })
 })
