@@ -79,6 +79,11 @@ const invalidKey = () => new InvalidApiKey({ detail: "the API key is not valid" 
 export class Access extends Context.Tag("@crm/core/Access")<
   Access,
   {
+    /**
+     * The key's principal, for a caller that admits its requests itself (an MCP stdio session's
+     * start): `admit` with a look at the budget, nothing spent, so a change of the key's
+     * organisation made on another process applies here as it does there.
+     */
     readonly authenticate: (
       token: string | undefined,
       clientAddress: string
@@ -404,9 +409,18 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
         : Effect.flatMap(hashOf(token), (hash) =>
             hash === undefined ? Effect.fail(invalidKey()) : Effect.succeed(hash)
           )
+    // Admission with a look at the budget and nothing spent: the look is what reads the
+    // organisation's access version, so a key revoked on another process is refused here too,
+    // not served from this process's cache until its entry ages out.
     const authenticate: Context.Tag.Service<typeof Access>["authenticate"] = operation("Access.authenticate")(
       (token: string | undefined, clientAddress: string) =>
-        Effect.flatMap(bearerHash(token), (hash) => principalOf(hash, clientAddress, undefined))
+        Effect.flatMap(bearerHash(token), (hash) =>
+          admitting((atLeast) => principalOf(hash, clientAddress, atLeast), false).pipe(
+            Effect.map((admitted) => admitted.principal),
+            // Nothing spent, so nothing refused for the budget.
+            Effect.catchTag("RateLimited", (refused) => Effect.die(refused))
+          )
+        )
     )
     /**
      * The live key stored under `hash`, its use noted; what a bearer key and a connected app's token
