@@ -8,11 +8,12 @@
  * parsed once under a name and then costs one call (Bind, Execute, Sync), and the reply is read
  * straight into rows: `GET /contacts/{id}`'s select went from 230 to 45 µs.
  *
- * Only what the client sends is written (text parameters, text results, the unnamed portal) and
- * only what can come back to it is read; a message it never asks for (copy, authentication)
+ * What the client sends is serialised by `pg-protocol` (text parameters, text results, the unnamed
+ * portal); only what can come back to it is read; a message it never asks for (copy, authentication)
  * fails the statement rather than being skipped.
  */
 import { messages } from "@electric-sql/pglite"
+import { serialize } from "pg-protocol"
 
 export interface Field {
   readonly name: string
@@ -22,132 +23,56 @@ export interface Field {
 /** A parameter as `pg`'s `prepareValue` leaves it, then as PGlite would serialise it: text or NULL. */
 export type WireValue = string | null
 
-/** Frontend messages, written into one growing buffer per batch. */
+/**
+ * Frontend messages of one batch, each serialised by `pg`'s own protocol package (what `pg` sends
+ * to a server), then joined into one write.
+ */
 export class Writer {
-  #buffer = Buffer.allocUnsafe(4096)
-  #offset = 0
+  #messages: Array<Buffer> = []
 
-  #ensure(bytes: number) {
-    if (this.#offset + bytes <= this.#buffer.length) return
-    const grown = Buffer.allocUnsafe(Math.max(this.#buffer.length * 2, this.#offset + bytes))
-    this.#buffer.copy(grown, 0, 0, this.#offset)
-    this.#buffer = grown
-  }
-
-  #byte(value: number) {
-    this.#ensure(1)
-    this.#buffer[this.#offset++] = value
-  }
-
-  #int16(value: number) {
-    this.#ensure(2)
-    this.#offset = this.#buffer.writeUInt16BE(value, this.#offset)
-  }
-
-  #int32(value: number) {
-    this.#ensure(4)
-    this.#offset = this.#buffer.writeInt32BE(value, this.#offset)
-  }
-
-  #string(value: string) {
-    const length = Buffer.byteLength(value)
-    this.#ensure(length)
-    this.#offset += this.#buffer.write(value, this.#offset, length, "utf8")
-  }
-
-  #cstring(value: string) {
-    this.#string(value)
-    this.#byte(0)
-  }
-
-  /** Starts a message; `#end` writes its length once its body is written. */
-  #start(code: number): number {
-    this.#byte(code)
-    const at = this.#offset
-    this.#int32(0)
-    return at
-  }
-
-  #end(at: number) {
-    this.#buffer.writeInt32BE(this.#offset - at, at)
+  #add(message: Buffer): this {
+    this.#messages.push(message)
+    return this
   }
 
   /** Parse: `name` ("" for the unnamed statement), no parameter types (the server infers them, as for `pg`). */
   parse(name: string, text: string): this {
-    const at = this.#start(0x50)
-    this.#cstring(name)
-    this.#cstring(text)
-    this.#int16(0)
-    this.#end(at)
-    return this
+    return this.#add(serialize.parse({ name, text, types: [] }))
   }
 
   /** Describe of a statement: its parameter types, then its row description (or NoData). */
   describeStatement(name: string): this {
-    const at = this.#start(0x44)
-    this.#byte(0x53)
-    this.#cstring(name)
-    this.#end(at)
-    return this
+    return this.#add(serialize.describe({ type: "S", name }))
   }
 
   /** Describe of the unnamed portal: its row description (or NoData). */
   describePortal(): this {
-    const at = this.#start(0x44)
-    this.#byte(0x50)
-    this.#byte(0)
-    this.#end(at)
-    return this
+    return this.#add(serialize.describe({ type: "P", name: "" }))
   }
 
   /** Bind to the unnamed portal, every parameter and every result column in text. */
   bind(statement: string, values: ReadonlyArray<WireValue>): this {
-    const at = this.#start(0x42)
-    this.#byte(0)
-    this.#cstring(statement)
-    this.#int16(0)
-    this.#int16(values.length)
-    for (const value of values) {
-      if (value === null) {
-        this.#int32(-1)
-      } else {
-        const lengthAt = this.#offset
-        this.#int32(0)
-        this.#string(value)
-        this.#buffer.writeInt32BE(this.#offset - lengthAt - 4, lengthAt)
-      }
-    }
-    this.#int16(0)
-    this.#end(at)
-    return this
+    return this.#add(serialize.bind({ statement, values: values as Array<WireValue> }))
   }
 
   /** Execute the unnamed portal to its end. */
   execute(): this {
-    const at = this.#start(0x45)
-    this.#byte(0)
-    this.#int32(0)
-    this.#end(at)
-    return this
+    return this.#add(serialize.execute())
   }
 
   sync(): this {
-    this.#end(this.#start(0x53))
-    return this
+    return this.#add(serialize.sync())
   }
 
   /** A simple query: any number of statements, no parameters. */
   query(text: string): this {
-    const at = this.#start(0x51)
-    this.#cstring(text)
-    this.#end(at)
-    return this
+    return this.#add(serialize.query(text))
   }
 
-  /** The batch written since the last `take`, copied: PGlite may read it after the next batch is written. */
+  /** The batch written since the last `take`, in a buffer of its own: PGlite may read it after the next batch is written. */
   take(): Uint8Array {
-    const batch = new Uint8Array(this.#buffer.subarray(0, this.#offset))
-    this.#offset = 0
+    const batch = Buffer.concat(this.#messages)
+    this.#messages = []
     return batch
   }
 }
