@@ -19,6 +19,8 @@ const allowed: Record<string, ReadonlyArray<RegExp>> = {
     /^@effect\/(sql|sql-pg|experimental|platform|platform-node)(\/|$)/,
     /^@electric-sql\/pglite(\/|$)/,
     /^pg(\/|$)/,
+    // The PGlite client writes its messages with pg's own serialiser (`internal/pgliteWire.ts`).
+    /^pg-protocol$/,
     // PGlite's data directory is files on this host: its template copy and its one-process lock.
     /^node:(module|fs|os|path|crypto)$/
   ],
