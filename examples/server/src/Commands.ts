@@ -39,6 +39,8 @@ const ENVIRONMENT = `Environment:
   CRM_WEBHOOK_ALLOW_PRIVATE_TARGETS (1 lets webhooks target private addresses: local development only),
   CRM_WEBHOOK_CONCURRENCY (hooks in delivery at once per process, default 16),
   CRM_STATEMENT_TIMEOUT_MS (PostgreSQL: longest a statement may run before it answers 503, default 30000; 0: none),
+  CRM_DATABASE_POOLER (none|transaction: "transaction" behind PgBouncer in transaction mode, default none;
+    statements then go unnamed, and the statement timeout is the database role's: docs/hosting.md),
   CRM_METRICS_PORT (serves GET /metrics without the admin token on this port, on HOST),
   CRM_LOG_LEVEL (trace|debug|info|warn|error|silent, default info),
   CRM_LOG_FORMAT (json|pretty; default pretty on a terminal, JSON otherwise)

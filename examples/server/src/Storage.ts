@@ -16,7 +16,8 @@ export const StorageConfig = Config.all({
   statementTimeoutMs: Config.integer("CRM_STATEMENT_TIMEOUT_MS").pipe(
     Config.validate({ message: "must be 0 (no limit) or more", validation: (ms) => ms >= 0 }),
     Config.withDefault(StoragePg.DEFAULT_STATEMENT_TIMEOUT_MS)
-  )
+  ),
+  pooler: Config.literal("none", "transaction")("CRM_DATABASE_POOLER").pipe(Config.withDefault("none" as const))
 })
 
 export const describe = (config: Config.Config.Success<typeof StorageConfig>): string =>
@@ -36,6 +37,7 @@ export const layerFrom = (
     url: config.databaseUrl,
     dataDir: config.dataDir,
     statementTimeoutMs: config.statementTimeoutMs,
+    pooler: config.pooler,
     ...options
   })
 }

@@ -57,16 +57,31 @@ const isStorageError = (error: unknown): error is Errors.StorageError => error i
  */
 export type Statements = "fast" | "plain"
 
+/**
+ * What sits between the store and PostgreSQL. "none" (the default): the store's connections are
+ * the server's sessions. "transaction": a pooler that hands each transaction whichever server
+ * connection is free (PgBouncer's `pool_mode = transaction`), so nothing may outlive a
+ * transaction on a connection: statements go unnamed (a name prepared on one server connection
+ * is unknown, or already taken, on the next), and the statement timeout is not sent when
+ * connecting (PgBouncer refuses startup parameters it does not know): set it on the database role
+ * instead (`ALTER ROLE ... SET statement_timeout = '30s'`), which the pooler's own connections
+ * take. The store holds nothing else across transactions: its advisory locks are transaction
+ * locks, its `SET`s are `SET LOCAL` or `SET TRANSACTION`, and it does not LISTEN.
+ */
+export type Pooler = "none" | "transaction"
+
 export interface ServerOptions extends LayerOptions {
   readonly url: Redacted.Redacted | string
   /** See `Statements` (default "fast"). */
   readonly statements?: Statements
+  /** See `Pooler` (default "none"). */
+  readonly pooler?: Pooler
   /** Pool size (default 10). */
   readonly maxConnections?: number
   /**
    * The longest a statement may run, waits for a lock included, before the server cancels it and
    * the request answers 503 (default 30 s; 0: no limit). Set per connection, so it also bounds
-   * the housekeeping's purges and the migrations.
+   * the housekeeping's purges and the migrations; not sent behind a pooler (see `Pooler`).
    */
   readonly statementTimeoutMs?: number
 }
@@ -84,7 +99,7 @@ const KEEP_ALIVE_DELAY_MS = 10_000
  * fast path (`internal/preparedStatements.ts`). Connected once before use, so a wrong URL fails the
  * start.
  */
-const pool = (options: ServerOptions, statements: Statements) =>
+const pool = (options: ServerOptions, statements: Statements, pooler: Pooler) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
@@ -98,12 +113,14 @@ const pool = (options: ServerOptions, statements: Statements) =>
           // A statement or a connection that goes silent must end too: the server cancels a
           // statement past the timeout, and TCP keep-alive finds a connection whose peer is gone
           // (a failover, a cut network) where the socket would otherwise wait for ever.
-          statement_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+          ...(pooler === "none"
+            ? { statement_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS }
+            : {}),
           keepAlive: true,
           keepAliveInitialDelayMillis: KEEP_ALIVE_DELAY_MS,
           // The store's reading of each type (`internal/types.ts`), which PGlite is given too.
           types: storeTypes,
-          ...(statements === "fast" ? { Client: PreparingClient } : {})
+          ...(statements === "fast" && pooler === "none" ? { Client: PreparingClient } : {})
         })
         // An idle client's error (the server restarted) is the pool's to handle: it drops the client.
         pool.on("error", () => {})
@@ -126,7 +143,7 @@ export const layerServer = (options: ServerOptions): Layer.Layer<Ports | SqlClie
     Layer.scopedContext(
       Effect.gen(function* () {
         const statements = options.statements ?? "fast"
-        const opened = yield* pool(options, statements)
+        const opened = yield* pool(options, statements, options.pooler ?? "none")
         const client = yield* PgClient.fromPool({ acquire: Effect.succeed(opened), applicationName: "crm" })
         if (statements === "fast") useFastPath(client, opened)
         // The pool rides along for the gauges (`StoreGauges`), whichever the path.
@@ -188,12 +205,14 @@ export const layerFor = (options: {
   readonly templateDir?: string
   readonly statementTimeoutMs?: number
   readonly statements?: Statements
+  readonly pooler?: Pooler
 }): Layer.Layer<Ports | SqlClient.SqlClient, Errors.StorageError> =>
   Option.isSome(options.url)
     ? layerServer({
         url: options.url.value,
         ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
-        ...(options.statements === undefined ? {} : { statements: options.statements })
+        ...(options.statements === undefined ? {} : { statements: options.statements }),
+        ...(options.pooler === undefined ? {} : { pooler: options.pooler })
       })
     : layerPglite({
         dataDir: options.dataDir,

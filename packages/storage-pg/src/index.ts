@@ -11,6 +11,7 @@ export {
   layerServer,
   layerWith,
   type PgliteOptions,
+  type Pooler,
   type Ports,
   pgliteTemplate,
   type ServerOptions,
