@@ -56,6 +56,22 @@ export const pgliteStore = (): Layer.Layer<StoragePg.Ports | SqlClient.SqlClient
     Effect.map(Effect.promise(pgliteTemplate), (loadDataDir) => StoragePg.layerPglite({ loadDataDir }))
   )
 
+/**
+ * A pooler in transaction mode in front of the server (`CRM_TEST_POOLER_URL`, e.g. PgBouncer at
+ * `postgres://postgres@127.0.0.1:6432`, which CI starts): the stores then reach each fresh
+ * database through it, with `pooler: "transaction"`, while databases are made and dropped on the
+ * server directly.
+ */
+const poolerUrl = process.env.CRM_TEST_POOLER_URL || undefined
+
+const throughPooler = (url: string): string => {
+  if (poolerUrl === undefined) return url
+  const pooled = new URL(url)
+  const pooler = new URL(poolerUrl)
+  pooled.host = pooler.host
+  return pooled.toString()
+}
+
 /** A new migrated database on the server (DATABASE_URL), dropped on release. */
 export const serverStore = (
   options: Omit<StoragePg.ServerOptions, "url"> = {}
@@ -63,7 +79,11 @@ export const serverStore = (
   Layer.unwrapScoped(
     Effect.suspend(() =>
       Effect.map(freshDatabase(serverUrl!, { template: provided("serverTemplate") }), (database) =>
-        StoragePg.layerServer({ ...options, url: database.url })
+        StoragePg.layerServer({
+          ...(poolerUrl === undefined ? {} : { pooler: "transaction" as const }),
+          ...options,
+          url: throughPooler(database.url)
+        })
       )
     )
   )
