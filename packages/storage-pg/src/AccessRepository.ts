@@ -11,6 +11,7 @@ import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { qualified } from "./internal/columns.js"
 import { orStorageError } from "./internal/errors.js"
 import { executeOn } from "./internal/execute.js"
 import { defaultCacheOptions, KeyCache, type KeyCacheOptions } from "./internal/KeyCache.js"
@@ -30,8 +31,7 @@ export const migrations = { "0027_access_version": accessVersion }
 
 // Sent as it is (`internal/execute.ts`): a key's first use on a process, 4,000 of them when as
 // many customers come back after a restart, each otherwise paying `@effect/sql`'s compile and span.
-const LOOKUP = `SELECT k.id, k.organisation_id, k.name, k.hash, k.scopes, k.allowed_ips, k.expires_at,
-    k.revoked_at, k.created_at, k.owner_id, k.created_by, k.last_used_at, k.grant_id, k.client_id,
+const LOOKUP = `SELECT ${qualified("k", apiKeyTable.selected)},
     o.name AS organisation_name, o.settings AS organisation_settings,
     o.test_mode AS organisation_test_mode, o.clock_frozen_at AS organisation_clock_frozen_at,
     o.access_version

@@ -11,7 +11,17 @@ import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { json, literal, nullable, type RowOfTable, table, text, timestamp, uuid } from "./internal/columns.js"
+import {
+  json,
+  literal,
+  nullable,
+  qualified,
+  type RowOfTable,
+  table,
+  text,
+  timestamp,
+  uuid
+} from "./internal/columns.js"
 import { orStorageError } from "./internal/errors.js"
 import { count, iso, type Timestamp } from "./internal/storedValues.js"
 import people from "./migrations/0025_people.js"
@@ -81,13 +91,6 @@ interface SessionWithAccountRow extends SessionRow {
   readonly account_password_hash: string | null
   readonly account_created_at: Timestamp
 }
-
-/** Prefixes each of a table's selected columns with an alias (`m.role`), for a join. */
-const qualified = (alias: string, selected: string) =>
-  selected
-    .split(", ")
-    .map((column) => `${alias}.${column}`)
-    .join(", ")
 
 export const make: Effect.Effect<
   Context.Tag.Service<typeof People.PeopleRepository>,

@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { atomically } from "./internal/atomically.js"
+import { qualified } from "./internal/columns.js"
 import { orStorageError } from "./internal/errors.js"
 import { purgeBefore } from "./internal/purge.js"
 import { count, decimal } from "./internal/storedValues.js"
@@ -34,10 +35,7 @@ interface DueRow {
   readonly attempt_count: number | string
 }
 
-const DELIVERY_COLUMNS = deliveryTable.list
-  .split(", ")
-  .map((column) => `d.${column}`)
-  .join(", ")
+const DELIVERY_COLUMNS = qualified("d", deliveryTable.list)
 
 export const make: Effect.Effect<
   Context.Tag.Service<typeof Webhooks.WebhookRepository>,

@@ -251,3 +251,10 @@ export const table = <D extends Readonly<Record<string, Declared<AnyColumn>>>>(
     }
   }
 }
+
+/** Prefixes each column of a list (`selected` or `list`) with a table's alias (`k.id`), for a join. */
+export const qualified = (alias: string, columns: string): string =>
+  columns
+    .split(", ")
+    .map((column) => `${alias}.${column}`)
+    .join(", ")

@@ -37,6 +37,7 @@ import {
   type WireValue,
   Writer
 } from "./pgliteWire.js"
+import { MAX_NAMED } from "./preparedStatements.js"
 
 /** Hands PostgreSQL one batch of frontend messages and resolves with its whole reply. */
 export type Exchange = (batch: Uint8Array) => Promise<Uint8Array>
@@ -71,8 +72,8 @@ export const inProcess =
     return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)
   }
 
-/** Distinct texts named per connection, as `preparedStatements.ts` bounds them on the server. */
-export const MAX_NAMED = 1000
+/** Distinct texts named per connection: the bound of the server's fast path. */
+export { MAX_NAMED }
 
 /** How old a plan may get: its statement is planned again, at its next run, after this (see the module comment). */
 export const REPLAN_EVERY_MS = 1000

@@ -33,7 +33,7 @@ import * as Pg from "pg"
  * but a few vary with their input (multi-row inserts, optional filters); past this bound a new text
  * is sent unnamed, so no connection holds an unbounded number of plans.
  */
-const MAX_NAMED = 1000
+export const MAX_NAMED = 1000
 
 type Query = (config: unknown, values?: unknown, callback?: unknown) => unknown
 
