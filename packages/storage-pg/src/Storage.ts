@@ -137,13 +137,35 @@ const pool = (options: ServerOptions, statements: Statements, pooler: Pooler) =>
     (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(1000))
   )
 
+/**
+ * Behind a pooler the statement timeout is not sent (see `Pooler`): the role's applies, and an
+ * operator who has not set one is told at start, since a statement could then run for ever.
+ */
+const warnWithoutTimeout = (opened: Pg.Pool) =>
+  Effect.tryPromise({
+    try: () => opened.query<{ statement_timeout: string }>("SHOW statement_timeout"),
+    catch: (cause) => new SqlError({ cause, message: "reading statement_timeout" })
+  }).pipe(
+    Effect.flatMap(({ rows }) =>
+      rows[0]?.statement_timeout === "0"
+        ? Effect.logWarning(
+            "behind the pooler no statement timeout is sent, and the database role has none: statements may run without limit; set one with ALTER ROLE ... SET statement_timeout = '30s'"
+          )
+        : Effect.void
+    )
+  )
+
 /** A PostgreSQL server: a pool, the migrations, the ports, on the statement path asked for. */
 export const layerServer = (options: ServerOptions): Layer.Layer<Ports | SqlClient.SqlClient, Errors.StorageError> =>
   onClient(
     Layer.scopedContext(
       Effect.gen(function* () {
         const statements = options.statements ?? "fast"
-        const opened = yield* pool(options, statements, options.pooler ?? "none")
+        const pooler = options.pooler ?? "none"
+        const opened = yield* pool(options, statements, pooler)
+        if (pooler === "transaction" && (options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS) > 0) {
+          yield* warnWithoutTimeout(opened)
+        }
         const client = yield* PgClient.fromPool({ acquire: Effect.succeed(opened), applicationName: "crm" })
         if (statements === "fast") useFastPath(client, opened)
         // The pool rides along for the gauges (`StoreGauges`), whichever the path.
