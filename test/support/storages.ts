@@ -72,6 +72,14 @@ const throughPooler = (url: string): string => {
   return pooled.toString()
 }
 
+/**
+ * `CRM_TEST_READ_ONLY_STANDBY=1`: each store is given a "standby" (`readUrl`) that is its own
+ * database through a read-only connection, so that every request the store would send to a
+ * standby (the REST API's GETs) fails if it writes, with no lag to make other keys' reads racy.
+ * The real standby's own suite is test/http/standby.pg.test.ts.
+ */
+const readOnlyStandby = process.env.CRM_TEST_READ_ONLY_STANDBY === "1"
+
 /** A new migrated database on the server (DATABASE_URL), dropped on release. */
 export const serverStore = (
   options: Omit<StoragePg.ServerOptions, "url"> = {}
@@ -81,6 +89,7 @@ export const serverStore = (
       Effect.map(freshDatabase(serverUrl!, { template: provided("serverTemplate") }), (database) =>
         StoragePg.layerServer({
           ...(poolerUrl === undefined ? {} : { pooler: "transaction" as const }),
+          ...(readOnlyStandby ? { readUrl: `${database.url}?options=-c%20default_transaction_read_only%3Don` } : {}),
           ...options,
           url: throughPooler(database.url)
         })

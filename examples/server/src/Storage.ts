@@ -17,14 +17,21 @@ export const StorageConfig = Config.all({
     Config.validate({ message: "must be 0 (no limit) or more", validation: (ms) => ms >= 0 }),
     Config.withDefault(StoragePg.DEFAULT_STATEMENT_TIMEOUT_MS)
   ),
-  pooler: Config.literal("none", "transaction")("CRM_DATABASE_POOLER").pipe(Config.withDefault("none" as const))
+  pooler: Config.literal("none", "transaction")("CRM_DATABASE_POOLER").pipe(Config.withDefault("none" as const)),
+  readUrl: Config.option(Config.redacted("CRM_READ_DATABASE_URL")),
+  standbyMaxLagMs: Config.integer("CRM_READ_MAX_LAG_MS").pipe(
+    Config.validate({ message: "must be 0 or more", validation: (ms) => ms >= 0 }),
+    Config.withDefault(StoragePg.DEFAULT_STANDBY_MAX_LAG_MS)
+  )
 })
 
 export const describe = (config: Config.Config.Success<typeof StorageConfig>): string =>
   Option.isSome(config.kind) && config.kind.value === "memory"
     ? "memory (nothing is kept when the process stops)"
     : Option.isSome(config.databaseUrl)
-      ? "PostgreSQL (DATABASE_URL)"
+      ? Option.isSome(config.readUrl)
+        ? "PostgreSQL (DATABASE_URL), reads from a standby (CRM_READ_DATABASE_URL)"
+        : "PostgreSQL (DATABASE_URL)"
       : `PGlite in ${config.dataDir}`
 
 /** `templateDir`: a migrated PGlite data directory a new `CRM_DATA_DIR` starts as a copy of. */
@@ -38,6 +45,8 @@ export const layerFrom = (
     dataDir: config.dataDir,
     statementTimeoutMs: config.statementTimeoutMs,
     pooler: config.pooler,
+    readUrl: config.readUrl,
+    standbyMaxLagMs: config.standbyMaxLagMs,
     ...options
   })
 }

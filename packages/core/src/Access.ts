@@ -93,6 +93,11 @@ export class Access extends Context.Tag("@crm/core/Access")<
     /** Spends (or, with `spend: false`, only reads) the key's budget. */
     readonly budget: (principal: Principal, spend: boolean) => Effect.Effect<RateDecision, StorageError>
     /**
+     * After a request of the key that may have written has ended: its later reads, wherever the
+     * store answers them from, see what it wrote (`RateLimiter.wrote`).
+     */
+    readonly wrote: (principal: Principal) => Effect.Effect<void, StorageError>
+    /**
      * Admission, one rule for every transport (REST, MCP over HTTP, MCP over stdio): the key, then
      * one unit of its budget, refused when it is spent. With `spend: false` only a look at the
      * budget (`GET /me` reports it, so it answers even when the budget is spent). What the key
@@ -557,6 +562,7 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
       rateLimit,
       authenticate,
       budget,
+      wrote: (principal) => limiter.wrote(principal.key.id, principal.key.organisation_id),
       admit: (token, clientAddress, spend) =>
         Effect.flatMap(bearerHash(token), (hash) =>
           admitting((atLeast) => principalOf(hash, clientAddress, atLeast), spend)

@@ -46,7 +46,12 @@ export const make = Effect.map(Effect.all([StoreProbe, StoreGauges]), ([probe, g
     ready: Effect.flatMap(
       probe.missingMigrations,
       (missing): Effect.Effect<HealthStatus, StorageError | NotMigrated> =>
-        missing.length > 0 ? Effect.fail(new NotMigrated({ missing })) : Effect.as(probe.ping, OK)
+        missing.length > 0
+          ? Effect.fail(new NotMigrated({ missing }))
+          : Effect.zipRight(
+              probe.ping,
+              Effect.map(probe.standby, (standby): HealthStatus => (standby === undefined ? OK : { ...OK, standby }))
+            )
     ),
     gauges: Effect.all({
       webhookDeliveries: gauges.webhookDeliveries,

@@ -28,7 +28,8 @@ import {
   challenged,
   clientAddressOf,
   deviceOf,
-  expectedOrigin
+  expectedOrigin,
+  servedAsKey
 } from "./edge/authenticate.js"
 import { permits } from "./edge/budget.js"
 import { type Endpoint, serveEndpoint } from "./edge/endpoint.js"
@@ -208,7 +209,12 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
     }
     return withKey(reached, guard.spendsBudget, (key) => {
       const permitted = permits(matched.route, guard, key.principal!)
-      return end(key, Either.isLeft(permitted) ? Effect.fail(permitted.left) : admitted(key, matched, url))
+      return end(
+        key,
+        Either.isLeft(permitted)
+          ? Effect.fail(permitted.left)
+          : servedAsKey(key.principal!, isWriting(matched.route), admitted(key, matched, url))
+      )
     })
   }
 
@@ -226,7 +232,12 @@ export const makeApp = <R = never>(table: ReadonlyArray<Mounted>, options: HttpO
       reached,
       true,
       (key) => {
-        const served = serveEndpoint(endpoint, key.incoming, url, key.principal!, options.maxBodyBytes)
+        // The endpoint's calls may write (MCP's tools): answered by the primary, then fenced as a write.
+        const served = servedAsKey(
+          key.principal!,
+          true,
+          serveEndpoint(endpoint, key.incoming, url, key.principal!, options.maxBodyBytes)
+        )
         // Admitted means the store answered (the budget is kept there).
         return end(key, outage.active() ? Effect.zipRight(outage.answered, served) : served)
       },

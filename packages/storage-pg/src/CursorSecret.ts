@@ -5,6 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { orStorageError } from "./internal/errors.js"
+import { onPrimary } from "./internal/standby.js"
 
 export const make: Effect.Effect<
   Context.Tag.Service<typeof Cursors.CursorSecret>,
@@ -19,7 +20,8 @@ export const make: Effect.Effect<
   return Cursors.CursorSecret.of({
     // Read first: once the secret exists (every call but a store's first), one statement. The
     // insert of a concurrent first caller, in this process or another, waits for the one that
-    // wins and then does nothing; the read after it, a statement of its own, sees the winner.
+    // wins and then does nothing; the read after it, a statement of its own, sees the winner. On
+    // the primary: the first use of a list's cursor writes, and a standby may not have the secret yet.
     get: (candidate) =>
       Effect.flatMap(stored, (secret) =>
         secret !== undefined
@@ -32,7 +34,7 @@ export const make: Effect.Effect<
                   : Effect.fail(new Errors.StorageError({ message: "the cursor secret was not stored" }))
               )
             )
-      ).pipe(Effect.map(Redacted.make), orStorageError("CursorSecret.get"))
+      ).pipe(Effect.map(Redacted.make), orStorageError("CursorSecret.get"), onPrimary)
   })
 })
 

@@ -15,6 +15,7 @@ import { toStorageError } from "./internal/errors.js"
 import { useFastPath } from "./internal/execute.js"
 import { PreparingClient } from "./internal/preparedStatements.js"
 import { ServerPool } from "./internal/serverPool.js"
+import { DEFAULT_MAX_LAG_MS, RoutingPool, Standby, StandbyTag, watch } from "./internal/standby.js"
 import { storeTypes } from "./internal/types.js"
 import { migrate } from "./Migrations.js"
 import * as PgliteClient from "./PgliteClient.js"
@@ -84,9 +85,21 @@ export interface ServerOptions extends LayerOptions {
    * the housekeeping's purges and the migrations; not sent behind a pooler (see `Pooler`).
    */
   readonly statementTimeoutMs?: number
+  /**
+   * A hot standby of the database (streaming replication), for the reads of requests marked
+   * `Reads.fromStandby`: the REST API's GETs. A key's reads never see less than its own writes
+   * (they wait up to 100 ms for the standby to replay them, then go to the primary); while the
+   * standby is unreachable or lags more than `standbyMaxLagMs`, the primary answers every read and
+   * readiness names the standby's state. `internal/standby.ts` says how.
+   */
+  readonly readUrl?: Redacted.Redacted | string
+  /** How far behind the primary the standby may be and still answer reads (default 5 s). */
+  readonly standbyMaxLagMs?: number
 }
 
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000
+
+export const DEFAULT_STANDBY_MAX_LAG_MS = DEFAULT_MAX_LAG_MS
 
 /** How long a statement waits for a connection, new or pooled, before the store counts as unreachable. */
 const CONNECT_TIMEOUT_MS = 5000
@@ -95,47 +108,42 @@ const CONNECT_TIMEOUT_MS = 5000
 const KEEP_ALIVE_DELAY_MS = 10_000
 
 /**
- * The pool, as `@effect/sql-pg` would make it, with clients that prepare their statements on the
- * fast path (`internal/preparedStatements.ts`). Connected once before use, so a wrong URL fails the
- * start.
+ * A pool, as `@effect/sql-pg` would make it, with clients that prepare their statements on the
+ * fast path (`internal/preparedStatements.ts`).
  */
-const pool = (options: ServerOptions, statements: Statements, pooler: Pooler) =>
+const pool = (options: ServerOptions, url: Redacted.Redacted | string, statements: Statements, pooler: Pooler) =>
   Effect.acquireRelease(
-    Effect.tryPromise({
-      try: async () => {
-        const pool = new Pg.Pool({
-          connectionString: Redacted.value(typeof options.url === "string" ? Redacted.make(options.url) : options.url),
-          application_name: "crm",
-          max: options.maxConnections ?? 10,
-          // pg waits forever by default, for a connection to a server that drops every packet as for
-          // a turn at a pool whose connections all hang: a request should get its 503 instead.
-          connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-          // A statement or a connection that goes silent must end too: the server cancels a
-          // statement past the timeout, and TCP keep-alive finds a connection whose peer is gone
-          // (a failover, a cut network) where the socket would otherwise wait for ever.
-          ...(pooler === "none"
-            ? { statement_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS }
-            : {}),
-          keepAlive: true,
-          keepAliveInitialDelayMillis: KEEP_ALIVE_DELAY_MS,
-          // The store's reading of each type (`internal/types.ts`), which PGlite is given too.
-          types: storeTypes,
-          ...(statements === "fast" && pooler === "none" ? { Client: PreparingClient } : {})
-        })
-        // An idle client's error (the server restarted) is the pool's to handle: it drops the client.
-        pool.on("error", () => {})
-        try {
-          await pool.query("SELECT 1")
-        } catch (error) {
-          await pool.end()
-          throw error
-        }
-        return pool
-      },
-      catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+    Effect.sync(() => {
+      const pool = new Pg.Pool({
+        connectionString: Redacted.value(typeof url === "string" ? Redacted.make(url) : url),
+        application_name: "crm",
+        max: options.maxConnections ?? 10,
+        // pg waits forever by default, for a connection to a server that drops every packet as for
+        // a turn at a pool whose connections all hang: a request should get its 503 instead.
+        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+        // A statement or a connection that goes silent must end too: the server cancels a
+        // statement past the timeout, and TCP keep-alive finds a connection whose peer is gone
+        // (a failover, a cut network) where the socket would otherwise wait for ever.
+        ...(pooler === "none" ? { statement_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS } : {}),
+        keepAlive: true,
+        keepAliveInitialDelayMillis: KEEP_ALIVE_DELAY_MS,
+        // The store's reading of each type (`internal/types.ts`), which PGlite is given too.
+        types: storeTypes,
+        ...(statements === "fast" && pooler === "none" ? { Client: PreparingClient } : {})
+      })
+      // An idle client's error (the server restarted) is the pool's to handle: it drops the client.
+      pool.on("error", () => {})
+      return pool
     }),
     (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(1000))
   )
+
+/** Connected once before use, so that a wrong URL fails the start. */
+const reached = (pool: Pg.Pool) =>
+  Effect.tryPromise({
+    try: () => pool.query("SELECT 1"),
+    catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+  })
 
 /**
  * Behind a pooler the statement timeout is not sent (see `Pooler`): the role's applies, and an
@@ -162,17 +170,30 @@ export const layerServer = (options: ServerOptions): Layer.Layer<Ports | SqlClie
       Effect.gen(function* () {
         const statements = options.statements ?? "fast"
         const pooler = options.pooler ?? "none"
-        const opened = yield* pool(options, statements, pooler)
+        const opened = yield* pool(options, options.url, statements, pooler)
+        yield* reached(opened)
         if (pooler === "transaction" && (options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS) > 0) {
           yield* warnWithoutTimeout(opened)
         }
-        const client = yield* PgClient.fromPool({ acquire: Effect.succeed(opened), applicationName: "crm" })
-        if (statements === "fast") useFastPath(client, opened)
+        // A standby that cannot be reached at start is not the start's failure: the primary answers.
+        const standby =
+          options.readUrl === undefined
+            ? undefined
+            : new Standby(
+                opened,
+                yield* pool(options, options.readUrl, statements, pooler),
+                options.standbyMaxLagMs ?? DEFAULT_STANDBY_MAX_LAG_MS
+              )
+        const routed = standby === undefined ? opened : (new RoutingPool(standby) as unknown as Pg.Pool)
+        const client = yield* PgClient.fromPool({ acquire: Effect.succeed(routed), applicationName: "crm" })
+        if (statements === "fast") useFastPath(client, routed)
+        if (standby !== undefined) yield* watch(standby)
         // The pool rides along for the gauges (`StoreGauges`), whichever the path.
-        return Context.make(PgClient.PgClient, client).pipe(
+        const context = Context.make(PgClient.PgClient, client).pipe(
           Context.add(SqlClient.SqlClient, client),
           Context.add(ServerPool, opened)
         )
+        return standby === undefined ? context : Context.add(context, StandbyTag, standby)
       })
     ).pipe(Layer.provide(Reactivity.layer)),
     options
@@ -228,13 +249,18 @@ export const layerFor = (options: {
   readonly statementTimeoutMs?: number
   readonly statements?: Statements
   readonly pooler?: Pooler
+  /** A standby for reads (`ServerOptions.readUrl`); with the server only. */
+  readonly readUrl?: Option.Option<Redacted.Redacted>
+  readonly standbyMaxLagMs?: number
 }): Layer.Layer<Ports | SqlClient.SqlClient, Errors.StorageError> =>
   Option.isSome(options.url)
     ? layerServer({
         url: options.url.value,
         ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
         ...(options.statements === undefined ? {} : { statements: options.statements }),
-        ...(options.pooler === undefined ? {} : { pooler: options.pooler })
+        ...(options.pooler === undefined ? {} : { pooler: options.pooler }),
+        ...(options.readUrl !== undefined && Option.isSome(options.readUrl) ? { readUrl: options.readUrl.value } : {}),
+        ...(options.standbyMaxLagMs === undefined ? {} : { standbyMaxLagMs: options.standbyMaxLagMs })
       })
     : layerPglite({
         dataDir: options.dataDir,

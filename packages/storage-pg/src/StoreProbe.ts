@@ -3,7 +3,9 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { isSqlError, orStorageError, sqlState } from "./internal/errors.js"
+import { StandbyTag } from "./internal/standby.js"
 import { migrations, TABLE } from "./Migrations.js"
 
 /** Each migration of this build by the id the migrator records (`0017_webhook_circuit` is 17). */
@@ -24,7 +26,7 @@ export const make: Effect.Effect<
   Context.Tag.Service<typeof Health.StoreProbe>,
   never,
   SqlClient.SqlClient
-> = Effect.map(SqlClient.SqlClient, (sql) => {
+> = Effect.map(Effect.all([SqlClient.SqlClient, Effect.serviceOption(StandbyTag)]), ([sql, standby]) => {
   let allApplied = false
   const applied = sql<{ readonly migration_id: number }>`SELECT migration_id FROM ${sql(TABLE)}`.pipe(
     Effect.catchIf(
@@ -41,7 +43,9 @@ export const make: Effect.Effect<
   )
   return Health.StoreProbe.of({
     ping: sql.unsafe("SELECT 1").pipe(Effect.asVoid, orStorageError("StoreProbe.ping")),
-    missingMigrations: Effect.suspend(() => (allApplied ? Effect.succeed([]) : applied))
+    missingMigrations: Effect.suspend(() => (allApplied ? Effect.succeed([]) : applied)),
+    // As the standby's watch last saw it (`internal/standby.ts`): readiness asks it nothing more.
+    standby: Effect.sync(() => (Option.isSome(standby) ? standby.value.state : undefined))
   })
 })
 

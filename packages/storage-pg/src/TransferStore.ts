@@ -91,9 +91,10 @@ export const TABLES: ReadonlyArray<Table> = [
  * (`crm org invite`). Its keys do travel, `created_by` and all: an id no account there has, which
  * gives nobody a member's rights over the key. A connected app's key travels too, but not its
  * grant: no token of the other store's server names that grant, so the key lets nothing in there,
- * and the app connects again.
+ * and the app connects again. The keys' read fences are positions in this store's history of
+ * writes (`internal/standby.ts`), which mean nothing in another's.
  */
-export const NOT_CARRIED: ReadonlyArray<string> = ["audit_log", "invitations", "memberships"]
+export const NOT_CARRIED: ReadonlyArray<string> = ["audit_log", "invitations", "memberships", "read_fences"]
 
 const BY_NAME = new Map(TABLES.map((table) => [table.name, table]))
 

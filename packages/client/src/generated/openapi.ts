@@ -2504,6 +2504,11 @@ export interface components {
         HealthStatus: {
             /** @constant */
             status: "ok";
+            standby?: {
+                /** @enum {string} */
+                state: "ok" | "behind" | "down";
+                lag_ms: number | null;
+            };
         };
         Hook: {
             /** Format: uuid */

@@ -34,5 +34,12 @@ export class RateLimiter extends Context.Tag("@crm/core/RateLimiter")<
         readonly spend: boolean
       }
     ) => Effect.Effect<RateDecision, StorageError>
+    /**
+     * Told after a request of the key that may have written has ended, its writes committed: a
+     * store that answers reads from a standby (`Reads.fromStandby`) records where its history
+     * stands, and a later take of the key, on any process, hands that on, so that the key's
+     * reads are not answered by a standby that has not replayed them. Other stores do nothing.
+     */
+    readonly wrote: (keyId: KeyId, organisationId: OrganisationId) => Effect.Effect<void, StorageError>
   }
 >() {}

@@ -13,7 +13,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto"
 import type { IncomingMessage } from "node:http"
-import { Access, Errors, type Organisation, People } from "@crm/core"
+import { Access, Errors, type Organisation, People, Reads } from "@crm/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -62,6 +62,25 @@ export const authenticateKey = (
       reached.admitted(admitted.principal, { limit: access.rateLimit, remaining: admitted.remaining })
     )
   )
+
+/**
+ * A keyed request served. A read (GET) is marked as one a standby may answer (`Reads`); after
+ * any other request, failed ones too (a batch fails after units it committed), the key's later
+ * reads must see what it wrote (`Access.wrote`). That record is the request's last statement: a
+ * failure of it is logged rather than answered, since the writes it follows are committed.
+ */
+export const servedAsKey = <A, E, R>(
+  principal: Access.Principal,
+  writing: boolean,
+  served: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R | Access.Access> =>
+  writing
+    ? Effect.onExit(served, () =>
+        Effect.flatMap(Access.Access, (access) => access.wrote(principal)).pipe(
+          Effect.catchAll((error) => Effect.logWarning("recording the key's last write for its standby reads", error))
+        )
+      )
+    : Effect.locally(served, Reads.fromStandby, true)
 
 /**
  * The authorization server's side of the MCP endpoint (issue 37): what grant an access token it
