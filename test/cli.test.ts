@@ -16,12 +16,14 @@ import * as StorageMemory from "@crm/storage-memory"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { run } from "../examples/server/src/Commands.js"
+import { parseCount } from "../examples/server/src/Workers.js"
 import { ADMIN_TOKEN, startServer, type TestServer } from "./support/server.js"
 import { bundled } from "./support/sources.js"
 import { memory } from "./support/storages.js"
@@ -339,5 +341,52 @@ describe("crm serve on an empty store", () => {
     expect(Server.publicUrlOf({ host: "127.0.0.1", port: 3000 })).toBe("http://127.0.0.1:3000")
     expect(Server.publicUrlOf({ host: "0.0.0.0", port: 8080 })).toBe("http://localhost:8080")
     expect(Server.publicUrlOf({ host: "::1", port: 3000 })).toBe("http://[::1]:3000")
+  })
+})
+
+describe("crm serve --workers N|auto (and CRM_WORKERS)", () => {
+  it("takes a whole number from 1 to 1024, or auto for one worker per core (at least one)", () => {
+    expect(parseCount("1", 8)).toEqual(Either.right(1))
+    expect(parseCount("2", 8)).toEqual(Either.right(2))
+    expect(parseCount(" 16 ", 2)).toEqual(Either.right(16))
+    expect(parseCount("auto", 8)).toEqual(Either.right(8))
+    expect(parseCount("auto", 1)).toEqual(Either.right(1))
+    expect(parseCount("auto", 0)).toEqual(Either.right(1))
+  })
+
+  it("refuses anything else, naming what it was given", () => {
+    for (const text of ["0", "-1", "1.5", "2e1", "0x2", "two", "", "Auto", "02", "1025"]) {
+      expect(parseCount(text, 8), text).toEqual(
+        Either.left(`workers must be auto or a whole number from 1 to 1024, got "${text}"`)
+      )
+    }
+  })
+})
+
+describe("the log of a worker of crm serve --workers N", () => {
+  it("names the worker in every line, and writes whole lines at most PIPE_BUF bytes at a time (the workers share one stdout)", async () => {
+    const writes: Array<string> = []
+    const output = { write: (chunk: string) => writes.push(chunk) }
+    await Effect.runPromise(
+      Effect.forEach(
+        Array.from({ length: 200 }, (_, i) => i),
+        (i) => Effect.logInfo(`line ${i} ${"\u00e9".repeat(i % 7 === 0 ? 3000 : 40)}`)
+      ).pipe(Effect.provide(Log.layer({ level: "info", format: "json", output, worker: 2 })))
+    )
+    expect(writes.length).toBeGreaterThan(1)
+    for (const chunk of writes) {
+      expect(chunk.endsWith("\n")).toBe(true)
+      // A line longer than that goes out alone.
+      if (chunk.indexOf("\n") !== chunk.length - 1) expect(Buffer.byteLength(chunk)).toBeLessThanOrEqual(4096)
+    }
+    const lines = writes
+      .join("")
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+    expect(lines.map((line) => line.msg)).toEqual(
+      Array.from({ length: 200 }, (_, i) => expect.stringMatching(`^line ${i} `))
+    )
+    expect(new Set(lines.map((line) => line.worker))).toEqual(new Set([2]))
   })
 })

@@ -61,6 +61,14 @@ export const LOAD_CORE = "0"
 export const CPU_COUNT = cpus().length
 const HAS_TASKSET = spawnSync("taskset", ["-V"], { stdio: "ignore" }).status === 0
 export const PIN = HAS_TASKSET && CPU_COUNT >= 2
+/**
+ * `BENCH_WORKERS=N`: our server as `crm serve --workers N`, free to run on every core rather than
+ * pinned to the server core (N processes on one core would measure only their overhead), so that
+ * its processes, PostgreSQL and the load share the machine as on a host. Compare N against
+ * `BENCH_WORKERS=1`, which runs one process the same way, not against a pinned run.
+ */
+export const WORKERS = process.env.BENCH_WORKERS === undefined ? undefined : envNumber("BENCH_WORKERS", 1)
+export const ALL_CORES = `0-${CPU_COUNT - 1}`
 
 /** The nearest-rank percentile `p` (0..100) of `values`; NaN for none. */
 export const percentile = (values: ReadonlyArray<number>, p: number): number => {
@@ -152,6 +160,28 @@ export const procCpuMs = (pid: number): number => {
   const fields = statFields(pid)
   return fields === undefined ? Number.NaN : ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK
 }
+
+/** The processes `pid` started, alive now (a supervisor's workers). */
+const childrenOf = (pid: number): Array<number> => {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number)
+    )
+  } catch {
+    return []
+  }
+}
+
+/** `procCpuMs` of `pid` and of the processes it started (`BENCH_WORKERS`: the supervisor and its workers). */
+export const procTreeCpuMs = (pid: number): number =>
+  childrenOf(pid).reduce((sum, child) => sum + (procCpuMs(child) || 0), procCpuMs(pid))
+
+/** `procRss` of `pid` and of the processes it started, added up. */
+export const procTreeRss = (pid: number): { rssMb: number; hwmMb: number } =>
+  childrenOf(pid).reduce((sum, child) => {
+    const rss = procRss(child)
+    return { rssMb: sum.rssMb + (rss.rssMb || 0), hwmMb: sum.hwmMb + (rss.hwmMb || 0) }
+  }, procRss(pid))
 
 /** CPU of this process plus its waited-for children (wrk, once it has exited), in ms. */
 export const selfAndChildrenCpuMs = (): number => {
@@ -255,9 +285,14 @@ export const stopChild = async (child: Child): Promise<void> => {
   }
 }
 
-/** A node process on the server core (with taskset, which execs: the pid is node's). */
-export const startNode = (name: string, nodeArgs: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Child => {
-  const [command, args] = pinned(SERVER_CORE, process.execPath, nodeArgs)
+/** A node process on the server core, or on `cores` (with taskset, which execs: the pid is node's). */
+export const startNode = (
+  name: string,
+  nodeArgs: ReadonlyArray<string>,
+  env: NodeJS.ProcessEnv,
+  cores: string = SERVER_CORE
+): Child => {
+  const [command, args] = pinned(cores, process.execPath, nodeArgs)
   const spawnedAtUs = nowUs()
   const proc = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] })
   const child: Child = {
@@ -381,16 +416,18 @@ export const startOurs = async (
 ) => {
   const port = await freePort()
   const prof = profileArgs(profile)
+  const workers = WORKERS === undefined ? [] : ["--workers", String(WORKERS)]
   const child = startNode(
-    `crm serve (${label})`,
-    [...prof.args, ...START_NODE_ARGS, ...(bin === OURS_BIN ? OURS_NODE_ARGS : []), bin, "serve"],
+    `crm serve${WORKERS === undefined ? "" : ` --workers ${WORKERS}`} (${label})`,
+    [...prof.args, ...START_NODE_ARGS, ...(bin === OURS_BIN ? OURS_NODE_ARGS : []), bin, "serve", ...workers],
     childEnv({
       PORT: String(port),
       HOST: "127.0.0.1",
       CRM_ADMIN_TOKEN: ADMIN_TOKEN,
       CRM_RATE_LIMIT: RATE_LIMIT,
       ...storageEnv
-    })
+    }),
+    WORKERS === undefined ? SERVER_CORE : ALL_CORES
   )
   const base = `http://127.0.0.1:${port}`
   const result = await served(child, base, prof.dir, "/api/v1/openapi.json", {})

@@ -1,6 +1,7 @@
 /**
  * One measured window: wrk at one or more servers at once, and what each process spent meanwhile.
- * Server CPU is the server process's utime + stime (all threads) over the window. PostgreSQL CPU is
+ * Server CPU is the server process's utime + stime (all threads) over the window, its workers'
+ * added (`BENCH_WORKERS`). PostgreSQL CPU is
  * measured twice: for the whole server (every postgres process, reaped backends included) and per
  * application_name (the backends pg_stat_activity lists for "crm" and "crm-baseline", each read
  * from /proc/<pid>/stat at the start, every 250 ms and at the end), which is what splits it between
@@ -13,7 +14,8 @@ import {
   nowUs,
   postgresCpuMs,
   procCpuMs,
-  procRss,
+  procTreeCpuMs,
+  procTreeRss,
   type Served,
   selfAndChildrenCpuMs,
   tail
@@ -114,7 +116,7 @@ export const measure = async (options: {
   const { targets } = options
   const backends = options.pg === undefined ? undefined : new BackendCpu(options.pg.client, options.pg.database)
   await backends?.start()
-  const server0 = targets.map((t) => procCpuMs(t.served.child.proc.pid!))
+  const server0 = targets.map((t) => procTreeCpuMs(t.served.child.proc.pid!))
   const pg0 = options.pg === undefined ? Number.NaN : postgresCpuMs()
   const machine0 = machineBusyMs()
   const load0 = selfAndChildrenCpuMs()
@@ -132,7 +134,7 @@ export const measure = async (options: {
     )
   )
   const to = nowUs()
-  const server1 = targets.map((t) => procCpuMs(t.served.child.proc.pid!))
+  const server1 = targets.map((t) => procTreeCpuMs(t.served.child.proc.pid!))
   const pg1 = options.pg === undefined ? Number.NaN : postgresCpuMs()
   const machine1 = machineBusyMs()
   const load1 = selfAndChildrenCpuMs()
@@ -148,7 +150,7 @@ export const measure = async (options: {
   const pgAll = pg1 - pg0
   const load = load1 - load0
   const figures: Array<TargetFigures> = targets.map((t, i) => {
-    const rss = procRss(t.served.child.proc.pid!)
+    const rss = procTreeRss(t.served.child.proc.pid!)
     return {
       result: results[i]!,
       serverCpuMs: serverCpu[i]!,

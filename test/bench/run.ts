@@ -40,6 +40,8 @@
  *                               builds' slots swapped, and reports the ratio with the first slot's
  *                               bias removed; `one` keeps the first order only
  *   BENCH_OURS_NODE_ARGS        node options for our server only, space-separated (V8 heap sizing...)
+ *   BENCH_WORKERS               our server as `crm serve --workers N` on every core instead of pinned to
+ *                               the server core (PostgreSQL only; compare with BENCH_WORKERS=1, run alike)
  *   BENCH_LOG_DIR               a directory that keeps each server's whole output (our request log,
  *                               and what BENCH_OURS_NODE_ARGS such as --trace-gc print)
  */
@@ -49,6 +51,7 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync } from "no
 import { join } from "node:path"
 import type pg from "pg"
 import {
+  ALL_CORES,
   CONNECTIONS,
   CPU_COUNT,
   call,
@@ -85,6 +88,7 @@ import {
   tail,
   tempDir,
   WARMUP,
+  WORKERS,
   WRK_THREADS,
   withClient
 } from "./harness.js"
@@ -828,8 +832,9 @@ const header = () => {
     `bench (${SCENARIO}): ${new Date().toISOString()}, commit ${head || "?"}${dirty > 0 ? ` + ${dirty} uncommitted changes` : ""}, ` +
       `node ${process.version}, ${CPU_COUNT} cores, ${wrkVersion}; ` +
       (PIN
-        ? `servers pinned to core ${SERVER_CORE}, wrk and the harness to core ${LOAD_CORE}`
+        ? `${WORKERS === undefined ? "servers" : "the bare server"} pinned to core ${SERVER_CORE}, wrk and the harness to core ${LOAD_CORE}`
         : "no pinning (taskset missing or one core)") +
+      (WORKERS === undefined ? "" : `; ours as crm serve --workers ${WORKERS} on cores ${ALL_CORES}`) +
       `; ${SECONDS} s per run after ${WARMUP} s warm-up, ` +
       (SCENARIO === "scale" ? "" : `${CONNECTIONS} connections and `) +
       `${WRK_THREADS} thread(s) per wrk` +

@@ -12,17 +12,20 @@ import type { ReadableStream as NodeReadableStream } from "node:stream/web"
 import { Api } from "@crm/http"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
+import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { runCommand } from "./Run.js"
-import { migrate, ServeConfig, serve } from "./Serve.js"
+import { migrate, ServeConfig, serveWith } from "./Serve.js"
 import { DEFAULT_OWNER_EMAIL } from "./Server.js"
+import * as Workers from "./Workers.js"
 
 /** What the commands read from the environment, shown under `crm --help`. */
 const ENVIRONMENT = `Environment:
@@ -41,7 +44,9 @@ const ENVIRONMENT = `Environment:
   CRM_STATEMENT_TIMEOUT_MS (PostgreSQL: longest a statement may run before it answers 503, default 30000; 0: none),
   CRM_DATABASE_POOLER (none|transaction: "transaction" behind PgBouncer in transaction mode, default none;
     statements then go unnamed, and the statement timeout is the database role's: docs/hosting.md),
-  CRM_METRICS_PORT (serves GET /metrics without the admin token on this port, on HOST),
+  CRM_METRICS_PORT (serves GET /metrics without the admin token on this port, on HOST; worker k of several: this + k - 1),
+  CRM_WORKERS (server processes, as serve --workers: N, or auto for one per core; default 1; more than 1 needs
+    DATABASE_URL),
   CRM_LOG_LEVEL (trace|debug|info|warn|error|silent, default info),
   CRM_LOG_FORMAT (json|pretty; default pretty on a terminal, JSON otherwise)
 `
@@ -112,8 +117,23 @@ const given = (fields: Record<string, Option.Option<unknown>>) =>
 
 const idArg = (name: string) => Args.text({ name })
 
-const serveCommand = Command.make("serve", {}, () => serve).pipe(
-  Command.withDescription("serve the REST API (PGlite in CRM_DATA_DIR, or DATABASE_URL)")
+const serveCommand = Command.make(
+  "serve",
+  {
+    workers: Options.text("workers").pipe(
+      Options.withPseudoName("N|auto"),
+      Options.withDescription("server processes: N, or auto for one per core (default CRM_WORKERS, else 1)"),
+      Options.mapEffect((text) =>
+        Either.mapLeft(Workers.parseCount(text), (message) => ValidationError.invalidValue(HelpDoc.p(message)))
+      ),
+      Options.optional
+    )
+  },
+  ({ workers }) => serveWith(workers)
+).pipe(
+  Command.withDescription(
+    "serve the REST API (PGlite in CRM_DATA_DIR, or DATABASE_URL; --workers N: N processes on DATABASE_URL)"
+  )
 )
 
 const migrateCommand = Command.make("migrate", {}, () => migrate).pipe(

@@ -35,6 +35,8 @@ export interface LogSettings {
   readonly level: Level
   readonly format: Format
   readonly output: Output
+  /** Which worker of `crm serve --workers N` this process is: every line then names it (`worker`). */
+  readonly worker?: number
 }
 
 const EFFECT_LEVEL: Record<Level, LogLevel.LogLevel> = {
@@ -57,8 +59,30 @@ export const config = (output: Output): Config.Config<LogSettings> =>
     output: Config.succeed(output)
   })
 
-/** Lines gathered between writes: at most one write per turn of the event loop, or per 64 kB. */
-const makeSink = (output: Output) => {
+/**
+ * The most a worker writes at once: PIPE_BUF, the largest write to a pipe that another process's
+ * cannot cut into (the workers of `crm serve --workers N` share the supervisor's stdout). Counted in
+ * UTF-16 units, each at most 3 bytes of UTF-8.
+ */
+const SHARED_WRITE = Math.floor(4096 / 3)
+
+/** `chunk`, whole lines, in pieces of at most `limit` (a longer line alone). */
+const writeInPieces = (output: Output, chunk: string, limit: number) => {
+  let from = 0
+  while (chunk.length - from > limit) {
+    const end = chunk.lastIndexOf("\n", from + limit - 1)
+    const cut = end < from ? chunk.indexOf("\n", from + limit) : end
+    output.write(chunk.slice(from, cut + 1))
+    from = cut + 1
+  }
+  if (from < chunk.length) output.write(chunk.slice(from))
+}
+
+/**
+ * Lines gathered between writes: at most one write per turn of the event loop, or per 64 kB; in a
+ * worker, in pieces no other process's write can split (`SHARED_WRITE`).
+ */
+const makeSink = (output: Output, shared: boolean) => {
   let pending = ""
   let scheduled = false
   const flush = () => {
@@ -66,7 +90,8 @@ const makeSink = (output: Output) => {
     if (pending === "") return
     const chunk = pending
     pending = ""
-    output.write(chunk)
+    if (shared && chunk.length > SHARED_WRITE) writeInPieces(output, chunk, SHARED_WRITE)
+    else output.write(chunk)
   }
   return {
     flush,
@@ -165,8 +190,14 @@ type Push = (line: string, urgent: boolean) => void
 
 const render = (settings: LogSettings) => {
   const colour = settings.output.isTTY === true
-  return (record: Record<string, unknown>): string =>
+  const { worker } = settings
+  const line = (record: Record<string, unknown>): string =>
     settings.format === "json" ? json(record) : pretty(record, colour)
+  if (worker === undefined) return line
+  return (record: Record<string, unknown>): string => {
+    record.worker = worker
+    return line(record)
+  }
 }
 
 export const make = (settings: LogSettings, push: Push): Logger.Logger<unknown, void> => {
@@ -199,7 +230,7 @@ export const layer = (settings: LogSettings): Layer.Layer<RequestLog> =>
   Layer.unwrapScoped(
     Effect.map(
       Effect.acquireRelease(
-        Effect.sync(() => makeSink(settings.output)),
+        Effect.sync(() => makeSink(settings.output, settings.worker !== undefined)),
         (sink) => Effect.sync(sink.flush)
       ),
       (sink) =>

@@ -6,7 +6,9 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Log from "./Log.js"
+import { leave, WorkerConfig } from "./Workers.js"
 
 const failed = (cause: Cause.Cause<unknown>) =>
   Cause.isInterruptedOnly(cause)
@@ -21,7 +23,10 @@ const failed = (cause: Cause.Cause<unknown>) =>
 export const runCommand = (command: Effect.Effect<void, unknown>) => {
   // As console.log does: a reader of the log that went away (EPIPE) must not take the server down.
   process.stdout.on("error", () => {})
-  Effect.flatMap(Log.config(process.stdout), (settings) =>
-    command.pipe(Effect.catchAllCause(failed), Effect.provide(Log.layer(settings)))
-  ).pipe(NodeRuntime.runMain({ disablePrettyLogger: true }))
+  Effect.flatMap(Effect.all([Log.config(process.stdout), WorkerConfig]), ([settings, worker]) =>
+    command.pipe(
+      Effect.catchAllCause(failed),
+      Effect.provide(Log.layer(Option.isSome(worker) ? { ...settings, worker: worker.value } : settings))
+    )
+  ).pipe(Effect.ensuring(leave), NodeRuntime.runMain({ disablePrettyLogger: true }))
 }

@@ -1,6 +1,7 @@
 /**
- * What `crm serve` and `crm migrate` run: the server on the configured store, and the migrations
- * alone. Loaded at every start, so it imports nothing of the command-line parser (`Commands.ts`).
+ * What `crm serve` and `crm migrate` run: the server on the configured store (or a supervisor of
+ * several, `Workers.ts`), and the migrations alone. Loaded at every start, so it imports nothing of
+ * the command-line parser (`Commands.ts`).
  */
 
 import { existsSync, readFileSync } from "node:fs"
@@ -13,6 +14,7 @@ import * as Option from "effect/Option"
 import * as Server from "./Server.js"
 import * as Storage from "./Storage.js"
 import * as WebhookWorker from "./WebhookWorker.js"
+import * as Workers from "./Workers.js"
 
 /** A comma-separated list, blank entries left out; unset, empty. */
 const commaSeparated = (config: Config.Config<string>): Config.Config<ReadonlyArray<string>> =>
@@ -94,18 +96,22 @@ const prebuiltOpenApi = (): string | undefined => {
   return existsSync(file) ? readFileSync(file, "utf8") : undefined
 }
 
-export const serve = Effect.gen(function* () {
+/** One server process: today's `crm serve`, and each worker of a supervisor. */
+const serveOne = Effect.gen(function* () {
   const { publicUrl, metricsPort, allowPrivateTargets, webhookConcurrency, ...options } = yield* ServeConfig
   const openApiDocument = prebuiltOpenApi()
   const storage = yield* Storage.StorageConfig
   const mail = yield* MailConfig
   const ownerEmail = yield* OwnerConfig
+  const worker = yield* Workers.WorkerConfig
+  yield* Workers.ignoreRepeatedSignals
   yield* Effect.logInfo(`storage: ${Storage.describe(storage)}`)
-  return yield* Layer.launch(
+  return yield* Layer.build(
     Server.layer(
       {
         ...options,
-        bootstrap: true,
+        // Of several workers starting at once on an empty store, one makes its first organisation.
+        bootstrap: Option.isNone(worker) || worker.value === 1,
         ...(Option.isSome(ownerEmail) ? { ownerEmail: ownerEmail.value } : {}),
         ...(openApiDocument === undefined ? {} : { openApiDocument }),
         ...(Option.isSome(publicUrl) ? { publicUrl: publicUrl.value } : {}),
@@ -116,10 +122,26 @@ export const serve = Effect.gen(function* () {
       Storage.layerFrom(storage, { templateDir: templateDir() })
     )
   ).pipe(
+    Effect.zipRight(Workers.announceReady),
+    Effect.zipRight(Effect.never),
+    Effect.scoped,
     // Told once everything has closed (requests answered, workers stopped, the database let go).
     Effect.onInterrupt(() => Effect.logInfo("stopped"))
   )
 })
+
+/**
+ * `crm serve`: one server process, or with `workers` (`--workers`, else CRM_WORKERS) above 1 a
+ * supervisor of that many (`Workers.ts`). A worker is a server whatever CRM_WORKERS says.
+ */
+export const serveWith = (workers: Option.Option<number>) =>
+  Effect.gen(function* () {
+    if (Workers.isWorker()) return yield* serveOne
+    const count = Option.isSome(workers) ? workers.value : yield* Workers.WorkersConfig
+    return yield* count === 1 ? serveOne : Workers.supervise(count)
+  })
+
+export const serve = serveWith(Option.none())
 
 export const migrate = Effect.gen(function* () {
   const storage = yield* Storage.StorageConfig
