@@ -95,6 +95,10 @@ const crashed = (incoming: IncomingMessage, response: ServerResponse): string =>
 /** Node's defaults, stated so that what the OpenAPI document says holds whatever node's flags are. */
 const HEADERS_TIMEOUT_MS = 60_000
 const REQUEST_TIMEOUT_MS = 300_000
+/** At shutdown, how long requests under way have to be answered before their connections are cut. */
+const DRAIN_MS = 10_000
+/** How often, while draining, connections whose request has been answered are closed. */
+const DRAIN_CHECK_MS = 50
 
 /** How long a refused client has to read its answer before its connection is cut. */
 const LINGER_MS = 1000
@@ -236,9 +240,17 @@ export const listen = <R>(
       }),
       () =>
         Effect.async<void>((resume) => {
-          server.close(() => resume(Effect.void))
-          // Keep-alive sockets would hold `close` open until their clients go away.
-          server.closeAllConnections()
+          // No new connections; idle keep-alive ones closed now, and each busy one as soon as its
+          // request is answered (node keeps it open for the next request otherwise), so that a
+          // request under way at shutdown gets its answer. Past the bound the rest are cut.
+          const idle = setInterval(() => server.closeIdleConnections(), DRAIN_CHECK_MS)
+          const cut = setTimeout(() => server.closeAllConnections(), DRAIN_MS)
+          server.close(() => {
+            clearInterval(idle)
+            clearTimeout(cut)
+            resume(Effect.void)
+          })
+          server.closeIdleConnections()
         })
     )
     const bound = server.address() as AddressInfo
