@@ -44,6 +44,8 @@ const ENVIRONMENT = `Environment:
   CRM_STATEMENT_TIMEOUT_MS (PostgreSQL: longest a statement may run before it answers 503, default 30000; 0: none),
   CRM_DATABASE_POOLER (none|transaction: "transaction" behind PgBouncer in transaction mode, default none;
     statements then go unnamed, and the statement timeout is the database role's: docs/hosting.md),
+  CRM_READ_DATABASE_URL (a hot standby of DATABASE_URL that answers the REST API's GETs; a key's reads never miss
+    its own writes), CRM_READ_MAX_LAG_MS (how far behind it may be and still answer, default 5000),
   CRM_METRICS_PORT (serves GET /metrics without the admin token on this port, on HOST; worker k of several: this + k - 1),
   CRM_WORKERS (server processes, as serve --workers: N, or auto for one per core; default 1; more than 1 needs
     DATABASE_URL),
