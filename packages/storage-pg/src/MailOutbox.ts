@@ -30,8 +30,8 @@ export const make: Effect.Effect<Context.Tag.Service<typeof Mail.MailOutbox>, ne
       // one is taking instead of waiting for them, and the lease keeps them away once it commits.
       claimDue: (now, leaseUntil, limit) =>
         sql<MailRow>`UPDATE mail_outbox SET attempts = attempts + 1, next_attempt_at = ${leaseUntil}::timestamptz
-        WHERE id IN (
-          SELECT id FROM mail_outbox
+        WHERE (organisation_id, id) IN (
+          SELECT organisation_id, id FROM mail_outbox
           WHERE status = 'queued' AND next_attempt_at <= ${now}::timestamptz
           ORDER BY next_attempt_at, id LIMIT ${limit}
           FOR UPDATE SKIP LOCKED)

@@ -31,6 +31,7 @@ import testClock from "./migrations/0020_test_clock.js"
 import upsertKeys from "./migrations/0021_upsert_keys.js"
 import idempotencyPayload from "./migrations/0022_idempotency_payload.js"
 import cursorSecret from "./migrations/0023_cursor_secret.js"
+import tenantKeys, { prepare as prepareTenantKeys } from "./migrations/0030_tenant_keys.js"
 import { type Migration, portMigrations } from "./PortModules.js"
 
 const written: Readonly<Record<string, Migration>> = {
@@ -56,8 +57,17 @@ const written: Readonly<Record<string, Migration>> = {
   "0020_test_clock": testClock,
   "0021_upsert_keys": upsertKeys,
   "0022_idempotency_payload": idempotencyPayload,
-  "0023_cursor_secret": cursorSecret
+  "0023_cursor_secret": cursorSecret,
+  "0030_tenant_keys": tenantKeys
 }
+
+/**
+ * What a migration does before the transaction, by its number, when it is the next to apply: the
+ * work that must not run inside one (CREATE INDEX CONCURRENTLY) or that would hold the
+ * transaction's locks for as long as it reads a large table. A store further behind skips it, and
+ * the migration does the same work in its transaction.
+ */
+const before: ReadonlyMap<number, Migration> = new Map([[30, prepareTenantKeys]])
 
 /** Every migration by name; throws at load when two share a number, which the migrator would apply as one. */
 export const migrations: Readonly<Record<string, Migration>> = (() => {
@@ -81,9 +91,36 @@ const MIGRATION_LOCK = "7260118003912470001"
 
 const run = Migrator.make({})
 
+/** The `before` step of the next migration, if it has one and the store has applied the ones before it. */
+const beforeNext = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const [table] = yield* sql<{ present: boolean }>`SELECT to_regclass(${TABLE}) IS NOT NULL AS present`
+  if (table?.present !== true) return
+  const [row] = yield* sql<{ last: number | null }>`SELECT max(migration_id) AS last FROM ${sql(TABLE)}`
+  const step = row?.last == null ? undefined : before.get(row.last + 1)
+  if (step !== undefined) yield* step
+})
+
+/**
+ * Foreign keys a migration added NOT VALID (enforced for new rows at once), checked against the
+ * rows already there after its transaction, under SHARE UPDATE EXCLUSIVE: reads and writes go on
+ * while the table is read. Run at every `migrate`, so that a process stopped in between leaves none
+ * unchecked; with none pending it is one catalogue query.
+ */
+const validateForeignKeys = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const pending = yield* sql<{ relation: string; name: string }>`SELECT conrelid::regclass::text AS relation,
+      conname AS name
+    FROM pg_constraint WHERE contype = 'f' AND NOT convalidated AND connamespace = current_schema()::regnamespace`
+  for (const { name, relation } of pending) {
+    yield* sql.unsafe(`ALTER TABLE ${relation} VALIDATE CONSTRAINT ${name}`)
+  }
+})
+
 /**
  * Applies the migrations not yet applied; returns those it applied. Safe to run from several
  * processes at once: the first takes an advisory lock, the others wait and then find nothing to do.
+ * The steps outside the transaction (`before`, and validating foreign keys) are each safe to repeat.
  */
 export const migrate: Effect.Effect<
   ReadonlyArray<readonly [id: number, name: string]>,
@@ -91,7 +128,8 @@ export const migrate: Effect.Effect<
   SqlClient.SqlClient
 > = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  return yield* sql.withTransaction(
+  yield* beforeNext
+  const applied = yield* sql.withTransaction(
     Effect.gen(function* () {
       yield* sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK}::bigint)`
       // Created here (same shape as the migrator's own) because the migrator probes for the
@@ -104,6 +142,8 @@ export const migrate: Effect.Effect<
       return yield* run({ loader: Migrator.fromRecord(migrations), table: TABLE })
     })
   )
+  yield* validateForeignKeys
+  return applied
 }).pipe(
   // The migrator turns a failing migration into a defect; the caller should see a failure.
   Effect.catchAllDefect((defect) => Effect.fail(defect)),

@@ -76,16 +76,17 @@ export const make: Effect.Effect<
   // New items start untracked; the caller has made sure the ones that go held no stock.
   const syncItems = (organisationId: string, product: Inventory.Product) =>
     Effect.all([
-      sql`DELETE FROM stock_levels WHERE product_id = ${product.id}::uuid
+      sql`DELETE FROM stock_levels WHERE organisation_id = ${organisationId}::uuid AND product_id = ${product.id}::uuid
         AND NOT (item_id = ANY(${itemKeys(product)}::uuid[]))`,
       sql`INSERT INTO stock_levels (item_id, organisation_id, product_id, level)
         SELECT key, ${organisationId}::uuid, ${product.id}::uuid, NULL FROM unnest(${itemKeys(product)}::uuid[]) AS key
-        ON CONFLICT (item_id) DO NOTHING`,
+        ON CONFLICT (organisation_id, item_id) DO NOTHING`,
       // Clamped to the integer column: only the stock filter reads it, and a sum over many variants
       // (each at most StockLedger.MAX_LEVEL) may pass 2^31 while every band stays the same.
       sql`UPDATE products SET stock = (SELECT CASE WHEN sum(level) > 2147483647 THEN 2147483647 ELSE sum(level) END
-        FROM stock_levels WHERE stock_levels.product_id = products.id)
-        WHERE id = ${product.id}::uuid`
+        FROM stock_levels WHERE stock_levels.organisation_id = products.organisation_id
+          AND stock_levels.product_id = products.id)
+        WHERE organisation_id = ${organisationId}::uuid AND id = ${product.id}::uuid`
     ])
 
   return Inventory.ProductRepository.of({

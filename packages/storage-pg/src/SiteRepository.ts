@@ -46,7 +46,8 @@ export const make: Effect.Effect<
         uniqueGuard(
           sql,
           "site_pages_path",
-          sql<{ id: Sites.PageId }>`SELECT id FROM site_pages WHERE site_id = ${page.site_id}::uuid
+          sql<{ id: Sites.PageId }>`SELECT id FROM site_pages WHERE organisation_id = ${organisationId}::uuid
+            AND site_id = ${page.site_id}::uuid
             AND path = ${page.path} AND archived_at IS NULL`,
           (holder) => Sites.pathTaken(page.path, holder)
         )
@@ -63,7 +64,8 @@ export const make: Effect.Effect<
         uniqueGuard(
           sql,
           "site_posts_slug",
-          sql<{ id: Sites.PostId }>`SELECT id FROM site_posts WHERE site_id = ${post.site_id}::uuid
+          sql<{ id: Sites.PostId }>`SELECT id FROM site_posts WHERE organisation_id = ${organisationId}::uuid
+            AND site_id = ${post.site_id}::uuid
             AND slug = ${post.slug} AND archived_at IS NULL`,
           (holder) => Sites.slugTaken(post.slug, holder)
         )

@@ -29,8 +29,8 @@ export const make: Effect.Effect<
           // Conditional on the level the movement was computed from, so a caller that did not
           // hold the product cannot write a level the ledger does not add up to.
           const moved = yield* sql`UPDATE stock_levels SET level = ${movement.level}::integer
-              WHERE item_id = ${key}::uuid AND product_id = ${movement.product_id}::uuid
-                AND COALESCE(level, 0) = ${(movement.level ?? 0) - movement.quantity}::integer
+              WHERE organisation_id = ${organisationId}::uuid AND item_id = ${key}::uuid
+                AND product_id = ${movement.product_id}::uuid AND COALESCE(level, 0) = ${(movement.level ?? 0) - movement.quantity}::integer
               RETURNING item_id`
           if (moved.length === 0) return yield* stale(`the level of ${key} is not the one the movement started from`)
           yield* sql`INSERT INTO stock_movements ${stockMovementTable.insert(sql, movement, {
@@ -39,8 +39,9 @@ export const make: Effect.Effect<
           // Clamped like ProductRepository's: the filter column is an integer, a variant sum may pass it.
           yield* sql`UPDATE products
               SET stock = (SELECT CASE WHEN sum(level) > 2147483647 THEN 2147483647 ELSE sum(level) END
-                FROM stock_levels WHERE stock_levels.product_id = products.id)
-              WHERE id = ${movement.product_id}::uuid`
+                FROM stock_levels WHERE stock_levels.organisation_id = products.organisation_id
+                  AND stock_levels.product_id = products.id)
+              WHERE organisation_id = ${organisationId}::uuid AND id = ${movement.product_id}::uuid`
         })
       ).pipe(orStorageError("StockLedgerStore.append")),
     list: (organisationId, productId, filter, page) =>

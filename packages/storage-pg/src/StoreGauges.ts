@@ -1,6 +1,7 @@
 /**
  * The backlogs, one statement each: the pending deliveries and the queued mail through their
- * partial indexes (`WHERE status = ...`), the event log's head through its primary key. The pool's
+ * partial indexes (`WHERE status = ...`), the event log's head through its primary key, one probe per
+ * organisation (the key leads with it: `max(id)` over the whole table would read it all). The pool's
  * use is read from the pool itself (`ServerPool`, there on the PostgreSQL server only), without a
  * statement.
  */
@@ -40,7 +41,9 @@ export const make: Effect.Effect<
       Effect.map(backlogOf),
       orStorageError("StoreGauges.mail")
     ),
-    eventsHead: sql<{ readonly head: number | string | bigint | null }>`SELECT max(id) AS head FROM events`.pipe(
+    eventsHead: sql<{ readonly head: number | string | bigint | null }>`SELECT max(newest.id) AS head
+      FROM organisations o
+      CROSS JOIN LATERAL (SELECT max(id) AS id FROM events WHERE organisation_id = o.id) newest`.pipe(
       Effect.map((rows) => BigInt(rows[0]?.head ?? 0)),
       orStorageError("StoreGauges.eventsHead")
     ),

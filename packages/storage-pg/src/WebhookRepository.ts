@@ -95,7 +95,7 @@ export const make: Effect.Effect<
         Effect.gen(function* () {
           yield* sql`SELECT id FROM api_keys WHERE id = ${hook.key_id}::uuid FOR UPDATE`
           const [held] = yield* sql<{ n: string }>`SELECT count(*) AS n FROM webhook_hooks
-              WHERE key_id = ${hook.key_id}::uuid`
+              WHERE organisation_id = ${hook.organisation_id}::uuid AND key_id = ${hook.key_id}::uuid`
           if (count(held!.n) >= limit) return false
           yield* sql`INSERT INTO webhook_hooks ${hookTable.insert(sql, hook)}`
           return true
@@ -107,7 +107,10 @@ export const make: Effect.Effect<
 
     update: (hook) =>
       sql`UPDATE webhook_hooks SET ${hookTable.assignments(sql, hook, HOOK_KEPT)}
-        WHERE id = ${hook.id}::uuid`.pipe(Effect.asVoid, orStorageError("WebhookRepository.update")),
+        WHERE organisation_id = ${hook.organisation_id}::uuid AND id = ${hook.id}::uuid`.pipe(
+        Effect.asVoid,
+        orStorageError("WebhookRepository.update")
+      ),
 
     remove: (owner, id) =>
       sql`DELETE FROM webhook_hooks WHERE ${owned(owner, id)} RETURNING id`.pipe(
@@ -158,8 +161,8 @@ export const make: Effect.Effect<
       Effect.gen(function* () {
         const hooks = yield* sql<HookRow>`UPDATE webhook_hooks SET lease_until = ${input.leaseUntil}::timestamptz,
                 lease_token = ${input.token}::uuid
-              WHERE id IN (
-                SELECT h.id FROM webhook_hooks h
+              WHERE (organisation_id, id) IN (
+                SELECT h.organisation_id, h.id FROM webhook_hooks h
                 CROSS JOIN LATERAL (SELECT d.event_id FROM webhook_deliveries d
                   WHERE d.hook_id = h.id AND d.status = 'pending'
                     AND (d.attempt_count = 0 OR d.next_attempt_at <= ${input.now}::timestamptz)
@@ -173,9 +176,10 @@ export const make: Effect.Effect<
               RETURNING ${columns}`
         if (hooks.length === 0) return []
         const due = yield* sql<DueRow>`SELECT d.hook_id, d.id, d.event_id, d.body, d.attempt_count
-              FROM unnest(${textArray(hooks.map((row) => row.id))}::uuid[]) AS h (id)
+              FROM unnest(${textArray(hooks.map((row) => row.organisation_id))}::uuid[],
+                ${textArray(hooks.map((row) => row.id))}::uuid[]) AS h (organisation_id, id)
               CROSS JOIN LATERAL (SELECT hook_id, id, event_id, body, attempt_count FROM webhook_deliveries
-                WHERE hook_id = h.id AND status = 'pending'
+                WHERE organisation_id = h.organisation_id AND hook_id = h.id AND status = 'pending'
                   AND (attempt_count = 0 OR next_attempt_at <= ${input.now}::timestamptz)
                 ORDER BY event_id LIMIT ${input.perHook}) d
               ORDER BY d.event_id`
@@ -199,25 +203,28 @@ export const make: Effect.Effect<
     recordAttempt: (record) => {
       const { attempt } = record
       return sql<HookRow>`WITH attempt AS (
-            INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, duration_ms, response_excerpt, error)
-            SELECT id, ${attempt.attempted_at}::timestamptz, ${attempt.status_code}::integer,
+            INSERT INTO webhook_attempts (organisation_id, delivery_id, attempted_at, status_code, duration_ms,
+              response_excerpt, error)
+            SELECT organisation_id, id, ${attempt.attempted_at}::timestamptz, ${attempt.status_code}::integer,
               ${attempt.duration_ms}::integer, ${attempt.response_excerpt}, ${attempt.error}
-            FROM webhook_deliveries WHERE id = ${record.deliveryId}::uuid),
+            FROM webhook_deliveries
+            WHERE organisation_id = ${record.organisationId}::uuid AND id = ${record.deliveryId}::uuid),
           delivery AS (
             UPDATE webhook_deliveries SET status = ${record.status}, attempt_count = ${record.attemptCount},
               next_attempt_at = ${record.nextAttemptAt}::timestamptz
-            WHERE id = ${record.deliveryId}::uuid),
+            WHERE organisation_id = ${record.organisationId}::uuid AND id = ${record.deliveryId}::uuid),
           -- A disabled hook sends nothing more: what it still has pending fails with it.
           disabled AS (
             UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL
-            WHERE ${record.disable}::text IS NOT NULL AND hook_id = ${record.hookId}::uuid AND status = 'pending'
+            WHERE ${record.disable}::text IS NOT NULL AND organisation_id = ${record.organisationId}::uuid
+              AND hook_id = ${record.hookId}::uuid AND status = 'pending'
               AND id <> ${record.deliveryId}::uuid)
         UPDATE webhook_hooks SET failing_since = ${record.failingSince}::timestamptz,
           unanswered_attempts = ${record.unansweredAttempts}::integer, paused_until = ${record.pausedUntil}::timestamptz,
           active = active AND ${record.disable}::text IS NULL,
           disabled_reason = coalesce(${record.disable}::text, disabled_reason),
           updated_at = CASE WHEN ${record.disable}::text IS NULL THEN updated_at ELSE ${record.at}::timestamptz END
-        WHERE id = ${record.hookId}::uuid
+        WHERE organisation_id = ${record.organisationId}::uuid AND id = ${record.hookId}::uuid
         RETURNING ${columns}`.pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toHook)),
         orStorageError("WebhookRepository.recordAttempt")
