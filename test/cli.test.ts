@@ -23,6 +23,7 @@ import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { run } from "../examples/server/src/Commands.js"
+import * as StorageSettings from "../examples/server/src/Storage.js"
 import { parseCount } from "../examples/server/src/Workers.js"
 import { ADMIN_TOKEN, startServer, type TestServer } from "./support/server.js"
 import { bundled } from "./support/sources.js"
@@ -388,5 +389,33 @@ describe("the log of a worker of crm serve --workers N", () => {
       Array.from({ length: 200 }, (_, i) => expect.stringMatching(`^line ${i} `))
     )
     expect(new Set(lines.map((line) => line.worker))).toEqual(new Set([2]))
+  })
+})
+
+describe("the PostgreSQL settings of crm serve", () => {
+  const read = (env: Record<string, string>) =>
+    Effect.runSyncExit(
+      Effect.withConfigProvider(StorageSettings.StorageConfig, ConfigProvider.fromMap(new Map(Object.entries(env))))
+    )
+
+  it("takes the pool size, the standby and its lag bound, with their defaults", () => {
+    const defaults = read({})
+    expect(Exit.isSuccess(defaults) && defaults.value).toMatchObject({
+      poolSize: 10,
+      readUrl: Option.none(),
+      standbyMaxLagMs: 5000
+    })
+    const given = read({
+      CRM_DATABASE_POOL_SIZE: "3",
+      CRM_READ_DATABASE_URL: "postgres://standby/crm",
+      CRM_READ_MAX_LAG_MS: "250"
+    })
+    expect(Exit.isSuccess(given) && given.value).toMatchObject({ poolSize: 3, standbyMaxLagMs: 250 })
+    expect(Exit.isSuccess(given) && Option.isSome(given.value.readUrl)).toBe(true)
+  })
+
+  it("refuses a pool of no connections and a negative lag bound", () => {
+    expect(Exit.isFailure(read({ CRM_DATABASE_POOL_SIZE: "0" }))).toBe(true)
+    expect(Exit.isFailure(read({ CRM_READ_MAX_LAG_MS: "-1" }))).toBe(true)
   })
 })

@@ -44,6 +44,7 @@ const ENVIRONMENT = `Environment:
   CRM_STATEMENT_TIMEOUT_MS (PostgreSQL: longest a statement may run before it answers 503, default 30000; 0: none),
   CRM_DATABASE_POOLER (none|transaction: "transaction" behind PgBouncer in transaction mode, default none;
     statements then go unnamed, and the statement timeout is the database role's: docs/hosting.md),
+  CRM_DATABASE_POOL_SIZE (PostgreSQL connections per server process, default 10; as many again to a standby),
   CRM_READ_DATABASE_URL (a hot standby of DATABASE_URL that answers the REST API's GETs; a key's reads never miss
     its own writes), CRM_READ_MAX_LAG_MS (how far behind it may be and still answer, default 5000),
   CRM_METRICS_PORT (serves GET /metrics without the admin token on this port, on HOST; worker k of several: this + k - 1),

@@ -18,6 +18,10 @@ export const StorageConfig = Config.all({
     Config.withDefault(StoragePg.DEFAULT_STATEMENT_TIMEOUT_MS)
   ),
   pooler: Config.literal("none", "transaction")("CRM_DATABASE_POOLER").pipe(Config.withDefault("none" as const)),
+  poolSize: Config.integer("CRM_DATABASE_POOL_SIZE").pipe(
+    Config.validate({ message: "must be 1 or more", validation: (n) => n >= 1 }),
+    Config.withDefault(StoragePg.DEFAULT_POOL_SIZE)
+  ),
   readUrl: Config.option(Config.redacted("CRM_READ_DATABASE_URL")),
   standbyMaxLagMs: Config.integer("CRM_READ_MAX_LAG_MS").pipe(
     Config.validate({ message: "must be 0 or more", validation: (ms) => ms >= 0 }),
@@ -45,6 +49,7 @@ export const layerFrom = (
     dataDir: config.dataDir,
     statementTimeoutMs: config.statementTimeoutMs,
     pooler: config.pooler,
+    maxConnections: config.poolSize,
     readUrl: config.readUrl,
     standbyMaxLagMs: config.standbyMaxLagMs,
     ...options

@@ -77,7 +77,7 @@ export interface ServerOptions extends LayerOptions {
   readonly statements?: Statements
   /** See `Pooler` (default "none"). */
   readonly pooler?: Pooler
-  /** Pool size (default 10). */
+  /** Connections the pool opens at most (default 10), and as many again to a standby. */
   readonly maxConnections?: number
   /**
    * The longest a statement may run, waits for a lock included, before the server cancels it and
@@ -99,6 +99,8 @@ export interface ServerOptions extends LayerOptions {
 
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000
 
+export const DEFAULT_POOL_SIZE = 10
+
 export const DEFAULT_STANDBY_MAX_LAG_MS = DEFAULT_MAX_LAG_MS
 
 /** How long a statement waits for a connection, new or pooled, before the store counts as unreachable. */
@@ -117,7 +119,7 @@ const pool = (options: ServerOptions, url: Redacted.Redacted | string, statement
       const pool = new Pg.Pool({
         connectionString: Redacted.value(typeof url === "string" ? Redacted.make(url) : url),
         application_name: "crm",
-        max: options.maxConnections ?? 10,
+        max: options.maxConnections ?? DEFAULT_POOL_SIZE,
         // pg waits forever by default, for a connection to a server that drops every packet as for
         // a turn at a pool whose connections all hang: a request should get its 503 instead.
         connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
@@ -249,6 +251,7 @@ export const layerFor = (options: {
   readonly statementTimeoutMs?: number
   readonly statements?: Statements
   readonly pooler?: Pooler
+  readonly maxConnections?: number
   /** A standby for reads (`ServerOptions.readUrl`); with the server only. */
   readonly readUrl?: Option.Option<Redacted.Redacted>
   readonly standbyMaxLagMs?: number
@@ -259,6 +262,7 @@ export const layerFor = (options: {
         ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
         ...(options.statements === undefined ? {} : { statements: options.statements }),
         ...(options.pooler === undefined ? {} : { pooler: options.pooler }),
+        ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
         ...(options.readUrl !== undefined && Option.isSome(options.readUrl) ? { readUrl: options.readUrl.value } : {}),
         ...(options.standbyMaxLagMs === undefined ? {} : { standbyMaxLagMs: options.standbyMaxLagMs })
       })
