@@ -97,6 +97,8 @@ export class Access extends Context.Tag("@crm/core/Access")<
      * store answers them from, see what it wrote (`RateLimiter.wrote`).
      */
     readonly wrote: (principal: Principal) => Effect.Effect<void, StorageError>
+    /** Whether the store answers reads from a standby (`Reads`); false: `wrote` does nothing. */
+    readonly standbyReads: boolean
     /**
      * Admission, one rule for every transport (REST, MCP over HTTP, MCP over stdio): the key, then
      * one unit of its budget, refused when it is spent. With `spend: false` only a look at the
@@ -563,6 +565,7 @@ export const makeWith = (options: { readonly rateLimit: number }) =>
       authenticate,
       budget,
       wrote: (principal) => limiter.wrote(principal.key.id, principal.key.organisation_id),
+      standbyReads: limiter.standby,
       admit: (token, clientAddress, spend) =>
         Effect.flatMap(bearerHash(token), (hash) =>
           admitting((atLeast) => principalOf(hash, clientAddress, atLeast), spend)

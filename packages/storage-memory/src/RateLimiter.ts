@@ -51,5 +51,6 @@ export const make = (store: Store): Context.Tag.Service<typeof Access.RateLimite
           })
         : read(store, (state) => decide(state, keyId, request).decision),
     // One copy of the state, read and written in place: nothing lags.
-    wrote: () => Effect.void
+    wrote: () => Effect.void,
+    standby: false
   })

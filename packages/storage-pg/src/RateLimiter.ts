@@ -49,33 +49,39 @@ export const make: Effect.Effect<
 > = Effect.map(Effect.all([SqlClient.SqlClient, Effect.serviceOption(StandbyTag)]), ([sql, standby]) => {
   const execute = executeOn(sql)
   const fenced = Option.isSome(standby)
+  const take = (keyId: string, { limit, now, organisationId, spend, windowMs }: TakeRequest) =>
+    execute<DecisionRow>(fenced ? TAKE_FENCED : TAKE, [
+      keyId,
+      Math.floor(now),
+      limit,
+      Math.floor(windowMs),
+      spend,
+      organisationId
+    ])
+  const decision = ([row]: ReadonlyArray<DecisionRow>) => ({
+    admitted: row!.admitted,
+    remaining: Number(row!.remaining),
+    retryAfterMs: count(row!.retry_after_ms),
+    // A missing organisation has no keys to serve: any version is newer than a cached one.
+    accessVersion: row!.access_version === null ? Number.MAX_SAFE_INTEGER : Number(row!.access_version)
+  })
   return Access.RateLimiter.of({
-    take: (keyId, { limit, now, organisationId, spend, windowMs }) =>
-      execute<DecisionRow>(fenced ? TAKE_FENCED : TAKE, [
-        keyId,
-        Math.floor(now),
-        limit,
-        Math.floor(windowMs),
-        spend,
-        organisationId
-      ]).pipe(
-        Effect.tap(([row]) =>
-          fenced ? FiberRef.set(readAfter, row.read_after == null ? undefined : lsn(row.read_after)) : Effect.void
-        ),
-        Effect.map(([row]) => ({
-          admitted: row.admitted,
-          remaining: Number(row.remaining),
-          retryAfterMs: count(row.retry_after_ms),
-          // A missing organisation has no keys to serve: any version is newer than a cached one.
-          accessVersion: row.access_version === null ? Number.MAX_SAFE_INTEGER : Number(row.access_version)
-        })),
-        orStorageError("RateLimiter.take")
-      ),
+    take: fenced
+      ? (keyId, request) =>
+          take(keyId, request).pipe(
+            Effect.tap(([row]) => FiberRef.set(readAfter, row!.read_after == null ? undefined : lsn(row!.read_after))),
+            Effect.map(decision),
+            orStorageError("RateLimiter.take")
+          )
+      : (keyId, request) => take(keyId, request).pipe(Effect.map(decision), orStorageError("RateLimiter.take")),
     wrote: (keyId, organisationId) =>
       fenced
         ? execute(FENCE, [organisationId, keyId]).pipe(Effect.asVoid, orStorageError("RateLimiter.wrote"))
-        : Effect.void
+        : Effect.void,
+    standby: fenced
   })
 })
+
+type TakeRequest = Parameters<Context.Tag.Service<typeof Access.RateLimiter>["take"]>[1]
 
 export const layer = Layer.effect(Access.RateLimiter, make)

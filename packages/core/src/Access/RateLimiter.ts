@@ -41,5 +41,7 @@ export class RateLimiter extends Context.Tag("@crm/core/RateLimiter")<
      * reads are not answered by a standby that has not replayed them. Other stores do nothing.
      */
     readonly wrote: (keyId: KeyId, organisationId: OrganisationId) => Effect.Effect<void, StorageError>
+    /** Whether the store reads from a standby at all: without one, a transport need not mark or fence anything. */
+    readonly standby: boolean
   }
 >() {}

@@ -64,23 +64,32 @@ export const authenticateKey = (
   )
 
 /**
- * A keyed request served. A read (GET) is marked as one a standby may answer (`Reads`); after
- * any other request, failed ones too (a batch fails after units it committed), the key's later
- * reads must see what it wrote (`Access.wrote`). That record is the request's last statement: a
- * failure of it is logged rather than answered, since the writes it follows are committed.
+ * A keyed request served. With a store that reads from a standby, a read (GET) is marked as one
+ * the standby may answer (`Reads`), and after any other request, failed ones too (a batch fails
+ * after units it committed), the key's later reads must see what it wrote (`Access.wrote`). That
+ * record is the request's last statement: a failure of it is logged rather than answered, since
+ * the writes it follows are committed. Without a standby, the request as it is.
  */
 export const servedAsKey = <A, E, R>(
   principal: Access.Principal,
   writing: boolean,
   served: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, R | Access.Access> =>
-  writing
-    ? Effect.onExit(served, () =>
-        Effect.flatMap(Access.Access, (access) => access.wrote(principal)).pipe(
-          Effect.catchAll((error) => Effect.logWarning("recording the key's last write for its standby reads", error))
-        )
-      )
-    : Effect.locally(served, Reads.fromStandby, true)
+  Effect.flatMap(Access.Access, (access) =>
+    !access.standbyReads
+      ? served
+      : writing
+        ? Effect.onExit(served, () =>
+            access
+              .wrote(principal)
+              .pipe(
+                Effect.catchAll((error) =>
+                  Effect.logWarning("recording the key's last write for its standby reads", error)
+                )
+              )
+          )
+        : Effect.locally(served, Reads.fromStandby, true)
+  )
 
 /**
  * The authorization server's side of the MCP endpoint (issue 37): what grant an access token it
