@@ -5,7 +5,7 @@
  * budget statement reads, and a key answer at least that new holds the revocation.
  */
 import { Access, People } from "@crm/core"
-import * as StoragePg from "@crm/storage-pg"
+import type * as StoragePg from "@crm/storage-pg"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -16,6 +16,7 @@ import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { apiKey, at, newId, organisation } from "../../packages/testing/src/contract/Fixtures.js"
 import { createServerDatabase, describeOnServer } from "../support/pgServer.js"
+import { serverLayer } from "../support/storages.js"
 
 describeOnServer("connected apps revoked on several processes", () => {
   let database: Awaited<ReturnType<typeof createServerDatabase>> | undefined
@@ -25,9 +26,7 @@ describeOnServer("connected apps revoked on several processes", () => {
   beforeAll(async () => {
     database = await createServerDatabase()
     const url = database.url
-    processes = await Effect.runPromise(
-      Effect.all([1, 2].map(() => Layer.buildWithScope(StoragePg.layerServer({ url }), scope)))
-    )
+    processes = await Effect.runPromise(Effect.all([1, 2].map(() => Layer.buildWithScope(serverLayer(url), scope))))
   })
   afterAll(async () => {
     await Effect.runPromise(Scope.close(scope, Exit.void))

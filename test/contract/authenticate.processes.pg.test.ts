@@ -6,7 +6,6 @@
  * with the budget.
  */
 import { Access, Kernel } from "@crm/core"
-import * as StoragePg from "@crm/storage-pg"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -14,6 +13,7 @@ import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { createServerDatabase, describeOnServer } from "../support/pgServer.js"
+import { serverLayer } from "../support/storages.js"
 
 describeOnServer("a key revoked on one process, authenticated on another", () => {
   let database: Awaited<ReturnType<typeof createServerDatabase>> | undefined
@@ -26,10 +26,7 @@ describeOnServer("a key revoked on one process, authenticated on another", () =>
     processes = await Effect.runPromise(
       Effect.all(
         [1, 2].map(() =>
-          Layer.buildWithScope(
-            Kernel.layerWith({ rateLimit: 120 }).pipe(Layer.provideMerge(StoragePg.layerServer({ url }))),
-            scope
-          )
+          Layer.buildWithScope(Kernel.layerWith({ rateLimit: 120 }).pipe(Layer.provideMerge(serverLayer(url))), scope)
         )
       )
     )

@@ -4,12 +4,12 @@
  * they give out their first cursors at the same moment, so a walk may go on at either, and a
  * process started later (a restart) still accepts the cursors given out before.
  */
-import * as StoragePg from "@crm/storage-pg"
 import pg from "pg"
 import { afterAll, expect, it } from "vitest"
 import { describeOnServer } from "../support/pgServer.js"
 import { twoProcesses } from "../support/processes.js"
 import { type Client, startServer, type TestServer } from "../support/server.js"
+import { serverLayer } from "../support/storages.js"
 
 describeOnServer("signed cursors on several processes", () => {
   const processes = twoProcesses()
@@ -66,7 +66,7 @@ describeOnServer("signed cursors on several processes", () => {
 
     // A process started after them (as after a restart) reads the same secret.
     await processes.a().close()
-    later = await startServer(StoragePg.layerServer({ url: processes.url() }))
+    later = await startServer(serverLayer(processes.url()))
     for (const earlier of given) expect((await page(later.as(key), earlier)).data).toHaveLength(1)
     const tampered = `${given[0]!.slice(0, -1)}${given[0]!.endsWith("A") ? "B" : "A"}`
     for (const server of [processes.b(), later]) {

@@ -5,7 +5,6 @@
  * both workers running, each hook's deliveries depend on that hook alone.
  */
 import { Webhooks } from "@crm/core"
-import * as StoragePg from "@crm/storage-pg"
 import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { clockAt } from "../support/clock.js"
@@ -13,6 +12,7 @@ import { deliveryIsolation, ISOLATION_OPTIONS } from "../support/hookIsolation.j
 import { createServerDatabase, describeOnServer } from "../support/pgServer.js"
 import { startReceiver } from "../support/receiver.js"
 import { startServer, type TestServer } from "../support/server.js"
+import { serverLayer } from "../support/storages.js"
 
 const dispatch = Effect.flatMap(Webhooks.Webhooks, (webhooks) => webhooks.dispatch)
 const dispatchAt = (server: TestServer, ms: number, signal?: AbortSignal) =>
@@ -29,8 +29,8 @@ describeOnServer("webhook dispatch across server processes on one database", () 
 
   beforeAll(async () => {
     database = await createServerDatabase()
-    a = await startServer(StoragePg.layerServer({ url: database.url }), { webhooks })
-    b = await startServer(StoragePg.layerServer({ url: database.url }), { webhooks })
+    a = await startServer(serverLayer(database.url), { webhooks })
+    b = await startServer(serverLayer(database.url), { webhooks })
   })
   afterAll(async () => {
     await a?.close()
@@ -96,8 +96,8 @@ describeOnServer("webhook delivery isolation across server processes on one data
 
   beforeAll(async () => {
     database = await createServerDatabase()
-    a = await startServer(StoragePg.layerServer({ url: database.url }), ISOLATION_OPTIONS)
-    b = await startServer(StoragePg.layerServer({ url: database.url }), ISOLATION_OPTIONS)
+    a = await startServer(serverLayer(database.url), ISOLATION_OPTIONS)
+    b = await startServer(serverLayer(database.url), ISOLATION_OPTIONS)
   })
   afterAll(async () => {
     await a?.close()

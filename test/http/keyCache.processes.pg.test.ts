@@ -4,11 +4,11 @@
  * made behind their back, without raising the organisation's `access_version`, goes unseen), then
  * that a change made on the other process, or by SQL that raises it, applies to the next request.
  */
-import * as StoragePg from "@crm/storage-pg"
 import pg from "pg"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { createServerDatabase, describeOnServer } from "../support/pgServer.js"
 import { startServer, type TestServer } from "../support/server.js"
+import { serverLayer } from "../support/storages.js"
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -21,8 +21,8 @@ describeOnServer("the API key cache on several processes", () => {
 
   beforeAll(async () => {
     database = await createServerDatabase()
-    a = await startServer(StoragePg.layerServer({ url: database.url }))
-    b = await startServer(StoragePg.layerServer({ url: database.url }))
+    a = await startServer(serverLayer(database.url))
+    b = await startServer(serverLayer(database.url))
     outside = new pg.Client({ connectionString: database.url })
     await outside.connect()
   })

@@ -3,11 +3,11 @@
  * organisation (with its clock) is cached with each key, and the move announces itself as a
  * settings change does (two server layers with their own pools stand in for two processes).
  */
-import * as StoragePg from "@crm/storage-pg"
 import pg from "pg"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { createServerDatabase, describeOnServer } from "../support/pgServer.js"
 import { startServer, type TestServer } from "../support/server.js"
+import { serverLayer } from "../support/storages.js"
 import { onOneDay } from "../support/today.js"
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -21,8 +21,8 @@ describeOnServer("a test clock on several processes", () => {
 
   beforeAll(async () => {
     database = await createServerDatabase()
-    a = await startServer(StoragePg.layerServer({ url: database.url }))
-    b = await startServer(StoragePg.layerServer({ url: database.url }))
+    a = await startServer(serverLayer(database.url))
+    b = await startServer(serverLayer(database.url))
     outside = new pg.Client({ connectionString: database.url })
     await outside.connect()
   })

@@ -2,10 +2,10 @@
  * Two servers on one fresh PostgreSQL database, for the length of a `describe`: two server layers
  * with their own pools stand in for two processes (they share nothing but the database).
  */
-import * as StoragePg from "@crm/storage-pg"
 import { afterAll, beforeAll } from "vitest"
 import { createServerDatabase } from "./pgServer.js"
 import { type ServerTestOptions, startServer, type TestServer } from "./server.js"
+import { serverLayer } from "./storages.js"
 
 export interface TwoProcesses {
   readonly a: () => TestServer
@@ -21,8 +21,8 @@ export const twoProcesses = (options: ServerTestOptions = {}): TwoProcesses => {
   let b: TestServer | undefined
   beforeAll(async () => {
     database = await createServerDatabase()
-    a = await startServer(StoragePg.layerServer({ url: database.url }), options)
-    b = await startServer(StoragePg.layerServer({ url: database.url }), options)
+    a = await startServer(serverLayer(database.url), options)
+    b = await startServer(serverLayer(database.url), options)
   })
   afterAll(async () => {
     await a?.close()

@@ -7,6 +7,7 @@
  * then lent to one store at a time and emptied for each (`lentPglite`).
  */
 import { readFile } from "node:fs/promises"
+import type { Errors } from "@crm/core"
 import type { Storage } from "@crm/server"
 import * as StorageMemory from "@crm/storage-memory"
 import * as StoragePg from "@crm/storage-pg"
@@ -80,6 +81,22 @@ const throughPooler = (url: string): string => {
  */
 const readOnlyStandby = process.env.CRM_TEST_READ_ONLY_STANDBY === "1"
 
+/**
+ * A store on a database of the server, as this run reaches it: through the pooler when there is
+ * one (`pooler: "transaction"`), with the read-only "standby" when asked. The suites of several
+ * processes on one database build theirs with it too.
+ */
+export const serverLayer = (
+  url: string,
+  options: Omit<StoragePg.ServerOptions, "url"> = {}
+): Layer.Layer<StoragePg.Ports | SqlClient.SqlClient, Errors.StorageError> =>
+  StoragePg.layerServer({
+    ...(poolerUrl === undefined ? {} : { pooler: "transaction" as const }),
+    ...(readOnlyStandby ? { readUrl: `${url}?options=-c%20default_transaction_read_only%3Don` } : {}),
+    ...options,
+    url: throughPooler(url)
+  })
+
 /** A new migrated database on the server (DATABASE_URL), dropped on release. */
 export const serverStore = (
   options: Omit<StoragePg.ServerOptions, "url"> = {}
@@ -87,12 +104,7 @@ export const serverStore = (
   Layer.unwrapScoped(
     Effect.suspend(() =>
       Effect.map(freshDatabase(serverUrl!, { template: provided("serverTemplate") }), (database) =>
-        StoragePg.layerServer({
-          ...(poolerUrl === undefined ? {} : { pooler: "transaction" as const }),
-          ...(readOnlyStandby ? { readUrl: `${database.url}?options=-c%20default_transaction_read_only%3Don` } : {}),
-          ...options,
-          url: throughPooler(database.url)
-        })
+        serverLayer(database.url, options)
       )
     )
   )
