@@ -405,7 +405,7 @@ export const makeWith = (options: WebhookOptions) =>
             updated_at: yield* nowIso
           }
           yield* repo.update(changed)
-          if (!active) yield* repo.failPending(id)
+          if (!active) yield* repo.failPending(current.organisation_id, id)
           yield* recordHook(owner, by, "hook.updated", changed, { active })
           return toHook(changed)
         })
@@ -473,7 +473,7 @@ export const makeWith = (options: WebhookOptions) =>
                 }
               })
             }
-            yield* repo.requeue(deliveryId, yield* nowIso)
+            yield* repo.requeue(hook.organisation_id, deliveryId, yield* nowIso)
             if (hook.paused_until !== null) yield* repo.update({ ...hook, paused_until: null })
             yield* recordHook(owner, by, "hook.redelivered", hook, { delivery_id: deliveryId })
             return yield* deliveryOf(owner, hookId, deliveryId)

@@ -222,39 +222,30 @@ export const make = (store: Store): Context.Tag.Service<typeof Webhooks.WebhookR
         )
       }),
 
-    failPending: (hookId) =>
-      write(store, (state) => {
-        for (const [organisationId, t] of state.tenants) {
-          if (!HashMap.has(hookRows.get(t), hookId)) continue
-          return [
-            Either.right<void>(undefined),
-            withTenant(
-              state,
-              organisationId,
-              deliveryRows.update(t, (rows) => failPending(rows, hookId))
-            )
-          ]
-        }
-        return [Either.right<void>(undefined), state]
-      }),
+    failPending: (organisationId, hookId) =>
+      write(store, (state) => [
+        Either.right<void>(undefined),
+        updateTenant(state, organisationId, (t) =>
+          HashMap.has(hookRows.get(t), hookId) ? deliveryRows.update(t, (rows) => failPending(rows, hookId)) : t
+        )
+      ]),
 
-    requeue: (deliveryId, at) =>
-      write(store, (state) => {
-        for (const [organisationId, t] of state.tenants) {
-          const row = HashMap.get(deliveryRows.get(t), deliveryId)
-          if (Option.isNone(row)) continue
-          const delivery = { ...row.value.delivery, status: "pending" as const, next_attempt_at: at }
-          return [
-            Either.right<void>(undefined),
-            withTenant(
-              state,
-              organisationId,
-              deliveryRows.update(t, (rows) => HashMap.set(rows, deliveryId, { ...row.value, delivery }))
-            )
-          ]
-        }
-        return [Either.right<void>(undefined), state]
-      }),
+    requeue: (organisationId, deliveryId, at) =>
+      write(store, (state) => [
+        Either.right<void>(undefined),
+        updateTenant(state, organisationId, (t) =>
+          Option.match(HashMap.get(deliveryRows.get(t), deliveryId), {
+            onNone: () => t,
+            onSome: (row) =>
+              deliveryRows.update(t, (rows) =>
+                HashMap.set(rows, deliveryId, {
+                  ...row,
+                  delivery: { ...row.delivery, status: "pending" as const, next_attempt_at: at }
+                })
+              )
+          })
+        )
+      ]),
 
     claim: (input) =>
       write(store, (state) => {

@@ -141,13 +141,16 @@ export const make: Effect.Effect<
         orStorageError("WebhookRepository.delivery")
       ),
 
-    requeue: (deliveryId, at) =>
+    requeue: (organisationId, deliveryId, at) =>
       sql`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ${at}::timestamptz
-        WHERE id = ${deliveryId}::uuid`.pipe(Effect.asVoid, orStorageError("WebhookRepository.requeue")),
+        WHERE organisation_id = ${organisationId}::uuid AND id = ${deliveryId}::uuid`.pipe(
+        Effect.asVoid,
+        orStorageError("WebhookRepository.requeue")
+      ),
 
-    failPending: (hookId) =>
+    failPending: (organisationId, hookId) =>
       sql`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL
-        WHERE hook_id = ${hookId}::uuid AND status = 'pending'`.pipe(
+        WHERE organisation_id = ${organisationId}::uuid AND hook_id = ${hookId}::uuid AND status = 'pending'`.pipe(
         Effect.asVoid,
         orStorageError("WebhookRepository.failPending")
       ),

@@ -100,10 +100,14 @@ export class WebhookRepository extends Context.Tag("@crm/core/WebhookRepository"
       hookId: HookId,
       id: string
     ) => Effect.Effect<Option.Option<Delivery>, StorageError>
-    /** Makes a delivery pending again, due at `at`. */
-    readonly requeue: (deliveryId: DeliveryId, at: string) => Effect.Effect<void, StorageError>
-    /** Fails what a hook still has pending: it was disabled, so none of it will be sent. */
-    readonly failPending: (hookId: HookId) => Effect.Effect<void, StorageError>
+    /** Makes a delivery of the organisation pending again, due at `at`. */
+    readonly requeue: (
+      organisationId: OrganisationId,
+      deliveryId: DeliveryId,
+      at: string
+    ) => Effect.Effect<void, StorageError>
+    /** Fails what a hook of the organisation still has pending: it was disabled, so none of it will be sent. */
+    readonly failPending: (organisationId: OrganisationId, hookId: HookId) => Effect.Effect<void, StorageError>
     /**
      * Leases up to `hooks` active hooks of live keys that have due deliveries, no unexpired lease and
      * no pause running (`paused_until`), until `leaseUntil`, and returns up to `perHook` due

@@ -41,8 +41,5 @@ export const CROSS_TENANT_STATEMENTS: Readonly<Record<string, string>> = {
   'SELECT organisation_id FROM "': "organisationOf: a public link names a document alone; this finds its organisation",
   "WHERE h.id = $1::uuid AND k.revoked_at IS NULL":
     "hookOwner: the port names the hook alone (core's WebhookRepository)",
-  "SET status = 'failed', next_attempt_at = NULL WHERE hook_id":
-    "failPending: the port names the hook alone (core's WebhookRepository)",
-  "SET status = 'pending', next_attempt_at =": "requeue: the port names the delivery alone (core's WebhookRepository)",
   "FROM pg_sequences": "emptying a test store, whole (`Emptying.ts`)"
 }

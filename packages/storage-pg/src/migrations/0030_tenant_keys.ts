@@ -100,10 +100,9 @@ const KEYS: ReadonlyArray<Key> = [
     becomes: "index",
     name: "site_posts_slug"
   },
-  // The public page of a quote or an invoice names the document alone (`organisationOf`), and so
-  // does a redelivery (core's `WebhookRepository.requeue`), which the old primary keys served:
-  // without these they would read the whole table.
-  ...["quotes", "invoices", "webhook_deliveries"].map(
+  // The public page of a quote or an invoice names the document alone (`organisationOf`), which
+  // the old primary keys served: without these it would read the whole table.
+  ...["quotes", "invoices"].map(
     (table): Key => ({ table, index: `${table}_id`, columns: "id", becomes: "lookup", name: `${table}_id` })
   )
 ]

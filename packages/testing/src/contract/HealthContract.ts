@@ -56,7 +56,7 @@ export const suite = (
         yield* log.append(b.id, [created("c3")], at(3_000))
         expect(yield* gauges.webhookDeliveries).toEqual({ count: 3, oldestAt: at(3_000) })
         // Failed deliveries wait for nothing.
-        yield* repo.failPending(hookB.id)
+        yield* repo.failPending(b.id, hookB.id)
         expect(yield* gauges.webhookDeliveries).toEqual({ count: 2, oldestAt: at(5_000) })
 
         yield* outbox.enqueue(a.id, message({ created_at: at(7_000) }))

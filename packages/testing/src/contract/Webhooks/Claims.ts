@@ -117,7 +117,10 @@ export const claimCases = ({ test, concurrent }: Cases<StoragePorts>): void => {
       expect(yield* claimAt(1_000_000)).toEqual([])
 
       yield* repo.update({ ...stored, active: true, disabled_reason: null })
-      yield* repo.requeue(first!.id, at(6_000))
+      // Another organisation's id finds nothing: the delivery stays failed.
+      yield* repo.requeue(uuid() as typeof hook.organisation_id, first!.id, at(6_000))
+      expect(Option.getOrThrow(yield* repo.delivery(owner, hook.id, first!.id)).status).toBe("failed")
+      yield* repo.requeue(hook.organisation_id, first!.id, at(6_000))
       expect(Option.getOrThrow(yield* repo.delivery(owner, hook.id, first!.id))).toMatchObject({
         status: "pending",
         next_attempt_at: at(6_000)
@@ -220,7 +223,7 @@ export const claimCases = ({ test, concurrent }: Cases<StoragePorts>): void => {
         disable: null,
         at: at(10)
       })
-      yield* repo.failPending(disabled.id)
+      yield* repo.failPending(disabled.organisation_id, disabled.id)
       const statuses = (hook: Webhooks.HookRecord) =>
         Effect.map(repo.deliveries(owner, hook.id, page(50)), (rows) =>
           rows.map((row) => [row.status, row.next_attempt_at])
