@@ -1,25 +1,17 @@
 /**
  * The fuzz of the served OpenAPI document, larger than the suite's (`npm run bench:fuzz`): FUZZ_RUNS
  * requests (10,000 unless given) with FUZZ_SEED, against the server on the PostgreSQL server at
- * DATABASE_URL or else on an embedded PGlite in memory. Prints the answers by status and every one
+ * DATABASE_URL (and its standby at CRM_READ_DATABASE_URL) or else on an embedded PGlite in memory. Prints the answers by status and every one
  * that is a 5xx or not documented; exits non-zero when there is any.
  */
-import * as StoragePg from "@crm/storage-pg"
-import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
 import { prepare, requestsFor, run, tally } from "../support/fuzz.js"
 import { startServer } from "../support/server.js"
+import { benchStore, url } from "./store.js"
 
 const seed = Number(process.env.FUZZ_SEED ?? 34)
 const runs = Number(process.env.FUZZ_RUNS ?? 10_000)
-const url = process.env.DATABASE_URL
 
-const server = await startServer(
-  url === undefined
-    ? StoragePg.layerPglite({})
-    : StoragePg.layerFor({ url: Option.some(Redacted.make(url)), dataDir: "" }),
-  { rateLimit: 1_000_000 }
-)
+const server = await startServer(benchStore(), { rateLimit: 1_000_000 })
 try {
   const { credentials, document } = await prepare(server)
   const requests = requestsFor(document, credentials, { seed, runs, mutate: 4 })

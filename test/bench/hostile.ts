@@ -11,15 +11,12 @@
  * this process, so CPU includes sending the body), and the longest another client waited for
  * `GET /healthz`, asked every millisecond meanwhile.
  */
-import * as StoragePg from "@crm/storage-pg"
-import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
 import { withOwner } from "../support/people.js"
 import { startServer } from "../support/server.js"
+import { benchStore } from "./store.js"
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5)
 const MIB = 1024 * 1024
-const url = process.env.DATABASE_URL
 
 const fill = (unit: string, budget: number) => unit.repeat(Math.floor(budget / unit.length))
 const bodies: ReadonlyArray<readonly [string, string]> = [
@@ -41,12 +38,7 @@ const bodies: ReadonlyArray<readonly [string, string]> = [
   ["100,000 strings each with a NUL", `{"custom":{"a":[${Array(100_000).fill('"\\u0000"').join(",")}]}}`]
 ]
 
-const server = await startServer(
-  url === undefined
-    ? StoragePg.layerPglite({})
-    : StoragePg.layerFor({ url: Option.some(Redacted.make(url)), dataDir: "" }),
-  { rateLimit: 1_000_000 }
-)
+const server = await startServer(benchStore(), { rateLimit: 1_000_000 })
 
 const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 

@@ -66,6 +66,7 @@ export class Standby {
   private current = false
   private readonly samples: Array<Sample> = []
   private refreshing: Promise<void> | undefined
+  private reachable = false
 
   constructor(
     readonly primary: Pg.Pool,
@@ -82,6 +83,12 @@ export class Standby {
     if (this.status.state !== "ok") return this.primary
     if (this.caughtUp(after)) return this.pool
     return this.waitFor(after!)
+  }
+
+  /** The standby refused a connection: down until a poll reaches it again. */
+  lost(): void {
+    this.reachable = false
+    this.status = { state: "down", lag_ms: null }
   }
 
   private caughtUp(after: bigint | undefined): boolean {
@@ -111,18 +118,13 @@ export class Standby {
           this.current = row?.recovering === false
           if (row?.replayed != null) this.replayed = lsn(row.replayed)
         },
-        () => {
-          this.reachable = false
-          this.status = { state: "down", lag_ms: null }
-        }
+        () => this.lost()
       )
       .finally(() => {
         this.refreshing = undefined
       })
     return this.refreshing
   }
-
-  private reachable = false
 
   /** One reading of both servers, and the standby's state and lag from them. */
   readonly poll: Effect.Effect<void> = Effect.promise(async () => {
@@ -188,13 +190,18 @@ export class RoutingPool {
     const onStandby = (pool: Pg.Pool) =>
       pool === this.standby.pool
         ? pool.connect(((error: Error | undefined, client: Pg.PoolClient | undefined, release: () => void) => {
+            // A standby lost since the last poll: this read, and the rest until it is back, go to the primary.
+            if (error !== undefined || client === undefined) {
+              this.standby.lost()
+              return this.standby.primary.connect(done as never)
+            }
             // Set by pg once connected; its types do not show it.
-            const process = (client as (Pg.PoolClient & { processID?: number }) | undefined)?.processID
-            if (client !== undefined && process !== undefined && !this.standbyProcesses.has(process)) {
+            const process = (client as Pg.PoolClient & { processID?: number }).processID
+            if (process !== undefined && !this.standbyProcesses.has(process)) {
               this.standbyProcesses.add(process)
               client.once("end", () => this.standbyProcesses.delete(process))
             }
-            done(error, client, release)
+            done(undefined, client, release)
           }) as never)
         : pool.connect(done as never)
     if (target instanceof Promise) void target.then(onStandby)
