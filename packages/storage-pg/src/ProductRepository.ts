@@ -43,6 +43,30 @@ export const stockBand = ({ band, defaultThreshold }: NonNullable<Inventory.Prod
   }
 }
 
+/**
+ * The index ranges of the `low` and `ok` bands (`LiveRecords.IndexRange`), whose rows are
+ * `stockBand`'s: those on the organisation's threshold by `products_stock`, those with their own by
+ * `products_stock_own`. Read in their indexes' order, a band that holds few of the organisation's
+ * products is read whole and sorted, and one that holds many is walked in list order, whichever
+ * the table's statistics would have the planner guess.
+ */
+export const stockRanges = ({
+  band,
+  defaultThreshold
+}: NonNullable<Inventory.ProductFilter["stock"]>): ReadonlyArray<{ condition: string; order: string }> | undefined => {
+  if (band !== "low" && band !== "ok") return undefined
+  if (!Number.isSafeInteger(defaultThreshold)) throw new RangeError(`stock threshold ${defaultThreshold}`)
+  const [onDefault, own] =
+    band === "low" ? [`BETWEEN 1 AND ${defaultThreshold}`, "<= 0"] : [`> ${defaultThreshold}`, "> 0"]
+  return [
+    { condition: `low_stock_threshold IS NULL AND COALESCE(stock, -1) ${onDefault}`, order: "COALESCE(stock, -1)" },
+    {
+      condition: `stock > 0 AND low_stock_threshold IS NOT NULL AND stock::bigint - low_stock_threshold ${own}`,
+      order: "stock::bigint - low_stock_threshold"
+    }
+  ]
+}
+
 const products = LiveRecords.liveTable({
   table: productTable,
   // The levels of the product's items, read in the same statement as the product (and under its lock).
@@ -121,12 +145,20 @@ export const make: Effect.Effect<
         )
       ).pipe(Effect.asVoid, orStorageError("ProductRepository.update")),
     list: (organisationId, filter, page) =>
-      live.list(organisationId, {}, page, [
-        ...(filter.active !== undefined ? [sql`active = ${filter.active}::boolean`] : []),
-        ...(filter.category !== undefined ? [sql`category = ${filter.category}`] : []),
-        ...(filter.kind !== undefined ? [sql`kind = ${filter.kind}`] : []),
-        ...(filter.stock !== undefined ? [sql.literal(stockBand(filter.stock))] : [])
-      ])
+      live.list(
+        organisationId,
+        {},
+        page,
+        [
+          ...(filter.active !== undefined ? [sql`active = ${filter.active}::boolean`] : []),
+          ...(filter.category !== undefined ? [sql`category = ${filter.category}`] : []),
+          ...(filter.kind !== undefined ? [sql`kind = ${filter.kind}`] : []),
+          ...(filter.stock !== undefined ? [sql.literal(stockBand(filter.stock))] : [])
+        ],
+        filter.stock === undefined
+          ? undefined
+          : stockRanges(filter.stock)?.map((range) => ({ condition: sql.literal(range.condition), order: range.order }))
+      )
   })
 })
 

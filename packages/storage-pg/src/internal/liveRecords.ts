@@ -38,6 +38,27 @@ export interface LiveFilter {
   readonly q?: string
 }
 
+/**
+ * Part of a filter that an index reads as a range, not in list order (a stock band): its rows in
+ * the index's order. Its `condition` must be answerable from the index alone, partial predicate
+ * included, so that reading it in `order` reads nothing but its own rows.
+ */
+export interface IndexRange {
+  readonly condition: Statement.Fragment
+  /** The index's order after `organisation_id`, e.g. `COALESCE(stock, -1)`. */
+  readonly order: string
+}
+
+/**
+ * How many rows of a filter a list reads by its indexes before it stops and walks the list
+ * instead. Below it, the matches are read and sorted, at most this many; above it, at least this
+ * many rows in the organisation match, so a walk in list order meets a page's rows within
+ * (page / matches) of the organisation, about 34,000 rows at a million. Either way a page's cost
+ * is bounded, whatever the filter matches, where the planner's choice between the two, taken
+ * from table-wide statistics, is wrong for an organisation whose values are not the table's.
+ */
+export const FEW = 1_500
+
 /** What an update never rewrites, whatever record it is given. */
 const KEPT = ["id", "created_at"]
 
@@ -78,11 +99,16 @@ export interface LiveRecords<C extends Columns, A> {
     unique: boolean
   ) => Effect.Effect<Option.Option<A>, Errors.StorageError>
   readonly archive: (organisationId: string, id: string, at: string) => Effect.Effect<boolean, Errors.StorageError>
+  /**
+   * `ranges`: when the repository's conditions hold a filter that its indexes read only as ranges
+   * (`IndexRange`), those ranges, whose rows are the filter's.
+   */
   readonly list: (
     organisationId: string,
     filter: LiveFilter,
     page: Wire.Page,
-    conditions?: ReadonlyArray<Statement.Fragment>
+    conditions?: ReadonlyArray<Statement.Fragment>,
+    ranges?: ReadonlyArray<IndexRange>
   ) => Effect.Effect<ReadonlyArray<A>, Errors.StorageError>
   readonly organisationOf: (
     id: string
@@ -193,20 +219,25 @@ export const make = <C extends Columns, A, X extends object = object>(
      * fields. A keyset page (`cursor`) starts after the cursor's row by a row comparison that the
      * indexes on (organisation_id, updated_at, id) and (organisation_id, created_at DESC, id DESC)
      * answer directly, so its cost does not grow with how deep the walk is.
+     *
+     * The filter indexes hold live rows in the default order. A filter read in another order (a
+     * sync walk), or one they read only as ranges (`ranges`), is first read by them, at most
+     * `FEW` rows: if that is all, the page is sorted from those rows (the ids read again, their
+     * conditions checked again); if not, the list is walked in its order with the filter as a plain
+     * check, which the planner cannot turn into reading and sorting every match.
      */
     list: (
       organisationId: string,
       filter: LiveFilter,
       page: Wire.Page,
-      conditions: ReadonlyArray<Statement.Fragment> = []
+      conditions: ReadonlyArray<Statement.Fragment> = [],
+      ranges?: ReadonlyArray<IndexRange>
     ) => {
       const pattern = filter.q === undefined ? undefined : containsPattern(filter.q)
       const archivedToo = page.include_archived === true
       const bySync = page.order === "updated_at"
       const after = page.cursor
-      const all = [
-        archivedToo ? sql`organisation_id = ${organisationId}::uuid` : live(organisationId),
-        ...conditions,
+      const rest = [
         ...[filter.updatedSince, page.updated_since].flatMap((since) =>
           since === undefined ? [] : [sql`updated_at >= ${since}::timestamptz`]
         ),
@@ -222,14 +253,43 @@ export const make = <C extends Columns, A, X extends object = object>(
       const order = bySync ? sql.literal("updated_at, id") : sql.literal("created_at DESC, id DESC")
       // One row past the page tells the caller whether there is more, without a count query. Its
       // text depends on the filters, so it is compiled here and sent as compiled (`execute.ts`).
-      const [text, params] = sql`SELECT ${selected}${archivedToo ? sql.literal(", archived_at") : sql.literal("")}
-        FROM ${table} WHERE ${sql.and(all)}
-        ORDER BY ${order} LIMIT ${page.limit + 1} OFFSET ${page.offset}`.compile()
-      return execute<Row & { readonly archived_at?: Date | string | null }>(text, params).pipe(
-        Effect.map((rows) =>
-          archivedToo
-            ? rows.map((row) => ({ ...spec.toRecord(row), archived_at: isoOrNull(row.archived_at ?? null) }))
-            : rows.map(spec.toRecord)
+      const pageOf = (where: ReadonlyArray<Statement.Fragment>) => {
+        const [text, params] = sql`SELECT ${selected}${archivedToo ? sql.literal(", archived_at") : sql.literal("")}
+          FROM ${table} WHERE ${sql.and(where)}
+          ORDER BY ${order} LIMIT ${page.limit + 1} OFFSET ${page.offset}`.compile()
+        return execute<Row & { readonly archived_at?: Date | string | null }>(text, params).pipe(
+          Effect.map((rows) =>
+            archivedToo
+              ? rows.map((row) => ({ ...spec.toRecord(row), archived_at: isoOrNull(row.archived_at ?? null) }))
+              : rows.map(spec.toRecord)
+          )
+        )
+      }
+      const probes =
+        archivedToo || conditions.length === 0
+          ? undefined
+          : (ranges ?? (bySync ? [{ condition: sql.and(conditions), order: "created_at DESC, id DESC" }] : undefined))
+      if (probes === undefined) {
+        const scope = archivedToo ? sql`organisation_id = ${organisationId}::uuid` : live(organisationId)
+        return pageOf([scope, ...conditions, ...rest]).pipe(operation("list"))
+      }
+      const reads = probes.map(
+        (range) => sql`(SELECT id FROM ${table} WHERE ${live(organisationId)} AND ${range.condition}
+          ORDER BY ${sql.literal(range.order)} LIMIT ${FEW + 1})`
+      )
+      const [text, params] = sql`${sql.join(" UNION ALL ", false)(reads)}`.compile()
+      return execute<{ readonly id: string }>(text, params).pipe(
+        Effect.flatMap((found) =>
+          found.length > FEW
+            ? pageOf([live(organisationId), ...conditions.map((condition) => sql`(${condition}) IS TRUE`), ...rest])
+            : found.length === 0
+              ? Effect.succeed([])
+              : pageOf([
+                  live(organisationId),
+                  sql`id = ANY(${`{${found.map((row) => row.id).join(",")}}`}::uuid[])`,
+                  ...conditions,
+                  ...rest
+                ])
         ),
         operation("list")
       )
