@@ -277,7 +277,9 @@ export const make = <C extends Columns, A, X extends object = object>(
         (range) => sql`(SELECT id FROM ${table} WHERE ${live(organisationId)} AND ${range.condition}
           ORDER BY ${sql.literal(range.order)} LIMIT ${FEW + 1})`
       )
-      const [text, params] = sql`${sql.join(" UNION ALL ", false)(reads)}`.compile()
+      // The outer limit stops the ranges once one has told enough: later ones are then not read.
+      const [text, params] = sql`SELECT id FROM (${sql.join(" UNION ALL ", false)(reads)}) AS found
+        LIMIT ${FEW + 1}`.compile()
       return execute<{ readonly id: string }>(text, params).pipe(
         Effect.flatMap((found) =>
           found.length > FEW
