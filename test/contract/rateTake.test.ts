@@ -106,5 +106,23 @@ for (const engine of engines) {
       ])
       expect(seen.after).toEqual([5_300, 5_600, 6_250])
     })
+
+    it("keeps a large window uncompressed, so a take copies it rather than compressing it again", async () => {
+      const stored = await Effect.runPromise(
+        Effect.scoped(
+          Effect.gen(function* () {
+            const sql = yield* SqlClient.SqlClient
+            const key = `large-${crypto.randomUUID()}`
+            // 600 hits, 4.8 kB: past the size at which a row's values are compressed or moved out.
+            yield* sql`SELECT count(*) FROM generate_series(1, 600) AS n,
+              LATERAL crm_rate_take(${key}, n::bigint, 1000, 60000::bigint, true)`
+            return yield* sql<{ hits: number; compression: string | null }>`
+              SELECT cardinality(hits) AS hits, pg_column_compression(hits) AS compression
+              FROM rate_windows WHERE key_id = ${key}`
+          }).pipe(Effect.provide(engine.client()))
+        )
+      )
+      expect(stored).toEqual([{ hits: 600, compression: null }])
+    })
   })
 }

@@ -11,9 +11,15 @@ import { lsn, readAfter, StandbyTag } from "./internal/standby.js"
 import { count } from "./internal/storedValues.js"
 import rateTakeSorted from "./migrations/0029_rate_take_sorted.js"
 import readFences from "./migrations/0031_read_fences.js"
+import rateWindowStorage from "./migrations/0032_rate_window_storage.js"
 
-// The window kept in order, a take's cost no longer growing with it; each key's fence for reads from a standby.
-export const migrations = { "0029_rate_take_sorted": rateTakeSorted, "0031_read_fences": readFences }
+// The window kept in order, a take's cost no longer growing with it; each key's fence for reads
+// from a standby; the window stored uncompressed.
+export const migrations = {
+  "0029_rate_take_sorted": rateTakeSorted,
+  "0031_read_fences": readFences,
+  "0032_rate_window_storage": rateWindowStorage
+}
 
 interface DecisionRow {
   readonly admitted: boolean
