@@ -25,10 +25,10 @@
  * The small organisation's deals have their `deal.created` events, so the events table holds more
  * than one name as any store does (a generic plan weighs `event = $n` by their number); the big
  * one's have none, so `/events?event=deal.created` matches nothing in its million events.
- * The `low` and `ok` stock bands and the filters of a sync walk (`order=updated_at`) are read in two
- * statements (`liveRecords.list`, `FEW`), so no single plan is shown for them. Each route also
- * reports the median of five requests sent one at a time after its load ("single ms"), the
- * figure the issue's targets are set in.
+ * The `low` and `ok` stock bands and the filters of a sync walk (`order=updated_at`) or of a list
+ * with archived rows (`include_archived`) are read in two statements (`liveRecords.list`, `FEW`),
+ * so no single plan is shown for them. Each route also reports the median of five requests sent
+ * one at a time after its load ("single ms"), the figure the issue's targets are set in.
  */
 import type { Wire } from "@crm/core"
 import type pg from "pg"
@@ -239,6 +239,21 @@ const filterRoutes = (organisationId: string, tag: string, firstEvent: bigint): 
       "sync-tasks-open",
       "GET /tasks?done=false&order=updated_at (1/1000)",
       "done=false&order=updated_at",
+      "tasks",
+      null
+    ),
+    // Archived rows too (none are archived here): the filter's live rows and the archived rows by their indexes.
+    route(
+      "archived-status-none",
+      "GET /contacts?status=customer&include_archived=true (none)",
+      "status=customer&include_archived=true",
+      "contacts",
+      null
+    ),
+    route(
+      "archived-tasks-open",
+      "GET /tasks?done=false&include_archived=true (1/1000)",
+      "done=false&include_archived=true",
       "tasks",
       null
     ),

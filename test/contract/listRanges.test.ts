@@ -5,7 +5,8 @@
  * filter's rows by its indexes up to `FEW`, then either sorts those or walks the list in its order;
  * either way its pages must be the plain filter's. Here on organisations holding more than `FEW`
  * matching rows and fewer, through the ports on PGlite and the server, against the answer worked
- * out from the rows themselves (`StockLedger.band` for the bands).
+ * out from the rows themselves (`StockLedger.band` for the bands). Contacts are also listed with
+ * `include_archived`, with more archived rows than `FEW` and fewer.
  */
 import { Contacts, Inventory, type Organisation, Wire } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -58,9 +59,12 @@ const seed = (sql: SqlClient.SqlClient, organisationId: string, many: boolean) =
       SELECT id, organisation_id, id, stock FROM products WHERE organisation_id = ${organisationId}::uuid`
     yield* sql`INSERT INTO contacts (id, organisation_id, first_name, last_name, email, status, custom,
         created_at, updated_at)
-      SELECT gen_random_uuid(), ${organisationId}::uuid, 'C', 'C' || n, NULL,
+      SELECT gen_random_uuid(), ${organisationId}::uuid, 'C', 'C' || lpad(n::text, 4, '0'), NULL,
         CASE WHEN n % 50 = 0 THEN 'customer' ELSE 'lead' END, '{}'::jsonb, ${created}, ${changed}
       FROM generate_series(1, ${SIZE}::integer) AS n`
+    // Archived: every second contact in \`many\` (more than FEW), every ninth in the other.
+    yield* sql`UPDATE contacts SET archived_at = updated_at
+      WHERE organisation_id = ${organisationId}::uuid AND (right(last_name, 4))::integer % ${many ? 2 : 9} = 0`
     yield* sql`ANALYZE products`
     yield* sql`ANALYZE contacts`
   })
@@ -111,7 +115,11 @@ for (const engine of engines) {
               const organisationId = crypto.randomUUID() as Organisation.OrganisationId
               yield* seed(sql, organisationId, many)
               const allProducts = yield* products.list(organisationId, {}, { limit: SIZE, offset: 0 })
-              const allContacts = yield* contacts.list(organisationId, {}, { limit: SIZE, offset: 0 })
+              const allContacts = yield* contacts.list(
+                organisationId,
+                {},
+                { limit: SIZE, offset: 0, include_archived: true }
+              )
               expect(allProducts.length).toBe(SIZE)
               for (const order of [undefined, "updated_at"] as const) {
                 for (const band of ["untracked", "out", "low", "ok"] as const) {
@@ -129,14 +137,20 @@ for (const engine of engines) {
                   )
                 }
                 for (const status of ["lead", "customer", "inactive"] as const) {
-                  yield* walks(
-                    (page) => contacts.list(organisationId, { status }, page),
-                    sorted(
-                      allContacts.filter((c) => c.status === status),
+                  for (const archivedToo of [false, true]) {
+                    yield* walks(
+                      (page) => contacts.list(organisationId, { status }, { ...page, include_archived: archivedToo }),
+                      sorted(
+                        allContacts.filter(
+                          (c) =>
+                            c.status === status &&
+                            (archivedToo || (c as { archived_at?: string | null }).archived_at === null)
+                        ),
+                        order
+                      ),
                       order
-                    ),
-                    order
-                  )
+                    )
+                  }
                 }
               }
             }

@@ -32,6 +32,7 @@ import upsertKeys from "./migrations/0021_upsert_keys.js"
 import idempotencyPayload from "./migrations/0022_idempotency_payload.js"
 import cursorSecret from "./migrations/0023_cursor_secret.js"
 import tenantKeys, { prepare as prepareTenantKeys } from "./migrations/0030_tenant_keys.js"
+import archivedRows from "./migrations/0033_archived_rows.js"
 import { type Migration, portMigrations } from "./PortModules.js"
 
 const written: Readonly<Record<string, Migration>> = {
@@ -58,7 +59,8 @@ const written: Readonly<Record<string, Migration>> = {
   "0021_upsert_keys": upsertKeys,
   "0022_idempotency_payload": idempotencyPayload,
   "0023_cursor_secret": cursorSecret,
-  "0030_tenant_keys": tenantKeys
+  "0030_tenant_keys": tenantKeys,
+  "0033_archived_rows": archivedRows
 }
 
 /**

@@ -221,10 +221,12 @@ export const make = <C extends Columns, A, X extends object = object>(
      * answer directly, so its cost does not grow with how deep the walk is.
      *
      * The filter indexes hold live rows in the default order. A filter read in another order (a
-     * sync walk), or one they read only as ranges (`ranges`), is first read by them, at most
-     * `FEW` rows: if that is all, the page is sorted from those rows (the ids read again, their
-     * conditions checked again); if not, the list is walked in its order with the filter as a plain
-     * check, which the planner cannot turn into reading and sorting every match.
+     * sync walk), one they read only as ranges (`ranges`), or one over archived rows too
+     * (`include_archived`, whose archived rows are read in list order by migration 0033's index),
+     * is first read by them, at most `FEW` rows of each: if that is all, the page is sorted from
+     * the rows that match (the ids read again, their conditions checked again); if not, the list
+     * is walked in its order with the filter as a plain check, which the planner cannot turn into
+     * reading and sorting every match.
      */
     list: (
       organisationId: string,
@@ -265,34 +267,38 @@ export const make = <C extends Columns, A, X extends object = object>(
           )
         )
       }
+      const scope = archivedToo ? sql`organisation_id = ${organisationId}::uuid` : live(organisationId)
       const probes =
-        archivedToo || conditions.length === 0
+        conditions.length === 0
           ? undefined
-          : (ranges ?? (bySync ? [{ condition: sql.and(conditions), order: "created_at DESC, id DESC" }] : undefined))
-      if (probes === undefined) {
-        const scope = archivedToo ? sql`organisation_id = ${organisationId}::uuid` : live(organisationId)
-        return pageOf([scope, ...conditions, ...rest]).pipe(operation("list"))
-      }
+          : (ranges ??
+            (bySync || archivedToo
+              ? [{ condition: sql.and(conditions), order: "created_at DESC, id DESC" }]
+              : undefined))
+      if (probes === undefined) return pageOf([scope, ...conditions, ...rest]).pipe(operation("list"))
       const reads = probes.map(
         (range) => sql`(SELECT id FROM ${table} WHERE ${live(organisationId)} AND ${range.condition}
           ORDER BY ${sql.literal(range.order)} LIMIT ${FEW + 1})`
       )
       // The outer limit stops the ranges once one has told enough: later ones are then not read.
-      const [text, params] = sql`SELECT id FROM (${sql.join(" UNION ALL ", false)(reads)}) AS found
-        LIMIT ${FEW + 1}`.compile()
-      return execute<{ readonly id: string }>(text, params).pipe(
-        Effect.flatMap((found) =>
-          found.length > FEW
-            ? pageOf([live(organisationId), ...conditions.map((condition) => sql`(${condition}) IS TRUE`), ...rest])
-            : found.length === 0
-              ? Effect.succeed([])
-              : pageOf([
-                  live(organisationId),
-                  sql`id = ANY(${`{${found.map((row) => row.id).join(",")}}`}::uuid[])`,
-                  ...conditions,
-                  ...rest
-                ])
-        ),
+      const liveRows = sql`(SELECT id, false AS archived, true AS hit
+        FROM (${sql.join(" UNION ALL ", false)(reads)}) AS found LIMIT ${FEW + 1})`
+      // Archived rows by the index of migration 0033, each checked against the filter as it is read.
+      const archivedRows = sql`(SELECT id, true AS archived, (${sql.and(conditions)}) IS TRUE AS hit FROM ${table}
+        WHERE organisation_id = ${organisationId}::uuid AND archived_at IS NOT NULL
+        ORDER BY created_at DESC, id DESC LIMIT ${FEW + 1})`
+      const [text, params] = (archivedToo ? sql`${liveRows} UNION ALL ${archivedRows}` : liveRows).compile()
+      return execute<{ readonly id: string; readonly archived: boolean; readonly hit: boolean }>(text, params).pipe(
+        Effect.flatMap((found) => {
+          const archived = found.filter((row) => row.archived).length
+          if (found.length - archived > FEW || archived > FEW) {
+            return pageOf([scope, ...conditions.map((condition) => sql`(${condition}) IS TRUE`), ...rest])
+          }
+          const ids = found.filter((row) => row.hit).map((row) => row.id)
+          return ids.length === 0
+            ? Effect.succeed([])
+            : pageOf([scope, sql`id = ANY(${`{${ids.join(",")}}`}::uuid[])`, ...conditions, ...rest])
+        }),
         operation("list")
       )
     },
