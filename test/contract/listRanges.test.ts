@@ -138,18 +138,26 @@ for (const engine of engines) {
                 }
                 for (const status of ["lead", "customer", "inactive"] as const) {
                   for (const archivedToo of [false, true]) {
-                    yield* walks(
-                      (page) => contacts.list(organisationId, { status }, { ...page, include_archived: archivedToo }),
-                      sorted(
-                        allContacts.filter(
-                          (c) =>
-                            c.status === status &&
-                            (archivedToo || (c as { archived_at?: string | null }).archived_at === null)
+                    // A search beside the filter: the rows' text is needed, so every match is read again.
+                    for (const q of [undefined, "c01"]) {
+                      yield* walks(
+                        (page) =>
+                          contacts.list(organisationId, q === undefined ? { status } : { status, q }, {
+                            ...page,
+                            include_archived: archivedToo
+                          }),
+                        sorted(
+                          allContacts.filter(
+                            (c) =>
+                              c.status === status &&
+                              (q === undefined || c.last_name!.toLowerCase().includes(q)) &&
+                              (archivedToo || (c as { archived_at?: string | null }).archived_at === null)
+                          ),
+                          order
                         ),
                         order
-                      ),
-                      order
-                    )
+                      )
+                    }
                   }
                 }
               }

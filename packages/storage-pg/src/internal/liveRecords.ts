@@ -239,26 +239,29 @@ export const make = <C extends Columns, A, X extends object = object>(
       const archivedToo = page.include_archived === true
       const bySync = page.order === "updated_at"
       const after = page.cursor
-      const rest = [
+      // The page's own conditions, on the columns that key a row (id, created_at, updated_at) alone.
+      const keyed = [
         ...[filter.updatedSince, page.updated_since].flatMap((since) =>
           since === undefined ? [] : [sql`updated_at >= ${since}::timestamptz`]
         ),
-        ...(pattern !== undefined
-          ? [sql.or((spec.searchable ?? []).map((column) => sql`${sql(column)} ILIKE ${pattern} ESCAPE '\\'`))]
-          : []),
         ...(after === undefined
           ? []
           : bySync
             ? [sql`(updated_at, id) > (${after.at}::timestamptz, ${after.id}::uuid)`]
             : [sql`(created_at, id) < (${after.at}::timestamptz, ${after.id}::uuid)`])
       ]
+      const search =
+        pattern === undefined
+          ? []
+          : [sql.or((spec.searchable ?? []).map((column) => sql`${sql(column)} ILIKE ${pattern} ESCAPE '\\'`))]
+      const rest = [...keyed, ...search]
       const order = bySync ? sql.literal("updated_at, id") : sql.literal("created_at DESC, id DESC")
       // One row past the page tells the caller whether there is more, without a count query. Its
       // text depends on the filters, so it is compiled here and sent as compiled (`execute.ts`).
-      const pageOf = (where: ReadonlyArray<Statement.Fragment>) => {
+      const pageOf = (where: ReadonlyArray<Statement.Fragment>, offset = page.offset) => {
         const [text, params] = sql`SELECT ${selected}${archivedToo ? sql.literal(", archived_at") : sql.literal("")}
           FROM ${table} WHERE ${sql.and(where)}
-          ORDER BY ${order} LIMIT ${page.limit + 1} OFFSET ${page.offset}`.compile()
+          ORDER BY ${order} LIMIT ${page.limit + 1} OFFSET ${offset}`.compile()
         return execute<Row & { readonly archived_at?: Date | string | null }>(text, params).pipe(
           Effect.map((rows) =>
             archivedToo
@@ -276,28 +279,43 @@ export const make = <C extends Columns, A, X extends object = object>(
               ? [{ condition: sql.and(conditions), order: "created_at DESC, id DESC" }]
               : undefined))
       if (probes === undefined) return pageOf([scope, ...conditions, ...rest]).pipe(operation("list"))
+      // Each row as its index read it, with what orders and keys it (its heap row is visited anyway).
       const reads = probes.map(
-        (range) => sql`(SELECT id FROM ${table} WHERE ${live(organisationId)} AND ${range.condition}
+        (range) => sql`(SELECT id, created_at, updated_at FROM ${table}
+          WHERE ${live(organisationId)} AND ${range.condition}
           ORDER BY ${sql.literal(range.order)} LIMIT ${FEW + 1})`
       )
       // The outer limit stops the ranges once one has told enough: later ones are then not read.
-      const liveRows = sql`(SELECT id, false AS archived, true AS hit
-        FROM (${sql.join(" UNION ALL ", false)(reads)}) AS found LIMIT ${FEW + 1})`
+      const liveRows = sql`(SELECT id, created_at, updated_at, false AS archived, true AS hit
+        FROM (${sql.join(" UNION ALL ", false)(reads)}) AS ranges LIMIT ${FEW + 1})`
       // Archived rows by the index of migration 0033, each checked against the filter as it is read.
-      const archivedRows = sql`(SELECT id, true AS archived, (${sql.and(conditions)}) IS TRUE AS hit FROM ${table}
-        WHERE organisation_id = ${organisationId}::uuid AND archived_at IS NOT NULL
+      const archivedRows = sql`(SELECT id, created_at, updated_at, true AS archived,
+          (${sql.and(conditions)}) IS TRUE AS hit
+        FROM ${table} WHERE organisation_id = ${organisationId}::uuid AND archived_at IS NOT NULL
         ORDER BY created_at DESC, id DESC LIMIT ${FEW + 1})`
-      const [text, params] = (archivedToo ? sql`${liveRows} UNION ALL ${archivedRows}` : liveRows).compile()
-      return execute<{ readonly id: string; readonly archived: boolean; readonly hit: boolean }>(text, params).pipe(
-        Effect.flatMap((found) => {
-          const archived = found.filter((row) => row.archived).length
-          if (found.length - archived > FEW || archived > FEW) {
+      // Without a search, the page's ids are sorted and cut from what the indexes read, so only
+      // those are read again; a search needs the rows' text, so then every match is.
+      const cut = search.length === 0
+      const [text, params] = sql`WITH found AS MATERIALIZED (
+          ${archivedToo ? sql`${liveRows} UNION ALL ${archivedRows}` : liveRows})
+        SELECT count(*) FILTER (WHERE NOT archived) AS live, count(*) FILTER (WHERE archived) AS archived,
+          array_to_string(ARRAY(SELECT id FROM found WHERE ${sql.and([sql`hit`, ...(cut ? keyed : [])])}
+            ORDER BY ${order} LIMIT ${cut ? page.limit + 1 : null} OFFSET ${cut ? page.offset : 0}), ',') AS ids
+        FROM found`.compile()
+      return execute<{ readonly live: string | number; readonly archived: string | number; readonly ids: string }>(
+        text,
+        params
+      ).pipe(
+        Effect.flatMap(([counts]) => {
+          if (Number(counts!.live) > FEW || Number(counts!.archived) > FEW) {
             return pageOf([scope, ...conditions.map((condition) => sql`(${condition}) IS TRUE`), ...rest])
           }
-          const ids = found.filter((row) => row.hit).map((row) => row.id)
-          return ids.length === 0
+          return counts!.ids === ""
             ? Effect.succeed([])
-            : pageOf([scope, sql`id = ANY(${`{${ids.join(",")}}`}::uuid[])`, ...conditions, ...rest])
+            : pageOf(
+                [scope, sql`id = ANY(${`{${counts!.ids}}`}::uuid[])`, ...conditions, ...rest],
+                cut ? 0 : page.offset
+              )
         }),
         operation("list")
       )
