@@ -95,3 +95,44 @@ it("answers a pipeline that dies with a 500 carrying a request id, in the body a
   expect(answers[0]!.requestId).toMatch(/^[0-9a-f-]{36}$/)
   expect(answers[1]!.requestId).toBe("client-chosen-1")
 })
+
+it("answers with a 500 carrying a request id when its answer cannot be written, and goes on serving", async () => {
+  const answers = await Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function* () {
+        // node refuses a header value with a line break as the head is written: the write fails,
+        // not the pipeline.
+        const app = (incoming: { readonly url?: string | undefined }) =>
+          Effect.succeed({
+            status: 200,
+            headers: incoming.url === "/broken" ? { "x-broken": "a\nb" } : {},
+            body: "{}"
+          })
+        const context = yield* Layer.build(
+          Listener.layer(app, { host: "127.0.0.1", port: 0 }).pipe(
+            Layer.provide(Logger.replace(Logger.defaultLogger, Logger.none))
+          )
+        )
+        const { port } = yield* Effect.provide(Listener.Address, context)
+        const ask = (path: string) =>
+          Effect.promise(async () => {
+            const response = await fetch(`http://127.0.0.1:${port}${path}`)
+            return {
+              status: response.status,
+              requestId: response.headers.get("x-request-id"),
+              body: await response.text()
+            }
+          })
+        return [yield* ask("/broken"), yield* ask("/fine")]
+      })
+    )
+  )
+  const [broken, fine] = answers
+  expect(broken!.status).toBe(500)
+  expect(JSON.parse(broken!.body)).toEqual({
+    error: "internal_error",
+    detail: "an unexpected error occurred; quote the request id when reporting it",
+    request_id: broken!.requestId
+  })
+  expect(fine).toMatchObject({ status: 200, body: "{}" })
+})
