@@ -4,7 +4,7 @@
  * departed clients can leave none of), and its answer is dropped without harm.
  */
 import { connect } from "node:net"
-import { Listener } from "@crm/http"
+import { type Edge, Listener } from "@crm/http"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -60,35 +60,46 @@ it("names the refusals node makes before a request reaches the pipeline", () => 
   expect(refused("HPE_INVALID_METHOD")).toBe("bad_request")
 })
 
-it("answers a pipeline that dies with a 500 carrying a request id, in the body and the header", async () => {
-  const answers = await Effect.runPromise(
+/** `app` listening on a free port, quiet, and the status, request id and body of a GET to each path. */
+const askEach = (
+  app: (incoming: { readonly url?: string | undefined }) => Effect.Effect<Edge.Answer>,
+  requests: ReadonlyArray<{ readonly path: string; readonly headers?: Record<string, string> }>
+) =>
+  Effect.runPromise(
     Effect.scoped(
       Effect.gen(function* () {
-        const app = () => Effect.die(new Error("the pipeline itself broke"))
         const context = yield* Layer.build(
           Listener.layer(app, { host: "127.0.0.1", port: 0 }).pipe(
             Layer.provide(Logger.replace(Logger.defaultLogger, Logger.none))
           )
         )
         const { port } = yield* Effect.provide(Listener.Address, context)
-        const ask = (headers: Record<string, string>) =>
+        return yield* Effect.forEach(requests, ({ path, headers }) =>
           Effect.promise(async () => {
-            const response = await fetch(`http://127.0.0.1:${port}/anything`, { headers })
+            const response = await fetch(`http://127.0.0.1:${port}${path}`, { headers: headers ?? {} })
             return {
               status: response.status,
               requestId: response.headers.get("x-request-id"),
-              body: await response.json()
+              body: await response.text()
             }
           })
-        return [yield* ask({}), yield* ask({ "x-request-id": "client-chosen-1" })]
+        )
       })
     )
   )
+
+const INTERNAL_ERROR_DETAIL = "an unexpected error occurred; quote the request id when reporting it"
+
+it("answers a pipeline that dies with a 500 carrying a request id, in the body and the header", async () => {
+  const answers = await askEach(
+    () => Effect.die(new Error("the pipeline itself broke")),
+    [{ path: "/anything" }, { path: "/anything", headers: { "x-request-id": "client-chosen-1" } }]
+  )
   for (const answer of answers) {
     expect(answer.status).toBe(500)
-    expect(answer.body).toEqual({
+    expect(JSON.parse(answer.body)).toEqual({
       error: "internal_error",
-      detail: "an unexpected error occurred; quote the request id when reporting it",
+      detail: INTERNAL_ERROR_DETAIL,
       request_id: answer.requestId
     })
   }
@@ -97,41 +108,21 @@ it("answers a pipeline that dies with a 500 carrying a request id, in the body a
 })
 
 it("answers with a 500 carrying a request id when its answer cannot be written, and goes on serving", async () => {
-  const answers = await Effect.runPromise(
-    Effect.scoped(
-      Effect.gen(function* () {
-        // node refuses a header value with a line break as the head is written: the write fails,
-        // not the pipeline.
-        const app = (incoming: { readonly url?: string | undefined }) =>
-          Effect.succeed({
-            status: 200,
-            headers: incoming.url === "/broken" ? { "x-broken": "a\nb" } : {},
-            body: "{}"
-          })
-        const context = yield* Layer.build(
-          Listener.layer(app, { host: "127.0.0.1", port: 0 }).pipe(
-            Layer.provide(Logger.replace(Logger.defaultLogger, Logger.none))
-          )
-        )
-        const { port } = yield* Effect.provide(Listener.Address, context)
-        const ask = (path: string) =>
-          Effect.promise(async () => {
-            const response = await fetch(`http://127.0.0.1:${port}${path}`)
-            return {
-              status: response.status,
-              requestId: response.headers.get("x-request-id"),
-              body: await response.text()
-            }
-          })
-        return [yield* ask("/broken"), yield* ask("/fine")]
-      })
-    )
+  // node refuses a header value with a line break as the head is written: the write fails, not
+  // the pipeline.
+  const [broken, fine] = await askEach(
+    (incoming) =>
+      Effect.succeed({
+        status: 200,
+        headers: incoming.url === "/broken" ? { "x-broken": "a\nb" } : {},
+        body: "{}"
+      }),
+    [{ path: "/broken" }, { path: "/fine" }]
   )
-  const [broken, fine] = answers
   expect(broken!.status).toBe(500)
   expect(JSON.parse(broken!.body)).toEqual({
     error: "internal_error",
-    detail: "an unexpected error occurred; quote the request id when reporting it",
+    detail: INTERNAL_ERROR_DETAIL,
     request_id: broken!.requestId
   })
   expect(fine).toMatchObject({ status: 200, body: "{}" })
