@@ -7,33 +7,11 @@ import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import { read, type State, type Store, write } from "./internal/Store.js"
 
-interface Request {
-  readonly now: number
-  readonly limit: number
-  readonly windowMs: number
-  readonly spend: boolean
-}
-
-const decide = (state: State, keyId: string, request: Request) => {
-  const { limit, now, spend, windowMs } = request
-  const cutoff = now - windowMs
-  const stamps = Option.getOrElse(HashMap.get(state.rateWindows, keyId), (): ReadonlyArray<number> => [])
-  const kept = stamps.filter((at) => at > cutoff)
-  const admitted = kept.length < limit
-  const recorded = admitted && spend
-  const count = kept.length + (recorded ? 1 : 0)
-  const oldest = kept[0]
-  const decision: Access.RateDecision = {
-    admitted,
-    remaining: Math.max(0, limit - count),
-    retryAfterMs: admitted ? 0 : oldest === undefined ? windowMs : oldest + windowMs - now
-  }
-  let window = kept
-  if (recorded) {
-    // Callers read the clock before queueing, so `now` may be older than a stamp already kept.
-    const at = kept.findIndex((stamp) => stamp > now)
-    window = at === -1 ? [...kept, now] : [...kept.slice(0, at), now, ...kept.slice(at)]
-  }
+const decide = (state: State, keyId: string, request: Access.TakeRequest) => {
+  const times = Option.getOrElse(HashMap.get(state.rateWindows, keyId), (): ReadonlyArray<number> => [])
+  const { decision, expired, insertAt } = Access.takeFrom(times, request)
+  const kept = times.slice(expired)
+  const window = insertAt === undefined ? kept : [...kept.slice(0, insertAt), request.now, ...kept.slice(insertAt)]
   return { decision, window }
 }
 

@@ -1,10 +1,12 @@
 import { Access } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import { orStorageError } from "./internal/errors.js"
 import { executeOn } from "./internal/execute.js"
 import { lsn, readAfter, StandbyTag } from "./internal/standby.js"
@@ -47,6 +49,10 @@ const TAKE_FENCED = TAKE.replace(
 const FENCE = `INSERT INTO read_fences (organisation_id, key_id, after_lsn) VALUES ($1::uuid, $2, pg_current_wal_lsn())
   ON CONFLICT (organisation_id, key_id) DO UPDATE SET after_lsn = greatest(read_fences.after_lsn, excluded.after_lsn)`
 
+// A missing organisation has no keys to serve: any version is newer than a cached one.
+const versionOf = (version: string | null | undefined): number =>
+  version == null ? Number.MAX_SAFE_INTEGER : Number(version)
+
 /** The window lives in `crm_rate_take` (migrations 0018 and 0029): one call, one round trip, one row lock. */
 export const make: Effect.Effect<
   Context.Tag.Service<typeof Access.RateLimiter>,
@@ -68,8 +74,7 @@ export const make: Effect.Effect<
     admitted: row!.admitted,
     remaining: Number(row!.remaining),
     retryAfterMs: count(row!.retry_after_ms),
-    // A missing organisation has no keys to serve: any version is newer than a cached one.
-    accessVersion: row!.access_version === null ? Number.MAX_SAFE_INTEGER : Number(row!.access_version)
+    accessVersion: versionOf(row!.access_version)
   })
   return Access.RateLimiter.of({
     take: fenced
@@ -91,3 +96,75 @@ export const make: Effect.Effect<
 type TakeRequest = Parameters<Context.Tag.Service<typeof Access.RateLimiter>["take"]>[1]
 
 export const layer = Layer.effect(Access.RateLimiter, make)
+
+const VERSION = "SELECT access_version FROM organisations WHERE id = $1::uuid"
+
+const LOAD = "SELECT key_id, to_json(hits) AS hits FROM rate_windows"
+
+const SAVE = `INSERT INTO rate_windows (key_id, hits)
+  SELECT w.key, ARRAY(SELECT jsonb_array_elements_text(w.value)::bigint) FROM jsonb_each($1::jsonb) AS w`
+
+/**
+ * The embedded store's limiter (PGlite). One process at a time holds its data directory
+ * (`DataDirLock`), so the windows that process keeps in memory are exact and shared by everything
+ * that uses the store, and a take writes nothing: `crm_rate_take`'s row write was the costliest
+ * statement of a read on PGlite (docs/benchmarks.md, issue 38's sixth pass). A take still reads
+ * its organisation's access version, which the key cache's answers are checked against.
+ *
+ * The windows are read from `rate_windows` when the store opens and written back when it closes,
+ * so a restart refills no key's budget; a process that dies forgets at most one window's takes.
+ * A key unused for a whole window is forgotten, so memory follows the keys in use.
+ */
+export const makeInProcess: Effect.Effect<
+  Context.Tag.Service<typeof Access.RateLimiter>,
+  SqlError,
+  SqlClient.SqlClient | Scope.Scope
+> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const windows = new Map<string, Array<number>>()
+  for (const row of yield* sql.unsafe<{ key_id: string; hits: Array<number> }>(LOAD)) {
+    if (row.hits.length > 0) windows.set(row.key_id, row.hits)
+  }
+  yield* Effect.addFinalizer(() =>
+    sql
+      .withTransaction(
+        Effect.zipRight(
+          sql.unsafe("DELETE FROM rate_windows"),
+          sql.unsafe(SAVE, [JSON.stringify(Object.fromEntries(windows))])
+        )
+      )
+      .pipe(Effect.catchAllCause((cause) => Effect.logWarning("the rate windows were not saved", cause)))
+  )
+  let sweptAt = 0
+  const sweep = (now: number, windowMs: number) => {
+    if (now - sweptAt < windowMs) return
+    sweptAt = now
+    for (const [keyId, times] of windows)
+      if (times.length === 0 || times[times.length - 1]! <= now - windowMs) windows.delete(keyId)
+  }
+  const take = (keyId: string, request: TakeRequest): Access.RateDecision => {
+    sweep(request.now, request.windowMs)
+    const times = windows.get(keyId) ?? []
+    const { decision, expired, insertAt } = Access.takeFrom(times, request)
+    if (expired > 0) times.splice(0, expired)
+    if (insertAt !== undefined) {
+      if (insertAt === times.length) times.push(request.now)
+      else times.splice(insertAt, 0, request.now)
+      if (times.length === 1) windows.set(keyId, times)
+    }
+    return decision
+  }
+  const execute = executeOn(sql)
+  return Access.RateLimiter.of({
+    take: (keyId, request) =>
+      execute<{ access_version: string | null }>(VERSION, [request.organisationId]).pipe(
+        // Decided once the version is read, in one step: no other take of the key comes between.
+        Effect.map(([row]) => ({ ...take(keyId, request), accessVersion: versionOf(row?.access_version) })),
+        orStorageError("RateLimiter.take")
+      ),
+    wrote: () => Effect.void,
+    standby: false
+  })
+})
+
+export const layerInProcess = Layer.scoped(Access.RateLimiter, makeInProcess)

@@ -1,5 +1,5 @@
 /** Every storage port of the kernel over one `SqlClient`, and the two ways to get that client. */
-import { Errors, type Kernel } from "@crm/core"
+import { type Access, Errors, type Kernel } from "@crm/core"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
@@ -20,6 +20,7 @@ import { storeTypes } from "./internal/types.js"
 import { migrate } from "./Migrations.js"
 import * as PgliteClient from "./PgliteClient.js"
 import * as PortModules from "./PortModules.js"
+import * as RateLimiter from "./RateLimiter.js"
 import * as StoreProbe from "./StoreProbe.js"
 import * as TransferStore from "./TransferStore.js"
 
@@ -33,13 +34,18 @@ export const layerWith = (options: LayerOptions = {}): Layer.Layer<Ports, never,
 
 export const layer: Layer.Layer<Ports, never, SqlClient.SqlClient> = layerWith()
 
-/** Migrates on the given client before the ports are built, and hands on the client itself too. */
+/**
+ * Migrates on the given client before the ports are built, and hands on the client itself too.
+ * `overrides` replace ports of `layerWith` that a kind of store serves otherwise.
+ */
 const onClient = <E>(
   client: Layer.Layer<SqlClient.SqlClient, E>,
-  options: LayerOptions
+  options: LayerOptions,
+  overrides?: Layer.Layer<Access.RateLimiter, SqlError, SqlClient.SqlClient>
 ): Layer.Layer<Ports | SqlClient.SqlClient, Errors.StorageError> => {
   const migrated = Layer.effectDiscard(migrate).pipe(Layer.provideMerge(client))
-  return layerWith(options).pipe(
+  const ports = overrides === undefined ? layerWith(options) : Layer.merge(layerWith(options), overrides)
+  return ports.pipe(
     Layer.provideMerge(migrated),
     Layer.mapError((error) => (isStorageError(error) ? error : toStorageError("opening the database")(error)))
   )
@@ -237,7 +243,9 @@ export const layerPglite = (
       ...(options.templateDir !== undefined ? { templateDir: options.templateDir } : {}),
       ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {})
     }),
-    options
+    options,
+    // One process holds the data directory: its windows are kept in memory (`RateLimiter.layerInProcess`).
+    RateLimiter.layerInProcess
   )
 
 /**

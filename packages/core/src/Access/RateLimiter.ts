@@ -45,3 +45,50 @@ export class RateLimiter extends Context.Tag("@crm/core/RateLimiter")<
     readonly standby: boolean
   }
 >() {}
+
+/** A take's window: the admitted requests' times, ascending. */
+export interface TakeRequest {
+  readonly now: number
+  readonly limit: number
+  readonly windowMs: number
+  readonly spend: boolean
+}
+
+/** The first index at or after `from` whose time is later than `at` (`times` ascending). */
+const firstLater = (times: ReadonlyArray<number>, at: number, from: number): number => {
+  let low = from
+  let high = times.length
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if (times[middle]! > at) high = middle
+    else low = middle + 1
+  }
+  return low
+}
+
+/**
+ * One take from an exact rolling window that a store keeps itself, as its admitted requests'
+ * times in ascending order: the decision, how many times at the front have left the window, and
+ * where `now` goes among those that remain when the take is recorded (undefined when it is not).
+ * It allocates nothing, so a store may apply it to the window in place.
+ */
+export const takeFrom = (
+  times: ReadonlyArray<number>,
+  { limit, now, spend, windowMs }: TakeRequest
+): { readonly decision: RateDecision; readonly expired: number; readonly insertAt: number | undefined } => {
+  const expired = firstLater(times, now - windowMs, 0)
+  const kept = times.length - expired
+  const admitted = kept < limit
+  const recorded = admitted && spend
+  const oldest = times[expired]
+  return {
+    decision: {
+      admitted,
+      remaining: Math.max(0, limit - kept - (recorded ? 1 : 0)),
+      retryAfterMs: admitted ? 0 : oldest === undefined ? windowMs : oldest + windowMs - now
+    },
+    expired,
+    // Callers read the clock before they queue, so `now` may be older than a time already kept.
+    insertAt: recorded ? firstLater(times, now, expired) - expired : undefined
+  }
+}
