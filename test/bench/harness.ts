@@ -69,6 +69,8 @@ export const PIN = HAS_TASKSET && CPU_COUNT >= 2
  */
 export const WORKERS = process.env.BENCH_WORKERS === undefined ? undefined : envNumber("BENCH_WORKERS", 1)
 export const ALL_CORES = `0-${CPU_COUNT - 1}`
+/** `BENCH_OURS_CORES`: the cores our server runs on instead (taskset's list, e.g. `0-1`). */
+export const OURS_CORES = process.env.BENCH_OURS_CORES || undefined
 
 /** The nearest-rank percentile `p` (0..100) of `values`; NaN for none. */
 export const percentile = (values: ReadonlyArray<number>, p: number): number => {
@@ -427,7 +429,7 @@ export const startOurs = async (
       CRM_RATE_LIMIT: RATE_LIMIT,
       ...storageEnv
     }),
-    WORKERS === undefined ? SERVER_CORE : ALL_CORES
+    OURS_CORES ?? (WORKERS === undefined ? SERVER_CORE : ALL_CORES)
   )
   const base = `http://127.0.0.1:${port}`
   const result = await served(child, base, prof.dir, "/api/v1/openapi.json", {})

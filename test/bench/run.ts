@@ -44,6 +44,8 @@
  *                               the server core (PostgreSQL only; compare with BENCH_WORKERS=1, run alike)
  *   BENCH_LOG_DIR               a directory that keeps each server's whole output (our request log,
  *                               and what BENCH_OURS_NODE_ARGS such as --trace-gc print)
+ *   BENCH_OURS_CORES            the cores our server runs on instead of the server core (taskset's
+ *                               list, e.g. `0-1`: PGlite as on a laptop, sharing wrk's core too)
  */
 
 import { spawnSync } from "node:child_process"
