@@ -46,7 +46,7 @@ export class RateLimiter extends Context.Tag("@crm/core/RateLimiter")<
   }
 >() {}
 
-/** A take's window: the admitted requests' times, ascending. */
+/** What one take asks of a key's window: at `now`, at most `limit` in `windowMs`; `spend` records it. */
 export interface TakeRequest {
   readonly now: number
   readonly limit: number
