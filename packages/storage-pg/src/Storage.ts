@@ -12,7 +12,7 @@ import * as Redacted from "effect/Redacted"
 import * as Pg from "pg"
 import * as EventLog from "./EventLog.js"
 import { toStorageError } from "./internal/errors.js"
-import { useFastPath } from "./internal/execute.js"
+import { serverPath, useFastPath } from "./internal/execute.js"
 import { PreparingClient } from "./internal/preparedStatements.js"
 import { ServerPool } from "./internal/serverPool.js"
 import { DEFAULT_MAX_LAG_MS, RoutingPool, Standby, StandbyTag, watch } from "./internal/standby.js"
@@ -194,7 +194,7 @@ export const layerServer = (options: ServerOptions): Layer.Layer<Ports | SqlClie
               )
         const routed = standby === undefined ? opened : (new RoutingPool(standby) as unknown as Pg.Pool)
         const client = yield* PgClient.fromPool({ acquire: Effect.succeed(routed), applicationName: "crm" })
-        if (statements === "fast") useFastPath(client, routed)
+        if (statements === "fast") useFastPath(client, serverPath(routed))
         if (standby !== undefined) yield* watch(standby)
         // The pool rides along for the gauges (`StoreGauges`), whichever the path.
         const context = Context.make(PgClient.PgClient, client).pipe(

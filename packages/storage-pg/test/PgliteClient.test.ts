@@ -15,6 +15,7 @@ import * as Stream from "effect/Stream"
 import * as TestServices from "effect/TestServices"
 import * as Pg from "pg"
 import { serverUrl } from "../../../test/support/pgDatabase.js"
+import { executeOn, transactionOn } from "../src/internal/execute.js"
 import * as PgliteClient from "../src/PgliteClient.js"
 
 // A fresh PGlite takes seconds to start, so one instance serves every test;
@@ -379,6 +380,118 @@ layer(PgliteClient.layer(), { timeout: "60 seconds" })("PgliteClient", (it) => {
         })
         yield* Fiber.await(waiter)
         const after = yield* TestServices.provideLive(Effect.timeout(sql`SELECT 1 AS ok`, "5 seconds"))
+        expect(after).toEqual([{ ok: 1 }])
+      }),
+    SLOW
+  )
+
+  // The path the repositories' hottest statements and units of work take (`internal/execute.ts`).
+  it.scoped(
+    "runs the fast path's statements in its unit of work, rolls the unit back whole, keeps a savepoint's outer work",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const execute = executeOn(sql)
+        const transaction = transactionOn(sql)
+        const t = yield* table("id int")
+        const seenInside = yield* transaction(
+          Effect.gen(function* () {
+            yield* sql`INSERT INTO ${sql(t)} VALUES (1)`
+            yield* execute(`INSERT INTO ${t} VALUES ($1::int)`, [2])
+            return yield* Effect.fail(
+              yield* execute<{ n: string }>(`SELECT count(*) AS n FROM ${t} WHERE id > $1`, [0])
+            )
+          })
+        ).pipe(Effect.flip)
+        expect(seenInside).toEqual([{ n: "2" }])
+        expect(yield* ids(t)).toEqual([])
+        yield* transaction(
+          Effect.gen(function* () {
+            yield* execute(`INSERT INTO ${t} VALUES ($1::int)`, [3])
+            yield* transaction(
+              Effect.zipRight(execute(`INSERT INTO ${t} VALUES ($1::int)`, [4]), Effect.fail(new Boom()))
+            ).pipe(Effect.ignore)
+          })
+        )
+        expect(yield* ids(t)).toEqual([3])
+      }),
+    SLOW
+  )
+
+  it.scoped(
+    "fails the fast path's unit with the SqlError of a refused COMMIT, not a defect, and keeps none of it",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const execute = executeOn(sql)
+        const t = yield* table("id int, CONSTRAINT one_each UNIQUE (id) DEFERRABLE INITIALLY DEFERRED")
+        const insert = execute(`INSERT INTO ${t} VALUES ($1::int)`, [1])
+        const refused = yield* transactionOn(sql)(Effect.zipRight(insert, insert)).pipe(Effect.flip)
+        expect(refused).toBeInstanceOf(SqlError)
+        expect((refused.cause as { code?: string }).code).toBe("23505")
+        expect(yield* ids(t)).toEqual([])
+        yield* insert
+        expect(yield* ids(t)).toEqual([1])
+      }),
+    SLOW
+  )
+
+  it.scoped(
+    "makes statements of both paths wait until the fast path's unit ends, and hands its lock on past interrupted waiters",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const execute = executeOn(sql)
+        const t = yield* table("id int")
+        const inside = yield* Deferred.make<void>()
+        const gate = yield* Deferred.make<void>()
+        const holder = yield* Effect.fork(
+          transactionOn(sql)(
+            Effect.gen(function* () {
+              yield* execute(`INSERT INTO ${t} VALUES ($1::int)`, [100])
+              yield* Deferred.succeed(inside, undefined)
+              yield* Deferred.await(gate)
+            })
+          )
+        )
+        yield* Deferred.await(inside)
+        const count = `SELECT count(*) AS count FROM ${t} WHERE id > $1`
+        const readers = yield* Effect.all([
+          Effect.fork(execute(count, [0])),
+          Effect.fork(sql<{ count: string }>`SELECT count(*) AS count FROM ${sql(t)}`)
+        ])
+        const waiters = yield* Effect.forEach(
+          Array.from({ length: 20 }, (_, i) => i),
+          (i) => Effect.fork(execute(`INSERT INTO ${t} VALUES ($1::int)`, [i]))
+        )
+        yield* TestServices.provideLive(Effect.sleep("100 millis"))
+        for (const reader of readers) expect(yield* Fiber.poll(reader)).toEqual(Option.none())
+        yield* Effect.forEach(
+          waiters.filter((_, i) => i % 2 === 0),
+          Fiber.interrupt,
+          { discard: true }
+        )
+        yield* Deferred.succeed(gate, undefined)
+        yield* Fiber.join(holder)
+        // Under READ COMMITTED a reader let in during the unit would have counted 0.
+        for (const reader of readers) expect(yield* Fiber.join(reader)).toEqual([{ count: "1" }])
+        yield* Effect.forEach(
+          waiters.filter((_, i) => i % 2 === 1),
+          Fiber.join,
+          { discard: true }
+        )
+        expect(yield* ids(t)).toEqual([1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 100])
+
+        // Interruptions racing the hand-over must not strand the lock either.
+        yield* TestServices.provideLive(
+          Effect.all(
+            Array.from({ length: 200 }, (_, i) =>
+              Effect.ignore(Effect.timeout(execute("SELECT $1::int AS i", [i]), "1 millis"))
+            ),
+            { concurrency: "unbounded", discard: true }
+          )
+        )
+        const after = yield* TestServices.provideLive(Effect.timeout(execute("SELECT $1::int AS ok", [1]), "5 seconds"))
         expect(after).toEqual([{ ok: 1 }])
       }),
     SLOW

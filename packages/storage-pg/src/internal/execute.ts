@@ -1,6 +1,9 @@
 /**
  * The fast statement path of the PostgreSQL server store: `Storage.ServerOptions.statements`,
  * "fast" by default. With "plain" nothing here is used: every statement goes through `@effect/sql`.
+ * PGlite has a path of its own through the same three functions (`PgliteClient`'s `fastPath`): its
+ * statements go straight to its one connection under the client's lock, its units of work skip
+ * `sql.withTransaction`, and `deferOn` runs at once, there being no round trip to save.
  *
  * What it does. The hottest statements (reading one record, the rate take, polling events, the
  * idempotency lock and record, the contact insert and the event append) run through `execute`
@@ -10,8 +13,8 @@
  * a unit of work without `sql.withTransaction`'s span, scope and context copies; statements inside
  * it, `@effect/sql`'s included, find its connection the usual way. Its `BEGIN` goes out in one write
  * with its first statement, and `deferOn` holds the event append back to go out with its `COMMIT`.
- * On a client without the fast path (PGlite, the plain path, a `SqlClient` a user provides) all
- * three fall back to `@effect/sql`.
+ * On a client without a fast path (the plain path, a `SqlClient` a user provides) all three fall
+ * back to `@effect/sql`.
  *
  * Why it exists (docs/benchmarks.md, and the passes of its history by title). `@effect/sql` costs
  * 25-45 µs of CPU per statement over the raw driver, for a span, a scope with a copy of the fiber's
@@ -56,17 +59,39 @@ export type Execute = <A extends object = Record<string, unknown>>(
   params: ReadonlyArray<unknown>
 ) => Effect.Effect<ReadonlyArray<A>, SqlError>
 
-/**
- * The pools of the clients that `Storage.layerServer` makes with the fast path. Keyed by the
- * client, which every repository already receives, so the pool travels with it; any other client
- * runs the same texts through `sql.unsafe`.
- */
-const fastPaths = new WeakMap<SqlClient.SqlClient, Pg.Pool>()
+export type Transact = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
 
-/** Sends `sql`'s statements and units of work this file's way, on `pool` (the pool under `sql`). */
-export const useFastPath = (sql: SqlClient.SqlClient, pool: Pg.Pool): void => {
-  fastPaths.set(sql, pool)
+/** How a client's statements and units of work skip `@effect/sql`: the server's (`serverPath`) or PGlite's. */
+export interface FastPath {
+  readonly execute: Execute
+  readonly transaction: Transact
 }
+
+/**
+ * The fast paths of the clients made with one: `Storage.layerServer`'s with "fast", and every
+ * `PgliteClient`. Keyed by the client, which every repository already receives, so the path
+ * travels with it; any other client runs the same texts through `sql.unsafe`.
+ */
+const fastPaths = new WeakMap<SqlClient.SqlClient, FastPath>()
+
+/** Sends `sql`'s statements and units of work `path`'s way. */
+export const useFastPath = (sql: SqlClient.SqlClient, path: FastPath): void => {
+  fastPaths.set(sql, path)
+}
+
+/**
+ * A statement on the connection of the unit of work it runs in (`SqlClient.TransactionConnection`,
+ * the hook `@effect/sql` itself uses), else `outside`.
+ */
+export const inUnitElse =
+  (outside: Execute): Execute =>
+  <A extends object>(text: string, params: ReadonlyArray<unknown>) =>
+    Effect.withFiberRuntime<ReadonlyArray<A>, SqlError>((fiber) => {
+      const transaction = Context.getOption(fiber.currentContext, SqlClient.TransactionConnection)
+      return transaction._tag === "Some"
+        ? (transaction.value[0].execute(text, params, undefined) as Effect.Effect<ReadonlyArray<A>, SqlError>)
+        : outside<A>(text, params)
+    })
 
 const failed = (cause: unknown) => new SqlError({ cause, message: "Failed to execute statement" })
 
@@ -252,13 +277,9 @@ const checkOut = (
     })
   })
 
-export type Transact = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
-
-export const transactionOn = (sql: SqlClient.SqlClient): Transact => {
-  const pool = fastPaths.get(sql)
-  if (pool === undefined) return sql.withTransaction
-
-  return <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+/** The server's fast path, on `pool` (the pool under the client). */
+export const serverPath = (pool: Pg.Pool): FastPath => {
+  const transaction: Transact = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     Effect.uninterruptibleMask((restore) =>
       Effect.flatMap(
         Effect.async<{ readonly client: Pg.PoolClient; readonly release: () => void }, SqlError>((resume) =>
@@ -297,11 +318,6 @@ export const transactionOn = (sql: SqlClient.SqlClient): Transact => {
         }
       )
     )
-}
-
-export const executeOn = (sql: SqlClient.SqlClient): Execute => {
-  const pool = fastPaths.get(sql)
-  if (pool === undefined) return (text, params) => sql.unsafe(text, params)
 
   // Not interruptible by design: `@effect/sql-pg` cancels an interrupted statement through the
   // pool, and under load those cancels queue behind the very connections they wait to free.
@@ -315,14 +331,14 @@ export const executeOn = (sql: SqlClient.SqlClient): Execute => {
       )
     )
 
-  return <A extends object>(text: string, params: ReadonlyArray<unknown>) =>
-    Effect.withFiberRuntime<ReadonlyArray<A>, SqlError>((fiber) => {
-      const transaction = Context.getOption(fiber.currentContext, SqlClient.TransactionConnection)
-      return transaction._tag === "Some"
-        ? (transaction.value[0].execute(text, params, undefined) as Effect.Effect<ReadonlyArray<A>, SqlError>)
-        : onPool<A>(text, params)
-    })
+  return { execute: inUnitElse(onPool), transaction }
 }
+
+export const transactionOn = (sql: SqlClient.SqlClient): Transact =>
+  fastPaths.get(sql)?.transaction ?? sql.withTransaction
+
+export const executeOn = (sql: SqlClient.SqlClient): Execute =>
+  fastPaths.get(sql)?.execute ?? ((text, params) => sql.unsafe(text, params))
 
 /**
  * For a statement that should be the last of its unit of work (the event append, whose lock orders
