@@ -288,8 +288,28 @@ const contract = (it: Vitest.MethodsNonLive<SqlClient.SqlClient>) => {
   )
 }
 
+/** The path the repositories' hottest statements and units of work take (`internal/execute.ts`), and a table of the test's. */
+interface FastPath {
+  readonly sql: SqlClient.SqlClient
+  readonly execute: ReturnType<typeof executeOn>
+  readonly transaction: ReturnType<typeof transactionOn>
+  readonly t: string
+}
+
+const onFastPath = <A, E, R>(columns: string, body: (path: FastPath) => Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    return yield* body({ sql, execute: executeOn(sql), transaction: transactionOn(sql), t: yield* table(columns) })
+  })
+
 layer(PgliteClient.layer(), { timeout: "60 seconds" })("PgliteClient", (it) => {
   contract(it)
+
+  const itOnFastPath = (
+    name: string,
+    columns: string,
+    body: (path: FastPath) => Effect.Effect<unknown, unknown, SqlClient.SqlClient | Scope.Scope>
+  ) => it.scoped(name, () => onFastPath(columns, body), SLOW)
 
   it.scoped("makes statements of other fibers wait until a transaction ends", () =>
     Effect.gen(function* () {
@@ -318,50 +338,69 @@ layer(PgliteClient.layer(), { timeout: "60 seconds" })("PgliteClient", (it) => {
     })
   )
 
-  it.scoped(
-    "hands the lock on when waiting fibers are interrupted",
-    () =>
-      Effect.gen(function* () {
-        const sql = yield* SqlClient.SqlClient
-        const t = yield* table("id int")
-        const gate = yield* Deferred.make<void>()
-        const inside = yield* Deferred.make<void>()
-        const holder = yield* Effect.fork(
-          sql.withTransaction(Effect.zipRight(Deferred.succeed(inside, undefined), Deferred.await(gate)))
-        )
-        yield* Deferred.await(inside)
-        const waiters = yield* Effect.forEach(
-          Array.from({ length: 20 }, (_, i) => i),
-          (i) => Effect.fork(sql`INSERT INTO ${sql(t)} VALUES (${i})`)
-        )
-        yield* Effect.yieldNow()
-        yield* Effect.forEach(
-          waiters.filter((_, i) => i % 2 === 0),
-          Fiber.interrupt,
-          { discard: true }
-        )
-        yield* Deferred.succeed(gate, undefined)
-        yield* Fiber.join(holder)
-        yield* Effect.forEach(
-          waiters.filter((_, i) => i % 2 === 1),
-          Fiber.join,
-          { discard: true }
-        )
-        expect(yield* ids(t)).toEqual([1, 3, 5, 7, 9, 11, 13, 15, 17, 19])
+  // Through `@effect/sql`, and through the fast path (`internal/execute.ts`) as the repositories' hottest statements go.
+  const paths = {
+    "@effect/sql": (sql: SqlClient.SqlClient) => ({
+      transaction: sql.withTransaction,
+      insert: (t: string, i: number) => sql`INSERT INTO ${sql(t)} VALUES (${i})`,
+      select: (i: number) => sql`SELECT ${i}::int AS i`
+    }),
+    "the fast path": (sql: SqlClient.SqlClient) => {
+      const execute = executeOn(sql)
+      return {
+        transaction: transactionOn(sql),
+        insert: (t: string, i: number) => execute(`INSERT INTO ${t} VALUES ($1::int)`, [i]),
+        select: (i: number) => execute("SELECT $1::int AS i", [i])
+      }
+    }
+  }
 
-        // Interruptions racing the hand-over (timeouts of about the length of a
-        // statement) must not strand the lock either.
-        yield* TestServices.provideLive(
-          Effect.all(
-            Array.from({ length: 200 }, (_, i) => Effect.ignore(Effect.timeout(sql`SELECT ${i}::int`, "1 millis"))),
-            { concurrency: "unbounded", discard: true }
+  for (const [name, pathOf] of Object.entries(paths)) {
+    it.scoped(
+      `hands the lock on when waiting fibers are interrupted (${name})`,
+      () =>
+        Effect.gen(function* () {
+          const { transaction, insert, select } = pathOf(yield* SqlClient.SqlClient)
+          const t = yield* table("id int")
+          const gate = yield* Deferred.make<void>()
+          const inside = yield* Deferred.make<void>()
+          const holder = yield* Effect.fork(
+            transaction(Effect.zipRight(Deferred.succeed(inside, undefined), Deferred.await(gate)))
           )
-        )
-        const after = yield* TestServices.provideLive(Effect.timeout(sql`SELECT 1 AS ok`, "5 seconds"))
-        expect(after).toEqual([{ ok: 1 }])
-      }),
-    SLOW
-  )
+          yield* Deferred.await(inside)
+          const waiters = yield* Effect.forEach(
+            Array.from({ length: 20 }, (_, i) => i),
+            (i) => Effect.fork(insert(t, i))
+          )
+          yield* Effect.yieldNow()
+          yield* Effect.forEach(
+            waiters.filter((_, i) => i % 2 === 0),
+            Fiber.interrupt,
+            { discard: true }
+          )
+          yield* Deferred.succeed(gate, undefined)
+          yield* Fiber.join(holder)
+          yield* Effect.forEach(
+            waiters.filter((_, i) => i % 2 === 1),
+            Fiber.join,
+            { discard: true }
+          )
+          expect(yield* ids(t)).toEqual([1, 3, 5, 7, 9, 11, 13, 15, 17, 19])
+
+          // Interruptions racing the hand-over (timeouts of about the length of a
+          // statement) must not strand the lock either.
+          yield* TestServices.provideLive(
+            Effect.all(
+              Array.from({ length: 200 }, (_, i) => Effect.ignore(Effect.timeout(select(i), "1 millis"))),
+              { concurrency: "unbounded", discard: true }
+            )
+          )
+          const after = yield* TestServices.provideLive(Effect.timeout(select(1), "5 seconds"))
+          expect(after).toEqual([{ i: 1 }])
+        }),
+      SLOW
+    )
+  }
 
   it.effect(
     "passes the lock on when a fiber is interrupted just as the lock is handed to it",
@@ -385,15 +424,11 @@ layer(PgliteClient.layer(), { timeout: "60 seconds" })("PgliteClient", (it) => {
     SLOW
   )
 
-  // The path the repositories' hottest statements and units of work take (`internal/execute.ts`).
-  it.scoped(
+  itOnFastPath(
     "runs the fast path's statements in its unit of work, rolls the unit back whole, keeps a savepoint's outer work",
-    () =>
+    "id int",
+    ({ sql, execute, transaction, t }) =>
       Effect.gen(function* () {
-        const sql = yield* SqlClient.SqlClient
-        const execute = executeOn(sql)
-        const transaction = transactionOn(sql)
-        const t = yield* table("id int")
         const seenInside = yield* transaction(
           Effect.gen(function* () {
             yield* sql`INSERT INTO ${sql(t)} VALUES (1)`
@@ -414,87 +449,52 @@ layer(PgliteClient.layer(), { timeout: "60 seconds" })("PgliteClient", (it) => {
           })
         )
         expect(yield* ids(t)).toEqual([3])
-      }),
-    SLOW
+      })
   )
 
-  it.scoped(
+  itOnFastPath(
     "fails the fast path's unit with the SqlError of a refused COMMIT, not a defect, and keeps none of it",
-    () =>
+    "id int, CONSTRAINT one_each UNIQUE (id) DEFERRABLE INITIALLY DEFERRED",
+    ({ execute, transaction, t }) =>
       Effect.gen(function* () {
-        const sql = yield* SqlClient.SqlClient
-        const execute = executeOn(sql)
-        const t = yield* table("id int, CONSTRAINT one_each UNIQUE (id) DEFERRABLE INITIALLY DEFERRED")
         const insert = execute(`INSERT INTO ${t} VALUES ($1::int)`, [1])
-        const refused = yield* transactionOn(sql)(Effect.zipRight(insert, insert)).pipe(Effect.flip)
+        const refused = yield* transaction(Effect.zipRight(insert, insert)).pipe(Effect.flip)
         expect(refused).toBeInstanceOf(SqlError)
         expect((refused.cause as { code?: string }).code).toBe("23505")
         expect(yield* ids(t)).toEqual([])
         yield* insert
         expect(yield* ids(t)).toEqual([1])
-      }),
-    SLOW
+      })
   )
 
-  it.scoped(
-    "makes statements of both paths wait until the fast path's unit ends, and hands its lock on past interrupted waiters",
-    () =>
+  itOnFastPath(
+    "makes statements of both paths wait until the fast path's unit ends",
+    "id int",
+    ({ sql, execute, transaction, t }) =>
       Effect.gen(function* () {
-        const sql = yield* SqlClient.SqlClient
-        const execute = executeOn(sql)
-        const t = yield* table("id int")
         const inside = yield* Deferred.make<void>()
         const gate = yield* Deferred.make<void>()
         const holder = yield* Effect.fork(
-          transactionOn(sql)(
+          transaction(
             Effect.gen(function* () {
-              yield* execute(`INSERT INTO ${t} VALUES ($1::int)`, [100])
+              yield* execute(`INSERT INTO ${t} VALUES ($1::int)`, [1])
               yield* Deferred.succeed(inside, undefined)
               yield* Deferred.await(gate)
             })
           )
         )
         yield* Deferred.await(inside)
-        const count = `SELECT count(*) AS count FROM ${t} WHERE id > $1`
         const readers = yield* Effect.all([
-          Effect.fork(execute(count, [0])),
+          Effect.fork(execute(`SELECT count(*) AS count FROM ${t} WHERE id > $1`, [0])),
           Effect.fork(sql<{ count: string }>`SELECT count(*) AS count FROM ${sql(t)}`)
         ])
-        const waiters = yield* Effect.forEach(
-          Array.from({ length: 20 }, (_, i) => i),
-          (i) => Effect.fork(execute(`INSERT INTO ${t} VALUES ($1::int)`, [i]))
-        )
         yield* TestServices.provideLive(Effect.sleep("100 millis"))
         for (const reader of readers) expect(yield* Fiber.poll(reader)).toEqual(Option.none())
-        yield* Effect.forEach(
-          waiters.filter((_, i) => i % 2 === 0),
-          Fiber.interrupt,
-          { discard: true }
-        )
         yield* Deferred.succeed(gate, undefined)
         yield* Fiber.join(holder)
         // Under READ COMMITTED a reader let in during the unit would have counted 0.
         for (const reader of readers) expect(yield* Fiber.join(reader)).toEqual([{ count: "1" }])
-        yield* Effect.forEach(
-          waiters.filter((_, i) => i % 2 === 1),
-          Fiber.join,
-          { discard: true }
-        )
-        expect(yield* ids(t)).toEqual([1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 100])
-
-        // Interruptions racing the hand-over must not strand the lock either.
-        yield* TestServices.provideLive(
-          Effect.all(
-            Array.from({ length: 200 }, (_, i) =>
-              Effect.ignore(Effect.timeout(execute("SELECT $1::int AS i", [i]), "1 millis"))
-            ),
-            { concurrency: "unbounded", discard: true }
-          )
-        )
-        const after = yield* TestServices.provideLive(Effect.timeout(execute("SELECT $1::int AS ok", [1]), "5 seconds"))
-        expect(after).toEqual([{ ok: 1 }])
-      }),
-    SLOW
+      })
   )
 
   it.scoped(
