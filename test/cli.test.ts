@@ -364,6 +364,51 @@ describe("crm serve --workers N|auto (and CRM_WORKERS)", () => {
   })
 })
 
+describe("the log's writes", () => {
+  it("gathers the lines of GATHER_MS into one write, writes a warning at once with what came before it, and the rest at close", () => {
+    vi.useFakeTimers()
+    try {
+      const writes: Array<string> = []
+      const messages = () =>
+        writes.map((chunk) =>
+          chunk
+            .split("\n")
+            .filter((line) => line !== "")
+            .map((line) => (JSON.parse(line) as { msg: string }).msg)
+        )
+      const quarter = Effect.sync(() => vi.advanceTimersByTime(Log.GATHER_MS / 4))
+      Effect.runSync(
+        Effect.gen(function* () {
+          yield* Effect.logInfo("a")
+          // Lines of several turns of the event loop: one write for all of them, GATHER_MS after the first.
+          for (const msg of ["b", "c"]) yield* Effect.zipRight(quarter, Effect.logInfo(msg))
+          yield* quarter
+          expect(writes).toEqual([])
+          yield* quarter
+          expect(messages()).toEqual([["a", "b", "c"]])
+          yield* Effect.logInfo("d")
+          yield* Effect.logWarning("e")
+          expect(messages()).toEqual([
+            ["a", "b", "c"],
+            ["d", "e"]
+          ])
+          yield* Effect.logInfo("f")
+        }).pipe(
+          Effect.provide(
+            Log.layer({ level: "info", format: "json", output: { write: (chunk: string) => writes.push(chunk) } })
+          )
+        )
+      )
+      expect(messages()).toEqual([["a", "b", "c"], ["d", "e"], ["f"]])
+      // Nothing is left for a timer to write.
+      vi.advanceTimersByTime(Log.GATHER_MS)
+      expect(writes).toHaveLength(3)
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+})
+
 describe("the log of a worker of crm serve --workers N", () => {
   it("names the worker in every line, and writes whole lines at most PIPE_BUF bytes at a time (the workers share one stdout)", async () => {
     const writes: Array<string> = []

@@ -36,7 +36,7 @@ describe("the request log [memory]", () => {
   const parsed = () => log.lines().map((line) => JSON.parse(line))
   const requestLines = (requestId: string) =>
     parsed().filter((line) => line.msg === "request" && line.request_id === requestId)
-  /** Lines are written once per turn of the event loop: the request's line follows its answer closely. */
+  /** Lines are gathered for up to `Log.GATHER_MS` before they are written: the request's line follows its answer closely. */
   const lineOf = async (requestId: string) => {
     await vi.waitFor(() => expect(requestLines(requestId)).toHaveLength(1))
     return requestLines(requestId)[0]

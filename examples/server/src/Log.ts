@@ -6,7 +6,7 @@
  * the rest of its line.
  *
  * A request writes a line, so a line must cost microseconds: one `JSON.stringify`, and no write
- * of its own. Lines gather in memory and go out in one write per turn of the event loop (node
+ * of its own. Lines gather in memory and go out in one write every `GATHER_MS` at most (node
  * writes to a pipe or a file synchronously); a warning or an error goes out at once, with whatever
  * was gathered before it, so that it is not lost to a crash. What is gathered is written when the
  * layer closes, before the process exits.
@@ -79,14 +79,25 @@ const writeInPieces = (output: Output, chunk: string, limit: number) => {
 }
 
 /**
- * Lines gathered between writes: at most one write per turn of the event loop, or per 64 kB; in a
- * worker, in pieces no other process's write can split (`SHARED_WRITE`).
+ * The longest a line waits for its write. Written once per turn of the event loop, the request
+ * log cost PGlite's server 30-80 µs of CPU a request under load, nearly all of it the write to a
+ * pipe, 3-13 % of its throughput (docs/benchmarks.md, "Issue 38, seventh pass"); gathered for this
+ * long, about what no log at all costs.
+ */
+export const GATHER_MS = 20
+
+/**
+ * Lines gathered between writes: at most one write per `GATHER_MS`, or per 64 kB; in a worker, in
+ * pieces no other process's write can split (`SHARED_WRITE`).
  */
 const makeSink = (output: Output, shared: boolean) => {
   let pending = ""
-  let scheduled = false
+  let timer: ReturnType<typeof setTimeout> | undefined
   const flush = () => {
-    scheduled = false
+    if (timer !== undefined) {
+      clearTimeout(timer)
+      timer = undefined
+    }
     if (pending === "") return
     const chunk = pending
     pending = ""
@@ -98,10 +109,8 @@ const makeSink = (output: Output, shared: boolean) => {
     push: (line: string, urgent: boolean) => {
       pending += `${line}\n`
       if (urgent || pending.length > 65_536) flush()
-      else if (!scheduled) {
-        scheduled = true
-        setImmediate(flush)
-      }
+      // Not unref'd: like the turn's write it replaced, the timer keeps the process for the lines it holds.
+      else if (timer === undefined) timer = setTimeout(flush, GATHER_MS)
     }
   }
 }
