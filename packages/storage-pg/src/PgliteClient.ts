@@ -370,14 +370,11 @@ export const make = (
               })
             )
           : // Under the lock, so no transaction is half done in the dump.
-            Effect.scoped(
-              Effect.zipRight(
-                lock.hold,
-                Effect.tryPromise({
-                  try: () => db.dumpDataDir(compression),
-                  catch: (cause) => new SqlError({ cause, message: "PgliteClient: failed to dump the data directory" })
-                })
-              )
+            lock.holding(() =>
+              Effect.tryPromise({
+                try: () => db.dumpDataDir(compression),
+                catch: (cause) => new SqlError({ cause, message: "PgliteClient: failed to dump the data directory" })
+              })
             )
       )
 

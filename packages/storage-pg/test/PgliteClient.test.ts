@@ -289,14 +289,14 @@ const contract = (it: Vitest.MethodsNonLive<SqlClient.SqlClient>) => {
 }
 
 /** The path the repositories' hottest statements and units of work take (`internal/execute.ts`), and a table of the test's. */
-interface FastPath {
+interface FastPathTools {
   readonly sql: SqlClient.SqlClient
   readonly execute: ReturnType<typeof executeOn>
   readonly transaction: ReturnType<typeof transactionOn>
   readonly t: string
 }
 
-const onFastPath = <A, E, R>(columns: string, body: (path: FastPath) => Effect.Effect<A, E, R>) =>
+const onFastPath = <A, E, R>(columns: string, body: (path: FastPathTools) => Effect.Effect<A, E, R>) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     return yield* body({ sql, execute: executeOn(sql), transaction: transactionOn(sql), t: yield* table(columns) })
@@ -308,7 +308,7 @@ layer(PgliteClient.layer(), { timeout: "60 seconds" })("PgliteClient", (it) => {
   const itOnFastPath = (
     name: string,
     columns: string,
-    body: (path: FastPath) => Effect.Effect<unknown, unknown, SqlClient.SqlClient | Scope.Scope>
+    body: (path: FastPathTools) => Effect.Effect<unknown, unknown, SqlClient.SqlClient | Scope.Scope>
   ) => it.scoped(name, () => onFastPath(columns, body), SLOW)
 
   it.scoped("makes statements of other fibers wait until a transaction ends", () =>
