@@ -45,6 +45,7 @@
 
 import { cpSync, existsSync, readdirSync, renameSync, rmdirSync, rmSync } from "node:fs"
 import { createRequire } from "node:module"
+import { FifoLock } from "@crm/core"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { Connection } from "@effect/sql/SqlConnection"
@@ -111,75 +112,26 @@ export class PgliteClient extends Context.Tag("@crm/storage-pg/PgliteClient")<Pg
 const PgJson = Statement.custom<PgCustom>("PgJson")
 
 /**
- * A lock that hands over to waiters in arrival order. Effect's Semaphore
- * wakes every waiter on each release; under dozens of waiting fibers that
- * costs several times the work of the statements themselves.
+ * The connection's lock, taken in arrival order (`FifoLock`), and `hold`, which holds it until the
+ * enclosing scope closes: `@effect/sql`'s acquirer. The fast path holds it with `holding`, no scope:
+ * `Effect.scoped` copies the fiber's context to add its scope, once per statement.
  */
-const makeFifoLock = () => {
-  interface Waiter {
-    granted: boolean
-    readonly wake: () => void
-  }
-  let held = false
-  // A Set iterates in insertion order: a FIFO queue that can also drop an
-  // interrupted waiter in O(1).
-  const waiters = new Set<Waiter>()
-
-  const release = () => {
-    const next = waiters.values().next()
-    if (next.done === true) {
-      held = false
-      return
-    }
-    waiters.delete(next.value)
-    next.value.granted = true
-    next.value.wake()
-  }
-
-  const acquire = Effect.async<void>((resume) => {
-    const waiter: Waiter = { granted: false, wake: () => resume(Effect.void) }
-    if (held) {
-      waiters.add(waiter)
-    } else {
-      held = true
-      waiter.granted = true
-      resume(Effect.void)
-    }
-    // The fiber can be interrupted after the lock was handed to it but before
-    // it observed that; then the lock is passed on instead of being lost.
-    return Effect.sync(() => {
-      if (waiter.granted) release()
-      else waiters.delete(waiter)
-    })
-  })
-
+const makeLock = () => {
+  const lock = FifoLock.make()
   // Added to the scope as it is: `Effect.addFinalizer` snapshots the fiber's
   // FiberRefs to diff and patch them around the finalizer, two diffs of the
   // whole context per statement (40-50 µs), for a release that reads none.
-  const released = Effect.sync(release)
-
-  /** Holds the lock until the enclosing scope closes. */
+  const released = Effect.sync(lock.release)
   const hold: Effect.Effect<void, never, Scope.Scope> = Effect.uninterruptibleMask((restore) =>
     Effect.zipRight(
-      restore(acquire),
+      restore(lock.acquire),
       Effect.flatMap(Effect.scope, (scope) => Scope.addFinalizer(scope, released))
     )
   )
-
-  /**
-   * Holds the lock while `use` runs, with no scope: `Effect.scoped` copies the fiber's context to
-   * add its scope, once per statement. `use` runs uninterruptibly; `restore` gives the caller's
-   * interruptibility back to what in it may be interrupted.
-   */
-  const holding = <A, E, R>(
-    use: (restore: <X, Y, Z>(effect: Effect.Effect<X, Y, Z>) => Effect.Effect<X, Y, Z>) => Effect.Effect<A, E, R>
-  ): Effect.Effect<A, E, R> =>
-    Effect.uninterruptibleMask((restore) => Effect.zipRight(restore(acquire), Effect.ensuring(use(restore), released)))
-
-  return { hold, holding } as const
+  return { hold, holding: lock.holding } as const
 }
 
-type FifoLock = ReturnType<typeof makeFifoLock>
+type Lock = ReturnType<typeof makeLock>
 
 /**
  * PGlite's side of `internal/execute.ts`: the repositories' hottest statements and every unit of
@@ -188,7 +140,7 @@ type FifoLock = ReturnType<typeof makeFifoLock>
  * to the old generation and so of how often a full collection stalled every request in flight.
  * A unit of work opened inside another is `@effect/sql`'s savepoint, on the same connection.
  */
-const fastPath = (lock: FifoLock, connection: Connection, withTransaction: Transact): FastPath => {
+const fastPath = (lock: Lock, connection: Connection, withTransaction: Transact): FastPath => {
   const script = (text: string) => connection.executeUnprepared(text, [], undefined)
   const begin = script("BEGIN")
   const commit = script("COMMIT")
@@ -338,7 +290,7 @@ export const make = (
       }),
       (db) => Effect.promise(() => db.close()).pipe(Effect.catchAllCause(Effect.logWarning))
     )
-    const lock = makeFifoLock()
+    const lock = makeLock()
     const connection = makeConnection(makeSession(inProcess(db), options.types ?? Pg.types, prepareValue))
     const acquirer: Connection.Acquirer = Effect.as(lock.hold, connection)
 

@@ -3,7 +3,7 @@
  * port shares. Each port call is one `Ref.modify`; units of work are serialised by a FIFO lock.
  */
 import type { Access, Idempotency, Organisation, People, Settings } from "@crm/core"
-import { Errors } from "@crm/core"
+import { Errors, FifoLock } from "@crm/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
@@ -13,7 +13,6 @@ import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import type * as RedBlackTree from "effect/RedBlackTree"
 import * as Ref from "effect/Ref"
-import * as FifoLock from "./FifoLock.js"
 
 export interface OrganisationRow {
   readonly organisation: Settings.Organisation
