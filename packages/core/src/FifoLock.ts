@@ -5,13 +5,14 @@
  * work of PGlite's statements themselves under dozens of waiting fibers) and in no order.
  *
  * The waiters are a singly linked queue, and a waiter leaves it pointing at nothing. Both matter to
- * the garbage collector. PGlite's lock kept its waiters in a `Set`: V8 rebuilds a `Set`'s table as
- * entries come and go, and a table left behind in the old generation still points at the waiters
- * it held, each holding its fiber, until the next full collection; so did a dequeued waiter still
- * pointing at the next. Each such pointer kept a request (and the next table or waiter) alive
- * past two young collections into the old generation: `GET /contacts/{id}` on PGlite promoted
- * 2.4 KB a request, a full collection every 2-3 s that held every request in flight, against
- * 0.2 KB with this queue (docs/benchmarks.md, issue 38's eighth pass).
+ * the garbage collector, which keeps whatever an object in the old generation points at, dead or
+ * not, until the next full collection. PGlite's lock kept its waiters in a `Set`: V8 rebuilds a
+ * `Set`'s table as entries come and go, and a table left behind in the old generation still
+ * pointed at the waiters it held, each holding its fiber, and so kept request after request (and
+ * the next table) alive into the old generation: `GET /contacts/{id}` on PGlite promoted 2.4 KB a
+ * request, a full collection every 2-3 s that held every request in flight, against 0.2 KB with
+ * this queue (docs/benchmarks.md, issue 38's eighth pass). The memory store's own queue left a
+ * dequeued waiter pointing at the next one: the same hazard, smaller.
  */
 import * as Effect from "effect/Effect"
 
