@@ -14,7 +14,7 @@ import * as Option from "effect/Option"
 import { qualified } from "./internal/columns.js"
 import { orStorageError } from "./internal/errors.js"
 import { executeOn } from "./internal/execute.js"
-import { defaultCacheOptions, KeyCache, type KeyCacheOptions } from "./internal/KeyCache.js"
+import { defaultCacheOptions, KeyCache, type KeyCacheOptions, register } from "./internal/KeyCache.js"
 import {
   type ApiKeyRow,
   apiKeyTable,
@@ -70,6 +70,7 @@ export const makeWith = (
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const cache = new KeyCache(options.cache ?? defaultCacheOptions)
+    register(sql, cache)
     const organisationColumns = sql.literal(organisationTable.selected)
     const keyColumns = sql.literal(apiKeyTable.selected)
 

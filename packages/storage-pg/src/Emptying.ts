@@ -7,6 +7,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
+import { forgetAll } from "./internal/KeyCache.js"
 import { TABLE } from "./Migrations.js"
 
 /**
@@ -36,11 +37,14 @@ export const emptying: Effect.Effect<Effect.Effect<void, SqlError>, SqlError, Sq
       order.push(name)
     }
     for (const table of tables) visit(table.name)
-    return Effect.asVoid(
-      sql.unsafe(`
+    return sql
+      .unsafe(`
         ${order.map((name) => `DELETE FROM "${name}";`).join("\n")}
         SELECT setval(format('%I', sequencename)::regclass, start_value, false)
         FROM pg_sequences WHERE schemaname = current_schema();`)
-    )
+      .pipe(
+        // The keys are gone: none of this client's caches may answer for them (`KeyCache.forgetAll`).
+        Effect.zipRight(Effect.sync(() => forgetAll(sql)))
+      )
   }
 )

@@ -1,8 +1,9 @@
 /**
  * The embedded store's rate windows, kept in the memory of the one process that holds the data
- * directory (`RateLimiter.layerInProcess`): a take writes no row, the organisation's access version
- * still comes with each decision, and the windows outlive a restart. Its decisions are the model
- * test's (test/model/RateLimiter.model.test.ts), which runs on PGlite too.
+ * directory (`RateLimiter.layerInProcess`): a take sends no statement and its decision carries no
+ * access version (this process's key cache is never stale: it raises it itself, and emptying the
+ * store forgets it), and the windows outlive a restart. Its decisions are the model test's
+ * (test/model/RateLimiter.model.test.ts), which runs on PGlite too.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -10,8 +11,10 @@ import { join } from "node:path"
 import { Access, Ids, Organisation } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { afterAll, describe, expect, it } from "vitest"
 import { pgliteTemplate } from "../../../test/support/storages.js"
+import { apiKey, at, organisation } from "../../testing/src/contract/Fixtures.js"
 import * as StoragePg from "../src/index.js"
 
 const dataDirs = mkdtempSync(join(tmpdir(), "crm-rate-windows-"))
@@ -41,8 +44,8 @@ describe("the embedded store's rate windows", () => {
       [true, 1],
       [true, 0]
     ])
-    // No organisation of that id: any cached key of it is stale.
-    expect(first.decisions[0]!.accessVersion).toBe(Number.MAX_SAFE_INTEGER)
+    // Nothing read: this process's own key cache is never stale.
+    expect(first.decisions.map((decision) => decision.accessVersion)).toEqual([undefined, undefined])
     expect(first.rows).toEqual([])
 
     const reopened = await Effect.runPromise(
@@ -57,5 +60,51 @@ describe("the embedded store's rate windows", () => {
     expect(reopened.refused).toMatchObject({ admitted: false, remaining: 0, retryAfterMs: 58_000 })
     // The first take has left the window.
     expect(reopened.later).toMatchObject({ admitted: true, remaining: 0 })
+  })
+
+  it("forgets the keys it cached when the store is emptied", async () => {
+    const org = organisation("Emptied")
+    const key = apiKey(org.id)
+    const loadDataDir = await pgliteTemplate()
+    const found = await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const access = yield* Access.AccessRepository
+          yield* access.insertOrganisation(org, at(0))
+          yield* access.insertKey(key)
+          const before = yield* access.findKeyByHash(key.hash)
+          const empty = yield* StoragePg.emptying
+          yield* empty
+          return { before, after: yield* access.findKeyByHash(key.hash) }
+        }).pipe(Effect.provide(StoragePg.layerPglite({ loadDataDir })))
+      )
+    )
+    expect(Option.isSome(found.before)).toBe(true)
+    expect(Option.isNone(found.after)).toBe(true)
+  })
+
+  it("answers, from its cache, a key revoked and an organisation changed by this process as they now are", async () => {
+    const org = { ...organisation("Changed"), test_clock: { frozen_at: null } }
+    const key = apiKey(org.id)
+    const loadDataDir = await pgliteTemplate()
+    const found = await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const access = yield* Access.AccessRepository
+          yield* access.insertOrganisation(org, at(0))
+          yield* access.insertKey(key)
+          // Cached now: what follows is answered by the cache, raised by the changes themselves.
+          const before = Option.getOrThrow(yield* access.findKeyByHash(key.hash))
+          yield* access.setTestClock(org.id, null, at(10))
+          const moved = Option.getOrThrow(yield* access.findKeyByHash(key.hash))
+          yield* access.revokeKey(key.id, at(20))
+          const revoked = Option.getOrThrow(yield* access.findKeyByHash(key.hash))
+          return { before, moved, revoked }
+        }).pipe(Effect.provide(StoragePg.layerPglite({ loadDataDir })))
+      )
+    )
+    expect(found.before.key.revoked_at).toBeNull()
+    expect(found.moved.organisation.test_clock).toEqual({ frozen_at: at(10) })
+    expect(found.revoked.key.revoked_at).toBe(at(20))
   })
 })

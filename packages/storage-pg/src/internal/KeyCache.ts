@@ -10,7 +10,9 @@
  * (`RateLimiter.take`) reads the current one, and a request whose entry is older reads the key
  * again, at least that new (`Access.admit`). A change therefore applies to the next request on
  * every process, once it has committed, however late a process gets the CPU, whatever a pooler
- * between it and the database does with LISTEN, and at no statement of its own.
+ * between it and the database does with LISTEN, and at no statement of its own. On PGlite one
+ * process holds the store and no version is read: what it changes it raises here itself, and
+ * emptying the store forgets everything (`forgetAll`).
  *
  * Once one request has seen a newer version of an organisation, the organisation's older entries
  * are not answered any more: its other keys are read again at their next use, not served stale
@@ -116,6 +118,12 @@ export class KeyCache {
     if (version > this.#floor(organisation)) this.#newest.set(organisation, { version, organisation: undefined })
   }
 
+  /** Forgets every entry: the store was emptied (`Emptying.ts`). */
+  clear(): void {
+    this.#entries.clear()
+    this.#newest.clear()
+  }
+
   #floor(organisation: string): number {
     return this.#newest.get(organisation)?.version ?? 0
   }
@@ -125,4 +133,22 @@ export class KeyCache {
     for (const entry of this.#entries.values()) live.add(entry.value.organisation.id)
     for (const organisation of this.#newest.keys()) if (!live.has(organisation)) this.#newest.delete(organisation)
   }
+}
+
+/**
+ * The caches made over each client. On PGlite nothing reads `access_version` per request (one
+ * process holds the data directory, and its own changes raise its own cache: `RateLimiter`'s
+ * `makeInProcess`), so emptying the store (`Emptying.ts`) must also forget what they hold.
+ */
+const byClient = new WeakMap<object, Array<KeyCache>>()
+
+export const register = (client: object, cache: KeyCache): void => {
+  const caches = byClient.get(client)
+  if (caches === undefined) byClient.set(client, [cache])
+  else caches.push(cache)
+}
+
+/** Every key cached over `client` is forgotten. */
+export const forgetAll = (client: object): void => {
+  for (const cache of byClient.get(client) ?? []) cache.clear()
 }
