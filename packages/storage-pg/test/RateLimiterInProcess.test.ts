@@ -10,6 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Access, Ids, Organisation } from "@crm/core"
 import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { afterAll, describe, expect, it } from "vitest"
@@ -62,46 +63,51 @@ describe("the embedded store's rate windows", () => {
     expect(reopened.later).toMatchObject({ admitted: true, remaining: 0 })
   })
 
-  it("forgets the keys it cached when the store is emptied", async () => {
-    const org = organisation("Emptied")
+  /** On a new PGlite store: an organisation (in test mode) and a key of it, then `use` on them. */
+  const withKey = async <A>(
+    use: (
+      access: Context.Tag.Service<typeof Access.AccessRepository>,
+      key: Access.ApiKeyRecord
+    ) => Effect.Effect<A, unknown, StoragePg.Ports | SqlClient.SqlClient>
+  ): Promise<A> => {
+    const org = { ...organisation("Keys"), test_clock: { frozen_at: null } }
     const key = apiKey(org.id)
     const loadDataDir = await pgliteTemplate()
-    const found = await Effect.runPromise(
+    return Effect.runPromise(
       Effect.scoped(
         Effect.gen(function* () {
           const access = yield* Access.AccessRepository
           yield* access.insertOrganisation(org, at(0))
           yield* access.insertKey(key)
-          const before = yield* access.findKeyByHash(key.hash)
-          const empty = yield* StoragePg.emptying
-          yield* empty
-          return { before, after: yield* access.findKeyByHash(key.hash) }
+          return yield* use(access, key)
         }).pipe(Effect.provide(StoragePg.layerPglite({ loadDataDir })))
       )
+    )
+  }
+
+  it("forgets the keys it cached when the store is emptied", async () => {
+    const found = await withKey((access, key) =>
+      Effect.gen(function* () {
+        const before = yield* access.findKeyByHash(key.hash)
+        yield* yield* StoragePg.emptying
+        return { before, after: yield* access.findKeyByHash(key.hash) }
+      })
     )
     expect(Option.isSome(found.before)).toBe(true)
     expect(Option.isNone(found.after)).toBe(true)
   })
 
   it("answers, from its cache, a key revoked and an organisation changed by this process as they now are", async () => {
-    const org = { ...organisation("Changed"), test_clock: { frozen_at: null } }
-    const key = apiKey(org.id)
-    const loadDataDir = await pgliteTemplate()
-    const found = await Effect.runPromise(
-      Effect.scoped(
-        Effect.gen(function* () {
-          const access = yield* Access.AccessRepository
-          yield* access.insertOrganisation(org, at(0))
-          yield* access.insertKey(key)
-          // Cached now: what follows is answered by the cache, raised by the changes themselves.
-          const before = Option.getOrThrow(yield* access.findKeyByHash(key.hash))
-          yield* access.setTestClock(org.id, null, at(10))
-          const moved = Option.getOrThrow(yield* access.findKeyByHash(key.hash))
-          yield* access.revokeKey(key.id, at(20))
-          const revoked = Option.getOrThrow(yield* access.findKeyByHash(key.hash))
-          return { before, moved, revoked }
-        }).pipe(Effect.provide(StoragePg.layerPglite({ loadDataDir })))
-      )
+    const found = await withKey((access, key) =>
+      Effect.gen(function* () {
+        // Cached now: what follows is answered by the cache, raised by the changes themselves.
+        const before = Option.getOrThrow(yield* access.findKeyByHash(key.hash))
+        yield* access.setTestClock(key.organisation_id, null, at(10))
+        const moved = Option.getOrThrow(yield* access.findKeyByHash(key.hash))
+        yield* access.revokeKey(key.id, at(20))
+        const revoked = Option.getOrThrow(yield* access.findKeyByHash(key.hash))
+        return { before, moved, revoked }
+      })
     )
     expect(found.before.key.revoked_at).toBeNull()
     expect(found.moved.organisation.test_clock).toEqual({ frozen_at: at(10) })
