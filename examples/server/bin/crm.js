@@ -27,6 +27,15 @@ import { load } from "./codeCache.js"
 const given = `${process.execArgv.join(" ")} ${process.env.NODE_OPTIONS ?? ""}`
 if (!/heap[-_]growing[-_]percent/.test(given)) setFlagsFromString("--heap-growing-percent=100")
 
+// V8 allocates straight into the old generation what an allocation site made that mostly survived
+// a young collection while the young generation was at its largest, which it is under load. With
+// 64 requests in flight, sites that allocate a request's own objects qualify: most of those are
+// alive at any given moment, and all die a few milliseconds later. Pretenured, they filled the old
+// generation in 4-5 s instead of a minute, and each full collection held every request in flight:
+// in about one run in three, p99 rose 25-50 ms on every route on PGlite (docs/benchmarks.md, ninth
+// pass). Without it, they die young like the rest; what truly lives long is promoted once.
+if (!/allocation[-_]site[-_]pretenuring/.test(given)) setFlagsFromString("--no-allocation-site-pretenuring")
+
 // The embedded store, PGlite, is PostgreSQL compiled to WebAssembly. V8 compiles it with its
 // baseline compiler (Liftoff) and then again with TurboFan, function by function as they get hot:
 // the second copy cost 50-70 MB resident and 0.4-0.6 s of every start, for 1-8 % more requests per
