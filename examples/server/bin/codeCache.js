@@ -13,12 +13,31 @@ import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "no
 import { createRequire } from "node:module"
 import { homedir } from "node:os"
 import { basename, dirname, join } from "node:path"
+import { performance } from "node:perf_hooks"
 import { pathToFileURL } from "node:url"
 import vm from "node:vm"
 
 // Written once the server has started and served its first requests, so that the cache holds the
-// functions they compiled too, not only the bundle's evaluation.
+// functions they compiled too, not only the bundle's evaluation. Making it holds the event loop for
+// 25-40 ms, and every request in flight with it, so it waits for a second in which the loop was
+// mostly idle: a server loaded from its start wrote it in the middle of the load, 3 s in
+// (docs/benchmarks.md, ninth pass). One that is never quiet writes it after WRITE_BY_MS.
 const WRITE_AFTER_MS = 3000
+const QUIET_UTILIZATION = 0.5
+const WRITE_BY_MS = 600_000
+
+const whenQuiet = (write) => {
+  const since = performance.now()
+  let last = performance.eventLoopUtilization()
+  const check = () => {
+    const now = performance.eventLoopUtilization()
+    const { utilization } = performance.eventLoopUtilization(now, last)
+    last = now
+    if (utilization < QUIET_UTILIZATION || performance.now() - since >= WRITE_BY_MS) write()
+    else setTimeout(check, 1000).unref()
+  }
+  setTimeout(check, WRITE_AFTER_MS).unref()
+}
 
 const userCache = () => {
   try {
@@ -94,7 +113,7 @@ export const load = (bundle, { write }) => {
   const module = { exports: {} }
   script.runInThisContext()(module.exports, require, module, bundle, dirname(bundle))
   if (write && (cachedData === undefined || script.cachedDataRejected)) {
-    setTimeout(() => save(paths, build, script.createCachedData()), WRITE_AFTER_MS).unref()
+    whenQuiet(() => save(paths, build, script.createCachedData()))
   }
   return module.exports
 }
