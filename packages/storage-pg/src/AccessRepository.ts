@@ -14,7 +14,7 @@ import * as Option from "effect/Option"
 import { qualified } from "./internal/columns.js"
 import { orStorageError } from "./internal/errors.js"
 import { executeOn } from "./internal/execute.js"
-import { defaultCacheOptions, KeyCache, type KeyCacheOptions, register } from "./internal/KeyCache.js"
+import { defaultCacheOptions, KeyCache, type KeyCacheOptions, raiseAll, register } from "./internal/KeyCache.js"
 import {
   type ApiKeyRow,
   apiKeyTable,
@@ -101,11 +101,12 @@ export const makeWith = (
         orStorageError("AccessRepository.findKeyByHash")
       )
 
-    // This process's cache need not wait for a request to find out. (Inside a transaction that
-    // later rolls back, this only costs cache misses.)
+    // This process's caches need not wait for a request to find out: every one over this client,
+    // not only this repository's, since on PGlite none reads the version again. (Inside a
+    // transaction that later rolls back, this only costs cache misses.)
     const raised = (rows: ReadonlyArray<RaisedRow>) =>
       Effect.sync(() => {
-        for (const row of rows) cache.raise(row.organisation_id, Number(row.access_version))
+        for (const row of rows) raiseAll(sql, row.organisation_id, Number(row.access_version))
       })
 
     return Access.AccessRepository.of({

@@ -16,6 +16,7 @@ import * as Option from "effect/Option"
 import { afterAll, describe, expect, it } from "vitest"
 import { pgliteTemplate } from "../../../test/support/storages.js"
 import { apiKey, at, organisation } from "../../testing/src/contract/Fixtures.js"
+import * as AccessRepository from "../src/AccessRepository.js"
 import * as StoragePg from "../src/index.js"
 
 const dataDirs = mkdtempSync(join(tmpdir(), "crm-rate-windows-"))
@@ -112,5 +113,18 @@ describe("the embedded store's rate windows", () => {
     expect(found.before.key.revoked_at).toBeNull()
     expect(found.moved.organisation.test_clock).toEqual({ frozen_at: at(10) })
     expect(found.revoked.key.revoked_at).toBe(at(20))
+  })
+
+  it("answers a key revoked through another repository over the same client as revoked", async () => {
+    const found = await withKey((access, key) =>
+      Effect.gen(function* () {
+        const other = yield* AccessRepository.makeWith()
+        const before = Option.getOrThrow(yield* other.findKeyByHash(key.hash))
+        yield* access.revokeKey(key.id, at(20))
+        return { before, after: Option.getOrThrow(yield* other.findKeyByHash(key.hash)) }
+      })
+    )
+    expect(found.before.key.revoked_at).toBeNull()
+    expect(found.after.key.revoked_at).toBe(at(20))
   })
 })

@@ -137,8 +137,9 @@ export class KeyCache {
 
 /**
  * The caches made over each client. On PGlite nothing reads `access_version` per request (one
- * process holds the data directory, and its own changes raise its own cache: `RateLimiter`'s
- * `makeInProcess`), so emptying the store (`Emptying.ts`) must also forget what they hold.
+ * process holds the data directory: `RateLimiter`'s `makeInProcess`), so a change made through one
+ * repository must raise every cache over the same client (`raiseAll`), and emptying the store
+ * (`Emptying.ts`) must forget what they all hold.
  */
 const byClient = new WeakMap<object, Array<KeyCache>>()
 
@@ -151,4 +152,9 @@ export const register = (client: object, cache: KeyCache): void => {
 /** Every key cached over `client` is forgotten. */
 export const forgetAll = (client: object): void => {
   for (const cache of byClient.get(client) ?? []) cache.clear()
+}
+
+/** A change of `organisation` committed through `client`: no cache over it answers older entries. */
+export const raiseAll = (client: object, organisation: string, version: number): void => {
+  for (const cache of byClient.get(client) ?? []) cache.raise(organisation, version)
 }
